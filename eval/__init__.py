@@ -1,0 +1,1 @@
+"""Evaluation: golden sets, ranking metrics and the release gates (``kb eval``)."""

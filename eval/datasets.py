@@ -1,0 +1,266 @@
+"""Loaders for BEIR-format evaluation sets and the golden sets bundled in the repository.
+
+A dataset is a directory holding (BEIR layout, Thakur et al., NeurIPS 2021 Datasets track):
+
+- ``corpus.jsonl`` or ``corpus.jsonl.gz``: one JSON object per line, ``{"_id", "title", "text"}``
+  (``title`` may be absent or empty; other keys are ignored);
+- ``queries.jsonl`` (or ``.jsonl.gz``): ``{"_id", "text"}`` per line (other keys ignored);
+- ``qrels.tsv``, or BEIR's ``qrels/test.tsv``: tab-separated ``query-id  corpus-id  score`` with
+  that header row; an integer ``score > 0`` marks the document relevant, larger is more relevant.
+
+The bundled sets live in the repository's ``golden/`` directory (provenance and licences in
+``golden/README.md``); it is found relative to this package, so it exists in a source checkout or
+an editable install, not in an installed wheel.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+QRELS_HEADER = ("query-id", "corpus-id", "score")  # BEIR's qrels header row
+_HEADER_TEXT = "\t".join(QRELS_HEADER)
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusDoc:
+    """One corpus document.
+
+    Attributes:
+        _id: the document id, unique within its corpus (BEIR's ``_id``).
+        title: the document title; empty when the set has none.
+        text: the document body.
+
+    """
+
+    _id: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One test query.
+
+    Attributes:
+        _id: the query id, unique within its set (BEIR's ``_id``); qrels refer to it.
+        text: the query text.
+
+    """
+
+    _id: str
+    text: str
+
+
+Qrels = dict[str, dict[str, int]]
+"""Relevance judgements: query id -> document id -> grade (an int > 0; higher is more relevant)."""
+
+
+def golden_dir() -> Path:
+    """Locate the repository's ``golden/`` directory of bundled evaluation sets.
+
+    Returns:
+        The absolute path ``<repo>/golden`` (the parent of this package's directory).
+
+    Raises:
+        FileNotFoundError: the directory does not exist (e.g. ``kb`` installed from a wheel,
+            which does not ship the golden sets).
+
+    """
+    path = Path(__file__).resolve().parent.parent / "golden"
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"golden sets not found at {path}: they ship with a source checkout of kb, not a wheel"
+        )
+    return path
+
+
+def available_datasets() -> list[str]:
+    """Name the bundled evaluation sets: subdirectories of ``golden/`` holding a corpus file.
+
+    Returns:
+        Dataset names sorted alphabetically, e.g. ``["cmrc2018", "cmrc2018-small", ...]``.
+
+    Raises:
+        FileNotFoundError: ``golden/`` does not exist (see ``golden_dir``).
+
+    """
+    root = golden_dir()
+    return sorted(
+        p.name
+        for p in root.iterdir()
+        if p.is_dir() and any((p / name).is_file() for name in _candidates("corpus"))
+    )
+
+
+def dataset_dir(name: str) -> Path:
+    """Return the directory of the bundled evaluation set called ``name``.
+
+    Args:
+        name: a dataset name as listed by ``available_datasets`` (e.g. ``"scifact-small"``).
+
+    Returns:
+        The absolute path of ``golden/<name>``.
+
+    Raises:
+        ValueError: no bundled set has that name; the message lists the available ones.
+        FileNotFoundError: ``golden/`` does not exist (see ``golden_dir``).
+
+    """
+    available = available_datasets()
+    if name not in available:
+        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available)}")
+    return golden_dir() / name
+
+
+def load_corpus(directory: Path | str) -> list[CorpusDoc]:
+    """Read a BEIR corpus (``corpus.jsonl.gz`` or ``corpus.jsonl``) from ``directory``.
+
+    Args:
+        directory: the dataset directory.
+
+    Returns:
+        The documents in file order.
+
+    Raises:
+        FileNotFoundError: the directory has no corpus file.
+        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``, or
+            an id repeats; the message names the file and line.
+
+    """
+    path = _find(Path(directory), "corpus")
+    docs: list[CorpusDoc] = []
+    seen: set[str] = set()
+    for line_no, row in _read_jsonl(path):
+        doc_id = _get_id(row, path, line_no)
+        title = row.get("title") or ""
+        text = row.get("text")
+        if not isinstance(title, str) or not isinstance(text, str):
+            raise ValueError(f"{path}:{line_no}: 'title' and 'text' must be strings")
+        if doc_id in seen:
+            raise ValueError(f"{path}:{line_no}: duplicate document id {doc_id!r}")
+        seen.add(doc_id)
+        docs.append(CorpusDoc(_id=doc_id, title=title, text=text))
+    return docs
+
+
+def load_queries(directory: Path | str) -> list[Query]:
+    """Read BEIR queries (``queries.jsonl`` or ``queries.jsonl.gz``) from ``directory``.
+
+    Args:
+        directory: the dataset directory.
+
+    Returns:
+        The queries in file order.
+
+    Raises:
+        FileNotFoundError: the directory has no queries file.
+        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``, or
+            an id repeats; the message names the file and line.
+
+    """
+    path = _find(Path(directory), "queries")
+    queries: list[Query] = []
+    seen: set[str] = set()
+    for line_no, row in _read_jsonl(path):
+        query_id = _get_id(row, path, line_no)
+        text = row.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f"{path}:{line_no}: 'text' must be a string")
+        if query_id in seen:
+            raise ValueError(f"{path}:{line_no}: duplicate query id {query_id!r}")
+        seen.add(query_id)
+        queries.append(Query(_id=query_id, text=text))
+    return queries
+
+
+def load_qrels(directory: Path | str) -> Qrels:
+    """Read BEIR relevance judgements (``qrels.tsv``, else ``qrels/test.tsv``) from ``directory``.
+
+    Only judgements with ``score > 0`` are kept (a zero or negative score means judged
+    non-relevant); their grades are kept as they are, for graded metrics such as nDCG. A query
+    whose judgements are all non-relevant does not appear.
+
+    Args:
+        directory: the dataset directory.
+
+    Returns:
+        Query id -> document id -> grade (> 0), in file order.
+
+    Raises:
+        FileNotFoundError: the directory has no qrels file.
+        ValueError: the header is not ``query-id  corpus-id  score``, a row does not have three
+            fields with an integer score, or a (query, document) pair repeats; the message names
+            the file and line.
+
+    """
+    directory = Path(directory)
+    path = directory / "qrels.tsv"
+    if not path.is_file():
+        path = directory / "qrels" / "test.tsv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no qrels.tsv or qrels/test.tsv in {directory}")
+    qrels: Qrels = {}
+    seen: set[tuple[str, str]] = set()
+    with path.open(encoding="utf-8", newline="") as f:
+        for line_no, fields in enumerate(csv.reader(f, delimiter="\t"), start=1):
+            if line_no == 1:
+                if tuple(fields) != QRELS_HEADER:
+                    raise ValueError(f"{path}:1: expected the header {_HEADER_TEXT!r}")
+                continue
+            if not fields:
+                continue
+            if len(fields) != 3:
+                raise ValueError(f"{path}:{line_no}: expected 3 tab-separated fields")
+            query_id, doc_id, score_text = fields
+            try:
+                score = int(score_text)
+            except ValueError:
+                raise ValueError(f"{path}:{line_no}: score {score_text!r} is not an int") from None
+            if (query_id, doc_id) in seen:
+                raise ValueError(f"{path}:{line_no}: duplicate judgement {query_id!r} {doc_id!r}")
+            seen.add((query_id, doc_id))
+            if score > 0:
+                qrels.setdefault(query_id, {})[doc_id] = score
+    return qrels
+
+
+def _candidates(stem: str) -> tuple[str, str]:
+    return (f"{stem}.jsonl.gz", f"{stem}.jsonl")
+
+
+def _find(directory: Path, stem: str) -> Path:
+    for name in _candidates(stem):
+        if (directory / name).is_file():
+            return directory / name
+    raise FileNotFoundError(f"no {' or '.join(_candidates(stem))} in {directory}")
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
+    if path.suffix == ".gz":
+        opened: TextIO = gzip.open(path, "rt", encoding="utf-8")
+    else:
+        opened = path.open(encoding="utf-8")
+    with opened as f:
+        for line_no, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{line_no}: expected a JSON object")
+            yield line_no, row
+
+
+def _get_id(row: dict[str, object], path: Path, line_no: int) -> str:
+    value = row.get("_id")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError(f"{path}:{line_no}: '_id' must be a string or an integer")
+    return str(value)

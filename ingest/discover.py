@@ -1,0 +1,41 @@
+"""Find the files an ingest should read: files given directly, and folders walked recursively."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail alone
+
+
+def discover(paths: Iterable[Path | str], suffixes: frozenset[str]) -> Iterator[Path]:
+    """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
+
+    Hidden files and folders (name starting with ``.``) inside a walked folder are skipped;
+    symlinked folders are not followed (no loops). A path given directly is yielded whatever
+    its suffix, so an unsupported file is reported rather than silently ignored.
+
+    Raises:
+        FileNotFoundError: a given path does not exist.
+    """
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"{raw}: no such file or folder")
+        path = path.resolve()
+        if path.is_file():
+            if path not in seen:
+                seen.add(path)
+                yield path
+            continue
+        for root, dirs, files in os.walk(path, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.startswith(".") or Path(name).suffix.lower() not in suffixes:
+                    continue
+                f = Path(root, name).resolve()
+                if f.is_file() and f not in seen:
+                    seen.add(f)
+                    yield f

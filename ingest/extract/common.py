@@ -1,0 +1,232 @@
+"""Helpers shared by the extractors: byte decoding, text cleaning, document assembly."""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import charset_normalizer
+from charset_normalizer.models import CharsetMatch
+from charset_normalizer.utils import is_multi_byte_encoding
+
+from kb.errors import CorruptError, EmptyDocumentError
+from kb.types import Block, ExtractedDocument, SourceType
+
+# Byte-order marks, longest first so UTF-32 is not mistaken for UTF-16.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+# Single-byte code pages by how common they are in legacy files (Western Windows first, as
+# browsers default); used only to break near-ties in detection.
+PREFERRED_SINGLE_BYTE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "iso8859_2")
+# Mess-ratio slack (0..1) within which a more common code page beats a rarer best guess;
+# 0.05 resolved every cp1252 sample of real web text we tried without breaking cp1251/koi8-r.
+DETECT_CHAOS_TOLERANCE = 0.05
+
+# C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
+_INLINE_SPACE_RE = re.compile(r"[ \t\u00a0]+")
+_TRAILING_SPACE_RE = re.compile(r"[ \t]+\n")
+_BLANK_LINES_RE = re.compile(r"\n{3,}")
+
+
+def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
+    """Decode text bytes, never silently into mojibake.
+
+    The order is: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; the ``declared``
+    encoding (e.g. an HTML meta charset) when it decodes without error; then detection by
+    charset-normalizer (legacy single- and multi-byte encodings such as cp1252 or GB18030).
+    Valid UTF-8 wins over a declaration because pages are often re-saved as UTF-8 while
+    keeping a stale ``<meta charset>``.
+
+    Args:
+        data: the raw file content.
+        declared: an encoding name the file claims for itself, if any.
+
+    Returns:
+        The decoded text (BOM removed, newlines not yet normalised) and the encoding used.
+
+    Raises:
+        ValueError: no encoding decodes the bytes plausibly (binary content).
+
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(encoding), encoding
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"starts with a {encoding} byte-order mark but {exc}") from exc
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if declared:
+        try:
+            codecs.lookup(declared)
+            return data.decode(declared), declared
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return _detect(data)
+
+
+def _detect(data: bytes) -> tuple[str, str]:
+    """Decode legacy-encoded bytes with charset-normalizer, preferring common code pages.
+
+    Single-byte code pages are often equally plausible (cp1252 "é" is cp1257 "ē"), and
+    charset-normalizer's mess ratio alone then picks a rare one; among single-byte candidates
+    within ``DETECT_CHAOS_TOLERANCE`` of the best, the first in ``PREFERRED_SINGLE_BYTE`` wins.
+    A multi-byte (CJK) best guess is kept as is.
+    """
+    matches = list(charset_normalizer.from_bytes(data))
+    if not matches:
+        raise ValueError("cannot determine the text encoding (binary content?)")
+    best = matches[0]
+    if not is_multi_byte_encoding(best.encoding):
+        close = [
+            m
+            for m in matches
+            if m.chaos <= best.chaos + DETECT_CHAOS_TOLERANCE
+            and not is_multi_byte_encoding(m.encoding)
+        ]
+        best = min(close, key=_preference)
+    return str(best), best.encoding
+
+
+def _preference(match: CharsetMatch) -> int:
+    ranks = [
+        PREFERRED_SINGLE_BYTE.index(name)
+        for name in match.could_be_from_charset
+        if name in PREFERRED_SINGLE_BYTE
+    ]
+    return min(ranks, default=len(PREFERRED_SINGLE_BYTE))
+
+
+def clean_text(text: str, *, nfkc: bool = False) -> str:
+    """Normalise newlines to LF and drop NUL, other control characters and lone surrogates.
+
+    Args:
+        text: raw extracted text.
+        nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi").
+
+    Returns:
+        The cleaned text; leading and trailing whitespace is kept.
+
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+    text = _CONTROL_RE.sub("", text)
+    if nfkc:
+        text = unicodedata.normalize("NFKC", text)
+    return text
+
+
+def tidy_text(text: str) -> str:
+    """Collapse runs of spaces, trailing blanks and blank-line runs, then strip.
+
+    Used for formats whose whitespace is layout, not content (HTML, DOCX cells, titles).
+    """
+    text = _INLINE_SPACE_RE.sub(" ", clean_text(text))
+    text = _TRAILING_SPACE_RE.sub("\n", text)
+    return _BLANK_LINES_RE.sub("\n\n", text).strip()
+
+
+def one_line(text: str) -> str:
+    """Collapse all whitespace (newlines included) to single spaces and strip."""
+    return " ".join(clean_text(text).split())
+
+
+def make_block(
+    text: str, heading_path: tuple[str, ...] = (), page: int | None = None
+) -> Block | None:
+    """Build a block from already-cleaned text, or ``None`` when it is blank.
+
+    Leading and trailing blank lines are removed; the text never contains NUL.
+    """
+    text = text.replace("\x00", "").strip("\n").rstrip()
+    if not text.strip():
+        return None
+    return Block(text=text, heading_path=heading_path, page=page)
+
+
+def build_document(
+    path: Path,
+    *,
+    title: str | None,
+    blocks: Iterable[Block | None],
+    source_type: SourceType,
+    warnings: Iterable[str] = (),
+    created_at: datetime | None = None,
+    empty_reason: str = "no extractable text",
+) -> ExtractedDocument:
+    """Assemble an ``ExtractedDocument``, enforcing its invariants.
+
+    Args:
+        path: the source file (its stem is the fallback title).
+        title: a title found in the document, or ``None``.
+        blocks: blocks in reading order; ``None`` entries are skipped.
+        source_type: the format.
+        warnings: human-readable notes, de-duplicated in order.
+        created_at: creation time; a naive value is taken as UTC.
+        empty_reason: the reason given when no block has text.
+
+    Raises:
+        EmptyDocumentError: no block has text.
+
+    """
+    kept = tuple(b for b in blocks if b is not None)
+    if not kept:
+        raise EmptyDocumentError(path, empty_reason)
+    clean_title = one_line(title or "") or path.stem or path.name
+    if created_at is not None and created_at.tzinfo is None:
+        created_at = created_at.replace(tzinfo=UTC)
+    return ExtractedDocument(
+        title=clean_title,
+        blocks=kept,
+        source_type=source_type,
+        warnings=tuple(dict.fromkeys(warnings)),
+        created_at=created_at,
+    )
+
+
+def require_nonempty(path: Path) -> None:
+    """Check that ``path`` is a regular file with content.
+
+    Raises:
+        CorruptError: the file cannot be read (missing, a directory, an I/O error).
+        EmptyDocumentError: the file is 0 bytes.
+
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if not path.is_file():
+        raise CorruptError(path, "not a regular file")
+    if size == 0:
+        raise EmptyDocumentError(path, "empty file (0 bytes)")
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a whole file.
+
+    Raises:
+        CorruptError: the file cannot be read (missing, a directory, an I/O error).
+        EmptyDocumentError: the file is 0 bytes.
+
+    """
+    require_nonempty(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if not data:
+        raise EmptyDocumentError(path, "empty file (0 bytes)")
+    return data

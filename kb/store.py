@@ -1,0 +1,440 @@
+"""The SQLite store: one file with documents, chunks, FTS5 index, vectors, meta and caches.
+
+The connection runs in autocommit mode; every write happens inside ``Store.write()``, an
+``IMMEDIATE`` transaction that also bumps the ``generation`` counter so readers can tell when a
+cached vector matrix is stale. Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are
+always written and deleted in the same transaction. WAL mode and a busy timeout keep readers
+from waiting on a writer. No model or network call is ever made inside ``write()``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from kb.errors import SchemaError, StoreError
+from kb.schema import migrate
+from kb.textindex import TOKENIZER_FINGERPRINT, index_body
+from kb.types import Chunk, ChunkDraft, Document
+
+BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
+
+
+def now_utc() -> datetime:
+    """The current time, timezone-aware (UTC)."""
+    return datetime.now(UTC)
+
+
+def vector_to_blob(vector: np.ndarray) -> bytes:
+    """Encode a 1-d vector as a little-endian float32 BLOB."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def blob_to_vector(blob: bytes) -> np.ndarray:
+    """Decode a little-endian float32 BLOB into a float32 array."""
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """Fields of a document to insert (ids and timestamps are the store's)."""
+
+    source: str
+    source_type: str
+    title: str
+    content_hash: str
+    size: int
+    mtime: float
+    created_at: datetime
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Scope of a search, applied inside each search before any top-k cut.
+
+    Attributes:
+        sources: keep chunks whose document source equals, or starts with, one of these.
+        source_types: keep chunks whose document type is one of these.
+    """
+
+    sources: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    doc_ids: tuple[int, ...] | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether any restriction is set."""
+        return bool(self.sources or self.source_types or self.doc_ids is not None)
+
+    def sql(self) -> tuple[str, list[str]]:
+        """A ``WHERE`` fragment over alias ``d`` (documents) and its parameters."""
+        parts: list[str] = []
+        params: list[str] = []
+        if self.sources:
+            ors = []
+            for s in self.sources:
+                ors.append("(d.source = ? OR substr(d.source, 1, length(?)) = ?)")
+                params += [s, s, s]
+            parts.append("(" + " OR ".join(ors) + ")")
+        if self.source_types:
+            parts.append(f"d.source_type IN ({','.join('?' * len(self.source_types))})")
+            params += list(self.source_types)
+        if self.doc_ids is not None:
+            parts.append("d.id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(list(self.doc_ids)))
+        return (" AND ".join(parts) or "1"), params
+
+
+@dataclass(frozen=True, slots=True)
+class VectorMatrix:
+    """All stored vectors of one fingerprint, for an exact numpy scan.
+
+    Attributes:
+        chunk_ids: shape (n,), int64.
+        doc_ids: shape (n,), int64.
+        matrix: shape (n, dim), float32, rows L2-normalised.
+    """
+
+    chunk_ids: np.ndarray
+    doc_ids: np.ndarray
+    matrix: np.ndarray
+
+
+class Store:
+    """A connection to one kb SQLite file (thread-safe; one writer at a time).
+
+    Raises:
+        StoreError: the file cannot be opened or is not a SQLite database.
+        SchemaError: the file was written by a newer kb.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
+        try:
+            if self.path.parent and not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(self.conn)
+            self._check_tokenizer()
+            self.repair()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open as a kb database ({exc})",
+                             path=self.path) from exc
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # --- transactions and meta -------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE write transaction that bumps the index generation; rolls back on error."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute(
+                    "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key) "
+                    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def get_meta(self, key: str) -> str | None:
+        """A meta value, or ``None`` when unset."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a meta value in its own transaction."""
+        with self.write() as c:
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def generation(self) -> int:
+        """A counter that changes on every committed write."""
+        return int(self.get_meta("generation") or 0)
+
+    def _check_tokenizer(self) -> None:
+        stored = self.get_meta("tokenizer_fingerprint")
+        if stored is None:
+            self.set_meta("tokenizer_fingerprint", TOKENIZER_FINGERPRINT)
+        elif stored != TOKENIZER_FINGERPRINT:
+            raise SchemaError(
+                f"{self.path}: full-text index built with tokenizer {stored!r}, this kb uses "
+                f"{TOKENIZER_FINGERPRINT!r}; rebuild the index (ingest into a new file)",
+                path=self.path,
+            )
+
+    # --- integrity ---------------------------------------------------------------------------
+
+    def repair(self) -> dict[str, int]:
+        """Integrity check plus orphan cleanup, run at open.
+
+        Removes chunks whose document is gone and FTS rows whose chunk is gone, and indexes
+        chunks missing from FTS, all in one transaction.
+
+        Returns:
+            Counts of rows fixed per kind.
+
+        Raises:
+            StoreError: SQLite's quick_check reports corruption.
+        """
+        problems = [r[0] for r in self.conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise StoreError(f"{self.path}: integrity check failed: {problems[:3]}", path=self.path)
+        fixed = {"orphan_chunks": 0, "orphan_fts": 0, "missing_fts": 0}
+        with self.write() as c:
+            fixed["orphan_chunks"] = c.execute(
+                "DELETE FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").rowcount
+            fixed["orphan_fts"] = c.execute(
+                "DELETE FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)").rowcount
+            missing = c.execute(
+                "SELECT id, context_prefix, text FROM chunks "
+                "WHERE id NOT IN (SELECT rowid FROM chunks_fts)").fetchall()
+            for cid, prefix, text in missing:
+                c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
+                          (cid, index_body(prefix, text)))
+            fixed["missing_fts"] = len(missing)
+        return fixed
+
+    def fts_integrity_ok(self) -> bool:
+        """FTS5's own integrity-check command passes."""
+        try:
+            self.conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError:
+            return False
+        return True
+
+    # --- documents ---------------------------------------------------------------------------
+
+    def get_document(self, *, source: str | None = None, doc_id: int | None = None
+                     ) -> Document | None:
+        """The document with this source or id, or ``None``."""
+        where, arg = ("d.source = ?", source) if source is not None else ("d.id = ?", doc_id)
+        rows = self._documents(where, [arg])
+        return rows[0] if rows else None
+
+    def documents(self) -> list[Document]:
+        """All documents ordered by source."""
+        return self._documents("1", [])
+
+    def _documents(self, where: str, params: Sequence[object]) -> list[Document]:
+        rows = self.conn.execute(
+            "SELECT d.id, d.source, d.source_type, d.title, d.content_hash, d.size, d.mtime, "
+            "d.created_at, d.ingested_at, d.status, d.warnings, "
+            "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
+            f"FROM documents d WHERE {where} ORDER BY d.source", list(params)).fetchall()
+        return [
+            Document(id=r[0], source=r[1], source_type=r[2], title=r[3], content_hash=r[4],
+                     size=r[5], mtime=r[6], created_at=datetime.fromisoformat(r[7]),
+                     ingested_at=datetime.fromisoformat(r[8]), status=r[9],
+                     warnings=tuple(json.loads(r[10])), chunk_count=r[11])
+            for r in rows
+        ]
+
+    def replace_document(self, doc: DocumentRow, chunks: Sequence[ChunkDraft]) -> int:
+        """Insert a document with its chunks and FTS rows, replacing any with the same source.
+
+        Runs in one transaction: either the old version or the new one is visible, never both
+        and never half.
+
+        Returns:
+            The new document id.
+        """
+        with self.write() as c:
+            self._delete(c, doc.source)
+            cur = c.execute(
+                "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
+                "created_at, ingested_at, status, warnings) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
+                 doc.created_at.isoformat(), now_utc().isoformat(), "pending_vectors",
+                 json.dumps(list(doc.warnings), ensure_ascii=False)))
+            doc_id = int(cur.lastrowid or 0)
+            for i, ch in enumerate(chunks):
+                cur = c.execute(
+                    "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
+                    "char_end, page, heading_path) VALUES (?,?,?,?,?,?,?,?)",
+                    (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
+                     json.dumps(list(ch.heading_path), ensure_ascii=False)))
+                c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
+                          (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
+        return doc_id
+
+    def delete_document(self, source: str) -> bool:
+        """Delete a document with its chunks, FTS rows and vectors; ``False`` if absent."""
+        with self.write() as c:
+            return self._delete(c, source)
+
+    @staticmethod
+    def _delete(c: sqlite3.Connection, source: str) -> bool:
+        row = c.execute("SELECT id FROM documents WHERE source = ?", (source,)).fetchone()
+        if row is None:
+            return False
+        c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
+                  (row[0],))
+        c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+        c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+        return True
+
+    def refresh_status(self) -> None:
+        """Mark each document ``indexed`` when all its chunks have vectors of the current
+        embedder fingerprint, else ``pending_vectors``."""
+        fp = self.get_meta("embedder_fingerprint") or ""
+        with self.write() as c:
+            c.execute(
+                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM chunks ch "
+                "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
+                "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END",
+                (fp,))
+
+    # --- chunks ------------------------------------------------------------------------------
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, Chunk]:
+        """Chunks by id (missing ids are absent from the result)."""
+        out: dict[int, Chunk] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start:start + 500])
+            rows = self.conn.execute(
+                "SELECT id, doc_id, chunk_index, text, context_prefix, char_start, char_end, "
+                "page, heading_path, embedding IS NOT NULL FROM chunks "
+                f"WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+            for r in rows:
+                out[r[0]] = Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3],
+                                  context_prefix=r[4], char_start=r[5], char_end=r[6],
+                                  page=r[7], heading_path=tuple(json.loads(r[8])),
+                                  has_embedding=bool(r[9]))
+        return out
+
+    def chunks_needing_vectors(self, fingerprint: str, limit: int) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` (chunk id, context prefix, text) whose vector is missing or stale."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT id, context_prefix, text FROM chunks WHERE embedding IS NULL "
+            "OR embedding_fingerprint IS NOT ? ORDER BY id LIMIT ?", (fingerprint, limit))]
+
+    def count_needing_vectors(self, fingerprint: str) -> int:
+        """How many chunks lack a vector of ``fingerprint``."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE embedding IS NULL "
+            "OR embedding_fingerprint IS NOT ?", (fingerprint,)).fetchone()[0])
+
+    def set_vectors(self, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> None:
+        """Store vectors (chunk id, float32 BLOB) with their fingerprint in one transaction."""
+        with self.write() as c:
+            c.executemany(
+                "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? WHERE id = ?",
+                [(blob, fingerprint, cid) for cid, blob in rows])
+
+    def counts_chunks(self) -> int:
+        """Number of chunks."""
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def doc_ids_of(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        """Document id of each chunk id."""
+        out: dict[int, int] = {}
+        for start in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[start:start + 500])
+            out.update(self.conn.execute(
+                f"SELECT id, doc_id FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                part).fetchall())
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """Row counts: documents, chunks, fts rows, chunks with vectors."""
+        q = self.conn.execute
+        return {
+            "documents": q("SELECT count(*) FROM documents").fetchone()[0],
+            "chunks": q("SELECT count(*) FROM chunks").fetchone()[0],
+            "fts_rows": q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+            "vectors": q("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()[0],
+        }
+
+    # --- search primitives -------------------------------------------------------------------
+
+    def fts_search(self, match: str, limit: int, filters: Filters = Filters()
+                   ) -> list[tuple[int, float]]:
+        """BM25 search over FTS5.
+
+        Args:
+            match: a *safe* MATCH expression (see ``kb.textindex.match_expression``).
+            limit: maximum hits, cut after filtering.
+            filters: scope applied in the same query, before the cut.
+
+        Returns:
+            (chunk id, BM25 score) best first; the score is FTS5's ``bm25()`` negated so that
+            higher is better, range [0, inf).
+
+        Raises:
+            sqlite3.OperationalError: FTS5 rejected the expression.
+        """
+        where, params = filters.sql()
+        rows = self.conn.execute(
+            "SELECT f.rowid, -bm25(chunks_fts) AS s FROM chunks_fts f "
+            "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id "
+            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s DESC, f.rowid LIMIT ?",
+            [match, *params, limit]).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def like_search(self, needles: Sequence[str], limit: int, filters: Filters = Filters()
+                    ) -> list[tuple[int, float]]:
+        """Substring scan (the FTS fallback): chunks containing the most needles first.
+
+        Returns:
+            (chunk id, fraction of needles found in [0, 1]) best first.
+        """
+        if not needles:
+            return []
+        where, params = filters.sql()
+        hits = " + ".join("(instr(lower(c.context_prefix || ' ' || c.text), ?) > 0)"
+                          for _ in needles)
+        lowered = [n.lower() for n in needles]
+        rows = self.conn.execute(
+            f"SELECT c.id, ({hits}) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            f"WHERE {where} AND ({hits}) > 0 ORDER BY n DESC, c.id LIMIT ?",
+            [*lowered, *params, *lowered, limit]).fetchall()
+        return [(int(r[0]), r[1] / len(needles)) for r in rows]
+
+    def vector_matrix(self, fingerprint: str) -> VectorMatrix:
+        """All vectors of ``fingerprint`` as one matrix, cached until the next write."""
+        gen = self.generation()
+        cached = self._vectors.get(fingerprint)
+        if cached and cached[0] == gen:
+            return cached[1]
+        rows = self.conn.execute(
+            "SELECT id, doc_id, embedding FROM chunks WHERE embedding_fingerprint = ? "
+            "AND embedding IS NOT NULL ORDER BY id", (fingerprint,)).fetchall()
+        if rows:
+            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
+            matrix = matrix.reshape(len(rows), -1).astype(np.float32)
+        else:
+            matrix = np.zeros((0, 0), dtype=np.float32)
+        vm = VectorMatrix(np.array([r[0] for r in rows], dtype=np.int64),
+                          np.array([r[1] for r in rows], dtype=np.int64), matrix)
+        self._vectors = {fingerprint: (gen, vm)}
+        return vm
+
+    def doc_ids_matching(self, filters: Filters) -> np.ndarray:
+        """Ids of documents inside ``filters`` (int64 array)."""
+        where, params = filters.sql()
+        rows = self.conn.execute(f"SELECT d.id FROM documents d WHERE {where}", params)
+        return np.array([r[0] for r in rows], dtype=np.int64)

@@ -1,0 +1,308 @@
+"""Domain types shared by every layer: frozen dataclasses with slots.
+
+Offsets are in characters (Unicode code points) of a document's *extracted text*, which is the
+blocks' texts joined by ``BLOCK_SEPARATOR``; a citation's ``text`` equals
+``extracted_text[char_start:char_end]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+BLOCK_SEPARATOR = "\n\n"
+
+SourceType = Literal["txt", "md", "html", "pdf", "docx"]
+DocumentStatus = Literal["indexed", "pending_vectors", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One structural unit of extracted text (a paragraph run under one heading, a table, a page).
+
+    Attributes:
+        text: the block's text; never empty, never contains NUL.
+        heading_path: headings enclosing the block, outermost first (may be empty).
+        page: 1-based page number for paged formats (PDF), else ``None``.
+    """
+
+    text: str
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedDocument:
+    """What an extractor returns for one file.
+
+    Attributes:
+        title: the document's title (metadata, first heading, or file stem); never empty.
+        blocks: the text in reading order.
+        source_type: the format the text came from.
+        warnings: human-readable notes (pages without text layer, images not indexed, ...).
+        created_at: the document's own creation time when its metadata has one (timezone-aware).
+    """
+
+    title: str
+    blocks: tuple[Block, ...]
+    source_type: SourceType
+    warnings: tuple[str, ...] = ()
+    created_at: datetime | None = None
+
+    @property
+    def text(self) -> str:
+        """The extracted text: block texts joined by ``BLOCK_SEPARATOR``."""
+        return BLOCK_SEPARATOR.join(b.text for b in self.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    """A chunk before it has a database id.
+
+    Attributes:
+        text: the raw chunk text, exactly ``extracted_text[char_start:char_end]``.
+        context_prefix: title + heading path (+ optional situating sentence), indexed with the
+            text but never shown as the citation.
+        char_start: start offset (code points) in the extracted text, inclusive.
+        char_end: end offset, exclusive.
+        page: 1-based page, or ``None``.
+        heading_path: enclosing headings, outermost first.
+    """
+
+    text: str
+    context_prefix: str
+    char_start: int
+    char_end: int
+    page: int | None = None
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A stored document row."""
+
+    id: int
+    source: str
+    source_type: str
+    title: str
+    content_hash: str
+    size: int
+    mtime: float
+    created_at: datetime
+    ingested_at: datetime
+    status: DocumentStatus
+    warnings: tuple[str, ...] = ()
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A stored chunk row (embedding excluded)."""
+
+    id: int
+    doc_id: int
+    chunk_index: int
+    text: str
+    context_prefix: str
+    char_start: int
+    char_end: int
+    page: int | None
+    heading_path: tuple[str, ...]
+    has_embedding: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    """What happened to one file in an ingest batch.
+
+    Attributes:
+        path: the file.
+        action: ``added``, ``updated``, ``unchanged``, ``failed`` or ``skipped``.
+        chunks: chunks written (0 when unchanged, failed or skipped).
+        reason: why it failed or was skipped, else empty.
+        warnings: per-document warnings (pages without text, vectors pending, ...).
+    """
+
+    path: str
+    action: Literal["added", "updated", "unchanged", "failed", "skipped"]
+    chunks: int = 0
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """Summary of one ingest or sync batch."""
+
+    outcomes: tuple[FileOutcome, ...] = ()
+    removed: tuple[str, ...] = ()
+    vectors_pending: int = 0
+    embedder: str = ""
+    warnings: tuple[str, ...] = field(default=())
+
+    def count(self, action: str) -> int:
+        """Number of files whose outcome is ``action``."""
+        return sum(1 for o in self.outcomes if o.action == action)
+
+    @property
+    def chunks(self) -> int:
+        """Chunks written in this batch."""
+        return sum(o.chunks for o in self.outcomes)
+
+
+# --- retrieval ---------------------------------------------------------------------------------
+
+ListKind = Literal["bm25", "vector", "like"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One entry of one recall list.
+
+    Attributes:
+        chunk_id: the chunk.
+        doc_id: its document.
+        rank: 1-based rank in its list.
+        score: the list's raw score, higher is better (negated FTS5 bm25, cosine, or the share
+            of query terms found by the LIKE scan).
+        s_norm: the score on the list's absolute per-query scale, in [0, 1].
+    """
+
+    chunk_id: int
+    doc_id: int
+    rank: int
+    score: float
+    s_norm: float
+
+
+@dataclass(frozen=True, slots=True)
+class RecallList:
+    """The hits of one search (one query x one method), best first.
+
+    Attributes:
+        name: ``bm25:0``, ``vector:2``... (method and query number; 0 is the original query).
+        kind: the method.
+        weight: the list's weight in fusion.
+        hits: hits, best first.
+    """
+
+    name: str
+    kind: ListKind
+    weight: float
+    hits: tuple[Hit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A chunk after fusion, with the evidence the later stages judge.
+
+    Attributes:
+        chunk_id: the chunk.
+        doc_id: its document.
+        score: fused (and possibly time-decayed) score, higher is better, >= 0.
+        cosine: best cosine to any query over the vector lists, or ``None`` if in none.
+        keyword: best BM25/LIKE ``s_norm`` over the keyword lists, 0.0 if in none.
+        lists: names of the lists it appeared in.
+    """
+
+    chunk_id: int
+    doc_id: int
+    score: float
+    cosine: float | None
+    keyword: float
+    lists: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One cited chunk handed to the model.
+
+    Attributes:
+        number: 1-based citation number.
+        relevance: calibrated relevance in percent, 0-100 (higher is better).
+        weak_evidence: ``True`` when only returned because the floor would have dropped all.
+        text: the raw chunk text (not the context prefix); equals
+            ``extracted_text[char_start:char_end]``.
+    """
+
+    number: int
+    chunk_id: int
+    doc_id: int
+    relevance: int
+    title: str
+    source: str
+    source_type: str
+    page: int | None
+    heading_path: tuple[str, ...]
+    text: str
+    char_start: int
+    char_end: int
+    created_at: str
+    weak_evidence: bool = False
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StageTrace:
+    """What one pipeline stage did.
+
+    Attributes:
+        stage: stage name (``expand``, ``recall``, ``fuse``, ``decay``, ``floor``, ``rerank``,
+            ``cite``).
+        status: ``ran``, ``skipped`` or ``failed``.
+        reason: why it was skipped or failed, or a short note.
+        ms: wall time in milliseconds.
+    """
+
+    stage: str
+    status: Literal["ran", "skipped", "failed"]
+    reason: str = ""
+    ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
+    """How a search went: stages, degraded rungs, pool sizes, floor effect.
+
+    Attributes:
+        stages: one trace per stage in order.
+        degraded: degradation rungs taken (e.g. ``vectors: embedder unavailable``).
+        candidates: per recall list name, the number of hits.
+        floor: the relevance floor used (cosine), or ``None`` when off.
+        floor_dropped: candidates the floor removed.
+        best_below_floor: best cosine among dropped candidates, or ``None``.
+        queries: the queries searched (original first).
+        error: the reason when the search failed and returned nothing.
+        explain: per-stage candidate traces when asked for (``--explain``), else empty.
+    """
+
+    stages: tuple[StageTrace, ...] = ()
+    degraded: tuple[str, ...] = ()
+    candidates: tuple[tuple[str, int], ...] = ()
+    floor: float | None = None
+    floor_dropped: int = 0
+    best_below_floor: float | None = None
+    queries: tuple[str, ...] = ()
+    error: str | None = None
+    explain: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The answer of ``search``.
+
+    Attributes:
+        query: the query as given.
+        references: cited chunks, most relevant first (may be empty).
+        context: the context block for a model, ending with the answer-only-from-these
+            instruction.
+        insufficient_evidence: ``True`` when nothing relevant enough was found.
+        diagnostics: how the search went.
+    """
+
+    query: str
+    references: tuple[Reference, ...]
+    context: str
+    insufficient_evidence: bool
+    diagnostics: Diagnostics

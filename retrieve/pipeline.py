@@ -1,0 +1,284 @@
+"""The retrieval orchestrator: six stages that find candidates, then say "no" to weak ones.
+
+1. **Expand** (``retrieve.expand``, LLM only): the original query plus up to 3 paraphrases and 1
+   HyDE passage, at most 5 queries; skipped with a reason when no LLM is configured.
+2. **Recall** (``retrieve.recall``), per query: exact cosine vector search and BM25, pool
+   ``max(50, 3 x top_k)`` each, scope filters applied inside both; an FTS failure or an empty
+   CJK result falls back to a LIKE scan; a missing embedder closes the vector lists.
+3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
+   (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
+4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
+5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; then select
+   the top k without near-duplicates and with at most ``max_chunks_per_doc`` per document.
+6. **Cite** (``retrieve.cite``): references and the context block.
+
+Every stage is timed and traced in ``Diagnostics``. ``search`` never raises for a search-time
+failure: the caller gets an empty result whose diagnostics carry the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TypeVar
+
+import numpy as np
+
+from kb.backends import LLM, Reranker
+from kb.backends.embedding import EmbeddingService
+from kb.config import CANDIDATE_POOL_MIN, RERANK_TOP_N, SearchOptions
+from kb.store import Filters, Store, blob_to_vector
+from kb.textindex import has_cjk, query_terms, tokenize
+from kb.types import Candidate, Diagnostics, RecallList, Reference, SearchResult, StageTrace
+from retrieve import cite, rerank
+from retrieve.calibration import GENERIC, Calibration, load_calibration
+from retrieve.decay import apply_decay
+from retrieve.expand import expand_queries
+from retrieve.floor import apply_floor
+from retrieve.fuse import fuse
+from retrieve.recall import bm25_recall, like_recall, vector_recall
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+W_BM25 = 1.0  # weight of the original query's BM25 list
+W_VECTOR = 1.0  # weight of the original query's vector list
+W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
+
+
+@dataclass(frozen=True, slots=True)
+class Engines:
+    """The models a search may use; any may be absent.
+
+    Attributes:
+        embedding: the embedding service, or ``None``.
+        embedding_problem: why vectors are unavailable (shown in diagnostics), if they are.
+        llm: chat model for expansion and LLM rerank, or ``None``.
+        reranker: cross-encoder, or ``None``.
+    """
+
+    embedding: EmbeddingService | None = None
+    embedding_problem: str | None = None
+    llm: LLM | None = None
+    reranker: Reranker | None = None
+
+
+@dataclass
+class _Trace:
+    stages: list[StageTrace] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+    explain: list[tuple[str, tuple[tuple[int, float], ...]]] = field(default_factory=list)
+
+    def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
+        start = time.perf_counter()
+        out = fn()
+        self.stages.append(StageTrace(stage, "ran", note, (time.perf_counter() - start) * 1e3))
+        return out
+
+    def skip(self, stage: str, reason: str) -> None:
+        self.stages.append(StageTrace(stage, "skipped", reason))
+
+
+def _empty(query: str, reason: str, trace: _Trace | None = None) -> SearchResult:
+    trace = trace or _Trace()
+    diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded), error=reason)
+    return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
+
+
+def _parse_instant(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an RFC 3339 date-time, got {value!r}") from exc
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, datetime]]:
+    """Filters for both searches (dates compared as datetimes in code) and created_at by doc."""
+    after = _parse_instant(options.created_after, "created_after")
+    before = _parse_instant(options.created_before, "created_before")
+    created = {d.id: d.created_at if d.created_at.tzinfo else d.created_at.replace(tzinfo=UTC)
+               for d in store.documents()}
+    doc_ids = None
+    if after or before:
+        doc_ids = tuple(sorted(i for i, t in created.items()
+                               if (after is None or t >= after) and (before is None or t < before)))
+    return Filters(options.sources, options.source_types, doc_ids), created
+
+
+def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *,
+           engines: Engines = Engines(), now: datetime | None = None) -> SearchResult:
+    """Run the six stages (see module docstring).
+
+    Args:
+        store: the open store.
+        query: the user's question, any text.
+        options: scope and switches.
+        engines: available models.
+        now: reference time for decay (default: the current time).
+
+    Returns:
+        A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query or when a
+        stage failed unexpectedly. Never raises for search-time failures.
+
+    Raises:
+        ValueError: malformed options (e.g. a date that is not RFC 3339).
+    """
+    if not query or not query.strip():
+        return _empty(query, "empty query: nothing to search for")
+    filters, created = _scope(store, options)
+    trace = _Trace()
+    try:
+        return _search(store, query, options, engines, filters, created,
+                       now or datetime.now(UTC), trace)
+    except Exception as exc:  # the assistant's turn must never see an exception
+        log.exception("search failed")
+        return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
+
+
+def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
+            filters: Filters, created: dict[int, datetime], now: datetime,
+            trace: _Trace) -> SearchResult:
+    # 1. expand
+    if engines.llm is None:
+        queries = [query]
+        trace.skip("expand", "no LLM configured")
+    else:
+        queries = trace.run("expand", lambda: expand_queries(store, engines.llm, query))
+    # 2. recall
+    pool = max(CANDIDATE_POOL_MIN, 3 * options.top_k)
+    service = engines.embedding
+    calibration = GENERIC
+    if service is None:
+        trace.degraded.append(f"vectors: {engines.embedding_problem or 'no embedder'}; BM25 only")
+    else:
+        calibration = load_calibration(store, service.fingerprint.key,
+                                       service.embedder.model_id)
+    lists = trace.run("recall", lambda: _recall(store, queries, pool, filters, service,
+                                                calibration, trace))
+    counts = tuple((lst.name, len(lst.hits)) for lst in lists)
+    vectors_used = any(lst.kind == "vector" for lst in lists)
+    # 3. fuse, decay
+    fused = trace.run("fuse", lambda: fuse(lists))
+    if options.decay:
+        fused = trace.run("decay", lambda: apply_decay(fused, created, now))
+    else:
+        trace.skip("decay", "switched off by the request")
+    if options.explain:
+        trace.explain.append(("fuse", tuple((c.chunk_id, round(c.score, 6)) for c in fused[:50])))
+    # 4. floor
+    relaxed, dropped, best_below, floor_value = False, 0, None, None
+    if vectors_used:
+        result = trace.run("floor", lambda: apply_floor(fused, floor=calibration.floor))
+        kept, relaxed, dropped, best_below = (list(result.kept), result.relaxed, result.dropped,
+                                              result.best_below)
+        floor_value = calibration.floor
+        if relaxed:
+            trace.degraded.append("floor: every candidate was below it; best few kept, flagged")
+    else:
+        kept = fused
+        trace.skip("floor", "no vectors: the floor needs cosine scores")
+    # 5. rerank + select
+    top = kept[:RERANK_TOP_N]
+    chunks = store.chunks([c.chunk_id for c in top])
+    vectors = _vectors_of(store, service, top)
+    texts = {cid: ch.text for cid, ch in chunks.items()}
+    ordered = trace.run("rerank", lambda: _rerank(query, top, engines, vectors, texts, trace))
+    selected = rerank.select(ordered, texts, vectors, k=options.top_k,
+                             max_per_doc=options.max_chunks_per_doc)
+    if options.explain:
+        trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
+                                              for c in ordered)))
+    # 6. cite
+    refs = trace.run("cite", lambda: _references(store, selected, chunks, calibration, relaxed))
+    insufficient = not refs or relaxed
+    diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
+                       candidates=counts, floor=floor_value, floor_dropped=dropped,
+                       best_below_floor=best_below, queries=tuple(queries),
+                       explain=tuple(trace.explain))
+    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=relaxed),
+                        insufficient, diag)
+
+
+def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
+            service: EmbeddingService | None, calibration: Calibration,
+            trace: _Trace) -> list[RecallList]:
+    lists: list[RecallList] = []
+    allowed = store.doc_ids_matching(filters) if filters.active else None
+    for i, q in enumerate(queries):
+        factor = 1.0 if i == 0 else W_EXPANDED
+        terms = query_terms(q)
+        try:
+            bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
+                               weight=W_BM25 * factor)
+        except sqlite3.OperationalError as exc:
+            trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
+            bm25 = None
+        if bm25 is None or (not bm25.hits and has_cjk(q)):
+            if bm25 is not None:
+                trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
+            needles = [w for w in q.split() if w.strip()] if not has_cjk(q) else terms
+            lists.append(like_recall(store, needles or terms, pool=pool, filters=filters,
+                                     name=f"like:{i}", weight=W_BM25 * factor))
+        else:
+            lists.append(bm25)
+        if service is None:
+            continue
+        try:
+            qv = service.embed_query(q)
+            lists.append(vector_recall(
+                store, qv, service.fingerprint.key, pool=pool, filters=filters,
+                allowed_docs=allowed, name=f"vector:{i}", weight=W_VECTOR * factor,
+                cos_unrelated=calibration.cos_unrelated, cos_strong=calibration.cos_strong))
+        except Exception as exc:  # a failing embedder closes the vector lists, never the search
+            trace.degraded.append(f"vectors: embedder failed ({type(exc).__name__}: {exc}); "
+                                  "BM25 only")
+            service = None
+    return lists
+
+
+def _vectors_of(store: Store, service: EmbeddingService | None,
+                candidates: list[Candidate]) -> dict[int, np.ndarray]:
+    if service is None or not candidates:
+        return {}
+    ids = [c.chunk_id for c in candidates]
+    rows = store.conn.execute(
+        f"SELECT id, embedding FROM chunks WHERE id IN ({','.join('?' * len(ids))}) "
+        "AND embedding_fingerprint = ?", [*ids, service.fingerprint.key]).fetchall()
+    return {int(cid): blob_to_vector(blob) for cid, blob in rows}
+
+
+def _rerank(query: str, top: list[Candidate], engines: Engines,
+            vectors: dict[int, np.ndarray], texts: dict[int, str],
+            trace: _Trace) -> list[Candidate]:
+    passages = [texts.get(c.chunk_id, "") for c in top]
+    if engines.reranker is not None:
+        try:
+            return rerank.order_by_scores(top, engines.reranker.score(query, passages))
+        except Exception as exc:
+            trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
+    tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
+    return rerank.mmr_order(top, vectors, tokens)
+
+
+def _references(store: Store, selected: list[Candidate], chunks: dict, calibration: Calibration,
+                weak: bool) -> list[Reference]:
+    docs = {d.id: d for d in store.documents()} if selected else {}
+    span = max(calibration.cos_strong - calibration.cos_unrelated, 1e-6)
+    refs = []
+    for n, c in enumerate(selected, start=1):
+        ch, doc = chunks[c.chunk_id], docs[c.doc_id]
+        vec = 0.0 if c.cosine is None else (c.cosine - calibration.cos_unrelated) / span
+        relevance = round(100 * min(1.0, max(0.0, vec, c.keyword)))
+        refs.append(Reference(
+            number=n, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
+            title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
+            heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
+            char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak))
+    return refs

@@ -1,0 +1,104 @@
+"""Stage 2, recall: per query, an exact cosine vector search and a BM25 search over FTS5.
+
+Both searches apply the scope filters *before* their top-n cut, so a rare matching chunk outside
+the global top 50 is still found.
+
+Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
+
+* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's distinct terms ``t``,
+  with FTS5's own idf ``log((N - n_t + 0.5) / (n_t + 0.5))`` (floored at 1e-6 as FTS5 does;
+  https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
+  average-length chunk holding every term once, so a chunk sharing one common word with the
+  query scores near 0 even at rank 1.
+* Vector: ``s_norm = clip((cos - cos_unrelated) / (cos_strong - cos_unrelated), 0, 1)``, the two
+  anchors calibrated per embedding model (``retrieve.calibration``).
+* LIKE fallback: the share of query terms found.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+import numpy as np
+
+from kb.store import Filters, Store
+from kb.textindex import match_expression
+from kb.types import Hit, RecallList
+
+FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
+
+
+def _idf_sum(store: Store, terms: list[str]) -> float:
+    n_chunks = store.counts_chunks()
+    if not terms or n_chunks == 0:
+        return 1.0
+    df = dict(store.conn.execute(
+        f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(terms))})",
+        terms).fetchall())
+    total = 0.0
+    for t in terms:
+        n = df.get(t, 0)
+        if n:
+            total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
+    return total or 1.0
+
+
+def bm25_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
+                name: str, weight: float) -> RecallList:
+    """BM25 list for one query's terms.
+
+    Raises:
+        sqlite3.OperationalError: FTS5 rejected the query (caller falls back to LIKE).
+    """
+    match = match_expression(terms)
+    if match is None:
+        return RecallList(name, "bm25", weight, ())
+    rows = store.fts_search(match, pool, filters)
+    scale = _idf_sum(store, terms)
+    doc_of = store.doc_ids_of([cid for cid, _ in rows])
+    hits = tuple(Hit(cid, doc_of[cid], rank, s, min(1.0, s / scale))
+                 for rank, (cid, s) in enumerate(rows, start=1))
+    return RecallList(name, "bm25", weight, hits)
+
+
+def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
+                name: str, weight: float) -> RecallList:
+    """Substring-scan list (the FTS fallback), scored by the share of terms found."""
+    rows = store.like_search(terms, pool, filters)
+    doc_of = store.doc_ids_of([cid for cid, _ in rows])
+    return RecallList(name, "like", weight, tuple(
+        Hit(cid, doc_of[cid], rank, s, s) for rank, (cid, s) in enumerate(rows, start=1)))
+
+
+def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, pool: int,
+                  filters: Filters, allowed_docs: np.ndarray | None, name: str, weight: float,
+                  cos_unrelated: float, cos_strong: float) -> RecallList:
+    """Exact cosine search over every stored vector of ``fingerprint``.
+
+    Args:
+        query_vector: shape (dim,), L2-normalised.
+        allowed_docs: document ids inside the scope, or ``None`` for all.
+        cos_unrelated: cosine mapped to s_norm 0.
+        cos_strong: cosine mapped to s_norm 1.
+    """
+    vm = store.vector_matrix(fingerprint)
+    if vm.matrix.shape[0] == 0:
+        return RecallList(name, "vector", weight, ())
+    scores = vm.matrix @ query_vector.astype(np.float32)
+    if allowed_docs is not None:
+        scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)
+    n = min(pool, int(np.isfinite(scores).sum()))
+    if n == 0:
+        return RecallList(name, "vector", weight, ())
+    top = np.argpartition(-scores, n - 1)[:n]
+    top = top[np.lexsort((vm.chunk_ids[top], -scores[top]))]
+    span = max(cos_strong - cos_unrelated, 1e-6)
+    hits = tuple(
+        Hit(int(vm.chunk_ids[i]), int(vm.doc_ids[i]), rank, float(scores[i]),
+            float(min(1.0, max(0.0, (scores[i] - cos_unrelated) / span))))
+        for rank, i in enumerate(top, start=1))
+    return RecallList(name, "vector", weight, hits)
+
+
+
