@@ -34,7 +34,7 @@ from kb.backends.embedding import EmbeddingService
 from kb.config import ChunkSettings
 from kb.errors import ExtractError
 from kb.store import DocumentRow, Store
-from kb.types import FileOutcome, IngestReport
+from kb.types import Block, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings) -> FileOutcome:
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,
                  service: EmbeddingService | None, sync: bool = False,
-                 on_progress: ProgressFn | None = None) -> IngestReport:
+                 on_progress: ProgressFn | None = None,
+                 no_vectors_reason: str = "no embedder configured") -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -89,6 +90,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         service: the embedding service, or ``None`` to store text only (BM25).
         sync: also remove documents under the given folders whose files are gone.
         on_progress: called with (phase, done, total) for ``files`` and ``vectors``.
+        no_vectors_reason: why ``service`` is ``None``, for the report's warning.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception.
@@ -121,12 +123,45 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             warnings.append(error)
         pending = store.count_needing_vectors(service.fingerprint.key)
     else:
-        warnings.append("no embedder configured: text indexed for BM25 only")
+        warnings.append(f"{no_vectors_reason}: text indexed for BM25 only")
         pending = store.counts()["chunks"] - store.counts()["vectors"]
     store.refresh_status()
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",
                         warnings=tuple(warnings))
+
+
+def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
+                   chunk: ChunkSettings, created_at: datetime | None = None) -> int:
+    """Index in-memory texts (e.g. an evaluation corpus) as plain-text documents.
+
+    Args:
+        store: the open store.
+        records: (source, title, text) triples; the source must be unique.
+        chunk: chunk sizes.
+        created_at: creation time for every record (default: now).
+
+    Returns:
+        The number of documents written (unchanged ones are skipped by content hash).
+    """
+    written = 0
+    created = created_at or datetime.now(UTC)
+    for source, title, text in records:
+        digest = hashlib.sha256(f"{title}\0{text}".encode()).hexdigest()
+        old = store.get_document(source=source)
+        if old is not None and old.content_hash == digest:
+            continue
+        body = text.replace("\x00", "").strip()
+        if not body:
+            continue
+        doc = ExtractedDocument(title=title.strip() or source, blocks=(Block(body),),
+                                source_type="txt")
+        store.replace_document(
+            DocumentRow(source=source, source_type="txt", title=doc.title, content_hash=digest,
+                        size=len(text.encode()), mtime=created.timestamp(), created_at=created),
+            chunk_document(doc, chunk))
+        written += 1
+    return written
 
 
 def remove_missing(store: Store, roots: Iterable[Path]) -> tuple[str, ...]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ingest.pipeline import ProgressFn, ingest_paths
-from kb.backends import LLM, Reranker
+from kb.backends import LLM, Embedder, Reranker
 from kb.backends.embedding import EmbeddingService
 from kb.backends.registry import make_embedder
 from kb.config import Config, SearchOptions
@@ -35,6 +34,7 @@ class KnowledgeBase:
     Args:
         path: the database file (created if absent).
         config: embedder spec, chunk and embedding settings.
+        embedder: an Embedder object to use instead of ``config.embedder``'s spec.
         llm: optional chat model (expansion, LLM rerank).
         reranker: optional cross-encoder.
 
@@ -43,7 +43,8 @@ class KnowledgeBase:
     """
 
     def __init__(self, path: Path | str, config: Config | None = None, *,
-                 llm: LLM | None = None, reranker: Reranker | None = None) -> None:
+                 embedder: Embedder | None = None, llm: LLM | None = None,
+                 reranker: Reranker | None = None) -> None:
         self.config = config or Config()
         self.store = Store(path)
         self.llm = llm
@@ -52,6 +53,7 @@ class KnowledgeBase:
         self._service: EmbeddingService | None = None
         self._problem: str | None = None
         self._loaded = False
+        self._embedder = embedder
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -69,16 +71,15 @@ class KnowledgeBase:
         with self._lock:
             if not self._loaded:
                 self._loaded = True
-                if self.config.embedder == "none":
-                    self._problem = "no embedder configured"
+                try:
+                    embedder = self._embedder or make_embedder(self.config.embedder)
+                except BackendError as exc:
+                    embedder, self._problem = None, f"embedder unavailable ({exc})"
+                if embedder is None:
+                    self._problem = self._problem or "no embedder configured"
                 else:
-                    try:
-                        embedder = make_embedder(self.config.embedder)
-                        assert embedder is not None
-                        self._service = EmbeddingService(embedder, self.store, self.config.chunk,
-                                                         self.config.embed)
-                    except BackendError as exc:
-                        self._problem = f"embedder unavailable ({exc})"
+                    self._service = EmbeddingService(embedder, self.store, self.config.chunk,
+                                                     self.config.embed)
             return self._service, self._problem
 
     def _stored_fingerprint(self) -> tuple[str | None, str]:
@@ -114,11 +115,9 @@ class KnowledgeBase:
                 raise mismatch
             self._claim_fingerprint(service)
         with self._lock:
-            report = ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
-                                  sync=sync, on_progress=on_progress)
-        if problem:
-            report = replace(report, warnings=(*report.warnings, problem))
-        return report
+            return ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
+                                sync=sync, on_progress=on_progress,
+                                no_vectors_reason=problem or "no embedder configured")
 
     def sync(self, paths: Iterable[Path | str], *,
              on_progress: ProgressFn | None = None) -> IngestReport:

@@ -102,3 +102,34 @@ class SearchOptions:
             raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
         if self.max_chunks_per_doc < 1:
             raise ValueError("max_chunks_per_doc must be at least 1")
+
+
+RecallMode = Literal["hybrid", "bm25", "vector"]
+RerankMode = Literal["auto", "mmr", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineSettings:
+    """Stage switches and weights of the retrieval pipeline (the stage check flips these).
+
+    Attributes:
+        recall: which recall lists run: both, BM25 only, or vectors only.
+        weighted_fusion: score-weighted RRF (True) or plain RRF (False).
+        floor: apply the relevance floor.
+        rerank: ``auto`` (cross-encoder, else LLM, else MMR), ``mmr``, or ``off`` (fused order).
+        expand: use the LLM for query expansion when one is configured.
+        w_bm25: weight of BM25 lists in fusion.
+        w_vector: weight of vector lists in fusion.
+        pool: candidates per recall list; ``None`` means max(50, 3 x top_k).
+        rrf_k: the RRF constant.
+    """
+
+    recall: RecallMode = "hybrid"
+    weighted_fusion: bool = True
+    floor: bool = True
+    rerank: RerankMode = "auto"
+    expand: bool = True
+    w_bm25: float = 1.0
+    w_vector: float = 1.0
+    pool: int | None = None
+    rrf_k: int = RRF_K

@@ -30,7 +30,7 @@ import numpy as np
 
 from kb.backends import LLM, Reranker
 from kb.backends.embedding import EmbeddingService
-from kb.config import CANDIDATE_POOL_MIN, RERANK_TOP_N, SearchOptions
+from kb.config import CANDIDATE_POOL_MIN, RERANK_TOP_N, PipelineSettings, SearchOptions
 from kb.store import Filters, Store, blob_to_vector
 from kb.textindex import has_cjk, query_terms, tokenize
 from kb.types import Candidate, Diagnostics, RecallList, Reference, SearchResult, StageTrace
@@ -45,8 +45,6 @@ from retrieve.recall import bm25_recall, like_recall, vector_recall
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-W_BM25 = 1.0  # weight of the original query's BM25 list
-W_VECTOR = 1.0  # weight of the original query's vector list
 W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
 
 
@@ -65,6 +63,7 @@ class Engines:
     embedding_problem: str | None = None
     llm: LLM | None = None
     reranker: Reranker | None = None
+    settings: PipelineSettings = field(default_factory=PipelineSettings)
 
 
 @dataclass
@@ -142,30 +141,69 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
 
 
-def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
-            filters: Filters, created: dict[int, datetime], now: datetime,
-            trace: _Trace) -> SearchResult:
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """Candidates in final order, before the top-k selection, with what the stages saw.
+
+    Attributes:
+        ordered: reranked top ``RERANK_TOP_N`` followed by the remaining floor-passing
+            candidates in fused order.
+        queries: the queries searched.
+        counts: hits per recall list.
+        calibration: the score anchors used.
+        floor: the floor applied, or ``None`` when off.
+        dropped: candidates the floor removed.
+        best_below: best cosine among them.
+        relaxed: the floor would have dropped everything.
+        vectors: chunk id -> vector for the reranked candidates.
+        texts: chunk id -> chunk text for the reranked candidates.
+    """
+
+    ordered: tuple[Candidate, ...]
+    queries: tuple[str, ...]
+    counts: tuple[tuple[str, int], ...]
+    calibration: Calibration
+    floor: float | None
+    dropped: int
+    best_below: float | None
+    relaxed: bool
+    vectors: dict[int, np.ndarray]
+    texts: dict[int, str]
+
+
+def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
+         filters: Filters, created: dict[int, datetime], now: datetime,
+         trace: _Trace) -> Ranking:
+    """Stages 1-5 without the top-k cut (shared by ``search`` and the evaluation)."""
+    settings = engines.settings
     # 1. expand
     if engines.llm is None:
         queries = [query]
         trace.skip("expand", "no LLM configured")
+    elif not settings.expand:
+        queries = [query]
+        trace.skip("expand", "switched off by settings")
     else:
-        queries = trace.run("expand", lambda: expand_queries(store, engines.llm, query))
+        llm = engines.llm
+        queries = trace.run("expand", lambda: expand_queries(store, llm, query))
     # 2. recall
-    pool = max(CANDIDATE_POOL_MIN, 3 * options.top_k)
-    service = engines.embedding
+    pool = settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k)
+    service = engines.embedding if settings.recall != "bm25" else None
     calibration = GENERIC
     if service is None:
-        trace.degraded.append(f"vectors: {engines.embedding_problem or 'no embedder'}; BM25 only")
+        if settings.recall != "bm25":
+            trace.degraded.append(
+                f"vectors: {engines.embedding_problem or 'no embedder'}; BM25 only")
     else:
         calibration = load_calibration(store, service.fingerprint.key,
                                        service.embedder.model_id)
     lists = trace.run("recall", lambda: _recall(store, queries, pool, filters, service,
-                                                calibration, trace))
+                                                calibration, settings, trace))
     counts = tuple((lst.name, len(lst.hits)) for lst in lists)
     vectors_used = any(lst.kind == "vector" for lst in lists)
     # 3. fuse, decay
-    fused = trace.run("fuse", lambda: fuse(lists))
+    fused = trace.run("fuse", lambda: fuse(lists, rrf_k=settings.rrf_k,
+                                           weighted=settings.weighted_fusion))
     if options.decay:
         fused = trace.run("decay", lambda: apply_decay(fused, created, now))
     else:
@@ -174,7 +212,7 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
         trace.explain.append(("fuse", tuple((c.chunk_id, round(c.score, 6)) for c in fused[:50])))
     # 4. floor
     relaxed, dropped, best_below, floor_value = False, 0, None, None
-    if vectors_used:
+    if vectors_used and settings.floor:
         result = trace.run("floor", lambda: apply_floor(fused, floor=calibration.floor))
         kept, relaxed, dropped, best_below = (list(result.kept), result.relaxed, result.dropped,
                                               result.best_below)
@@ -183,63 +221,86 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             trace.degraded.append("floor: every candidate was below it; best few kept, flagged")
     else:
         kept = fused
-        trace.skip("floor", "no vectors: the floor needs cosine scores")
-    # 5. rerank + select
+        trace.skip("floor", "switched off by settings" if vectors_used
+                   else "no vectors: the floor needs cosine scores")
+    # 5. rerank the top N
     top = kept[:RERANK_TOP_N]
-    chunks = store.chunks([c.chunk_id for c in top])
+    texts = {cid: ch.text for cid, ch in store.chunks([c.chunk_id for c in top]).items()}
     vectors = _vectors_of(store, service, top)
-    texts = {cid: ch.text for cid, ch in chunks.items()}
-    ordered = trace.run("rerank", lambda: _rerank(query, top, engines, vectors, texts, trace))
-    selected = rerank.select(ordered, texts, vectors, k=options.top_k,
-                             max_per_doc=options.max_chunks_per_doc)
+    if settings.rerank == "off":
+        ordered = top
+        trace.skip("rerank", "switched off by settings")
+    else:
+        ordered = trace.run("rerank", lambda: _rerank(query, top, engines, vectors, texts,
+                                                      trace))
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
+    return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
+                   calibration, floor_value, dropped, best_below, relaxed, vectors, texts)
+
+
+def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
+            filters: Filters, created: dict[int, datetime], now: datetime,
+            trace: _Trace) -> SearchResult:
+    r = rank(store, query, options, engines, filters, created, now, trace)
+    selected = rerank.select(r.ordered[:RERANK_TOP_N], r.texts, r.vectors, k=options.top_k,
+                             max_per_doc=options.max_chunks_per_doc)
     # 6. cite
-    refs = trace.run("cite", lambda: _references(store, selected, chunks, calibration, relaxed))
-    insufficient = not refs or relaxed
+    chunks = store.chunks([c.chunk_id for c in selected])
+    refs = trace.run("cite", lambda: _references(store, selected, chunks, r.calibration,
+                                                 r.relaxed))
+    insufficient = not refs or r.relaxed
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
-                       candidates=counts, floor=floor_value, floor_dropped=dropped,
-                       best_below_floor=best_below, queries=tuple(queries),
+                       candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
+                       best_below_floor=r.best_below, queries=r.queries,
                        explain=tuple(trace.explain))
-    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=relaxed),
+    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=r.relaxed),
                         insufficient, diag)
+
+
+def _keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
+                  trace: _Trace) -> RecallList:
+    """BM25 for one query; a LIKE scan when FTS fails or finds nothing for CJK text."""
+    terms = query_terms(q)
+    try:
+        bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
+                           weight=weight)
+        if bm25.hits or not has_cjk(q):
+            return bm25
+        trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
+    except sqlite3.OperationalError as exc:
+        trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
+    needles = terms if has_cjk(q) else [w for w in q.split() if w.strip()]
+    return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
+                       weight=weight)
 
 
 def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
             service: EmbeddingService | None, calibration: Calibration,
-            trace: _Trace) -> list[RecallList]:
+            settings: PipelineSettings, trace: _Trace) -> list[RecallList]:
     lists: list[RecallList] = []
     allowed = store.doc_ids_matching(filters) if filters.active else None
     for i, q in enumerate(queries):
         factor = 1.0 if i == 0 else W_EXPANDED
-        terms = query_terms(q)
-        try:
-            bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
-                               weight=W_BM25 * factor)
-        except sqlite3.OperationalError as exc:
-            trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
-            bm25 = None
-        if bm25 is None or (not bm25.hits and has_cjk(q)):
-            if bm25 is not None:
-                trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
-            needles = [w for w in q.split() if w.strip()] if not has_cjk(q) else terms
-            lists.append(like_recall(store, needles or terms, pool=pool, filters=filters,
-                                     name=f"like:{i}", weight=W_BM25 * factor))
-        else:
-            lists.append(bm25)
+        if settings.recall != "vector" or service is None:
+            lists.append(_keyword_list(store, q, i, pool, filters, settings.w_bm25 * factor,
+                                       trace))
         if service is None:
             continue
         try:
             qv = service.embed_query(q)
             lists.append(vector_recall(
                 store, qv, service.fingerprint.key, pool=pool, filters=filters,
-                allowed_docs=allowed, name=f"vector:{i}", weight=W_VECTOR * factor,
+                allowed_docs=allowed, name=f"vector:{i}", weight=settings.w_vector * factor,
                 cos_unrelated=calibration.cos_unrelated, cos_strong=calibration.cos_strong))
         except Exception as exc:  # a failing embedder closes the vector lists, never the search
             trace.degraded.append(f"vectors: embedder failed ({type(exc).__name__}: {exc}); "
                                   "BM25 only")
             service = None
+            if settings.recall == "vector":
+                lists.append(_keyword_list(store, q, i, pool, filters,
+                                           settings.w_bm25 * factor, trace))
     return lists
 
 

@@ -144,7 +144,7 @@ def test_empty_ranking_and_no_relevant_docs_score_zero() -> None:
 def test_bad_k_raises(k: object) -> None:
     for metric in (recall_at_k, precision_at_k, ndcg_at_k, reciprocal_rank):
         with pytest.raises(ValueError, match="k must be a positive integer"):
-            metric(RANKED, RELEVANT, k)  # type: ignore[operator]
+            metric(RANKED, RELEVANT, k)  # type: ignore[arg-type]
 
 
 # --- averaging over queries -------------------------------------------------------------------

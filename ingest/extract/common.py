@@ -34,9 +34,17 @@ DETECT_CHAOS_TOLERANCE = 0.05
 
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
-_INLINE_SPACE_RE = re.compile(r"[ \t\u00a0]+")
-_TRAILING_SPACE_RE = re.compile(r"[ \t]+\n")
-_BLANK_LINES_RE = re.compile(r"\n{3,}")
+# Declared labels decoded with their superset, as browsers do (WHATWG Encoding Standard):
+# pages labelled gb2312 routinely contain GBK characters, latin-1 pages cp1252 quotes.
+_DECLARED_SUPERSETS = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso8859-1": "cp1252",
+    "ascii": "cp1252",
+    "shift_jis": "cp932",
+    "euc_kr": "cp949",
+    "big5": "big5hkscs",
+}
 
 
 def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
@@ -71,8 +79,9 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         pass
     if declared:
         try:
-            codecs.lookup(declared)
-            return data.decode(declared), declared
+            name = codecs.lookup(declared).name
+            name = _DECLARED_SUPERSETS.get(name, name)
+            return data.decode(name), name
         except (LookupError, UnicodeDecodeError):
             pass
     return _detect(data)
@@ -126,16 +135,6 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
     return text
-
-
-def tidy_text(text: str) -> str:
-    """Collapse runs of spaces, trailing blanks and blank-line runs, then strip.
-
-    Used for formats whose whitespace is layout, not content (HTML, DOCX cells, titles).
-    """
-    text = _INLINE_SPACE_RE.sub(" ", clean_text(text))
-    text = _TRAILING_SPACE_RE.sub("\n", text)
-    return _BLANK_LINES_RE.sub("\n\n", text).strip()
 
 
 def one_line(text: str) -> str:

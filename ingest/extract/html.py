@@ -62,18 +62,18 @@ def extract_html(path: Path) -> ExtractedDocument:
         raise CorruptError(path, str(exc)) from exc
     try:
         soup = BeautifulSoup(markup, "lxml")
-    except Exception as exc:  # lxml can fail on pathological input
-        raise CorruptError(path, f"cannot parse HTML: {exc}") from exc
-    title_tag = soup.find("title")
-    title = one_line(title_tag.get_text()) if title_tag else ""
-    created_at = _published_time(soup)
-    _drop_invisible(soup)
-    if not title:
-        h1 = soup.find("h1")
-        title = one_line(h1.get_text(" ")) if h1 else ""
-    walker = _Walker()
-    walker.walk(soup)
-    walker.flush()
+        title_tag = soup.find("title")
+        title = one_line(title_tag.get_text()) if title_tag else ""
+        created_at = _published_time(soup)
+        _drop_invisible(soup)
+        if not title:
+            h1 = soup.find("h1")
+            title = one_line(h1.get_text(" ")) if h1 else ""
+        walker = _Walker()
+        walker.walk(soup)
+        walker.flush()
+    except Exception as exc:  # pathological markup (e.g. nesting past the recursion limit)
+        raise CorruptError(path, f"cannot parse HTML: {type(exc).__name__}: {exc}") from exc
     return build_document(
         path,
         title=title,
@@ -123,6 +123,9 @@ def _is_hidden(tag: Tag) -> bool:
     return isinstance(style, str) and bool(_HIDDEN_STYLE_RE.search(style))
 
 
+_END_OF_BLOCK = object()  # marks where a block-level element's content ends
+
+
 class _Walker:
     """Collects text lines in document order, cutting a block at every heading."""
 
@@ -132,14 +135,20 @@ class _Walker:
         self.lines: list[str] = []
         self.current: list[str] = []
 
-    def walk(self, node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, Tag):
-                self._visit(child)
-            elif type(child) is NavigableString:  # not a Comment, CData, Doctype, ...
-                self.current.append(str(child))
+    def walk(self, root: Tag) -> None:
+        """Visit ``root``'s descendants in document order (iteratively: pages nest deeply)."""
+        todo: list[object] = list(reversed(root.contents))
+        while todo:
+            node = todo.pop()
+            if node is _END_OF_BLOCK:
+                self.newline()
+            elif isinstance(node, Tag):
+                todo.extend(self._visit(node))
+            elif type(node) is NavigableString:  # not a Comment, CData, Doctype, ...
+                self.current.append(str(node))
 
-    def _visit(self, tag: Tag) -> None:
+    def _visit(self, tag: Tag) -> list[object]:
+        """Handle one element; return what remains to visit, in reverse order."""
         name = tag.name
         if name in HEADING_TAGS:
             self._heading(int(name[1]), one_line(tag.get_text(" ")))
@@ -153,10 +162,10 @@ class _Walker:
             self.lines.extend(_table_lines(tag))
         elif name in BLOCK_TAGS:
             self.newline()
-            self.walk(tag)
-            self.newline()
+            return [_END_OF_BLOCK, *reversed(tag.contents)]
         else:
-            self.walk(tag)
+            return list(reversed(tag.contents))
+        return []
 
     def _heading(self, level: int, text: str) -> None:
         if not text:

@@ -39,7 +39,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
 
     Raises:
         EmptyDocumentError: the file is 0 bytes, or no page has a text layer.
-        EncryptedError: a user password is needed.
+        EncryptedError: a user password is needed, or AES decryption needs the optional
+            ``cryptography`` package.
         CorruptError: the file is malformed (pypdf's reason is given).
 
     """
@@ -49,6 +50,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
             return _extract(path, PdfReader(stream))
     except ExtractError:
         raise
+    except DependencyError as exc:  # AES without the optional `cryptography` package
+        raise EncryptedError(path, f"encrypted; cannot decrypt: {exc}") from exc
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
@@ -59,25 +62,35 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
     _unlock(path, reader)
     blocks: list[Block] = []
     empty_pages: list[int] = []
-    warnings: list[str] = []
-    seen_images: set[Any] = set()
+    failed_pages: list[int] = []
+    first_failure = ""
+    seen_images: set[tuple[str, int]] = set()
     images = 0
     for number, page in enumerate(reader.pages, start=1):
+        images += _count_images(page, seen_images)
         try:
             raw = page.extract_text() or ""
-        except Exception as exc:
-            warnings.append(f"page {number}: text extraction failed ({_describe(exc)})")
-            raw = ""
+        except DependencyError:
+            raise
+        except Exception as exc:  # one broken content stream must not lose the other pages
+            failed_pages.append(number)
+            first_failure = first_failure or _describe(exc)
+            continue
         block = make_block(clean_text(raw, nfkc=True), page=number)
         if block is None:
             empty_pages.append(number)
         else:
             blocks.append(block)
-        images += _count_images(page, seen_images)
-    if empty_pages:
-        warnings.insert(0, _no_text_warning(empty_pages))
-    if images:
-        warnings.append(f"{images} images not indexed (no vision model configured)")
+    failure = ""
+    if failed_pages:
+        failure = f"text extraction failed on page(s) {_ranges(failed_pages)}: {first_failure}"
+        if not blocks:
+            raise CorruptError(path, failure)
+    warnings = [
+        *([_no_text_warning(empty_pages)] if empty_pages else []),
+        *([failure] if failure else []),
+        *([f"{images} images not indexed (no vision model configured)"] if images else []),
+    ]
     return build_document(
         path,
         title=_title(reader),
@@ -92,10 +105,7 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
 def _unlock(path: Path, reader: PdfReader) -> None:
     if not reader.is_encrypted:
         return
-    try:
-        result = reader.decrypt("")
-    except DependencyError as exc:
-        raise EncryptedError(path, f"encrypted with AES; reading it needs {exc}") from exc
+    result = reader.decrypt("")
     if result == PasswordType.NOT_DECRYPTED:
         raise EncryptedError(path, "encrypted with a user password")
 
@@ -107,7 +117,7 @@ def _no_text_warning(pages: list[int]) -> str:
 
 
 def _ranges(numbers: list[int]) -> str:
-    """``[1, 2, 3, 5]`` -> ``"1-3, 5"``."""
+    """Format page numbers compactly: ``[1, 2, 3, 5]`` -> ``"1-3, 5"``."""
     spans: list[list[int]] = []
     for n in numbers:
         if spans and n == spans[-1][1] + 1:
@@ -117,15 +127,15 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
-def _count_images(page: Any, seen: set[Any]) -> int:
-    """Image XObjects reachable from the page's resources, each object counted once."""
+def _count_images(page: Any, seen: set[tuple[str, int]]) -> int:
+    """Count image XObjects reachable from the page's resources, each object once."""
     try:
         return _count_xobject_images(page.get("/Resources"), seen, 0)
     except Exception:  # a broken resource dictionary must not fail the page
         return 0
 
 
-def _count_xobject_images(resources: Any, seen: set[Any], depth: int) -> int:
+def _count_xobject_images(resources: Any, seen: set[tuple[str, int]], depth: int) -> int:
     if resources is None or depth > _MAX_XOBJECT_DEPTH:
         return 0
     xobjects = resources.get_object().get("/XObject")
@@ -133,7 +143,8 @@ def _count_xobject_images(resources: Any, seen: set[Any], depth: int) -> int:
         return 0
     count = 0
     for ref in xobjects.get_object().values():
-        key = getattr(ref, "idnum", None) or id(ref)
+        idnum = getattr(ref, "idnum", None)
+        key = ("indirect", idnum) if idnum is not None else ("direct", id(ref))
         if key in seen:
             continue
         seen.add(key)

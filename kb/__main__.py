@@ -1,0 +1,5 @@
+"""``python -m kb`` runs the CLI."""
+
+from kb.cli import main
+
+main()

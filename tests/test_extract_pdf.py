@@ -1,0 +1,206 @@
+"""PDF extraction with pypdf on real files and on PDFs generated here with reportlab/pypdf."""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+
+from ingest.extract import extract
+from kb.errors import CorruptError, EmptyDocumentError, EncryptedError, ExtractError
+
+PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
+LIGATURES = "".join(chr(c) for c in range(0xFB00, 0xFB07))  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
+
+
+def test_multi_page_pdf_keeps_pages() -> None:
+    doc = extract(PDF / "pdflatex-4-pages.pdf")
+    assert doc.source_type == "pdf"
+    assert [b.page for b in doc.blocks] == [1, 2, 3, 4]
+    assert doc.blocks[0].text.startswith("Hello, here is some text without a meaning.")
+    assert all(len(b.text) > 2000 for b in doc.blocks)
+    assert doc.title == "pdflatex-4-pages"  # no /Title in the metadata
+    # manifest: "creation_date": "2022-04-03T19:59:45+02:00"
+    assert doc.created_at == datetime(2022, 4, 3, 19, 59, 45, tzinfo=timezone(timedelta(hours=2)))
+
+
+def test_ligatures_are_nfkc_normalised() -> None:
+    raw = PdfReader(PDF / "pdfplumber-issue-316-example.pdf").pages[0].extract_text()
+    assert "efﬁcacy" in raw  # the file really carries U+FB01 in its text layer
+    doc = extract(PDF / "pdfplumber-issue-316-example.pdf")
+    assert len(doc.blocks) == 17
+    assert not any(ch in doc.text for ch in LIGATURES)
+    assert "investigate the efficacy of family involvement" in doc.blocks[0].text
+    assert "work-family conflict" in doc.blocks[0].text
+    assert doc.text == unicodedata.normalize("NFKC", doc.text)
+    # /Title is "88300 162..177" (a print-job id, no letters): the stem is used instead.
+    assert doc.title == "pdfplumber-issue-316-example"
+
+
+def test_chinese_pdf_pages() -> None:
+    doc = extract(PDF / "pdfplumber-issue-67-example.pdf")
+    assert [b.page for b in doc.blocks] == list(range(1, 23))
+    assert "东北电气发展股份有限公司" in doc.blocks[1].text
+    assert "第一节 重要提示" in doc.blocks[1].text
+
+
+def test_metadata_title_and_image_warning() -> None:
+    doc = extract(PDF / "google-doc-document.pdf")
+    assert doc.title == "PDF Example Document"
+    assert "1 images not indexed (no vision model configured)" in doc.warnings
+    assert doc.created_at is None  # manifest: "creation_date": null
+
+
+@pytest.mark.parametrize(
+    "name", ["libreoffice-writer-password.pdf", "pdfplumber-password-example.pdf"]
+)
+def test_user_password_pdf_is_encrypted_error(name: str) -> None:
+    with pytest.raises(EncryptedError, match="encrypted with a user password") as caught:
+        extract(PDF / name)
+    assert caught.value.path == PDF / name
+    assert caught.value.kind == "encrypted"
+
+
+def test_user_password_is_really_needed() -> None:
+    # Sanity check of the fixture: the documented password opens it.
+    reader = PdfReader(PDF / "libreoffice-writer-password.pdf")
+    assert reader.decrypt("openpassword")
+    assert "Lorem ipsum" in reader.pages[0].extract_text()
+
+
+def _encrypted_copy(tmp_path: Path, *, user_password: str) -> Path:
+    writer = PdfWriter(clone_from=PdfReader(PDF / "minimal-document.pdf"))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret", algorithm="RC4-128")
+    path = tmp_path / f"encrypted-{'user' if user_password else 'owner'}.pdf"
+    with path.open("wb") as fh:
+        writer.write(fh)
+    return path
+
+
+def test_owner_only_encryption_opens_with_empty_password(tmp_path: Path) -> None:
+    path = _encrypted_copy(tmp_path, user_password="")
+    assert PdfReader(path).is_encrypted
+    doc = extract(path)
+    assert doc.blocks[0].text.startswith("Lorem ipsum dolor sit amet")
+    assert doc.blocks[0].page == 1
+
+
+def test_generated_user_password_is_encrypted_error(tmp_path: Path) -> None:
+    with pytest.raises(EncryptedError):
+        extract(_encrypted_copy(tmp_path, user_password="let-me-in"))
+
+
+def test_scanned_pdf_without_text_layer() -> None:
+    with pytest.raises(EmptyDocumentError, match=r"no text layer on any page \(scanned PDF\?\)"):
+        extract(PDF / "ocrmypdf-linn.pdf")
+
+
+def test_empty_file() -> None:
+    with pytest.raises(EmptyDocumentError, match="empty file"):
+        extract(PDF / "pdfplumber-empty.pdf")
+
+
+def test_invalid_pdf_is_corrupt_with_pypdf_reason() -> None:
+    with pytest.raises(CorruptError, match="startxref") as caught:
+        extract(PDF / "ocrmypdf-invalid.pdf")
+    assert str(caught.value).startswith(str(PDF / "ocrmypdf-invalid.pdf"))
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.5, 0.9])
+def test_truncated_pdf_never_escapes_as_another_exception(tmp_path: Path, cut: float) -> None:
+    data = (PDF / "pdflatex-4-pages.pdf").read_bytes()
+    path = tmp_path / "truncated.pdf"
+    path.write_bytes(data[: int(len(data) * cut)])
+    try:
+        doc = extract(path)
+    except ExtractError as exc:
+        assert exc.reason
+    else:
+        assert doc.blocks and all(b.text.strip() for b in doc.blocks)
+
+
+def test_garbage_with_pdf_suffix(tmp_path: Path) -> None:
+    path = tmp_path / "notes.pdf"
+    path.write_text("this is not a PDF at all\n", encoding="utf-8")
+    with pytest.raises(CorruptError, match="malformed PDF"):
+        extract(path)
+
+
+def _reportlab_pdf(path: Path) -> None:
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    pil_image = pytest.importorskip("PIL.Image")
+    from reportlab.lib.utils import ImageReader
+
+    pdf = canvas.Canvas(str(path))
+    pdf.setTitle("Quarterly Report on Widgets")
+    pdf.drawString(72, 720, "Widget sales rose by 12 percent in the third quarter.")
+    pdf.drawString(72, 700, "Page one ends here.")
+    pdf.showPage()
+    pdf.showPage()  # page 2: nothing drawn, no text layer
+    buffer = io.BytesIO()
+    pil_image.new("RGB", (8, 8), (200, 30, 30)).save(buffer, format="PNG")
+    pdf.drawImage(ImageReader(io.BytesIO(buffer.getvalue())), 72, 500, width=50, height=50)
+    pdf.drawString(72, 720, "Third page: the outlook for gadgets is stable.")
+    pdf.showPage()
+    pdf.save()
+
+
+def test_reportlab_pdf_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "report.pdf"
+    _reportlab_pdf(path)
+    doc = extract(path)
+    assert doc.title == "Quarterly Report on Widgets"
+    assert [b.page for b in doc.blocks] == [1, 3]
+    assert doc.blocks[0].text == (
+        "Widget sales rose by 12 percent in the third quarter.\nPage one ends here."
+    )
+    assert doc.blocks[1].text == "Third page: the outlook for gadgets is stable."
+    assert "page 2 has no text layer (scanned image?); not indexed" in doc.warnings
+    assert "1 images not indexed (no vision model configured)" in doc.warnings
+    assert doc.created_at is not None and doc.created_at.tzinfo is not None
+    assert abs(datetime.now(tz=doc.created_at.tzinfo) - doc.created_at) < timedelta(days=2)
+
+
+def _minimal_pdf(content: bytes) -> bytes:
+    """A one-page PDF (Helvetica as /F1) with ``content`` as its page content stream."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def test_nul_in_text_layer_is_stripped(tmp_path: Path) -> None:
+    path = tmp_path / "nul.pdf"
+    path.write_bytes(_minimal_pdf(b"BT /F1 12 Tf 72 720 Td (before\\000after) Tj ET"))
+    assert PdfReader(path).pages[0].extract_text() == "before\x00after"  # pypdf keeps the NUL
+    doc = extract(path)
+    assert doc.text == "beforeafter"
+    assert doc.title == "nul"
+
+
+def test_whitespace_only_text_layer_is_no_text(tmp_path: Path) -> None:
+    path = tmp_path / "spaces.pdf"
+    path.write_bytes(_minimal_pdf(b"BT /F1 12 Tf 72 720 Td (   ) Tj ET"))
+    with pytest.raises(EmptyDocumentError, match="no text layer"):
+        extract(path)

