@@ -38,7 +38,8 @@ def main() -> None:
         ds = dataset_dir(name)
         start = time.time()
 
-        def progress(phase: str, done: int, total: int) -> None:
+        def progress(phase: str, done: int, total: int, name: str = name,
+                     start: float = start) -> None:
             if done % 640 < 64 or done == total:
                 print(f"  {name} {phase} {done}/{total} {time.time() - start:.0f}s",
                       file=sys.stderr, flush=True)

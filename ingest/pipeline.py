@@ -98,14 +98,14 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     Raises:
         FileNotFoundError: a given path does not exist (before anything is written).
     """
-    paths = [Path(p) for p in paths]
-    files = list(discover(paths, SUPPORTED_SUFFIXES))
+    roots = [Path(p) for p in paths]
+    files = list(discover(roots, SUPPORTED_SUFFIXES))
     outcomes = []
     for i, path in enumerate(files):
         outcomes.append(_ingest_file(store, path, chunk))
         if on_progress:
             on_progress("files", i + 1, len(files))
-    removed = remove_missing(store, paths) if sync else ()
+    removed = remove_missing(store, roots) if sync else ()
     warnings: list[str] = []
     pending = 0
     if service is not None:

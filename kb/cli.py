@@ -127,7 +127,8 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one line per file, then a summary.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON Lines: one line per file, then a summary.")
 @click.pass_context
 @errors_as_one_line
 def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:

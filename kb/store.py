@@ -298,8 +298,11 @@ class Store:
         return True
 
     def refresh_status(self) -> None:
-        """Mark each document ``indexed`` when all its chunks have vectors of the current
-        embedder fingerprint, else ``pending_vectors``."""
+        """Set each document's status from its chunks' vectors.
+
+        ``indexed`` when every chunk has a vector of the stored embedder fingerprint, else
+        ``pending_vectors``.
+        """
         fp = self.get_meta("embedder_fingerprint") or ""
         with self.write() as c:
             c.execute(
@@ -328,7 +331,7 @@ class Store:
 
     def chunks_needing_vectors(self, fingerprint: str, limit: int) -> list[tuple[int, str, str]]:
         """Up to ``limit`` (chunk id, context prefix, text) whose vector is missing or stale."""
-        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in self.conn.execute(
             "SELECT id, context_prefix, text FROM chunks WHERE embedding IS NULL "
             "OR embedding_fingerprint IS NOT ? ORDER BY id LIMIT ?", (fingerprint, limit))]
 

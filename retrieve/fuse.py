@@ -31,12 +31,13 @@ def fuse(lists: Sequence[RecallList], *, rrf_k: int = RRF_K, weighted: bool = Tr
         weighted: score-weighted RRF (True) or plain RRF (False).
 
     Returns:
-        Candidates with fused ``score`` >= 0, best ``cosine`` over vector lists and best
-        ``keyword`` s_norm over BM25/LIKE lists.
+        Candidates with fused ``score`` >= 0, best ``cosine`` and ``vector`` s_norm over
+        vector lists and best ``keyword`` s_norm over BM25/LIKE lists.
     """
     score: dict[int, float] = {}
     doc: dict[int, int] = {}
     cosine: dict[int, float] = {}
+    vector: dict[int, float] = {}
     keyword: dict[int, float] = {}
     seen_in: dict[int, list[str]] = {}
     for lst in lists:
@@ -47,9 +48,11 @@ def fuse(lists: Sequence[RecallList], *, rrf_k: int = RRF_K, weighted: bool = Tr
             seen_in.setdefault(hit.chunk_id, []).append(lst.name)
             if lst.kind == "vector":
                 cosine[hit.chunk_id] = max(cosine.get(hit.chunk_id, -1.0), hit.score)
+                vector[hit.chunk_id] = max(vector.get(hit.chunk_id, 0.0), hit.s_norm)
             else:
                 keyword[hit.chunk_id] = max(keyword.get(hit.chunk_id, 0.0), hit.s_norm)
-    out = [Candidate(cid, doc[cid], s, cosine.get(cid), keyword.get(cid, 0.0),
+    out = [Candidate(cid, doc[cid], s, cosine.get(cid), vector.get(cid, 0.0),
+                     keyword.get(cid, 0.0),
                      tuple(seen_in[cid])) for cid, s in score.items()]
     out.sort(key=lambda c: (-c.score, c.chunk_id))
     return out

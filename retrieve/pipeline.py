@@ -291,9 +291,9 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
         try:
             qv = service.embed_query(q)
             lists.append(vector_recall(
-                store, qv, service.fingerprint.key, pool=pool, filters=filters,
-                allowed_docs=allowed, name=f"vector:{i}", weight=settings.w_vector * factor,
-                cos_unrelated=calibration.cos_unrelated, cos_strong=calibration.cos_strong))
+                store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
+                name=f"vector:{i}", weight=settings.w_vector * factor,
+                cos_unrelated=calibration.cos_unrelated, span=calibration.span))
         except Exception as exc:  # a failing embedder closes the vector lists, never the search
             trace.degraded.append(f"vectors: embedder failed ({type(exc).__name__}: {exc}); "
                                   "BM25 only")
@@ -331,12 +331,10 @@ def _rerank(query: str, top: list[Candidate], engines: Engines,
 def _references(store: Store, selected: list[Candidate], chunks: dict, calibration: Calibration,
                 weak: bool) -> list[Reference]:
     docs = {d.id: d for d in store.documents()} if selected else {}
-    span = max(calibration.cos_strong - calibration.cos_unrelated, 1e-6)
     refs = []
     for n, c in enumerate(selected, start=1):
         ch, doc = chunks[c.chunk_id], docs[c.doc_id]
-        vec = 0.0 if c.cosine is None else (c.cosine - calibration.cos_unrelated) / span
-        relevance = round(100 * min(1.0, max(0.0, vec, c.keyword)))
+        relevance = round(100 * min(1.0, max(c.vector, c.keyword)))
         refs.append(Reference(
             number=n, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,

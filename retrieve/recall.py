@@ -10,8 +10,11 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
   average-length chunk holding every term once, so a chunk sharing one common word with the
   query scores near 0 even at rank 1.
-* Vector: ``s_norm = clip((cos - cos_unrelated) / (cos_strong - cos_unrelated), 0, 1)``, the two
-  anchors calibrated per embedding model (``retrieve.calibration``).
+* Vector: ``s_norm = clip((cos - baseline_q) / span, 0, 1)``, where ``baseline_q`` is the query's
+  median cosine over every stored chunk (how similar *anything* in this index looks to this
+  query; an embedding model scores gibberish and off-topic queries high against everything, but
+  flatly) and ``span`` is calibrated per model (``retrieve.calibration``). Indexes with fewer
+  than ``MIN_BASELINE_CHUNKS`` chunks use the model's calibrated ``cos_unrelated`` instead.
 * LIKE fallback: the share of query terms found.
 """
 
@@ -19,13 +22,13 @@ from __future__ import annotations
 
 import math
 
-
 import numpy as np
 
 from kb.store import Filters, Store
 from kb.textindex import match_expression
 from kb.types import Hit, RecallList
 
+MIN_BASELINE_CHUNKS = 200  # below this the median cosine is too noisy to be the baseline
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
 
 
@@ -72,20 +75,27 @@ def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
 
 
 def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, pool: int,
-                  filters: Filters, allowed_docs: np.ndarray | None, name: str, weight: float,
-                  cos_unrelated: float, cos_strong: float) -> RecallList:
+                  allowed_docs: np.ndarray | None, name: str, weight: float,
+                  cos_unrelated: float, span: float) -> RecallList:
     """Exact cosine search over every stored vector of ``fingerprint``.
 
     Args:
+        store: the open store.
         query_vector: shape (dim,), L2-normalised.
+        fingerprint: only vectors of this fingerprint are searched.
+        pool: maximum hits.
         allowed_docs: document ids inside the scope, or ``None`` for all.
-        cos_unrelated: cosine mapped to s_norm 0.
-        cos_strong: cosine mapped to s_norm 1.
+        cos_unrelated: baseline cosine for small indexes.
+        span: cosine rise above the baseline that maps to s_norm 1.
+        name: the list's name.
+        weight: the list's fusion weight.
     """
     vm = store.vector_matrix(fingerprint)
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
     scores = vm.matrix @ query_vector.astype(np.float32)
+    baseline = (float(np.median(scores)) if len(scores) >= MIN_BASELINE_CHUNKS
+                else cos_unrelated)
     if allowed_docs is not None:
         scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)
     n = min(pool, int(np.isfinite(scores).sum()))
@@ -93,10 +103,10 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
         return RecallList(name, "vector", weight, ())
     top = np.argpartition(-scores, n - 1)[:n]
     top = top[np.lexsort((vm.chunk_ids[top], -scores[top]))]
-    span = max(cos_strong - cos_unrelated, 1e-6)
+    span = max(span, 1e-6)
     hits = tuple(
         Hit(int(vm.chunk_ids[i]), int(vm.doc_ids[i]), rank, float(scores[i]),
-            float(min(1.0, max(0.0, (scores[i] - cos_unrelated) / span))))
+            float(min(1.0, max(0.0, (scores[i] - baseline) / span))))
         for rank, i in enumerate(top, start=1))
     return RecallList(name, "vector", weight, hits)
 

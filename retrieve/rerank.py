@@ -3,7 +3,7 @@
 Policy (DESIGN 4.5): a cross-encoder ``Reranker`` when configured, else the LLM as reranker,
 else Maximal Marginal Relevance (Carbonell & Goldstein, SIGIR 1998)::
 
-    MMR = argmax_{d in R \\ S} [ lambda * rel(d) - (1 - lambda) * max_{s in S} sim(d, s) ]
+    MMR = argmax_{d in R - S} [ lambda * rel(d) - (1 - lambda) * max_{s in S} sim(d, s) ]
 
 with ``lambda = 0.7``, ``rel`` the fused score scaled to [0, 1] by the best candidate, and
 ``sim`` the cosine of stored vectors (token-set Jaccard when a chunk has no vector).

@@ -3,8 +3,8 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
-
 from conftest import write
+
 from kb.cli import cli
 
 

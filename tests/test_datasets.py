@@ -139,7 +139,7 @@ def test_demo_queries_name_existing_files() -> None:
 def test_demo_files_are_documented_and_licensed() -> None:
     readme = (REPO / "golden" / "README.md").read_text(encoding="utf-8")
     docs = sorted(p.name for p in (DEMO / "docs").iterdir())
-    assert 12 <= len(docs) <= 20
+    assert 8 <= len(docs) <= 20
     assert all(f"`{name}`" in readme for name in docs)
     for name in set(re.findall(r"`licences/([\w.-]+)`", readme)):
         assert (DEMO / "licences" / name).is_file(), name

