@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -95,6 +96,11 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | No
 @click.pass_context
 def cli(ctx: click.Context, db: str, embedder: str) -> None:
     """kb: a local-first knowledge base that refuses near-topic noise."""
+    logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
+    # Parsers narrate their recoveries from broken files; the ingest report already says
+    # which files failed and why.
+    for noisy in ("pypdf", "jieba"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
     ctx.obj = {"db": db, "embedder": embedder}
 
 
@@ -306,6 +312,46 @@ def status(ctx: click.Context, as_json: bool) -> None:
     else:
         for k, v in info.items():
             click.echo(f"{k:20} {v}")
+
+
+@cli.command()
+@click.option("--set", "set_name", default="precision", show_default=True,
+              help="A bundled golden set name, or a folder in BEIR layout (with distractors).")
+@click.option("--dry-run", is_flag=True, help="Measure and print, but do not store.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_context
+@errors_as_one_line
+def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -> None:
+    """Calibrate the embedder's score scale and relevance floor on a golden set; store it."""
+    import tempfile
+
+    from eval.calibrate import calibrate as run_calibration
+    from eval.datasets import dataset_dir
+    from eval.retrieval import open_index
+    from retrieve.calibration import save_calibration
+
+    folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
+    with open_kb(ctx) as kb, tempfile.TemporaryDirectory() as tmp:
+        service, problem = kb._embedding()
+        if service is None:
+            raise KbError(f"cannot calibrate: {problem}")
+        with progress_bar(not as_json) as bar:
+            index = open_index(folder, Path(tmp) / "calibration.db",
+                               embedder=ctx.obj["embedder"], on_progress=bar)
+        try:
+            report = run_calibration(index, folder)
+        finally:
+            index.close()
+        if not dry_run:
+            save_calibration(kb.store, service.fingerprint.key, report.calibration)
+    out = {**dataclasses.asdict(report.calibration), "fingerprint": service.fingerprint.key,
+           "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
+           "queries": len(report.negatives), "stored": not dry_run}
+    if as_json:
+        emit_json(out)
+    else:
+        for k, v in out.items():
+            click.echo(f"{k:14} {v}")
 
 
 def main() -> None:

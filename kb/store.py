@@ -121,6 +121,7 @@ class Store:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
+        self._created: tuple[int, dict[int, datetime]] = (-1, {})
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -435,6 +436,17 @@ class Store:
                           np.array([r[1] for r in rows], dtype=np.int64), matrix)
         self._vectors = {fingerprint: (gen, vm)}
         return vm
+
+    def created_at_map(self) -> dict[int, datetime]:
+        """Document id -> timezone-aware creation time, cached until the next write."""
+        gen = self.generation()
+        if self._created[0] != gen:
+            out = {}
+            for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
+                t = datetime.fromisoformat(raw)
+                out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
+            self._created = (gen, out)
+        return self._created[1]
 
     def doc_ids_matching(self, filters: Filters) -> np.ndarray:
         """Ids of documents inside ``filters`` (int64 array)."""

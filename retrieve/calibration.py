@@ -46,6 +46,17 @@ SHIPPED: dict[str, Calibration] = {
 GENERIC = Calibration(0.0, 0.6, 0.5, "generic default (run kb calibrate)")
 
 
+def near_duplicate_cosine(calibration: Calibration, threshold: float) -> float:
+    """A near-duplicate threshold given on a 0-based cosine scale, moved to this model's scale.
+
+    ``threshold`` (e.g. 0.95) is applied to the rescaled cosine
+    ``(cos - cos_unrelated) / (1 - cos_unrelated)``, so models whose unrelated pairs already
+    sit at 0.74 (e5) do not call every pair of neighbouring chunks a duplicate.
+    """
+    base = max(calibration.cos_unrelated, 0.0)
+    return base + threshold * (1.0 - base)
+
+
 def meta_key(fingerprint: str) -> str:
     """The meta key holding the calibration of ``fingerprint``."""
     return f"calibration:{fingerprint}"

@@ -19,6 +19,7 @@ failure: the caller gets an empty result whose diagnostics carry the reason.
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import time
 from collections.abc import Callable
@@ -30,12 +31,23 @@ import numpy as np
 
 from kb.backends import LLM, Reranker
 from kb.backends.embedding import EmbeddingService
-from kb.config import CANDIDATE_POOL_MIN, RERANK_TOP_N, PipelineSettings, SearchOptions
+from kb.config import (
+    CANDIDATE_POOL_MIN,
+    NEAR_DUPLICATE_COSINE,
+    RERANK_TOP_N,
+    PipelineSettings,
+    SearchOptions,
+)
 from kb.store import Filters, Store, blob_to_vector
 from kb.textindex import has_cjk, query_terms, tokenize
 from kb.types import Candidate, Diagnostics, RecallList, Reference, SearchResult, StageTrace
 from retrieve import cite, rerank
-from retrieve.calibration import GENERIC, Calibration, load_calibration
+from retrieve.calibration import (
+    GENERIC,
+    Calibration,
+    load_calibration,
+    near_duplicate_cosine,
+)
 from retrieve.decay import apply_decay
 from retrieve.expand import expand_queries
 from retrieve.floor import apply_floor
@@ -46,6 +58,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +115,7 @@ def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, dat
     """Filters for both searches (dates compared as datetimes in code) and created_at by doc."""
     after = _parse_instant(options.created_after, "created_after")
     before = _parse_instant(options.created_before, "created_before")
-    created = {d.id: d.created_at if d.created_at.tzinfo else d.created_at.replace(tzinfo=UTC)
-               for d in store.documents()}
+    created = store.created_at_map()
     doc_ids = None
     if after or before:
         doc_ids = tuple(sorted(i for i, t in created.items()
@@ -131,9 +143,11 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     """
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
-    filters, created = _scope(store, options)
+    for name in ("created_after", "created_before"):  # a caller mistake raises, here only
+        _parse_instant(getattr(options, name), name)
     trace = _Trace()
-    try:
+    try:  # reading the store is search-time: a corrupt row must not raise to the caller
+        filters, created = _scope(store, options)
         return _search(store, query, options, engines, filters, created,
                        now or datetime.now(UTC), trace)
     except Exception as exc:  # the assistant's turn must never see an exception
@@ -190,7 +204,11 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     pool = settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k)
     service = engines.embedding if settings.recall != "bm25" else None
     calibration = GENERIC
-    if service is None:
+    if service is not None and not _has_vectors(store, service.fingerprint.key):
+        trace.degraded.append(f"vectors: the index holds none from {service.embedder.model_id} "
+                              "(run `kb reembed`); BM25 only")
+        service = None
+    elif service is None:
         if settings.recall != "bm25":
             trace.degraded.append(
                 f"vectors: {engines.embedding_problem or 'no embedder'}; BM25 only")
@@ -244,8 +262,12 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             filters: Filters, created: dict[int, datetime], now: datetime,
             trace: _Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
-    selected = rerank.select(r.ordered[:RERANK_TOP_N], r.texts, r.vectors, k=options.top_k,
-                             max_per_doc=options.max_chunks_per_doc)
+    settings = engines.settings
+    best = max((c.score for c in r.ordered), default=0.0)
+    eligible = [c for c in r.ordered[:RERANK_TOP_N] if c.score >= settings.relative_floor * best]
+    selected = rerank.select(
+        eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
+        near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
     # 6. cite
     chunks = store.chunks([c.chunk_id for c in selected])
     refs = trace.run("cite", lambda: _references(store, selected, chunks, r.calibration,
@@ -271,7 +293,10 @@ def _keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, wei
         trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
     except sqlite3.OperationalError as exc:
         trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
-    needles = terms if has_cjk(q) else [w for w in q.split() if w.strip()]
+    # words with surrounding punctuation stripped ("kites?" -> "kites"): a needle keeping it
+    # would miss the text it names
+    words = [_EDGE_PUNCTUATION.sub("", w) for w in q.split()]
+    needles = terms if has_cjk(q) else [w for w in words if w]
     return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
                        weight=weight)
 
@@ -288,20 +313,29 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
                                        trace))
         if service is None:
             continue
+        failing = "embedder"
         try:
             qv = service.embed_query(q)
+            failing = "vector search"
             lists.append(vector_recall(
                 store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
                 name=f"vector:{i}", weight=settings.w_vector * factor,
                 cos_unrelated=calibration.cos_unrelated, span=calibration.span))
         except Exception as exc:  # a failing embedder closes the vector lists, never the search
-            trace.degraded.append(f"vectors: embedder failed ({type(exc).__name__}: {exc}); "
+            trace.degraded.append(f"vectors: {failing} failed ({type(exc).__name__}: {exc}); "
                                   "BM25 only")
             service = None
             if settings.recall == "vector":
                 lists.append(_keyword_list(store, q, i, pool, filters,
                                            settings.w_bm25 * factor, trace))
     return lists
+
+
+def _has_vectors(store: Store, fingerprint: str) -> bool:
+    """Whether any chunk has a vector of ``fingerprint`` (else the vector lists are closed)."""
+    return store.conn.execute(
+        "SELECT 1 FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL LIMIT 1",
+        (fingerprint,)).fetchone() is not None
 
 
 def _vectors_of(store: Store, service: EmbeddingService | None,
@@ -325,18 +359,19 @@ def _rerank(query: str, top: list[Candidate], engines: Engines,
         except Exception as exc:
             trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
     tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
-    return rerank.mmr_order(top, vectors, tokens)
+    return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda)
 
 
 def _references(store: Store, selected: list[Candidate], chunks: dict, calibration: Calibration,
                 weak: bool) -> list[Reference]:
-    docs = {d.id: d for d in store.documents()} if selected else {}
     refs = []
-    for n, c in enumerate(selected, start=1):
-        ch, doc = chunks[c.chunk_id], docs[c.doc_id]
+    for c in selected:
+        ch, doc = chunks[c.chunk_id], store.get_document(doc_id=c.doc_id)
+        if doc is None:  # deleted between stages by a concurrent writer
+            continue
         relevance = round(100 * min(1.0, max(c.vector, c.keyword)))
         refs.append(Reference(
-            number=n, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
+            number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
             char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak))

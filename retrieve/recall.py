@@ -47,6 +47,16 @@ def _idf_sum(store: Store, terms: list[str]) -> float:
     return total or 1.0
 
 
+def cosine_baseline(scores: np.ndarray, cos_unrelated: float) -> float:
+    """The query's baseline cosine: its median over all chunks, or the model's fallback.
+
+    Args:
+        scores: cosines of one query against every stored chunk, shape (n,).
+        cos_unrelated: the calibrated fallback for indexes under ``MIN_BASELINE_CHUNKS``.
+    """
+    return float(np.median(scores)) if len(scores) >= MIN_BASELINE_CHUNKS else cos_unrelated
+
+
 def bm25_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
                 name: str, weight: float) -> RecallList:
     """BM25 list for one query's terms.
@@ -94,8 +104,7 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
     scores = vm.matrix @ query_vector.astype(np.float32)
-    baseline = (float(np.median(scores)) if len(scores) >= MIN_BASELINE_CHUNKS
-                else cos_unrelated)
+    baseline = cosine_baseline(scores, cos_unrelated)
     if allowed_docs is not None:
         scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)
     n = min(pool, int(np.isfinite(scores).sum()))

@@ -29,6 +29,7 @@ COUNTS = {
     "cranfield": (1400, 225, 225, 1612),
     "cmrc2018": (848, 3219, 3219, 3219),
     "cmrc2018-small": (100, 368, 368, 368),
+    "precision": (52, 61, 49, 55),
 }
 
 EMPTY_DOCS = {"cranfield": {"471", "995"}}  # empty in the original cran.all.1400 as well

