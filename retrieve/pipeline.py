@@ -40,7 +40,7 @@ from kb.config import (
 )
 from kb.store import Filters, Store, blob_to_vector
 from kb.textindex import has_cjk, query_terms, tokenize
-from kb.types import Candidate, Diagnostics, RecallList, Reference, SearchResult, StageTrace
+from kb.types import Candidate, Chunk, Diagnostics, RecallList, Reference, SearchResult, StageTrace
 from retrieve import cite, rerank
 from retrieve.calibration import (
     GENERIC,
@@ -362,9 +362,10 @@ def _rerank(query: str, top: list[Candidate], engines: Engines,
     return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda)
 
 
-def _references(store: Store, selected: list[Candidate], chunks: dict, calibration: Calibration,
+def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk],
+                calibration: Calibration,
                 weak: bool) -> list[Reference]:
-    refs = []
+    refs: list[Reference] = []
     for c in selected:
         ch, doc = chunks[c.chunk_id], store.get_document(doc_id=c.doc_id)
         if doc is None:  # deleted between stages by a concurrent writer
