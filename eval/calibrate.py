@@ -9,7 +9,9 @@ each chunk's *margin*: its cosine minus the query's baseline (``retrieve.recall.
 
 ``span`` is the median positive margin (a typical relevant chunk gets vector s_norm 1), and the
 floor is the threshold on ``margin / span`` maximising Youden's J = TPR - FPR (Youden 1950)
-between positives and negatives. The result is stored in the index for the embedder's
+between positives and negatives, capped so that at least ``MIN_KEPT_RELEVANT`` of the positives
+pass (the floor only judges candidates without keyword evidence, and cross-language or
+paraphrased questions have nothing else, so it must not cost much recall). The result is stored in the index for the embedder's
 fingerprint (``retrieve.calibration.save_calibration``).
 """
 
@@ -26,6 +28,9 @@ from eval.retrieval import SOURCE_PREFIX
 from kb.api import KnowledgeBase
 from retrieve.calibration import Calibration, load_calibration
 from retrieve.recall import cosine_baseline
+
+
+MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +100,10 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
     if positives.size == 0:
         raise ValueError(f"{dataset}: no query has a relevant document")
     span = max(float(np.median(positives)), 1e-3)
-    floor, tpr, fpr = youden_threshold(positives / span, negatives / span)
+    floor, _, _ = youden_threshold(positives / span, negatives / span)
+    floor = min(floor, float(np.quantile(positives / span, 1 - MIN_KEPT_RELEVANT)))
+    tpr = float((positives / span >= floor).mean())
+    fpr = float((negatives / span >= floor).mean())
     stamp = datetime.now(UTC).date().isoformat()
     calibration = Calibration(cos_unrelated=fallback.cos_unrelated, span=round(span, 4),
                               floor=round(min(max(floor, 0.0), 1.0), 4),

@@ -270,8 +270,7 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
         near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
     # 6. cite
     chunks = store.chunks([c.chunk_id for c in selected])
-    refs = trace.run("cite", lambda: _references(store, selected, chunks, r.calibration,
-                                                 r.relaxed))
+    refs = trace.run("cite", lambda: _references(store, selected, chunks, r.relaxed))
     insufficient = not refs or r.relaxed
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
@@ -363,8 +362,8 @@ def _rerank(query: str, top: list[Candidate], engines: Engines,
 
 
 def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk],
-                calibration: Calibration,
                 weak: bool) -> list[Reference]:
+    """References for the selected candidates; relevance = best of vector and keyword s_norm."""
     refs: list[Reference] = []
     for c in selected:
         ch, doc = chunks[c.chunk_id], store.get_document(doc_id=c.doc_id)

