@@ -272,9 +272,9 @@ class Diagnostics:
         stages: one trace per stage in order.
         degraded: degradation rungs taken (e.g. ``vectors: embedder unavailable``).
         candidates: per recall list name, the number of hits.
-        floor: the relevance floor used (cosine), or ``None`` when off.
+        floor: the relevance floor used (vector s_norm in [0, 1]), or ``None`` when off.
         floor_dropped: candidates the floor removed.
-        best_below_floor: best cosine among dropped candidates, or ``None``.
+        best_below_floor: best vector s_norm among dropped candidates, or ``None``.
         queries: the queries searched (original first).
         error: the reason when the search failed and returned nothing.
         explain: per-stage candidate traces when asked for (``--explain``), else empty.

@@ -87,7 +87,12 @@ class _Trace:
 
     def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
         start = time.perf_counter()
-        out = fn()
+        try:
+            out = fn()
+        except Exception as exc:
+            self.stages.append(StageTrace(stage, "failed", f"{type(exc).__name__}: {exc}",
+                                          (time.perf_counter() - start) * 1e3))
+            raise
         self.stages.append(StageTrace(stage, "ran", note, (time.perf_counter() - start) * 1e3))
         return out
 
