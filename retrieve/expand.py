@@ -57,12 +57,18 @@ def parse_expansion(completion: str) -> list[str]:
 
 def expand_queries(store: Store, llm: LLM, query: str) -> list[str]:
     """The original query followed by up to 4 distinct expansions (at most 5 in all)."""
+    return try_expand(store, llm, query)[0]
+
+
+def try_expand(store: Store, llm: LLM, query: str) -> tuple[list[str], str | None]:
+    """Like ``expand_queries``, also returning why the LLM failed (``None`` when it did not)."""
+    error = None
     try:
         extra = parse_expansion(cached_complete(store, llm, PROMPT.format(query=query),
                                                 timeout_s=EXPANSION_TIMEOUT_S))
     except Exception as exc:
         log.warning("query expansion failed: %s", exc)
-        extra = []
+        extra, error = [], f"{type(exc).__name__}: {exc}"
     seen = {query.strip().casefold()}
     queries = [query]
     for q in extra:
@@ -70,4 +76,4 @@ def expand_queries(store: Store, llm: LLM, query: str) -> list[str]:
         if q.strip() and key not in seen:
             seen.add(key)
             queries.append(q.strip())
-    return queries[:MAX_QUERIES]
+    return queries[:MAX_QUERIES], error

@@ -23,7 +23,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -49,7 +49,7 @@ from retrieve.calibration import (
     near_duplicate_cosine,
 )
 from retrieve.decay import apply_decay
-from retrieve.expand import expand_queries
+from retrieve.expand import try_expand
 from retrieve.floor import apply_floor
 from retrieve.fuse import fuse
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
@@ -205,7 +205,13 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         trace.skip("expand", "switched off by settings")
     else:
         llm = engines.llm
-        queries = trace.run("expand", lambda: expand_queries(store, llm, query))
+        queries, llm_error = trace.run("expand", lambda: try_expand(store, llm, query))
+        if llm_error:
+            # One stalled helper call per search is the most a user waits for: the LLM
+            # reranker is skipped for this search too.
+            trace.degraded.append(f"expand: LLM failed ({llm_error}); original query only, "
+                                  "LLM rerank skipped")
+            engines = replace(engines, llm=None)
     # 2. recall
     pool = settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k)
     service = engines.embedding if settings.recall != "bm25" else None

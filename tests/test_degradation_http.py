@@ -1,0 +1,53 @@
+"""Issue 5 acceptance through the whole engine: model servers down or silent."""
+
+import time
+
+from http_doubles import ModelServer, SilentServer
+
+from conftest import write
+from kb.api import KnowledgeBase
+from kb.config import Config
+
+E5 = "intfloat/multilingual-e5-small"
+
+
+def test_search_with_embedding_server_down_answers_bm25_quickly_and_says_so(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "keys.txt", "Rotate the signing keys every ninety days using the vault.")
+    write(docs / "food.txt", "The cafeteria serves soup on Mondays.")
+    with ModelServer() as server:
+        spec = f"openai:{server.url}/v1#{E5}"
+        with KnowledgeBase(tmp_path / "kb.db", Config(embedder=spec)) as kb:
+            report = kb.ingest([docs])
+            assert report.vectors_pending == 0
+            up = kb.search("rotate signing keys", decay=False)
+            assert any(name.startswith("vector") for name, _ in up.diagnostics.candidates)
+    # the server is gone now
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder=spec)) as kb:
+        start = time.monotonic()
+        down = kb.search("rotate signing keys", decay=False)
+        elapsed = time.monotonic() - start
+        assert elapsed < 3.0
+        assert down.references and down.references[0].source.endswith("keys.txt")
+        assert any("vectors" in d for d in down.diagnostics.degraded)
+        assert not any(name.startswith("vector") for name, _ in down.diagnostics.candidates)
+        # ingest with the server down stores text and marks vectors pending
+        write(docs / "new.txt", "Backups run nightly at two.")
+        report = kb.ingest([docs])
+        assert report.count("added") == 1 and report.vectors_pending >= 1
+        assert {d.status for d in kb.documents() if d.source.endswith("new.txt")} == {
+            "pending_vectors"}
+
+
+def test_a_silent_llm_cannot_stall_a_search_past_its_cap(tmp_path):
+    write(tmp_path / "a.txt", "Glaciers retreat when summers warm.")
+    with SilentServer() as silent:
+        config = Config(embedder="none", llm=f"openai:{silent.url}/v1#tiny")
+        with KnowledgeBase(tmp_path / "kb.db", config) as kb:
+            kb.ingest([tmp_path / "a.txt"])
+            start = time.monotonic()
+            result = kb.search("why do glaciers retreat", decay=False)
+            elapsed = time.monotonic() - start
+    assert elapsed < 3.5  # one capped helper call (2.5 s), then MMR without the LLM
+    assert result.references and result.diagnostics.queries == ("why do glaciers retreat",)
+    assert any("LLM" in d for d in result.diagnostics.degraded)
