@@ -2,9 +2,9 @@
 
 import time
 
+from conftest import write
 from http_doubles import ModelServer, SilentServer
 
-from conftest import write
 from kb.api import KnowledgeBase
 from kb.config import Config
 
