@@ -11,8 +11,8 @@ each chunk's *margin*: its cosine minus the query's baseline (``retrieve.recall.
 floor is the threshold on ``margin / span`` maximising Youden's J = TPR - FPR (Youden 1950)
 between positives and negatives, capped so that at least ``MIN_KEPT_RELEVANT`` of the positives
 pass (the floor only judges candidates without keyword evidence, and cross-language or
-paraphrased questions have nothing else, so it must not cost much recall). The result is stored in the index for the embedder's
-fingerprint (``retrieve.calibration.save_calibration``).
+paraphrased questions have nothing else, so it must not cost much recall). The result is stored
+in the index for the embedder's fingerprint (``retrieve.calibration.save_calibration``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from eval.retrieval import SOURCE_PREFIX
 from kb.api import KnowledgeBase
 from retrieve.calibration import Calibration, load_calibration
 from retrieve.recall import cosine_baseline
-
 
 MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
 

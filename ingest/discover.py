@@ -35,7 +35,10 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str]) -> Iterator[
             for name in sorted(files):
                 if name.startswith(".") or Path(name).suffix.lower() not in suffixes:
                     continue
-                f = Path(root, name).resolve()
+                try:
+                    f = Path(root, name).resolve(strict=True)
+                except (OSError, RuntimeError):  # dangling link or symlink loop: skip it
+                    continue
                 if f.is_file() and f not in seen:
                     seen.add(f)
                     yield f

@@ -396,7 +396,7 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     import os
 
     from eval.datasets import dataset_dir, golden_dir
-    from eval.gates import check_gates, load_thresholds
+    from eval.gates import check_gates, load_thresholds, table_name
     from eval.report import gate_status, render_text, report_json
     from eval.stages import apply_overrides, parse_overrides
     from eval.suite import DEFAULT_SETS, FAITHFULNESS_SKIPPED, cache_path, evaluate_set
@@ -408,10 +408,15 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     cache_root = os.environ.get("KB_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb")
     cache_dir = Path(cache_root) / "eval"
+    chosen = [(Path(n).resolve().name, Path(n)) if Path(n).is_dir() else (n, dataset_dir(n))
+              for n in sets or DEFAULT_SETS]
+    for set_name, _ in chosen:
+        if limits is not None and limits.for_set(embedder, set_name) is None:
+            raise ValueError(f"no thresholds for set {set_name!r} with embedder {embedder!r} "
+                             f"in {limits.path}: add a {table_name(embedder, set_name)} table "
+                             "or pass --thresholds")
     reports = []
-    for name in sets or DEFAULT_SETS:
-        folder = Path(name) if Path(name).is_dir() else dataset_dir(name)
-        set_name = folder.resolve().name if Path(name).is_dir() else name
+    for set_name, folder in chosen:
         with progress_bar(not as_json) as bar:
             reports.append(evaluate_set(
                 set_name, folder, cache_path(cache_dir, set_name, folder, embedder),
@@ -439,6 +444,84 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     if failed:
         sys.exit(1)
 
+
+# --- interfaces for assistants: MCP, HTTP, tool schema (issue 6) ---------------------------------
+
+from kb.http_server import DEFAULT_HOST, DEFAULT_PORT  # noqa: E402
+from kb.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME  # noqa: E402
+
+_ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths outside every "
+              "root, also through symlinks, are refused. Without one, ingest is off.")
+
+
+@cli.command()
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
+              help=_ROOT_HELP)
+@click.pass_context
+@errors_as_one_line
+def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
+    """Serve the knowledge_search tool to agents over MCP (stdio); needs the `mcp` extra."""
+    from kb.mcp_server import require_mcp, run_stdio
+    from kb.roots import check_roots
+
+    require_mcp()
+    allowed = check_roots(roots)
+    with open_kb(ctx) as kb:
+        run_stdio(kb, allowed)
+
+
+@cli.command()
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="Address to bind; anything but loopback requires a bearer token.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port (0: any free port).")
+@click.option("--token", envvar="KB_TOKEN", default=None,
+              help="Bearer token every request must carry; prefer the KB_TOKEN variable "
+                   "(a command line is visible to other users).")
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
+              help=_ROOT_HELP)
+@click.pass_context
+@errors_as_one_line
+def serve(ctx: click.Context, host: str, port: int, token: str | None,
+          roots: tuple[str, ...]) -> None:
+    """Serve the HTTP API: search, context, ingest, documents, health, /openapi.json."""
+    from kb.http_server import ServeSettings, check_settings
+    from kb.http_server import serve as serve_http
+    from kb.roots import check_roots
+
+    settings = ServeSettings(host=host, port=port, token=token or None,
+                             roots=check_roots(roots))
+    check_settings(settings)  # refuse an unguarded public bind before opening anything
+
+    def ready(server: Any) -> None:
+        guard = "bearer token required" if settings.token else "no token: loopback only"
+        where = ", ".join(map(str, settings.roots)) or "off"
+        click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}); "
+                   "Ctrl-C stops", err=True)
+
+    with open_kb(ctx) as kb:
+        try:
+            serve_http(kb, settings, on_ready=ready)
+        except OSError as exc:
+            raise KbError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+
+@cli.command(name="tool-schema")
+@click.option("--format", "fmt", type=click.Choice(SCHEMA_FORMATS), default="function",
+              show_default=True,
+              help="function: {name, description, parameters}; openai: a Chat Completions "
+                   "tools entry; anthropic: input_schema; mcp: inputSchema.")
+@click.option("--tool", "name", type=click.Choice([TOOL_NAME, INGEST_TOOL_NAME]),
+              default=TOOL_NAME, show_default=True, help="Which tool to describe.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Compact one-line JSON (default: indented JSON).")
+@errors_as_one_line
+def tool_schema(fmt: str, name: str, as_json: bool) -> None:
+    """Print the knowledge_search tool's JSON schema for function calling."""
+    from kb.tool import tool_schema as make_schema
+
+    schema = make_schema(fmt, name=name)  # type: ignore[arg-type]  # click.Choice checked it
+    click.echo(json.dumps(schema, ensure_ascii=False, indent=None if as_json else 2))
 
 def main() -> None:
     """Console-script entry point."""

@@ -14,7 +14,8 @@ built-in ``ValueError`` or ``TypeError`` instead::
     ├── BackendError             a model backend failed (.backend)
     │   ├── BackendUnavailable   not installed, not reachable, or its circuit is open
     │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
-    └── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
+    ├── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
+    └── PathRefused              a tool/HTTP ingest path outside the configured roots (.path)
 """
 
 from __future__ import annotations
@@ -114,3 +115,17 @@ class DocumentNotFound(KbError):
     def __init__(self, ref: str) -> None:
         super().__init__(f"no document matches {ref!r}")
         self.ref = ref
+
+
+class PathRefused(KbError):
+    """A path given to a tool or HTTP ingest is outside the configured roots.
+
+    Attributes:
+        path: the path as given.
+        reason: why it was refused (also in the message).
+    """
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: refused: {reason}")
+        self.path = str(path)
+        self.reason = reason

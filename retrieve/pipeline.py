@@ -38,6 +38,7 @@ from kb.config import (
     PipelineSettings,
     SearchOptions,
 )
+from kb.injection import flag_injection
 from kb.store import Filters, Store, blob_to_vector
 from kb.textindex import has_cjk, query_terms, tokenize
 from kb.types import Candidate, Chunk, Diagnostics, RecallList, Reference, SearchResult, StageTrace
@@ -393,5 +394,6 @@ def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk
             number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
-            char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak))
+            char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak,
+            flags=flag_injection(ch.text)))
     return refs

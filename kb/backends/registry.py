@@ -81,6 +81,21 @@ def parse_spec(spec: str) -> RemoteSpec:
                       url.rstrip("/"))
 
 
+def server_model_id(spec: str) -> str | None:
+    """The ``model_id`` a server embedder built from ``spec`` will have, without building it.
+
+    Lets a caller find the dimensions of a stored fingerprint of the same model and pass them
+    to ``make_embedder`` so that no probe call is made. ``None`` for packaged specs.
+
+    Raises:
+        ValueError: a malformed server spec.
+    """
+    if spec in EMBEDDER_SPECS:
+        return None
+    remote = parse_spec(spec)
+    return f"{remote.provider}:{remote.model}"
+
+
 def ollama_host_from_env(environ: Mapping[str, str] | None = None) -> str:
     """The Ollama host for the CLI edge: ``OLLAMA_HOST`` if set, else the default address.
 

