@@ -110,7 +110,7 @@ class VectorMatrix:
 
 
 class Store:
-    """A connection to one kb SQLite file (thread-safe; one writer at a time).
+    """One kb SQLite file: a reader connection per thread and one serialised writer.
 
     Raises:
         StoreError: the file cannot be opened or is not a SQLite database.
@@ -122,27 +122,49 @@ class Store:
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-            )
-            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA foreign_keys = ON")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            migrate(self.conn)
+            self._writer = self._connect()
+            self._writer.execute("PRAGMA journal_mode = WAL")
+            migrate(self._writer)
             self._check_tokenizer()
             self.repair()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open as a kb database ({exc})",
                              path=self.path) from exc
 
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's reading connection (WAL: it never waits for the writer).
+
+        Writes go through ``write()``, which serialises them on one writer connection.
+        """
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._readers.append(conn)
+        return conn
+
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Close the writer and every reader connection."""
+        with self._lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+            self._writer.close()
 
     # --- transactions and meta -------------------------------------------------------------
 
@@ -150,16 +172,16 @@ class Store:
     def write(self) -> Iterator[sqlite3.Connection]:
         """An IMMEDIATE write transaction that bumps the index generation; rolls back on error."""
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._writer.execute("BEGIN IMMEDIATE")
             try:
-                yield self.conn
-                self.conn.execute(
+                yield self._writer
+                self._writer.execute(
                     "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key) "
                     "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                 )
-                self.conn.execute("COMMIT")
+                self._writer.execute("COMMIT")
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                self._writer.execute("ROLLBACK")
                 raise
 
     def get_meta(self, key: str) -> str | None:
