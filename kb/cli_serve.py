@@ -1,0 +1,86 @@
+"""``kb mcp``, ``kb serve`` and ``kb tool-schema``: interfaces for assistants."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from kb.cli import cli, errors_as_one_line, open_kb
+from kb.errors import KbError
+from kb.http_server import DEFAULT_HOST, DEFAULT_PORT
+from kb.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
+
+_ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths outside every "
+              "root, also through symlinks, are refused. Without one, ingest is off.")
+
+
+@cli.command()
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
+              help=_ROOT_HELP)
+@click.pass_context
+@errors_as_one_line
+def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
+    """Serve the knowledge_search tool to agents over MCP (stdio); needs the `mcp` extra."""
+    from kb.mcp_server import require_mcp, run_stdio
+    from kb.roots import check_roots
+
+    require_mcp()
+    allowed = check_roots(roots)
+    with open_kb(ctx) as kb:
+        run_stdio(kb, allowed)
+
+
+@cli.command()
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="Address to bind; anything but loopback requires a bearer token.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port (0: any free port).")
+@click.option("--token", envvar="KB_TOKEN", default=None,
+              help="Bearer token every request must carry; prefer the KB_TOKEN variable "
+                   "(a command line is visible to other users).")
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
+              help=_ROOT_HELP)
+@click.pass_context
+@errors_as_one_line
+def serve(ctx: click.Context, host: str, port: int, token: str | None,
+          roots: tuple[str, ...]) -> None:
+    """Serve the HTTP API: search, context, ingest, documents, health, /openapi.json."""
+    from kb.http_server import ServeSettings, check_settings
+    from kb.http_server import serve as serve_http
+    from kb.roots import check_roots
+
+    settings = ServeSettings(host=host, port=port, token=token or None,
+                             roots=check_roots(roots))
+    check_settings(settings)  # refuse an unguarded public bind before opening anything
+
+    def ready(server: Any) -> None:
+        guard = "bearer token required" if settings.token else "no token: loopback only"
+        where = ", ".join(map(str, settings.roots)) or "off"
+        click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}); "
+                   "Ctrl-C stops", err=True)
+
+    with open_kb(ctx) as kb:
+        try:
+            serve_http(kb, settings, on_ready=ready)
+        except OSError as exc:
+            raise KbError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+
+@cli.command(name="tool-schema")
+@click.option("--format", "fmt", type=click.Choice(SCHEMA_FORMATS), default="function",
+              show_default=True,
+              help="function: {name, description, parameters}; openai: a Chat Completions "
+                   "tools entry; anthropic: input_schema; mcp: inputSchema.")
+@click.option("--tool", "name", type=click.Choice([TOOL_NAME, INGEST_TOOL_NAME]),
+              default=TOOL_NAME, show_default=True, help="Which tool to describe.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Compact one-line JSON (default: indented JSON).")
+@errors_as_one_line
+def tool_schema(fmt: str, name: str, as_json: bool) -> None:
+    """Print the knowledge_search tool's JSON schema for function calling."""
+    from kb.tool import tool_schema as make_schema
+
+    schema = make_schema(fmt, name=name)  # type: ignore[arg-type]  # click.Choice checked it
+    click.echo(json.dumps(schema, ensure_ascii=False, indent=None if as_json else 2))
