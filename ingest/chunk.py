@@ -16,6 +16,7 @@ stripped of surrounding whitespace, never empty.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from kb.config import ChunkSettings
 from kb.types import BLOCK_SEPARATOR, ChunkDraft, ExtractedDocument
@@ -44,9 +45,18 @@ def _cut_points(text: str) -> list[list[int]]:
 def _best_cut(points: list[list[int]], lo: int, hi: int) -> tuple[int, int] | None:
     """The latest cut in (lo, hi] of the strongest kind that has one, with that kind's rank."""
     for rank, kind in enumerate(points):
-        inside = [p for p in kind if lo < p <= hi]
-        if inside:
-            return inside[-1], rank
+        i = bisect_right(kind, hi)  # kind[:i] <= hi; binary search keeps long texts linear
+        if i and kind[i - 1] > lo:
+            return kind[i - 1], rank
+    return None
+
+
+def _first_start(points: list[list[int]], lo: int, hi: int) -> int | None:
+    """The earliest cut in [lo, hi) of the strongest kind that has one."""
+    for kind in points:
+        i = bisect_left(kind, lo)
+        if i < len(kind) and kind[i] < hi:
+            return kind[i]
     return None
 
 
@@ -73,9 +83,8 @@ def split_spans(text: str, settings: ChunkSettings) -> list[tuple[int, int]]:
             start = end
             continue
         # Start the next window up to `overlap` characters back, at a sentence or word start.
-        back = next(([p for p in kind if end - overlap <= p < end] for kind in points[2:]
-                     if any(end - overlap <= p < end for p in kind)), [end - overlap])
-        start = max(back[0], start + 1)
+        back = _first_start(points[2:], end - overlap, end)
+        start = max(end - overlap if back is None else back, start + 1)
     return spans
 
 

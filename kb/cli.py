@@ -156,8 +156,8 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
         report = kb.ingest(paths, on_progress=bar)
     _print_report(report, as_json)
-    sys.exit(1 if report.count("failed") and not (report.count("added") or report.chunks
-                                                  or report.count("unchanged")) else 0)
+    # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
+    sys.exit(1 if report.count("failed") else 0)
 
 
 @cli.command()
@@ -183,10 +183,23 @@ def reembed(ctx: click.Context, as_json: bool) -> None:
     _print_report(report, as_json)
 
 
+def _source_prefix(value: str) -> str:
+    """A ``--source`` value as stored sources spell it.
+
+    URIs stay as given; paths become absolute, and a folder gets a trailing ``/`` so that
+    ``notes`` does not also match ``notes2``.
+    """
+    if "://" in value:
+        return value
+    path = Path(value).expanduser().resolve()
+    return str(path) + "/" if path.is_dir() else str(path)
+
+
 def _search_options(top_k: int, source: tuple[str, ...], type_: tuple[str, ...],
                     after: str | None, before: str | None, no_decay: bool,
                     explain: bool = False) -> SearchOptions:
-    return SearchOptions(top_k=top_k, sources=tuple(source), source_types=tuple(type_),
+    return SearchOptions(top_k=top_k, sources=tuple(_source_prefix(s) for s in source),
+                         source_types=tuple(t.lower() for t in type_),
                          created_after=after, created_before=before, decay=not no_decay,
                          explain=explain)
 

@@ -34,6 +34,7 @@ RELATIVE_FLOOR = 0.8  # README "stage check": best P@3 on golden/precision witho
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 
 EmbedderSpec = str
+SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
 DecayMode = Literal["on", "off"]
 
 
@@ -114,6 +115,10 @@ class SearchOptions:
             raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
         if self.max_chunks_per_doc < 1:
             raise ValueError("max_chunks_per_doc must be at least 1")
+        unknown = [t for t in self.source_types if t not in SOURCE_TYPES]
+        if unknown:
+            raise ValueError(f"unknown source type {', '.join(unknown)}; expected one of "
+                             f"{', '.join(SOURCE_TYPES)}")
 
 
 RecallMode = Literal["hybrid", "bm25", "vector"]
@@ -134,8 +139,8 @@ class PipelineSettings:
         w_vector: weight of vector lists in fusion.
         pool: candidates per recall list; ``None`` means max(50, 3 x top_k).
         rrf_k: the RRF constant.
-        relative_floor: a reference is only handed out when its fused score is at least this
-            share of the best candidate's, in [0, 1]; 0 turns the cut off.
+        relative_floor: a reference is only handed out when its fused score before time decay
+            is at least this share of the best candidate's, in [0, 1]; 0 turns the cut off.
         mmr_lambda: relevance weight of MMR, in [0, 1].
     """
 

@@ -25,7 +25,12 @@ from kb.schema import migrate
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document
 
-BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
+BUSY_TIMEOUT_MS = 10_000
+_HEALTHY_SQL = """
+SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
+   AND NOT EXISTS (SELECT 1 FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))
+   AND NOT EXISTS (SELECT 1 FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))
+"""  # readers/writers wait this long for a lock before failing
 
 
 def now_utc() -> datetime:
@@ -227,6 +232,9 @@ class Store:
         if problems != ["ok"]:
             raise StoreError(f"{self.path}: integrity check failed: {problems[:3]}", path=self.path)
         fixed = {"orphan_chunks": 0, "orphan_fts": 0, "missing_fts": 0}
+        healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
+        if healthy:  # the common case: no write, so read-only files open and caches stay warm
+            return fixed
         with self.write() as c:
             fixed["orphan_chunks"] = c.execute(
                 "DELETE FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").rowcount

@@ -206,6 +206,7 @@ class Candidate:
             ``retrieve.recall``), 0.0 if in no vector list.
         keyword: best BM25/LIKE ``s_norm`` over the keyword lists, 0.0 if in none.
         lists: names of the lists it appeared in.
+        fused: the fused score before time decay, or ``None`` when ``score`` is undecayed.
     """
 
     chunk_id: int
@@ -215,6 +216,12 @@ class Candidate:
     vector: float
     keyword: float
     lists: tuple[str, ...] = ()
+    fused: float | None = None
+
+    @property
+    def evidence(self) -> float:
+        """The fused score before time decay: how well the chunk matches, whatever its age."""
+        return self.score if self.fused is None else self.fused
 
 
 @dataclass(frozen=True, slots=True)

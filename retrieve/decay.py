@@ -31,8 +31,9 @@ def apply_decay(candidates: Sequence[Candidate], created_at: Mapping[int, dateti
         now: the reference time.
         half_life_days: days after which a score is halved.
     """
-    out = [replace(c, score=c.score * decay_factor(created_at[c.doc_id], now,
-                                                     half_life_days=half_life_days))
+    out = [replace(c, fused=c.evidence,
+                   score=c.evidence * decay_factor(created_at[c.doc_id], now,
+                                                   half_life_days=half_life_days))
            for c in candidates]
     out.sort(key=lambda c: (-c.score, c.chunk_id))
     return out

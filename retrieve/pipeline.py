@@ -276,8 +276,11 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             trace: _Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
     settings = engines.settings
-    best = max((c.score for c in r.ordered), default=0.0)
-    eligible = [c for c in r.ordered[:RERANK_TOP_N] if c.score >= settings.relative_floor * best]
+    # The relative floor judges evidence, not age: decay orders what survives, so a newer
+    # chunk that barely mentions the topic cannot push out an older one that answers it.
+    best = max((c.evidence for c in r.ordered), default=0.0)
+    eligible = [c for c in r.ordered[:RERANK_TOP_N]
+                if c.evidence >= settings.relative_floor * best]
     selected = rerank.select(
         eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
         near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))

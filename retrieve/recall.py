@@ -5,7 +5,8 @@ the global top 50 is still found.
 
 Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 
-* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's distinct terms ``t``,
+* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's distinct terms ``t``
+  (terms found in no chunk included, with the idf of ``n_t = 0``),
   with FTS5's own idf ``log((N - n_t + 0.5) / (n_t + 0.5))`` (floored at 1e-6 as FTS5 does;
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
   average-length chunk holding every term once, so a chunk sharing one common word with the
@@ -39,11 +40,13 @@ def _idf_sum(store: Store, terms: list[str]) -> float:
     df = dict(store.conn.execute(
         f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(terms))})",
         terms).fetchall())
+    # A term no chunk contains still counts (with the idf of a term in no chunk): a chunk that
+    # matches "capital" cannot be strong evidence for "capital of Australia" when nothing in
+    # the index mentions Australia.
     total = 0.0
     for t in terms:
         n = df.get(t, 0)
-        if n:
-            total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
+        total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
     return total or 1.0
 
 
