@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
 SERVER_NAME = "kb"
-INSTALL_HINT = "pip install 'kb-refuse-rag[mcp]'"
+INSTALL_HINT = "pip install 'kb-refuse-rag[mcp]' (from a checkout: pip install -e '.[mcp]')"
 INSTRUCTIONS = (
     "kb searches the user's local documents. Call knowledge_search before answering questions "
     "the documents may cover; answer only from the returned references and cite them by number."
