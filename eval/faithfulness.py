@@ -1,0 +1,89 @@
+"""RAGAS-style faithfulness of an answer to its retrieved context, judged by an LLM.
+
+Following RAGAS (Es et al., "RAGAS: Automated Evaluation of Retrieval Augmented Generation",
+EACL 2024 demo track, https://arxiv.org/abs/2309.15217):
+
+1. the judge splits the answer into atomic factual *statements*;
+2. for each statement it decides whether the context supports it (a verdict of 1 or 0);
+3. ``faithfulness = supported statements / statements``, in [0, 1] (higher is better).
+
+kb's addition: an answer that declines for lack of evidence asserts nothing, so it has no
+statement to contradict and scores 1.0 — an honest refusal is never penalised. Unsupported
+statements are listed so a release report can show *what* was made up.
+
+Judge replies are parsed tolerantly (a JSON array anywhere in the reply); a reply that cannot
+be parsed raises ``ValueError`` rather than guessing a score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from kb.backends import LLM
+
+JUDGE_TIMEOUT_S = 60.0  # evaluation is offline: allow a slow local judge
+STATEMENTS_PROMPT = (
+    "Break the answer below into short, self-contained factual statements. A sentence that "
+    "only says the information is unavailable, or declines to answer, is not a statement. "
+    "Reply with a JSON array of strings only ([] when there is none).\n\n"
+    "Question: {question}\nAnswer: {answer}"
+)
+VERDICTS_PROMPT = (
+    "For each statement, reply 1 if the context below supports it directly, else 0. Reply "
+    "with a JSON array of {n} integers only, in statement order.\n\nContext:\n{context}\n\n"
+    "Statements:\n{statements}"
+)
+_ARRAY = re.compile(r"\[.*\]", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Faithfulness:
+    """One judged answer.
+
+    Attributes:
+        score: supported statements / statements, in [0, 1]; 1.0 when the answer asserts
+            nothing (an honest refusal).
+        statements: the statements the judge extracted.
+        unsupported: the statements the context does not support.
+    """
+
+    score: float
+    statements: tuple[str, ...]
+    unsupported: tuple[str, ...]
+
+
+def _json_array(reply: str) -> list[object]:
+    match = _ARRAY.search(reply)
+    if match is None:
+        raise ValueError(f"the judge replied without a JSON array: {reply[:120]!r}")
+    value = json.loads(match.group())
+    if not isinstance(value, list):
+        raise ValueError("the judge's reply is not a JSON array")
+    return value
+
+
+def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
+                       timeout_s: float = JUDGE_TIMEOUT_S) -> Faithfulness:
+    """Judge how far ``answer`` is supported by ``context`` (see module docstring).
+
+    Raises:
+        kb.errors.BackendError: a judge call failed.
+        ValueError: a judge reply could not be parsed, or has the wrong length.
+    """
+    raw = _json_array(llm.complete(STATEMENTS_PROMPT.format(question=question, answer=answer),
+                                   timeout_s=timeout_s))
+    statements = tuple(str(s).strip() for s in raw if str(s).strip())
+    if not statements:
+        return Faithfulness(1.0, (), ())
+    listed = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
+    verdicts = _json_array(llm.complete(
+        VERDICTS_PROMPT.format(n=len(statements), context=context, statements=listed),
+        timeout_s=timeout_s))
+    if len(verdicts) != len(statements):
+        raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(statements)} "
+                         "statements")
+    supported = [v == 1 or v == "1" for v in verdicts]  # anything else is "not supported"
+    unsupported = tuple(s for s, ok in zip(statements, supported, strict=True) if not ok)
+    return Faithfulness(sum(supported) / len(statements), statements, unsupported)
