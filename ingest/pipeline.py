@@ -115,7 +115,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         pending = store.count_needing_vectors(service.fingerprint.key)
     else:
         warnings.append(f"{no_vectors_reason}: text indexed for BM25 only")
-        pending = store.counts()["chunks"] - store.counts()["vectors"]
+        counts = store.counts()
+        pending = counts["chunks"] - counts["vectors"]
     store.refresh_status()
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",

@@ -179,7 +179,7 @@ class Ranking:
         best_below: best cosine among them.
         relaxed: the floor would have dropped everything.
         vectors: chunk id -> vector for the reranked candidates.
-        texts: chunk id -> chunk text for the reranked candidates.
+        chunks: chunk id -> chunk row for the reranked candidates (what is cited).
     """
 
     ordered: tuple[Candidate, ...]
@@ -191,7 +191,12 @@ class Ranking:
     best_below: float | None
     relaxed: bool
     vectors: dict[int, np.ndarray]
-    texts: dict[int, str]
+    chunks: dict[int, Chunk]
+
+    @property
+    def texts(self) -> dict[int, str]:
+        """Chunk id -> raw chunk text for the reranked candidates."""
+        return {cid: ch.text for cid, ch in self.chunks.items()}
 
 
 def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
@@ -258,7 +263,8 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                    else "no vectors: the floor needs cosine scores")
     # 5. rerank the top N
     top = kept[:RERANK_TOP_N]
-    texts = {cid: ch.text for cid, ch in store.chunks([c.chunk_id for c in top]).items()}
+    chunks = store.chunks([c.chunk_id for c in top])
+    texts = {cid: ch.text for cid, ch in chunks.items()}
     vectors = _vectors_of(store, service, top)
     if settings.rerank == "off":
         ordered = top
@@ -270,7 +276,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
     return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
-                   calibration, floor_value, dropped, best_below, relaxed, vectors, texts)
+                   calibration, floor_value, dropped, best_below, relaxed, vectors, chunks)
 
 
 def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
@@ -287,8 +293,8 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
         eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
         near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
     # 6. cite
-    chunks = store.chunks([c.chunk_id for c in selected])
-    refs = trace.run("cite", lambda: _references(store, selected, chunks, r.relaxed))
+    # the selection comes from the reranked top, whose chunk rows rank() already fetched
+    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, r.relaxed))
     insufficient = not refs or r.relaxed
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
