@@ -41,6 +41,22 @@ log = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
+def _write_document(store: Store, source: str, doc: ExtractedDocument, *, digest: str,
+                    size: int, mtime: float, created_at: datetime, chunk: ChunkSettings) -> int:
+    """Chunk ``doc`` and replace any stored version with it; returns the chunks written.
+
+    Nothing is written when the document yields no chunk (the caller reports why).
+    """
+    drafts = chunk_document(doc, chunk)
+    if drafts:
+        store.replace_document(
+            DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
+                        content_hash=digest, size=size, mtime=mtime, created_at=created_at,
+                        warnings=doc.warnings),
+            drafts)
+    return len(drafts)
+
+
 def _ingest_file(store: Store, path: Path, chunk: ChunkSettings) -> FileOutcome:
     source = str(path)
     try:
@@ -64,16 +80,12 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings) -> FileOutcome:
     except Exception as exc:  # an extractor bug must not abort the batch
         log.exception("extractor crashed on %s", path)
         return FileOutcome(source, "failed", reason=f"unexpected {type(exc).__name__}: {exc}")
-    drafts = chunk_document(doc, chunk)
-    if not drafts:
+    written = _write_document(
+        store, source, doc, digest=digest, size=stat.st_size, mtime=stat.st_mtime,
+        created_at=doc.created_at or datetime.fromtimestamp(stat.st_mtime, UTC), chunk=chunk)
+    if not written:
         return FileOutcome(source, "failed", reason="no text to index")
-    created = doc.created_at or datetime.fromtimestamp(stat.st_mtime, UTC)
-    store.replace_document(
-        DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
-                    content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
-                    created_at=created, warnings=doc.warnings),
-        drafts)
-    return FileOutcome(source, "updated" if old else "added", chunks=len(drafts),
+    return FileOutcome(source, "updated" if old else "added", chunks=written,
                        warnings=doc.warnings)
 
 
@@ -148,11 +160,9 @@ def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
             continue
         doc = ExtractedDocument(title=title.strip() or source, blocks=(Block(body),),
                                 source_type="txt")
-        store.replace_document(
-            DocumentRow(source=source, source_type="txt", title=doc.title, content_hash=digest,
-                        size=len(text.encode()), mtime=created.timestamp(), created_at=created),
-            chunk_document(doc, chunk))
-        written += 1
+        if _write_document(store, source, doc, digest=digest, size=len(text.encode()),
+                           mtime=created.timestamp(), created_at=created, chunk=chunk):
+            written += 1
     return written
 
 
