@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
-from kb.config import TOP_K, TOP_K_MAX, Config, SearchOptions
+from kb.config import TOP_K, TOP_K_MAX, Config, SearchOptions, parse_instant
 from kb.errors import KbError
 from kb.types import IngestReport, SearchResult
 
@@ -195,9 +195,23 @@ def _source_prefix(value: str) -> str:
     return str(path) + "/" if path.is_dir() else str(path)
 
 
+def _instant_option(ctx: click.Context, param: click.Parameter, value: str | None
+                    ) -> str | None:
+    """Check an --after/--before value is RFC 3339 (the error names the CLI option)."""
+    try:
+        parse_instant(value, param.opts[0])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).removeprefix(f"{param.opts[0]} "), ctx, param) from None
+    return value
+
+
 def _search_options(top_k: int, source: tuple[str, ...], type_: tuple[str, ...],
                     after: str | None, before: str | None, no_decay: bool,
                     explain: bool = False) -> SearchOptions:
+    start, end = parse_instant(after, "--after"), parse_instant(before, "--before")
+    if start is not None and end is not None and start >= end:
+        raise click.UsageError(f"--after {after} is not earlier than --before {before}: no "
+                               "document can match")
     return SearchOptions(top_k=top_k, sources=tuple(_source_prefix(s) for s in source),
                          source_types=tuple(t.lower() for t in type_),
                          created_after=after, created_before=before, decay=not no_decay,
@@ -213,8 +227,10 @@ def search_options(fn: F) -> F:
                      "equals or starts with this (repeatable)."),
         click.option("--type", "type_", multiple=True,
                      help="Only documents of this type: pdf, docx, html, md, txt (repeatable)."),
-        click.option("--after", help="Only documents created at or after this RFC 3339 time."),
-        click.option("--before", help="Only documents created before this RFC 3339 time."),
+        click.option("--after", callback=_instant_option,
+                     help="Only documents created at or after this RFC 3339 time."),
+        click.option("--before", callback=_instant_option,
+                     help="Only documents created before this RFC 3339 time."),
         click.option("--no-decay", is_flag=True, help="Switch off time decay (evergreen docs)."),
     ]):
         fn = opt(fn)

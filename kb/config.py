@@ -7,6 +7,7 @@ receives these objects explicitly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal
 
 # --- chunking (DESIGN 3.2) ---
@@ -86,6 +87,29 @@ class Config:
     embed: EmbedSettings = field(default_factory=EmbedSettings)
 
 
+def parse_instant(value: str | None, name: str) -> datetime | None:
+    """Parse an RFC 3339 date or date-time; a value without a zone is taken as UTC.
+
+    Args:
+        value: e.g. ``2026-01-31``, ``2026-01-31T08:00:00Z``, ``2026-01-31T08:00+01:00``.
+        name: the option's name, for the error message.
+
+    Returns:
+        A timezone-aware datetime, or ``None`` when ``value`` is ``None``.
+
+    Raises:
+        ValueError: ``value`` is not an RFC 3339 date or date-time (the message names ``name``).
+    """
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an RFC 3339 date-time such as 2026-01-31 or "
+                         f"2026-01-31T08:00:00Z, got {value!r}") from exc
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     """One search request's scope and switches.
@@ -119,6 +143,12 @@ class SearchOptions:
         if unknown:
             raise ValueError(f"unknown source type {', '.join(unknown)}; expected one of "
                              f"{', '.join(SOURCE_TYPES)}")
+        after = parse_instant(self.created_after, "created_after")
+        before = parse_instant(self.created_before, "created_before")
+        if after is not None and before is not None and after >= before:
+            raise ValueError(f"created_after must be earlier than created_before (got "
+                             f"{self.created_after} and {self.created_before}): no document "
+                             "can match")
 
 
 RecallMode = Literal["hybrid", "bm25", "vector"]

@@ -31,18 +31,35 @@ def normalise_text(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def _similarity(a: int, b: int, vectors: Mapping[int, np.ndarray],
-                tokens: Mapping[int, frozenset[str]]) -> float:
-    if a in vectors and b in vectors:
-        return float(vectors[a] @ vectors[b])
-    ta, tb = tokens.get(a, frozenset()), tokens.get(b, frozenset())
-    return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
+def _similarity_matrix(ids: Sequence[int], vectors: Mapping[int, np.ndarray],
+                       tokens: Mapping[int, frozenset[str]]) -> np.ndarray:
+    """Pairwise similarity of candidates, shape (n, n), float64, symmetric.
+
+    Cosine of the stored vectors where both chunks have one, else token-set Jaccard (0.0 when
+    either set is empty).
+    """
+    n = len(ids)
+    sim = np.zeros((n, n), dtype=np.float64)
+    with_vector = [i for i, cid in enumerate(ids) if cid in vectors]
+    if with_vector:
+        m = np.stack([vectors[ids[i]] for i in with_vector]).astype(np.float32)
+        sim[np.ix_(with_vector, with_vector)] = m @ m.T
+    has = set(with_vector)
+    for a in range(n):
+        for b in range(a + 1, n):
+            if a in has and b in has:
+                continue
+            ta, tb = tokens.get(ids[a], frozenset()), tokens.get(ids[b], frozenset())
+            sim[a, b] = sim[b, a] = len(ta & tb) / len(ta | tb) if ta and tb else 0.0
+    return sim
 
 
 def mmr_order(candidates: Sequence[Candidate], vectors: Mapping[int, np.ndarray],
               tokens: Mapping[int, frozenset[str]], *, mmr_lambda: float = MMR_LAMBDA
               ) -> list[Candidate]:
     """Reorder candidates by Maximal Marginal Relevance (see module docstring).
+
+    Ties (equal MMR value) go to the smaller chunk id, so the order is deterministic.
 
     Args:
         candidates: best first by fused score.
@@ -55,19 +72,21 @@ def mmr_order(candidates: Sequence[Candidate], vectors: Mapping[int, np.ndarray]
     """
     if not candidates:
         return []
+    ids = [c.chunk_id for c in candidates]
+    sim = _similarity_matrix(ids, vectors, tokens)
     best = max(c.score for c in candidates) or 1.0
-    rest = list(candidates)
+    relevance = mmr_lambda * np.array([c.score for c in candidates], dtype=np.float64) / best
+    chunk_ids = np.array(ids, dtype=np.int64)
+    max_sim = np.zeros(len(candidates), dtype=np.float64)
+    open_ = np.ones(len(candidates), dtype=bool)
     chosen: list[Candidate] = []
-    max_sim = {c.chunk_id: 0.0 for c in rest}
-    while rest:
-        pick = max(rest, key=lambda c: (mmr_lambda * c.score / best
-                                        - (1 - mmr_lambda) * max_sim[c.chunk_id],
-                                        -c.chunk_id))
-        rest.remove(pick)
-        chosen.append(pick)
-        for c in rest:
-            sim = _similarity(c.chunk_id, pick.chunk_id, vectors, tokens)
-            max_sim[c.chunk_id] = max(max_sim[c.chunk_id], sim)
+    for _ in range(len(candidates)):
+        value = np.where(open_, relevance - (1 - mmr_lambda) * max_sim, -np.inf)
+        tied = np.flatnonzero(value == value.max())
+        pick = int(tied[np.argmin(chunk_ids[tied])])
+        open_[pick] = False
+        chosen.append(candidates[pick])
+        np.maximum(max_sim, sim[pick], out=max_sim)
     return chosen
 
 

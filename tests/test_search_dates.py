@@ -1,0 +1,47 @@
+"""Date scope options: malformed values and empty ranges are refused, naming the option."""
+
+import pytest
+from click.testing import CliRunner
+from conftest import write
+
+from kb.cli import cli
+from kb.config import SearchOptions
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), env={"KB_EMBEDDER": "none"})
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "note.txt", "The lighthouse keeper lit the lamp at dusk.\n")
+    assert run("--db", path, "ingest", str(tmp_path / "d")).exit_code == 0
+    return path
+
+
+@pytest.mark.parametrize("option", ["--after", "--before"])
+def test_cli_names_its_own_option_for_a_malformed_date(db, option):
+    r = run("--db", db, "search", "lamp", option, "last tuesday")
+    assert r.exit_code == 2
+    assert f"'{option}'" in r.output and "RFC 3339" in r.output
+    assert "created_" not in r.output  # the API's field names stay out of the CLI's errors
+
+
+@pytest.mark.parametrize("after, before", [("2025-01-01", "2024-01-01"),
+                                           ("2024-06-01T00:00:00Z", "2024-06-01")])
+def test_cli_refuses_an_empty_date_range(db, after, before):
+    r = run("--db", db, "search", "lamp", "--after", after, "--before", before)
+    assert r.exit_code == 2 and "--after" in r.output and "not earlier than --before" in r.output
+
+
+def test_cli_accepts_a_real_range(db):
+    r = run("--db", db, "search", "lamp", "--after", "2000-01-01", "--before", "2999-01-01")
+    assert r.exit_code == 0 and "[1]" in r.output
+
+
+def test_api_refuses_an_empty_range_naming_both_fields():
+    with pytest.raises(ValueError, match="created_after must be earlier than created_before"):
+        SearchOptions(created_after="2024-02-01T00:00:00+01:00",
+                      created_before="2024-01-31T23:00:00Z")  # the same instant: empty range
+    SearchOptions(created_after="2024-01-31", created_before="2024-02-01")  # one day: fine
