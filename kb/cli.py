@@ -243,8 +243,8 @@ def _print_result(result: SearchResult, explain: bool) -> None:
     if not result.references:
         click.echo("No relevant references found: the knowledge base does not hold the answer.")
     if result.references and result.insufficient_evidence:
-        click.echo("WEAK EVIDENCE: nothing passed the relevance floor; these probably do not "
-                   "answer the question.")
+        click.echo("WEAK EVIDENCE: nothing passed the relevance floor or the reranker; these "
+                   "probably do not answer the question.")
     from retrieve.cite import locator
 
     for ref in result.references:

@@ -33,6 +33,9 @@ MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
 NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
 RELATIVE_FLOOR = 0.8  # README "stage check": best P@3 on golden/precision without recall loss
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
+# A judging reranker (cross-encoder or LLM) scores relevance in [0, 1]; a passage it scores
+# below this is not handed out. 0.5 is the LLM judge's "5 of 10" and a cross-encoder's logit 0.
+RERANK_MIN_SCORE = 0.5
 
 EmbedderSpec = str
 SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
@@ -175,6 +178,10 @@ class PipelineSettings:
     """
 
     recall: RecallMode = "hybrid"
+        rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it
+            scores at least this (in [0, 1]) are handed out; if it rejects them all, the best
+            few are kept, flagged as weak evidence (``insufficient_evidence``). 0 turns the
+            cut off. MMR does not judge relevance, so it never cuts.
     weighted_fusion: bool = True
     floor: bool = True
     rerank: RerankMode = "auto"
@@ -185,3 +192,4 @@ class PipelineSettings:
     rrf_k: int = RRF_K
     relative_floor: float = RELATIVE_FLOOR
     mmr_lambda: float = MMR_LAMBDA
+    rerank_min_score: float = RERANK_MIN_SCORE

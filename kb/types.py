@@ -315,4 +315,7 @@ class SearchResult:
     references: tuple[Reference, ...]
     context: str
     insufficient_evidence: bool
+        judged_out: candidates a judging reranker (cross-encoder or LLM) scored below
+            ``PipelineSettings.rerank_min_score``; 0 when none judged.
     diagnostics: Diagnostics
+    judged_out: int = 0

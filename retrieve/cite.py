@@ -21,8 +21,8 @@ NO_EVIDENCE = (
     "knowledge base does not have enough information to answer; do not guess."
 )
 WEAK_NOTE = (
-    "Note: these references are weak evidence (nothing passed the relevance floor); they "
-    "probably do not answer the question."
+    "Note: these references are weak evidence (nothing passed the relevance floor or the "
+    "reranker's judgement); they probably do not answer the question."
 )
 
 

@@ -56,7 +56,7 @@ from retrieve.calibration import (
 )
 from retrieve.decay import apply_decay
 from retrieve.expand import try_expand
-from retrieve.floor import apply_floor
+from retrieve.floor import RELAX_KEEP, apply_floor
 from retrieve.fuse import fuse
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import bm25_recall, like_recall, vector_recall
@@ -169,6 +169,8 @@ class Ranking:
         relaxed: the floor would have dropped everything.
         vectors: chunk id -> vector for the reranked candidates.
         chunks: chunk id -> chunk row for the reranked candidates (what is cited).
+        judged: chunk id -> relevance in [0, 1] from a judging reranker (cross-encoder or
+            LLM) for the candidates it scored, or ``None`` when MMR (or nothing) ordered them.
     """
 
     ordered: tuple[Candidate, ...]
@@ -181,6 +183,7 @@ class Ranking:
     relaxed: bool
     vectors: dict[int, np.ndarray]
     chunks: dict[int, Chunk]
+    judged: dict[int, float] | None = None
 
     @property
     def texts(self) -> dict[int, str]:
@@ -255,17 +258,19 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
     vectors = _vectors_of(store, service, top)
+    judged: dict[int, float] | None = None
     if settings.rerank == "off":
         ordered = top
         trace.skip("rerank", "switched off by settings")
     else:
-        ordered = trace.run("rerank", lambda: _rerank(store, query, top, engines, vectors, texts,
-                                                      trace))
+        ordered, judged = trace.run("rerank", lambda: _rerank(store, query, top, engines,
+                                                              vectors, texts, trace))
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
     return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
-                   calibration, floor_value, dropped, best_below, relaxed, vectors, chunks)
+                   calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
+                   judged)
 
 
 def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
@@ -278,18 +283,31 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
     best = max((c.evidence for c in r.ordered), default=0.0)
     eligible = [c for c in r.ordered[:RERANK_TOP_N]
                 if c.evidence >= settings.relative_floor * best]
+    # A judging reranker says "no" too: what it scores below the bar is not handed out; if it
+    # rejects everything, the best few it judged stay, flagged as weak evidence.
+    judged_out, rejected_all = 0, False
+    if r.judged is not None and settings.rerank_min_score > 0:
+        passing = [c for c in eligible if r.judged.get(c.chunk_id, -1.0)
+                   >= settings.rerank_min_score]
+        judged_out = sum(1 for s in r.judged.values() if s < settings.rerank_min_score)
+        if passing:
+            eligible = passing
+        else:
+            rejected_all = True
+            eligible = [c for c in eligible if c.chunk_id in r.judged][:RELAX_KEEP]
     selected = rerank.select(
         eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
         near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
     # 6. cite
     # the selection comes from the reranked top, whose chunk rows rank() already fetched
-    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, r.relaxed))
-    insufficient = not refs or r.relaxed
+    weak = r.relaxed or rejected_all
+    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, weak))
+    insufficient = not refs or weak
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
-                       explain=tuple(trace.explain))
-    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=r.relaxed),
+                       explain=tuple(trace.explain), judged_out=judged_out)
+    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=weak),
                         insufficient, diag)
 
 
@@ -419,22 +437,26 @@ def _vectors_of(store: Store, service: EmbeddingService | None,
 
 def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
             vectors: dict[int, np.ndarray], texts: dict[int, str],
-            trace: _Trace) -> list[Candidate]:
+            trace: _Trace) -> tuple[list[Candidate], dict[int, float] | None]:
+    """Order ``top``; returns the order and, when a model judged them, its scores by chunk."""
     passages = [texts.get(c.chunk_id, "") for c in top]
     if engines.reranker is not None and engines.settings.rerank == "auto":
         try:
-            return rerank.order_by_scores(top, engines.reranker.score(query, passages))
+            scores = engines.reranker.score(query, passages)
+            return (rerank.order_by_scores(top, scores),
+                    {c.chunk_id: float(s) for c, s in zip(top, scores, strict=True)})
         except Exception as exc:
             trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
     elif engines.llm is not None and engines.settings.rerank == "auto":
         head = top[:LLM_RERANK_MAX]
         try:
             grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX])
-            return rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:]
+            return (rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:],
+                    {c.chunk_id: g for c, g in zip(head, grades, strict=True)})
         except Exception as exc:
             trace.degraded.append(f"rerank: LLM reranker failed ({exc}); MMR used")
     tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
-    return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda)
+    return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda), None
 
 
 def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk],
