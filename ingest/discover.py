@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from kb.walk import walk_files
 
 MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail alone
 
@@ -12,8 +13,8 @@ MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail al
 def discover(paths: Iterable[Path | str], suffixes: frozenset[str]) -> Iterator[Path]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
-    Hidden files and folders (name starting with ``.``) inside a walked folder are skipped;
-    symlinked folders are not followed (no loops). A path given directly is yielded whatever
+    Folders are walked by ``kb.walk.walk_files`` (hidden entries skipped, symlinked folders
+    not followed). A path given directly is yielded whatever
     its suffix, so an unsupported file is reported rather than silently ignored.
 
     Raises:
@@ -30,15 +31,11 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str]) -> Iterator[
                 seen.add(path)
                 yield path
             continue
-        for root, dirs, files in os.walk(path, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if name.startswith(".") or Path(name).suffix.lower() not in suffixes:
-                    continue
-                try:
-                    f = Path(root, name).resolve(strict=True)
-                except (OSError, RuntimeError):  # dangling link or symlink loop: skip it
-                    continue
-                if f.is_file() and f not in seen:
-                    seen.add(f)
-                    yield f
+        for found in walk_files(path, suffixes):
+            try:
+                f = found.resolve(strict=True)
+            except (OSError, RuntimeError):  # dangling link or symlink loop: skip it
+                continue
+            if f.is_file() and f not in seen:
+                seen.add(f)
+                yield f

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.errors import PathRefused
+from kb.walk import walk_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +144,9 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
     """Expand files and folders into the files an ingest may read.
 
     Each given path must pass ``resolve_under_roots`` (else the whole request is refused).
-    Folders are walked like ``ingest.discover`` does (hidden entries skipped, symlinked folders
-    not followed, only ``suffixes``); each file found is resolved and checked again.
+    Folders are walked by ``kb.walk.walk_files``, as ``ingest.discover`` walks them (hidden
+    entries skipped, symlinked folders not followed, only ``suffixes``); each file found is
+    resolved and checked again.
 
     Args:
         paths: files and folders, as a caller gave them.
@@ -173,23 +175,18 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
         if not top.is_dir():
             add(top)
             continue
-        for folder, dirs, names in os.walk(top, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(names):
-                if name.startswith(".") or Path(name).suffix.lower() not in suffixes:
-                    continue
-                found = Path(folder, name)
-                try:
-                    real = _real(found, found)
-                except PathRefused as exc:
-                    refused.append((str(found), exc.reason))
-                    continue
-                if real is None or not real.is_file():
-                    continue  # a dangling symlink, or a symlink to a folder
-                if not _inside(real, real_roots):
-                    refused.append((str(found), "resolves outside the ingest roots (symlink)"))
-                    continue
-                add(real)
+        for found in walk_files(top, suffixes):
+            try:
+                real = _real(found, found)
+            except PathRefused as exc:
+                refused.append((str(found), exc.reason))
+                continue
+            if real is None or not real.is_file():
+                continue  # a dangling symlink, or a symlink to a folder
+            if not _inside(real, real_roots):
+                refused.append((str(found), "resolves outside the ingest roots (symlink)"))
+                continue
+            add(real)
     return ConfinedFiles(tuple(files), tuple(refused))
 
 
