@@ -11,19 +11,21 @@ kb's addition: an answer that declines for lack of evidence asserts nothing, so 
 statement to contradict and scores 1.0 — an honest refusal is never penalised. Unsupported
 statements are listed so a release report can show *what* was made up.
 
-Judge replies are parsed tolerantly (a JSON array anywhere in the reply); a reply that cannot
-be parsed raises ``ValueError`` rather than guessing a score.
+Judge replies are parsed tolerantly (``json_array``: the longest JSON array anywhere in the
+reply, so code fences, prose and a wrapping object do not matter; verdicts may be 1/0, true/false
+or yes/no); a reply that cannot be parsed raises ``ValueError`` rather than guessing a score.
+The relevance judges (``eval.relevance``) share these parsers.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from kb.backends import LLM
 
-JUDGE_TIMEOUT_S = 60.0  # evaluation is offline: allow a slow local judge
+JUDGE_TIMEOUT_S = 120.0  # evaluation is offline: a slow local judge gets the backends'
+# full read timeout (kb.backends.http.READ_TIMEOUT_S)
 STATEMENTS_PROMPT = (
     "Break the answer below into short, self-contained factual statements. A sentence that "
     "only says the information is unavailable, or declines to answer, is not a statement. "
@@ -35,7 +37,7 @@ VERDICTS_PROMPT = (
     "with a JSON array of {n} integers only, in statement order.\n\nContext:\n{context}\n\n"
     "Statements:\n{statements}"
 )
-_ARRAY = re.compile(r"\[.*\]", re.DOTALL)
+YES = frozenset({"1", "yes", "true", "supported", "relevant"})  # verdict words read as 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +56,42 @@ class Faithfulness:
     unsupported: tuple[str, ...]
 
 
-def _json_array(reply: str) -> list[object]:
-    match = _ARRAY.search(reply)
-    if match is None:
+def json_array(reply: str) -> list[object]:
+    """The longest JSON array in a judge's reply (prose, code fences or an object around it).
+
+    Raises:
+        ValueError: the reply holds no JSON array.
+    """
+    decoder = json.JSONDecoder()
+    best: list[object] | None = None
+    best_len = -1
+    start = reply.find("[")
+    while start >= 0:
+        try:
+            value, end = decoder.raw_decode(reply, start)
+        except json.JSONDecodeError:
+            pass
+        else:
+            if isinstance(value, list) and end - start > best_len:
+                best, best_len = value, end - start
+        start = reply.find("[", start + 1)
+    if best is None:
         raise ValueError(f"the judge replied without a JSON array: {reply[:120]!r}")
-    value = json.loads(match.group())
-    if not isinstance(value, list):
-        raise ValueError("the judge's reply is not a JSON array")
-    return value
+    return best
+
+
+def item_text(value: object) -> str:
+    """A listed item as one line of text: a string, or an object's first string value."""
+    if isinstance(value, dict):
+        value = next((v for v in value.values() if isinstance(v, str)), "")
+    return " ".join(str(value).split())  # one line each: the verdict prompt numbers lines
+
+
+def verdict(value: object) -> bool:
+    """A judge's yes/no verdict: 1, ``true``, ``"yes"``... are yes; anything else is no."""
+    if isinstance(value, bool | int | float):
+        return value == 1
+    return str(value).strip().lower() in YES
 
 
 def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
@@ -72,18 +102,18 @@ def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
         kb.errors.BackendError: a judge call failed.
         ValueError: a judge reply could not be parsed, or has the wrong length.
     """
-    raw = _json_array(llm.complete(STATEMENTS_PROMPT.format(question=question, answer=answer),
+    raw = json_array(llm.complete(STATEMENTS_PROMPT.format(question=question, answer=answer),
                                    timeout_s=timeout_s))
-    statements = tuple(str(s).strip() for s in raw if str(s).strip())
+    statements = tuple(t for t in map(item_text, raw) if t)
     if not statements:
         return Faithfulness(1.0, (), ())
     listed = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
-    verdicts = _json_array(llm.complete(
+    verdicts = json_array(llm.complete(
         VERDICTS_PROMPT.format(n=len(statements), context=context, statements=listed),
         timeout_s=timeout_s))
     if len(verdicts) != len(statements):
         raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(statements)} "
                          "statements")
-    supported = [v == 1 or v == "1" for v in verdicts]  # anything else is "not supported"
+    supported = [verdict(v) for v in verdicts]  # anything else is "not supported"
     unsupported = tuple(s for s, ok in zip(statements, supported, strict=True) if not ok)
     return Faithfulness(sum(supported) / len(statements), statements, unsupported)

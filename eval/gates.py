@@ -16,6 +16,16 @@ bound is ``{ min = x }`` (the value must be >= x), ``{ max = x }`` (<= x) or bot
 pure: ``check_gates`` takes the measured metrics and the thresholds and returns one
 ``GateResult`` per bound, plus a failure for a set without thresholds and for a bound naming a
 metric that was not measured (a gate that checks nothing must not pass).
+
+The faithfulness gate (DESIGN 7.3, measured only with a judge LLM) has one table of its own,
+the same for every embedder and set, keyed by the names ``kb eval --json`` prints under
+``faithfulness.sets[].metrics``::
+
+    [faithfulness]
+    "faithfulness" = { min = 0.80 }
+    "errors" = { max = 0 }
+
+``check_faithfulness`` checks it against every set that was judged.
 """
 
 from __future__ import annotations
@@ -23,11 +33,12 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 GATES_VERSION = 1  # the file format understood here; golden/gates.toml says `version = 1`
+FAITHFULNESS_TABLE = "faithfulness"  # the table of the judge-LLM gate (not an embedder)
 
 GateStatus = Literal["passed", "failed"]
 
@@ -52,10 +63,13 @@ class Thresholds:
     Attributes:
         path: the file they came from (named in failure messages).
         tables: embedder spec -> set name -> metric name -> bound.
+        faithfulness: the ``[faithfulness]`` table, metric name -> bound; ``None`` when the
+            file has none.
     """
 
     path: Path
     tables: dict[str, dict[str, dict[str, Bound]]]
+    faithfulness: dict[str, Bound] | None = None
 
     def for_set(self, embedder: str, set_name: str) -> dict[str, Bound] | None:
         """The bounds for one (embedder, set) pair, or ``None`` when the file has none."""
@@ -90,7 +104,7 @@ def load_thresholds(path: Path) -> Thresholds:
         path: a TOML file in the format of the module docstring.
 
     Returns:
-        The thresholds, keyed embedder -> set -> metric.
+        The thresholds, keyed embedder -> set -> metric, and the ``[faithfulness]`` table.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -106,6 +120,14 @@ def load_thresholds(path: Path) -> Thresholds:
     version = data.pop("version", None)
     if version != GATES_VERSION:
         raise ValueError(f"{path}: expected `version = {GATES_VERSION}`, got {version!r}")
+    faithfulness = None
+    if FAITHFULNESS_TABLE in data:
+        where = f"{path}: [{FAITHFULNESS_TABLE}]"
+        table = data.pop(FAITHFULNESS_TABLE)
+        if not isinstance(table, dict):
+            raise ValueError(f"{where} must be a table of metric bounds")
+        faithfulness = {name: _parse_bound(spec, f"{where} {name!r}")
+                        for name, spec in table.items()}
     tables: dict[str, dict[str, dict[str, Bound]]] = {}
     for embedder, sets in data.items():
         if not isinstance(sets, dict):
@@ -117,7 +139,7 @@ def load_thresholds(path: Path) -> Thresholds:
             bounds = {name: _parse_bound(spec, f"{where} {name!r}")
                       for name, spec in metrics.items()}
             tables.setdefault(embedder, {})[set_name] = bounds
-    return Thresholds(path, tables)
+    return Thresholds(path, tables, faithfulness)
 
 
 def check_gates(measured: Mapping[str, Mapping[str, float]], thresholds: Thresholds, *,
@@ -146,6 +168,34 @@ def check_gates(measured: Mapping[str, Mapping[str, float]], thresholds: Thresho
             continue
         for metric, bound in bounds.items():
             results.append(_check_one(set_name, metric, values.get(metric), bound))
+    return results
+
+
+def check_faithfulness(measured: Mapping[str, Mapping[str, float]],
+                       thresholds: Thresholds) -> list[GateResult]:
+    """Check every judged set against the ``[faithfulness]`` table.
+
+    Args:
+        measured: set name -> faithfulness metric name -> value, for the sets judged.
+        thresholds: the loaded thresholds file.
+
+    Returns:
+        One result per bound of each judged set (messages like ``faithfulness gate:
+        precision faithfulness 0.6000 < min 0.8000``); one failed result per set when the file
+        has no ``[faithfulness]`` table; nothing when no set was judged.
+
+    """
+    results: list[GateResult] = []
+    for set_name, values in measured.items():
+        if thresholds.faithfulness is None:
+            results.append(GateResult(
+                set_name, "", None, None, "failed",
+                f"{set_name}: faithfulness was measured but {thresholds.path} has no "
+                f"[{FAITHFULNESS_TABLE}] table"))
+            continue
+        for metric, bound in thresholds.faithfulness.items():
+            result = _check_one(set_name, metric, values.get(metric), bound)
+            results.append(replace(result, message=f"faithfulness gate: {result.message}"))
     return results
 
 

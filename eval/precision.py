@@ -8,7 +8,9 @@ would be handed, after floor, rerank and top-k) are judged at document level:
 * distractor pass-through = references that are planted distractors / references returned,
   over all queries;
 * refusal rate = share of unanswerable queries (no qrels) whose result has
-  ``insufficient_evidence`` true.
+  ``insufficient_evidence`` true (higher is better);
+* false refusal rate = share of answerable queries whose result has ``insufficient_evidence``
+  true (lower is better): the price of the refusals, measured beside them.
 """
 
 from __future__ import annotations
@@ -27,12 +29,16 @@ from retrieve.pipeline import search as run_search
 
 @dataclass(frozen=True, slots=True)
 class PrecisionReport:
-    """Precision-gate metrics, all in [0, 1] (higher is better except pass-through)."""
+    """Precision-gate metrics, all in [0, 1].
+
+    Higher is better except for ``distractor_pass_through`` and ``false_refusal_rate``.
+    """
 
     precision_at_k: float
     k: int
     distractor_pass_through: float
     refusal_rate: float
+    false_refusal_rate: float
     answerable: int
     unanswerable: int
     per_query: dict[str, dict[str, object]]
@@ -58,7 +64,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
         service, problem = kb._embedding()
         engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
                           reranker=kb.reranker)
-    precisions, refusals = [], []
+    precisions, refusals, false_refusals = [], [], []
     returned = passed = 0
     per_query: dict[str, dict[str, object]] = {}
     for q in load_queries(dataset):
@@ -71,6 +77,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
         if relevant:
             p = sum(d in relevant for d in docs) / len(docs) if docs else 0.0
             precisions.append(p)
+            false_refusals.append(1.0 if result.insufficient_evidence else 0.0)
         else:
             refusals.append(1.0 if result.insufficient_evidence else 0.0)
         per_query[q._id] = {"docs": docs, "relevant": sorted(relevant),
@@ -79,4 +86,5 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
         precision_at_k=sum(precisions) / len(precisions) if precisions else 0.0, k=k,
         distractor_pass_through=passed / returned if returned else 0.0,
         refusal_rate=sum(refusals) / len(refusals) if refusals else 0.0,
+        false_refusal_rate=sum(false_refusals) / len(false_refusals) if false_refusals else 0.0,
         answerable=len(precisions), unanswerable=len(refusals), per_query=per_query)

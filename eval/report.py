@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.answer_gate import AnswerGateReport
 from eval.gates import GateResult
 from eval.stages import VERDICT_METRICS, describe_settings
 from eval.suite import Faithfulness, SetReport, StageCheck
@@ -26,7 +27,13 @@ TABLE_COLUMNS = (
     ("reference_precision@3", "refP@3"),
     ("distractor_pass_through", "distract"),
     ("refusal_rate", "refusal"),
+    ("false_refusal_rate", "false ref."),
     ("search_p50_ms", "p50 ms"),
+)
+ANSWER_COLUMNS = (
+    ("faithfulness", "faithful"),
+    ("answer_relevance", "ans.rel"),
+    ("context_relevance", "ctx.rel"),
 )
 STAGE_COLUMNS = (
     ("ndcg@10", "nDCG@10"),
@@ -35,6 +42,7 @@ STAGE_COLUMNS = (
     ("reference_precision@3", "refP@3"),
     ("distractor_pass_through", "distract"),
     ("refusal_rate", "refusal"),
+    ("false_refusal_rate", "false ref."),
     ("rank_p50_ms", "rank ms"),
 )
 
@@ -45,18 +53,24 @@ def report_json(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
     """The whole evaluation as one JSON-ready object.
 
     Shape: ``{"embedder", "settings", "settings_changed", "sets": [...], "faithfulness":
-    {"status", "reason"}, "gate": {...}}`` where each set is ``{"name", "dataset", "queries",
-    "precision_queries", "metrics", "stage_p50_ms", "notes", "index", "stages"}`` (``stages``:
-    ``{"baseline", "comparisons", "skipped"}`` or ``None``) and ``gate``
-    (present only when gating) is ``{"thresholds", "status", "results": [...]}``. Metrics are
-    rounded to 4 decimals, times (``*_ms``) to 0.1 ms.
+    {"status", "reason", "answerer", "judge", "sets": [...]}, "gate": {...}}`` where each set
+    is ``{"name", "dataset", "queries", "precision_queries", "metrics", "stage_p50_ms",
+    "notes", "index", "stages"}`` (``stages``: ``{"baseline", "comparisons", "skipped"}`` or
+    ``None``), each judged set under ``faithfulness`` is ``{"name", "questions", "available",
+    "refused", "metrics", "notes", "unsupported", "errors", "items"}`` (see
+    ``eval.answer_gate``) and ``gate`` (present only when gating) is ``{"thresholds",
+    "status", "results": [...]}``. Metrics are rounded to 4 decimals, times (``*_ms``) to
+    0.1 ms.
     """
     out: dict[str, Any] = {
         "embedder": embedder,
         "settings": dataclasses.asdict(settings),
         "settings_changed": describe_settings(settings),
         "sets": [_set_json(r) for r in reports],
-        "faithfulness": {"status": faithfulness.status, "reason": faithfulness.reason},
+        "faithfulness": {"status": faithfulness.status, "reason": faithfulness.reason,
+                         "answerer": faithfulness.answerer, "judge": faithfulness.judge,
+                         "sets": [_answers_json(r.name, r.answers) for r in reports
+                                  if r.answers is not None]},
     }
     if gate is not None:
         path, results = gate
@@ -106,6 +120,7 @@ def render_text(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
         for note in r.notes:
             lines.append(f"note   {r.name}: {note}")
     lines.append(f"faithfulness: {faithfulness.status} ({faithfulness.reason})")
+    lines += render_answers(reports, faithfulness)
     for r in reports:
         if r.stages is not None:
             lines += [""] + render_stage_check(r, r.stages)
@@ -130,6 +145,62 @@ def render_stage_check(report: SetReport, check: StageCheck) -> list[str]:
     for s in check.skipped:
         lines.append(f"skipped  {s.stage}: {s.reason}")
     return lines
+
+
+def render_answers(reports: Sequence[SetReport], faithfulness: Faithfulness) -> list[str]:
+    """The faithfulness gate's table, unsupported statements and failures (empty if skipped)."""
+    judged = [(r.name, r.answers) for r in reports if r.answers is not None]
+    if not judged:
+        return []
+    lines = [f"answers by {faithfulness.answerer}, judged by {faithfulness.judge}"]
+    headers = ["set", "questions"] + [h for _, h in ANSWER_COLUMNS] + ["refused", "errors"]
+    rows = []
+    for name, a in judged:
+        (yes, no), (ref_yes, ref_no) = _kinds(a), a.refused()
+        rows.append([name, str(len(a.items))]
+                    + [_fmt(a.metrics.get(m), m) for m, _ in ANSWER_COLUMNS]
+                    + [f"{ref_no}/{no} unanswerable, {ref_yes}/{yes} answerable",
+                       str(len([i for i in a.items if i.error]))])
+    lines += _table(headers, rows)
+    lines.append("faithful = supported statements / statements (a refusal scores 1.0); ans.rel "
+                 "= mean cosine of the question to questions the judge wrote from the answer; "
+                 "ctx.rel = share of references the judge finds useful (both: refusals not "
+                 "scored).")
+    for name, a in judged:
+        for note in a.notes:
+            lines.append(f"note   {name}: {note}")
+        for item in a.items:
+            for statement in item.unsupported:
+                lines.append(f"unsupported  {name} {item.query_id}: {statement}  "
+                             f"(question: {item.question})")
+        for item in a.items:
+            if item.error:
+                lines.append(f"error  {name} {item.query_id}: {item.error}")
+    return lines
+
+
+def _kinds(a: AnswerGateReport) -> tuple[int, int]:
+    yes = sum(i.answerable for i in a.items)
+    return yes, len(a.items) - yes
+
+
+def _answers_json(name: str, a: AnswerGateReport) -> dict[str, Any]:
+    (yes, no), (ref_yes, ref_no) = _kinds(a), a.refused()
+    return {
+        "name": name,
+        "questions": len(a.items),
+        "available": {"answerable": a.available[0], "unanswerable": a.available[1]},
+        "refused": {"answerable": ref_yes, "of_answerable": yes, "unanswerable": ref_no,
+                    "of_unanswerable": no},
+        "metrics": {k: _round(k, v) for k, v in a.metrics.items()},
+        "notes": list(a.notes),
+        "unsupported": [{"query_id": i.query_id, "question": i.question, "statement": st}
+                        for i in a.items for st in i.unsupported],
+        "errors": [{"query_id": i.query_id, "question": i.question, "error": i.error}
+                   for i in a.items if i.error],
+        "items": [{k: _round(k, v) if isinstance(v, float) else v
+                   for k, v in dataclasses.asdict(i).items()} for i in a.items],
+    }
 
 
 def _set_json(r: SetReport) -> dict[str, Any]:

@@ -12,13 +12,16 @@ For each set the steps are:
 3. **Precision gate** (``eval.precision.evaluate_precision``), for sets with ``distractors.tsv``:
    ``reference_precision@3`` (relevant share of the references handed out), ``distractor_
    pass_through`` (share of references that are planted distractors, lower is better) and
-   ``refusal_rate`` (share of unanswerable queries answered with insufficient evidence).
+   ``refusal_rate`` (share of unanswerable queries answered with insufficient evidence) and
+   ``false_refusal_rate`` (share of answerable ones flagged so, lower is better).
 4. **Latency** (``measure_latency``, run before step 2 while no query embedding is cached): the
    full search (``retrieve.pipeline.search``) over the first ``LATENCY_QUERIES`` queries after
    one warm-up search: ``search_p50_ms``, ``search_p95_ms`` and each stage's p50 from the
    diagnostics (the query embedding is part of ``recall``).
-
-Faithfulness (DESIGN 7.3) needs a judge LLM; without one it is reported ``skipped``.
+5. **Faithfulness gate** (``eval.answer_gate``, DESIGN 7.3), with an LLM and for sets with
+   ``distractors.tsv``: every question (or ``--faithfulness-limit`` of them) answered from its
+   references and judged: faithfulness, answer relevance, context relevance, refusals and the
+   unsupported statements. Without an LLM it is reported ``skipped``, never passed.
 
 With an LLM or reranker configured, their replies are cached in the set's index as in any kb
 index, so a later run (and every pass after the first in one run) times the cache, not the model.
@@ -30,11 +33,12 @@ import hashlib
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from eval.answer_gate import AnswerGateConfig, AnswerGateReport, judge_dataset
 from eval.datasets import golden_dir, load_queries
 from eval.precision import evaluate_precision, load_distractors
 from eval.retrieval import FIXED_TIME, evaluate, open_index
@@ -86,13 +90,20 @@ class IndexInfo:
 class Faithfulness:
     """The faithfulness gate's outcome: ``skipped`` unless a judge LLM measured it.
 
+    The measurements themselves are in each ``SetReport.answers``; the gate's bounds are
+    checked by ``eval.gates.check_faithfulness``.
+
     Attributes:
-        status: ``skipped`` (never ``passed`` without a measurement).
-        reason: why, in one sentence.
+        status: ``measured``, or ``skipped`` (never ``passed`` without a measurement).
+        reason: what was measured, or why not, in one sentence.
+        answerer: the model that answered (``model_id``), when measured.
+        judge: the model that judged, when measured.
     """
 
-    status: Literal["skipped"]
+    status: Literal["skipped", "measured"]
     reason: str
+    answerer: str | None = None
+    judge: str | None = None
 
 
 FAITHFULNESS_SKIPPED = Faithfulness(
@@ -131,6 +142,7 @@ class SetReport:
         notes: degraded-mode notes the searches reported (e.g. BM25 only), deduplicated.
         index: the index measured.
         stages: the stage check, when requested.
+        answers: the faithfulness gate on this set, when measured.
     """
 
     name: str
@@ -142,6 +154,7 @@ class SetReport:
     notes: tuple[str, ...]
     index: IndexInfo
     stages: StageCheck | None = None
+    answers: AnswerGateReport | None = None
 
 
 @dataclass
@@ -266,6 +279,7 @@ def measure_quality(kb: KnowledgeBase, dataset: Path,
         counts = (gate.answerable, gate.unanswerable)
         if gate.answerable:
             metrics[f"reference_precision@{PRECISION_K}"] = gate.precision_at_k
+            metrics["false_refusal_rate"] = gate.false_refusal_rate
         metrics["distractor_pass_through"] = gate.distractor_pass_through
         if gate.unanswerable:
             metrics["refusal_rate"] = gate.refusal_rate
@@ -310,8 +324,9 @@ def measure_latency(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings
 
 def evaluate_set(name: str, dataset: Path, db_path: Path, *, config: Config,
                  settings: PipelineSettings, stages: bool = False,
+                 answers: AnswerGateConfig | None = None,
                  on_progress: ProgressFn | None = None) -> SetReport:
-    """Measure one set (steps 1-4 of the module docstring), and optionally its stage check.
+    """Measure one set (steps 1-5 of the module docstring), and optionally its stage check.
 
     Args:
         name: the set's name, as it appears in reports and ``gates.toml``.
@@ -320,7 +335,9 @@ def evaluate_set(name: str, dataset: Path, db_path: Path, *, config: Config,
         config: the backends (embedder, LLM, reranker) to measure with.
         settings: the pipeline configuration measured (and the stage check's reference).
         stages: also run the stage check.
-        on_progress: index-build progress callback.
+        answers: run the faithfulness gate with this configuration (when ``config`` has an
+            LLM and the set has ``distractors.tsv``).
+        on_progress: index-build and answering progress callback.
 
     Returns:
         The set's report.
@@ -335,11 +352,37 @@ def evaluate_set(name: str, dataset: Path, db_path: Path, *, config: Config,
         search, stage_ms, notes = measure_latency(kb, dataset, settings)
         metrics, queries, counts = measure_quality(kb, dataset, settings)
         metrics.update(search)
+        judged = None
+        if answers is not None and kb.llm is not None and counts is not None:
+            judged = judge_dataset(kb, dataset, settings=settings, config=answers,
+                                   on_progress=on_progress)
         check = stage_check(kb, dataset, settings) if stages else None
     finally:
         kb.close()
     notes = tuple(dict.fromkeys([*kb.problems, *notes]))
-    return SetReport(name, str(dataset), queries, counts, metrics, stage_ms, notes, info, check)
+    return SetReport(name, str(dataset), queries, counts, metrics, stage_ms, notes, info, check,
+                     judged)
+
+
+def faithfulness_outcome(reports: Sequence[SetReport], *, llm: str | None) -> Faithfulness:
+    """The faithfulness gate's status for a run: ``measured`` when some set was judged.
+
+    Args:
+        reports: the sets measured.
+        llm: the answering LLM's spec, ``None`` when none was configured.
+
+    """
+    if llm is None:
+        return FAITHFULNESS_SKIPPED
+    answered = [r.answers for r in reports if r.answers is not None]
+    if not answered:
+        return Faithfulness("skipped", "no evaluated set has answerable and unanswerable "
+                            "questions (distractors.tsv), or the LLM could not be set up; "
+                            "evaluate --set precision")
+    names = ", ".join(r.name for r in reports if r.answers is not None)
+    questions = sum(len(a.items) for a in answered)
+    return Faithfulness("measured", f"{questions} questions of {names} answered and judged",
+                        answered[0].answerer, answered[0].judge)
 
 
 def stage_check(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings) -> StageCheck:

@@ -1,4 +1,13 @@
-"""Backfill vectors for chunks that have none (or a stale fingerprint), outside any transaction.
+"""Vectors for stored chunks, computed outside any transaction: backfill and re-embed.
+
+* ``backfill_vectors`` fills in chunks lacking a live vector of the service's fingerprint
+  (after an ingest, or ``kb reembed`` with the stored model).
+* ``rebuild_vectors`` switches models (``kb reembed`` with another model): every chunk is
+  embedded into the staging area beside the live vectors, page by page, each page committed in
+  its own short transaction; when every chunk has a staged vector, ``kb.vectorspace.switch``
+  makes them live in one transaction. Searches keep reading the old vectors until then.
+  Resumable: staged pages survive an interruption and a new run embeds only the chunks
+  without one; chunks ingested meanwhile are picked up by the next pass.
 
 Text is always committed before this runs, so a failing embedder costs vectors, never text.
 """
@@ -6,42 +15,166 @@ Text is always committed before this runs, so a failing embedder costs vectors, 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
+from kb import vectorspace
 from kb.backends.embedding import EmbeddingService
 from kb.store import vector_to_blob
 
 log = logging.getLogger(__name__)
-EMBED_PAGE = 64  # chunks read per round trip
+EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
+SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
+
+ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
+ReembedMode = Literal["backfill", "switch"]
 
 
-def backfill_vectors(service: EmbeddingService,
-                     on_progress: Callable[[str, int, int], None] | None = None
+@dataclass(frozen=True, slots=True)
+class ReembedReport:
+    """Summary of one ``kb reembed`` run.
+
+    Attributes:
+        mode: ``backfill`` (the configured model is the stored one: missing vectors are
+            filled in place) or ``switch`` (another model: vectors built beside the old ones,
+            swapped in when complete).
+        embedder: the configured model's description.
+        previous: the stored model a switch replaces (or replaced), else ``None``.
+        embedded: vectors computed in this run (written, or staged for a switch).
+        chunks: chunks in the index.
+        pending: chunks still without a vector of the configured model (live or staged).
+        switched: the configured model's vectors are live now (a switch by this run, or by
+            a concurrent one).
+        discarded: staged vectors of an unfinished re-embed dropped on request.
+        warnings: why the run stopped early, and other notes.
+    """
+
+    mode: ReembedMode
+    embedder: str
+    previous: str | None = None
+    embedded: int = 0
+    chunks: int = 0
+    pending: int = 0
+    switched: bool = False
+    discarded: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Every chunk has a live vector of the configured model."""
+        return self.pending == 0 and (self.mode == "backfill" or self.switched)
+
+
+def _texts(rows: Sequence[tuple[int, str, str]]) -> list[str]:
+    return [f"{prefix}\n{text}" for _, prefix, text in rows]
+
+
+def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None = None
                      ) -> tuple[int, str | None]:
-    """Embed every chunk lacking a vector of ``service``'s fingerprint.
+    """Embed every chunk lacking a live vector of ``service``'s fingerprint.
 
     Each page of vectors is committed in its own short transaction after the model call.
-    ``on_progress`` is called with (``"vectors"``, done, total) after each page.
+    ``on_progress`` is called with (``"vectors"``, done, total) after each page. Vectors are
+    written only where ``kb.vectorspace.destination`` says they are live: during a re-embed to
+    this model, new chunks are left to ``kb reembed`` (which stages them).
 
     Returns:
-        (vectors written, error message or ``None``). On a model failure the remaining chunks
-        keep NULL vectors and the message says why; nothing is raised.
+        (vectors written, message or ``None``). On a model failure the remaining chunks keep
+        NULL vectors and the message says why; nothing is raised.
     """
     store, fp = service.store, service.fingerprint.key
+    destination = vectorspace.destination(store, fp)
+    if destination == "staged":
+        return 0, (f"a re-embed to {service.fingerprint.description} is in progress: "
+                   "`kb reembed` builds these chunks' vectors (keyword search finds them now)")
+    if destination is None:
+        stored = store.get_meta(vectorspace.LIVE_DESCRIPTION_KEY) or "another model"
+        return 0, (f"the index holds vectors of {stored}, not {service.fingerprint.description}"
+                   "; run `kb reembed` to switch")
     total = store.count_needing_vectors(fp)
     written = 0
     while True:
         rows = store.chunks_needing_vectors(fp, EMBED_PAGE)
         if not rows:
             return written, None
-        texts = [f"{prefix}\n{text}" for _, prefix, text in rows]
         try:
-            vectors = service.embed_documents(texts)
+            vectors = service.embed_documents(_texts(rows))
         except Exception as exc:  # any backend failure leaves NULL vectors, never lost text
             log.warning("embedding failed: %s", exc)
             return written, f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed`"
-        store.set_vectors([(cid, vector_to_blob(v)) for (cid, _, _), v in zip(rows, vectors,
-                                                                             strict=True)], fp)
+        blobs = [(cid, vector_to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
+        if not vectorspace.put_live(store, blobs, fp):
+            return written, ("the index switched to another model while embedding; "
+                             "run `kb reembed`")
         written += len(rows)
         if on_progress:
             on_progress("vectors", written, total)
+
+
+def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = None
+                  ) -> tuple[int, str | None]:
+    """Stage a vector of ``service``'s fingerprint for each chunk without one (one pass).
+
+    A re-embed to that fingerprint must be in progress (``kb.vectorspace.begin_reembed``).
+    ``on_progress`` is called with (``"re-embed"``, chunks staged in all, chunks) per page.
+
+    Returns:
+        (vectors staged in this pass, message or ``None``); a model failure stops the pass
+        (what is staged stays staged) and the message says why; nothing is raised.
+    """
+    store, fp = service.store, service.fingerprint.key
+    total = store.counts_chunks()
+    done = total - vectorspace.count_unstaged(store, fp)
+    staged, cursor = 0, 0
+    while True:
+        rows = vectorspace.unstaged_chunks(store, fp, EMBED_PAGE, after_id=cursor)
+        if not rows:
+            return staged, None
+        try:
+            vectors = service.embed_documents(_texts(rows))
+        except Exception as exc:  # staged pages stay: the next run resumes after them
+            log.warning("embedding failed: %s", exc)
+            return staged, (f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed` "
+                            "again to resume")
+        blobs = [(cid, vector_to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
+        if not vectorspace.put_staged(store, blobs, fp):
+            return staged, "the re-embed was finished or discarded by another process"
+        cursor = rows[-1][0]
+        staged += len(rows)
+        done += len(rows)
+        if on_progress:
+            on_progress("re-embed", done, max(done, total))
+
+
+def rebuild_vectors(service: EmbeddingService, *, drop_meta: Sequence[str] = (),
+                    on_progress: ProgressFn | None = None) -> tuple[int, bool, str | None]:
+    """Stage a vector of ``service``'s model for every chunk, then switch to them.
+
+    A re-embed to the service's fingerprint must be in progress. Passes repeat (at most
+    ``SWITCH_ROUNDS``) while chunks ingested meanwhile keep the switch from completing.
+
+    Args:
+        service: the new model.
+        drop_meta: meta keys the switch deletes (the old model's calibration).
+        on_progress: called with (``"re-embed"``, done, total) per page.
+
+    Returns:
+        (vectors staged in this run, whether the model's vectors are live now, message or
+        ``None`` when it stopped early).
+    """
+    store, fp = service.store, service.fingerprint.key
+    staged = 0
+    for _ in range(SWITCH_ROUNDS):
+        target = vectorspace.reembed_target(store)
+        if target is None or target.key != fp:
+            return staged, vectorspace.live_fingerprint(store) == fp, (
+                "the re-embed was finished or discarded by another process")
+        n, error = stage_vectors(service, on_progress)
+        staged += n
+        if error:
+            return staged, vectorspace.live_fingerprint(store) == fp, error
+        if vectorspace.switch(store, fp, drop_meta=drop_meta):
+            return staged, True, None
+    return staged, False, ("chunks kept arriving while switching; run `kb reembed` again "
+                           "to finish")

@@ -8,56 +8,95 @@ Stages, per file (each one call into one module):
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
    context prefix (title + heading path).
 5. **Write text first**: document, chunks and FTS rows replace any older version in one
-   transaction (``kb.store.Store.replace_document``).
+   transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
+   the row's content hash is marked pending, so an ingest interrupted during the model calls
+   redoes the file next time.
+6. **Images** (``ingest.images``): with a vision model, pictures in PDF/DOCX files are
+   described and the descriptions become text blocks where the pictures were (then the text
+   is chunked again); without one the report says "image content not indexed (N images)".
+7. **Contextualise** (``ingest.contextualize``): with an LLM, one situating sentence per chunk
+   within the DESIGN 3.3 budget, appended to its prefix; then the final version replaces the
+   one of step 5. Model replies are cached in ``llm_cache``; a failing or slow model costs
+   sentences or descriptions (the report counts them), never the file.
 
 Then, once for the batch:
 
-6. **Embed** every chunk without a current vector, outside any transaction
+8. **Embed** every chunk without a current vector, outside any transaction
    (``ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
-7. **Sync** (optional): documents under a synced folder whose file is gone are removed with their
+9. **Sync** (optional): documents under a synced folder whose file is gone are removed with their
    chunks, FTS rows and vectors.
+
+Model calls are made outside any write transaction. An unchanged file is skipped by its
+content hash whatever models are configured now: a file ingested without an LLM keeps its
+plain prefixes until it changes. The report says so: a batch without an LLM warns that its
+documents have no situating sentences and counts indexed documents that have them; a batch
+with an LLM counts indexed documents that have none (``kb rm`` and ingest again to add them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ingest.chunk import chunk_document
+from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
 from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.extract import SUPPORTED_SUFFIXES, extract
+from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
+from ingest.llm_cache import cached_reply
+from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import ChunkSettings
 from kb.errors import ExtractError
 from kb.store import DocumentRow, Store
-from kb.types import Block, ExtractedDocument, FileOutcome, IngestReport
+from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
 
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
-def _write_document(store: Store, source: str, doc: ExtractedDocument, *, digest: str,
-                    size: int, mtime: float, created_at: datetime, chunk: ChunkSettings) -> int:
-    """Chunk ``doc`` and replace any stored version with it; returns the chunks written.
+PENDING_HASH_SUFFIX = "+pending"  # marks a row written before its model stages finished
+PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
 
-    Nothing is written when the document yields no chunk (the caller reports why).
+
+def _write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int:
+    """Replace any stored version of ``row.source`` with ``row`` and ``drafts``.
+
+    Nothing is written when there is no chunk (the caller reports why).
+
+    Returns:
+        The chunks written.
     """
-    drafts = chunk_document(doc, chunk)
     if drafts:
-        store.replace_document(
-            DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
-                        content_hash=digest, size=size, mtime=mtime, created_at=created_at,
-                        warnings=doc.warnings),
-            drafts)
+        store.replace_document(row, drafts)
     return len(drafts)
 
 
-def _ingest_file(store: Store, path: Path, chunk: ChunkSettings) -> FileOutcome:
+def _describer(store: Store, vision: VisionModel) -> Describe:
+    """Cached, ingest-time calls of the vision model."""
+    def describe(image: bytes, mime_type: str) -> str:
+        request = f"{DESCRIBE_IMAGE_PROMPT}\0{mime_type}\0{hashlib.sha256(image).hexdigest()}"
+        return cached_reply(store, vision.model_id, request, lambda: vision.describe_image(
+            image, mime_type, timeout_s=DESCRIBE_TIMEOUT_S))
+    return describe
+
+
+def _completer(store: Store, llm: LLM) -> Callable[[str], str]:
+    """Cached, ingest-time calls of the LLM."""
+    def complete(prompt: str) -> str:
+        return cached_reply(store, llm.model_id, prompt,
+                            lambda: llm.complete(prompt, timeout_s=SITUATE_TIMEOUT_S))
+    return complete
+
+
+def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | None = None,
+                 vision: VisionModel | None = None) -> FileOutcome:
     source = str(path)
     try:
         stat = path.stat()
@@ -80,19 +119,35 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings) -> FileOutcome:
     except Exception as exc:  # an extractor bug must not abort the batch
         log.exception("extractor crashed on %s", path)
         return FileOutcome(source, "failed", reason=f"unexpected {type(exc).__name__}: {exc}")
-    written = _write_document(
-        store, source, doc, digest=digest, size=stat.st_size, mtime=stat.st_mtime,
-        created_at=doc.created_at or datetime.fromtimestamp(stat.st_mtime, UTC), chunk=chunk)
-    if not written:
+    row = DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
+                      content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
+                      created_at=doc.created_at or datetime.fromtimestamp(stat.st_mtime, UTC),
+                      warnings=doc.warnings)
+    drafts = chunk_document(doc, chunk)
+    if not drafts:
         return FileOutcome(source, "failed", reason="no text to index")
+    describe = _describer(store, vision) if vision is not None else None
+    if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
+        _write_document(store, dataclasses.replace(
+            row, content_hash=digest + PENDING_HASH_SUFFIX,
+            warnings=(*doc.warnings, PENDING_NOTE)), drafts)
+    described = index_images(path, doc, describe)  # 6
+    if described.blocks is not doc.blocks:
+        drafts = chunk_document(described, chunk)
+    warnings = described.warnings
+    if llm is not None:  # 7
+        situated = situate_chunks(described.text, drafts, _completer(store, llm))
+        drafts, warnings = list(situated.chunks), (*warnings, *situated.warnings)
+    written = _write_document(store, dataclasses.replace(row, warnings=warnings), drafts)
     return FileOutcome(source, "updated" if old else "added", chunks=written,
-                       warnings=doc.warnings)
+                       warnings=warnings)
 
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,
                  service: EmbeddingService | None, sync: bool = False,
                  on_progress: ProgressFn | None = None,
-                 no_vectors_reason: str = "no embedder configured") -> IngestReport:
+                 no_vectors_reason: str = "no embedder configured", llm: LLM | None = None,
+                 vision: VisionModel | None = None) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -103,6 +158,9 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         sync: also remove documents under the given folders whose files are gone.
         on_progress: called with (phase, done, total) for ``files`` and ``vectors``.
         no_vectors_reason: why ``service`` is ``None``, for the report's warning.
+        llm: the chat model writing situating sentences (ingest-time: long timeouts,
+            retries, a circuit breaker), or ``None`` for title + heading prefixes only.
+        vision: the model describing images in PDF and DOCX files, or ``None``.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception.
@@ -114,11 +172,12 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     files = list(discover(roots, SUPPORTED_SUFFIXES))
     outcomes = []
     for i, path in enumerate(files):
-        outcomes.append(_ingest_file(store, path, chunk))
+        outcomes.append(_ingest_file(store, path, chunk, llm=llm, vision=vision))
         if on_progress:
             on_progress("files", i + 1, len(files))
     removed = remove_missing(store, roots) if sync else ()
-    warnings: list[str] = []
+    written = sum(1 for o in outcomes if o.action in ("added", "updated"))
+    warnings = _situating_notes(store, written, llm) if written else []
     pending = 0
     if service is not None:
         _, error = backfill_vectors(service, on_progress)
@@ -133,6 +192,27 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",
                         warnings=tuple(warnings))
+
+
+def _situating_notes(store: Store, written: int, llm: LLM | None) -> list[str]:
+    """The batch's word on situating sentences, and on prefixes mixed across documents."""
+    situated, total = situated_documents(store)
+    notes = []
+    if llm is None:
+        notes.append(f"no LLM configured: {_documents(written)} written without situating "
+                     "sentences (chunk prefixes are title + heading path only)")
+        if situated:
+            notes.append(f"prefixes are mixed: {situated} of {total} documents in the index "
+                         "carry situating sentences (ingested with an LLM)")
+    elif total - situated:
+        notes.append(f"{total - situated} of {total} documents in the index have no situating "
+                     "sentences (ingested without an LLM, or it failed); an unchanged file "
+                     "is not read again: `kb rm` it and ingest it to add them")
+    return notes
+
+
+def _documents(n: int) -> str:
+    return f"{n} document" if n == 1 else f"{n} documents"
 
 
 def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
@@ -158,10 +238,13 @@ def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
         body = text.replace("\x00", "").strip()
         if not body:
             continue
-        doc = ExtractedDocument(title=title.strip() or source, blocks=(Block(body),),
+        # One-line titles keep plain prefixes one line (see ingest.contextualize).
+        doc = ExtractedDocument(title=" ".join(title.split()) or source, blocks=(Block(body),),
                                 source_type="txt")
-        if _write_document(store, source, doc, digest=digest, size=len(text.encode()),
-                           mtime=created.timestamp(), created_at=created, chunk=chunk):
+        row = DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
+                          content_hash=digest, size=len(text.encode()),
+                          mtime=created.timestamp(), created_at=created)
+        if _write_document(store, row, chunk_document(doc, chunk)):
             written += 1
     return written
 

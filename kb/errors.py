@@ -14,6 +14,7 @@ built-in ``ValueError`` or ``TypeError`` instead::
     ├── BackendError             a model backend failed (.backend)
     │   ├── BackendUnavailable   not installed, not reachable, or its circuit is open
     │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
+    ├── ReembedConflict          an unfinished re-embed to another model would be lost (.target)
     ├── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
     └── PathRefused              a tool/HTTP ingest path outside the configured roots (.path)
 """
@@ -102,11 +103,29 @@ class FingerprintMismatch(BackendError):
     def __init__(self, stored: str, configured: str) -> None:
         super().__init__(
             f"the index holds vectors from {stored!r} but the configured embedder is "
-            f"{configured!r}; run `kb reembed` to build vectors for the configured model",
+            f"{configured!r}; run `kb reembed` to build vectors for the configured model "
+            "(search keeps the stored ones until it completes)",
             backend=configured,
         )
         self.stored = stored
         self.configured = configured
+
+
+class ReembedConflict(KbError):
+    """A re-embed to another model is unfinished; starting a new one would drop its work.
+
+    Attributes:
+        target: description of the unfinished re-embed's model.
+        staged: vectors it has staged so far.
+    """
+
+    def __init__(self, target: str, staged: int, spec: str | None = None) -> None:
+        finish = f"`kb --embedder {spec} reembed`" if spec else "that embedder and `kb reembed`"
+        super().__init__(
+            f"an unfinished re-embed to {target!r} holds {staged} staged vectors; finish it "
+            f"with {finish}, or drop them with `kb reembed --discard-staged`")
+        self.target = target
+        self.staged = staged
 
 
 class DocumentNotFound(KbError):

@@ -72,7 +72,29 @@ def _m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[tuple[int, str, Migration], ...] = ((1, "initial", _m001_initial),)
+def _m002_vector_staging(conn: sqlite3.Connection) -> None:
+    """Staging area for ``kb reembed``: vectors of the next model, built beside the live ones.
+
+    One row per chunk (the re-embed target's fingerprint is recorded with each vector); rows go
+    with their chunk (``ON DELETE CASCADE``). ``kb.vectorspace.switch`` moves them into
+    ``chunks.embedding`` in one transaction once every chunk has one, then empties the table.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE chunk_vectors_staging (
+            chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+            fingerprint TEXT NOT NULL,
+            embedding BLOB NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
+    (1, "initial", _m001_initial),
+    (2, "vector staging", _m002_vector_staging),
+)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

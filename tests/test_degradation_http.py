@@ -41,10 +41,11 @@ def test_search_with_embedding_server_down_answers_bm25_quickly_and_says_so(tmp_
 
 def test_a_silent_llm_cannot_stall_a_search_past_its_cap(tmp_path):
     write(tmp_path / "a.txt", "Glaciers retreat when summers warm.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "a.txt"])  # ingest-time LLM calls wait longer (cold model load)
     with SilentServer() as silent:
         config = Config(embedder="none", llm=f"openai:{silent.url}/v1#tiny")
         with KnowledgeBase(tmp_path / "kb.db", config) as kb:
-            kb.ingest([tmp_path / "a.txt"])
             start = time.monotonic()
             result = kb.search("why do glaciers retreat", decay=False)
             elapsed = time.monotonic() - start

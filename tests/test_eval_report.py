@@ -51,12 +51,12 @@ def test_text_table_with_stage_check():
     assert header[:4] == ["set", "queries", "nDCG@10", "R@10"]
     row = lines[3].split()
     assert row[:3] == ["demo", "10", "0.9123"] and row[-1] == "20.1"
-    assert row.count("-") == 3  # refP@3, distract, refusal: no distractors.tsv
+    assert row.count("-") == 4  # refP@3, distract, refusal, false ref.: no distractors.tsv
     assert "stage p50 ms  demo: recall 10.0, rerank 2.0" in text
     assert "note   demo: vectors: no embedder configured; BM25 only" in text
     assert "faithfulness: skipped (no judge LLM configured" in text
     assert "stage check: demo" in text
     rerank_row = next(line for line in lines if line.startswith("rerank"))
     assert rerank_row.split() == ["rerank", "off", "-0.0123", "+0.0000", "+0.0000", "-", "-",
-                                  "-", "-2.3", "worse"]
+                                  "-", "-", "-2.3", "worse"]
     assert "skipped  decay: same created_at" in text

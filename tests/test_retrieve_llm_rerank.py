@@ -29,8 +29,9 @@ def test_llm_grades_reorder_the_candidates(tmp_path):
     write(tmp_path / "d" / "a.txt", "Volcano lava: rhyolite lava is viscous and explosive.")
     write(tmp_path / "d" / "b.txt", "Volcano lava: basalt lava is fluid and flows far.")
     llm = GradingLLM()
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "d"])  # without the LLM: only the search's calls are counted
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none"), llm=llm) as kb:
-        kb.ingest([tmp_path / "d"])
         result = kb.search("volcano lava", decay=False, top_k=2)
     assert result.references[0].source.endswith("b.txt")
     assert {s.stage: s.status for s in result.diagnostics.stages}["rerank"] == "ran"
@@ -73,9 +74,9 @@ def _lava_kb(tmp_path, **kwargs):
     write(tmp_path / "d" / "a.txt", "Volcano lava: rhyolite lava is viscous and explosive.")
     write(tmp_path / "d" / "b.txt", "Volcano lava: basalt lava is fluid and flows far.")
     write(tmp_path / "d" / "c.txt", "Volcano lava: andesite lava is intermediate.")
-    kb = KnowledgeBase(tmp_path / "kb.db", Config(embedder="none"), **kwargs)
-    kb.ingest([tmp_path / "d"])
-    return kb
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as plain:
+        plain.ingest([tmp_path / "d"])  # the judge only sees the search
+    return KnowledgeBase(tmp_path / "kb.db", Config(embedder="none"), **kwargs)
 
 
 @pytest.mark.parametrize("judge", [{"llm": GradingLLM()}, {"reranker": ScriptedCrossEncoder()}])

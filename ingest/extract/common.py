@@ -14,7 +14,7 @@ from charset_normalizer.models import CharsetMatch
 from charset_normalizer.utils import is_multi_byte_encoding
 
 from kb.errors import CorruptError, EmptyDocumentError
-from kb.types import Block, ExtractedDocument, SourceType
+from kb.types import Block, ExtractedDocument, ImageRef, SourceType
 
 # Byte-order marks, longest first so UTF-32 is not mistaken for UTF-16.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -137,6 +137,15 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
     return text
 
 
+def images_not_indexed(count: int) -> str:
+    """The extractor's warning for ``count`` images whose content it cannot index.
+
+    The ingest pipeline replaces it with what became of the images (described, or not
+    indexed for want of a vision model).
+    """
+    return f"{count} images not indexed (no vision model configured)"
+
+
 def one_line(text: str) -> str:
     """Collapse all whitespace (newlines included) to single spaces and strip."""
     return " ".join(clean_text(text).split())
@@ -164,17 +173,22 @@ def build_document(
     warnings: Iterable[str] = (),
     created_at: datetime | None = None,
     empty_reason: str = "no extractable text",
+    images: Iterable[ImageRef] = (),
+    image_count: int = 0,
 ) -> ExtractedDocument:
     """Assemble an ``ExtractedDocument``, enforcing its invariants.
 
     Args:
         path: the source file (its stem is the fallback title).
         title: a title found in the document, or ``None``.
-        blocks: blocks in reading order; ``None`` entries are skipped.
+        blocks: blocks in reading order; ``None`` entries are skipped (image positions count
+            the kept blocks only).
         source_type: the format.
         warnings: human-readable notes, de-duplicated in order.
         created_at: creation time; a naive value is taken as UTC.
         empty_reason: the reason given when no block has text.
+        images: the images that can be described, in document order.
+        image_count: all images in the file (at least ``len(images)``).
 
     Raises:
         EmptyDocumentError: no block has text.
@@ -186,12 +200,15 @@ def build_document(
     clean_title = one_line(title or "") or path.stem or path.name
     if created_at is not None and created_at.tzinfo is None:
         created_at = created_at.replace(tzinfo=UTC)
+    refs = tuple(images)
     return ExtractedDocument(
         title=clean_title,
         blocks=kept,
         source_type=source_type,
         warnings=tuple(dict.fromkeys(warnings)),
         created_at=created_at,
+        images=refs,
+        image_count=max(image_count, len(refs)),
     )
 
 

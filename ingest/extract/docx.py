@@ -2,12 +2,15 @@
 
 python-docx opens the package, its parts and relationships; the text itself is read from the
 WordprocessingML elements (``ingest.extract.wordml``) so that tracked insertions, content
-controls, text boxes, nested tables and footnotes are not lost.
+controls, text boxes, nested tables and footnotes are not lost. Pictures in the body (DrawingML
+``a:blip`` and legacy VML ``v:imagedata``) are located after the block that holds them
+(``ImageRef`` keyed by part name); ``load_docx_images`` reads their bytes for a vision model.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,13 @@ import docx
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
-from ingest.extract.common import build_document, make_block, one_line, require_nonempty
+from ingest.extract.common import (
+    build_document,
+    images_not_indexed,
+    make_block,
+    one_line,
+    require_nonempty,
+)
 from ingest.extract.wordml import (
     W,
     container_lines,
@@ -25,9 +34,11 @@ from ingest.extract.wordml import (
     text_box_lines,
 )
 from kb.errors import CorruptError, ExtractError
-from kb.types import Block, ExtractedDocument
+from kb.types import Block, ExtractedDocument, ImageRef
 
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
+_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"
 _NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 _HEADING_STYLE_RE = re.compile(r"^heading\s*([1-9])$", re.I)
 _BODY_TEXT_OUTLINE_LEVEL = 9  # w:outlineLvl 0-8 are heading levels 1-9; 9 is body text
@@ -61,7 +72,7 @@ def extract_docx(path: Path) -> ExtractedDocument:
 
 
 def _extract(path: Path, document: Any) -> ExtractedDocument:
-    walker = _BodyWalker(_style_levels(document))
+    walker = _BodyWalker(_style_levels(document), _image_resolver(document))
     walker.walk(document.element.body)
     walker.flush()
     blocks = [*walker.blocks, *_header_footer_blocks(document), *_note_blocks(document)]
@@ -73,7 +84,7 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
             if rel.reltype == RT.IMAGE and not rel.is_external
         }
     )
-    image_note = f"{images} images not indexed (no vision model configured)"
+    image_note = images_not_indexed(images)
     properties = document.core_properties
     return build_document(
         path,
@@ -83,7 +94,42 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
         warnings=[image_note] if images else [],
         created_at=properties.created,
         empty_reason="no text in the document" + (f"; {image_note}" if images else ""),
+        images=walker.images,
+        image_count=images,
     )
+
+
+def _image_resolver(document: Any) -> Callable[[str], str | None]:
+    """Map a relationship id of the main part to its image part's name (``None``: not one)."""
+    rels = document.part.rels
+
+    def resolve(rid: str) -> str | None:
+        rel = rels.get(rid)
+        if rel is None or rel.reltype != RT.IMAGE or rel.is_external:
+            return None
+        return str(rel.target_part.partname)
+
+    return resolve
+
+
+def load_docx_images(path: Path, keys: Sequence[str]) -> Iterator[tuple[str, bytes | None, str]]:
+    """Read the image parts ``keys`` (``ImageRef.key`` part names) of the DOCX at ``path``.
+
+    Yields:
+        ``(key, data, content_type)`` with the part's bytes as stored, or
+        ``(key, None, reason)`` when the part is missing; one per key, in order.
+
+    Raises:
+        Exception: the package cannot be opened (it was readable when extracted).
+    """
+    package = docx.Document(str(path)).part.package
+    parts = {str(part.partname): part for part in package.iter_parts()}
+    for key in keys:
+        part = parts.get(key)
+        if part is None:
+            yield key, None, f"image part {key} not found"
+        else:
+            yield key, part.blob, str(part.content_type)
 
 
 def _style_levels(document: Any) -> dict[str, int]:
@@ -114,9 +160,14 @@ def _outline_level(element: Any) -> int | None:
 class _BodyWalker:
     """Walks the body's block content, cutting a block at every heading paragraph."""
 
-    def __init__(self, style_levels: dict[str, int]) -> None:
+    def __init__(self, style_levels: dict[str, int],
+                 resolve_image: Callable[[str], str | None]) -> None:
         self.style_levels = style_levels
+        self.resolve_image = resolve_image
         self.blocks: list[Block] = []
+        self.images: list[ImageRef] = []
+        self.pending_images: list[str] = []  # image part names inside the current block
+        self.image_parts: set[str] = set()
         self.stack: list[tuple[int, str]] = []  # (level, heading text), outermost first
         self.lines: list[str] = []
         self.first_heading: str | None = None
@@ -128,6 +179,7 @@ class _BodyWalker:
             elif child.tag == W + "tbl":
                 self.flush()
                 self.lines.extend(table_lines(child))
+                self._images_in(child)
                 self.flush()
             elif child.tag in (W + "sdt", W + "customXml"):
                 self.walk(content(child))
@@ -144,6 +196,16 @@ class _BodyWalker:
             self.first_heading = self.first_heading or heading
         self.lines.extend([text] if text else [])
         self.lines.extend(text_box_lines(p))
+        self._images_in(p)
+
+    def _images_in(self, element: Any) -> None:
+        """Note the pictures under ``element``, each image part once per document."""
+        for node in element.iter(_BLIP, _VML_IMAGE):
+            rid = node.get(R + "embed") if node.tag == _BLIP else node.get(R + "id")
+            part = self.resolve_image(rid) if rid else None
+            if part is not None and part not in self.image_parts:
+                self.image_parts.add(part)
+                self.pending_images.append(part)
 
     def _level(self, p: Any) -> int | None:
         style = p.find(f"{W}pPr/{W}pStyle")
@@ -153,10 +215,16 @@ class _BodyWalker:
 
     def flush(self) -> None:
         """End the current block."""
-        block = make_block("\n".join(self.lines), tuple(h for _, h in self.stack))
+        heading_path = tuple(h for _, h in self.stack)
+        block = make_block("\n".join(self.lines), heading_path)
         if block is not None:
             self.blocks.append(block)
         self.lines.clear()
+        # The block's pictures are described right after it (or in its place if it is blank).
+        self.images.extend(ImageRef(key=part, position=len(self.blocks),
+                                    heading_path=heading_path)
+                           for part in self.pending_images)
+        self.pending_images.clear()
 
 
 def _header_footer_blocks(document: Any) -> list[Block | None]:

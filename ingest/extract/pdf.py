@@ -1,24 +1,31 @@
-"""PDF via pypdf: one block per page with a text layer; scans and images are reported."""
+"""PDF via pypdf: one block per page with a text layer; scans and images are reported.
+
+Images are located (``ImageRef``: object number, page, pixel size) but not decoded here;
+``load_pdf_images`` decodes them when a vision model is to describe them.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
+from pypdf.generic import StreamObject
 
 from ingest.extract.common import (
     build_document,
     clean_text,
+    images_not_indexed,
     make_block,
     one_line,
     require_nonempty,
 )
 from kb.errors import CorruptError, EncryptedError, ExtractError
-from kb.types import Block, ExtractedDocument
+from kb.types import Block, ExtractedDocument, ImageRef
 
 NO_TEXT_LAYER_REASON = "no text layer on any page (scanned PDF?)"
 # Metadata titles that are really file names or placeholders ("Microsoft Word - a.doc").
@@ -65,9 +72,9 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
     failed_pages: list[int] = []
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
-    images = 0
+    images: list[ImageRef] = []
     for number, page in enumerate(reader.pages, start=1):
-        images += _count_images(page, seen_images)
+        found = _page_images(page, seen_images)
         try:
             raw = page.extract_text() or ""
         except DependencyError:
@@ -81,6 +88,10 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
             empty_pages.append(number)
         else:
             blocks.append(block)
+        # A page's images are described after its text (or in its place on a scanned page).
+        images.extend(ImageRef(key=str(idnum), position=len(blocks), page=number,
+                               width_px=width, height_px=height)
+                      for idnum, width, height in found)
     failure = ""
     if failed_pages:
         failure = f"text extraction failed on page(s) {_ranges(failed_pages)}: {first_failure}"
@@ -89,7 +100,7 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
     warnings = [
         *([_no_text_warning(empty_pages)] if empty_pages else []),
         *([failure] if failure else []),
-        *([f"{images} images not indexed (no vision model configured)"] if images else []),
+        *([images_not_indexed(len(images))] if images else []),
     ]
     return build_document(
         path,
@@ -99,6 +110,7 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
         warnings=warnings,
         created_at=_created_at(reader),
         empty_reason=NO_TEXT_LAYER_REASON,
+        images=images,
     )
 
 
@@ -127,21 +139,25 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
-def _count_images(page: Any, seen: set[tuple[str, int]]) -> int:
-    """Count image XObjects reachable from the page's resources, each object once."""
+_ImageXObject = tuple[int, int | None, int | None]  # (object number, width px, height px)
+
+
+def _page_images(page: Any, seen: set[tuple[str, int]]) -> list[_ImageXObject]:
+    """Image XObjects reachable from the page's resources, each object once per document."""
     try:
-        return _count_xobject_images(page.get("/Resources"), seen, 0)
+        return _xobject_images(page.get("/Resources"), seen, 0)
     except Exception:  # a broken resource dictionary must not fail the page
-        return 0
+        return []
 
 
-def _count_xobject_images(resources: Any, seen: set[tuple[str, int]], depth: int) -> int:
+def _xobject_images(resources: Any, seen: set[tuple[str, int]],
+                    depth: int) -> list[_ImageXObject]:
     if resources is None or depth > _MAX_XOBJECT_DEPTH:
-        return 0
+        return []
     xobjects = resources.get_object().get("/XObject")
     if xobjects is None:
-        return 0
-    count = 0
+        return []
+    found: list[_ImageXObject] = []
     for ref in xobjects.get_object().values():
         idnum = getattr(ref, "idnum", None)
         key = ("indirect", idnum) if idnum is not None else ("direct", id(ref))
@@ -150,11 +166,50 @@ def _count_xobject_images(resources: Any, seen: set[tuple[str, int]], depth: int
         seen.add(key)
         obj = ref.get_object()
         subtype = obj.get("/Subtype")
-        if subtype == "/Image":
-            count += 1
+        if subtype == "/Image" and idnum is not None:  # a stream is always an indirect object
+            found.append((idnum, _pixels(obj, "/Width"), _pixels(obj, "/Height")))
         elif subtype == "/Form":
-            count += _count_xobject_images(obj.get("/Resources"), seen, depth + 1)
-    return count
+            found.extend(_xobject_images(obj.get("/Resources"), seen, depth + 1))
+    return found
+
+
+def _pixels(obj: Any, key: str) -> int | None:
+    try:
+        value = int(obj[key])
+    except Exception:  # absent or not a number
+        return None
+    return value if value > 0 else None
+
+
+def load_pdf_images(path: Path, keys: Sequence[str]) -> Iterator[tuple[str, Any, str]]:
+    """Decode the image XObjects ``keys`` (``ImageRef.key`` values) of the PDF at ``path``.
+
+    Needs Pillow (pypdf decodes images with it).
+
+    Yields:
+        ``(key, image, "")`` with a Pillow image, or ``(key, None, reason)`` when that image
+        cannot be read or decoded; one per key, in order.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    with path.open("rb") as stream:
+        reader = PdfReader(stream)
+        if reader.is_encrypted:
+            reader.decrypt("")
+        for key in keys:
+            try:
+                obj: Any = reader.get_object(int(key))
+                if not isinstance(obj, StreamObject) or obj.get("/Subtype") != "/Image":
+                    raise ValueError(f"object {key} is not an image")
+                image = obj.decode_as_image()
+                if image is None:
+                    raise ValueError("pypdf cannot decode it")
+                image.load()  # read the pixels while the file is open
+            except Exception as exc:  # one undecodable image must not lose the others
+                yield key, None, _describe(exc)
+            else:
+                yield key, image, ""
 
 
 def _title(reader: PdfReader) -> str | None:

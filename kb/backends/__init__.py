@@ -57,6 +57,39 @@ class LLM(Protocol):
         ...
 
 
+# The instruction every VisionModel sends with an image: the description becomes indexed text.
+DESCRIBE_IMAGE_PROMPT = (
+    "Describe this image for a search index, in the language of any text it contains. "
+    "Transcribe the text it shows (labels, numbers, titles); for a chart or diagram say what "
+    "it plots or shows and its main values or trend; for a photo say what it depicts. "
+    "Plain prose, at most 5 sentences, no preamble."
+)
+
+
+@runtime_checkable
+class VisionModel(Protocol):
+    """A model that describes an image in words (images inside PDFs and DOCX files).
+
+    Attributes:
+        model_id: stable model name, e.g. ``ollama:llava``; part of the description cache key.
+    """
+
+    model_id: str
+
+    def describe_image(self, image: bytes, mime_type: str, *, timeout_s: float) -> str:
+        """Describe ``image`` (encoded bytes, e.g. PNG or JPEG) following ``DESCRIBE_IMAGE_PROMPT``.
+
+        Args:
+            image: the encoded image.
+            mime_type: its media type, e.g. ``image/png``.
+            timeout_s: cap on the call, in seconds.
+
+        Raises:
+            kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
+        """
+        ...
+
+
 @runtime_checkable
 class Reranker(Protocol):
     """A relevance model scoring (query, passage) pairs."""

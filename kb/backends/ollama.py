@@ -1,7 +1,8 @@
 """Ollama through its official client package (``pip install 'kb-refuse-rag[ollama]'``).
 
 Endpoints used: ``POST /api/embed`` ``{"model", "input": [...]}`` -> ``{"embeddings": [[...]]}``,
-``POST /api/chat`` ``{"model", "messages", "stream": false}`` -> ``{"message": {"content"}}``,
+``POST /api/chat`` ``{"model", "messages", "stream": false}`` -> ``{"message": {"content"}}``
+(an image to describe travels base64-encoded in the message's ``images`` list),
 and ``GET /api/tags`` (``list_models``). Ollama has no rerank endpoint.
 
 The host is always passed explicitly, so the client never falls back to ``OLLAMA_HOST``; only
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from kb.backends import DESCRIBE_IMAGE_PROMPT
 from kb.backends.breaker import CircuitBreaker
 from kb.backends.http import (
     DEFAULT_TIMEOUTS,
@@ -166,11 +168,14 @@ class OllamaChat(RemoteLLM):
                          breaker=breaker, clock=clock)
         self._clients = _Clients(host, timeouts)
 
-    def _chat(self, prompt: str, timeout_s: float) -> str:
+    def _chat(self, prompt: str, timeout_s: float, images: list[bytes] | None = None) -> str:
         client = self._clients.get(timeout_s)
+        message: dict[str, Any] = {"role": "user", "content": prompt}
+        if images:
+            message["images"] = images  # the client sends bytes base64-encoded
         reply = self._clients.call(
             lambda: client.chat(model=self.model, stream=False, options={"temperature": 0},
-                                messages=[{"role": "user", "content": prompt}]),
+                                messages=[message]),
             backend=self.model_id)
         content = reply.message.content
         if not isinstance(content, str):
@@ -181,6 +186,50 @@ class OllamaChat(RemoteLLM):
     def close(self) -> None:
         """Close the HTTP connections."""
         self._clients.close()
+
+
+class OllamaVision(OllamaChat):
+    """A vision model (e.g. ``llava``, ``qwen2.5vl``) behind Ollama's ``/api/chat``.
+
+    Ingest-time: ``describe_image`` waits up to its ``timeout_s`` (capped by
+    ``Timeouts.read_s``) and retries transient failures per ``retry``.
+
+    Args:
+        model: an Ollama model name, e.g. ``llava``.
+        host: the server, e.g. ``http://127.0.0.1:11434`` (scheme and port optional).
+        timeouts: connect and read timeouts.
+        retry: retries within ``timeout_s``.
+        breaker: a shared circuit breaker, or ``None`` for one of its own.
+        clock: monotonic seconds for the breaker.
+
+    Raises:
+        kb.errors.BackendUnavailable: the client package is missing.
+        ValueError: a malformed host.
+    """
+
+    def __init__(self, model: str, *, host: str = DEFAULT_OLLAMA_HOST,
+                 timeouts: Timeouts = DEFAULT_TIMEOUTS, retry: RetryPolicy = INGEST_RETRY,
+                 breaker: CircuitBreaker | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(model, host=host, timeouts=timeouts, retry=retry, breaker=breaker,
+                         clock=clock)
+
+    def describe_image(self, image: bytes, mime_type: str, *, timeout_s: float) -> str:
+        """The model's description of ``image`` (see ``kb.backends.VisionModel``).
+
+        Ollama detects the image format itself; ``mime_type`` is not sent.
+
+        Raises:
+            ValueError: ``timeout_s`` is not positive.
+            kb.errors.BackendUnavailable: the server cannot be reached or its circuit is open.
+            kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
+        """
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        return guarded_call(lambda t: self._chat(DESCRIBE_IMAGE_PROMPT, t, [image]),
+                            backend=self.model_id, breaker=self.breaker,
+                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
+                            deadline_s=timeout_s, retry=self.retry)
 
 
 def list_models(host: str = DEFAULT_OLLAMA_HOST, *,

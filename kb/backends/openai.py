@@ -5,7 +5,8 @@ Endpoints, relative to a base URL such as ``http://127.0.0.1:8080/v1``:
 * ``POST /embeddings`` ``{"model", "input": [...], "encoding_format": "float"}`` ->
   ``{"data": [{"index", "embedding"}]}``
 * ``POST /chat/completions`` ``{"model", "messages", "stream": false, "temperature": 0}`` ->
-  ``{"choices": [{"message": {"content"}}]}``
+  ``{"choices": [{"message": {"content"}}]}``; to describe an image the user message's content
+  is a list: a ``text`` part and an ``image_url`` part holding a ``data:MIME;base64,...`` URI;
 * ``POST /rerank``, two shapes chosen by the spec's provider, never guessed:
 
   - ``openai`` (llama.cpp server, Jina/Cohere style) ``{"model", "query", "documents",
@@ -20,6 +21,7 @@ settings come from the caller, read at the edge.
 
 from __future__ import annotations
 
+import base64
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +29,7 @@ from typing import Any, Literal
 
 import httpx
 
+from kb.backends import DESCRIBE_IMAGE_PROMPT
 from kb.backends.breaker import CircuitBreaker
 from kb.backends.http import (
     DEFAULT_TIMEOUTS,
@@ -120,7 +123,7 @@ class OpenAIChat(RemoteLLM):
         self.base_url = base_url.rstrip("/")
         self._http = _client(timeouts, api_key)
 
-    def _chat(self, prompt: str, timeout_s: float) -> str:
+    def _chat(self, prompt: str | list[dict[str, Any]], timeout_s: float) -> str:
         response = self._http.post(
             f"{self.base_url}/chat/completions",
             json={"model": self.model, "messages": [{"role": "user", "content": prompt}],
@@ -139,6 +142,48 @@ class OpenAIChat(RemoteLLM):
     def close(self) -> None:
         """Close the HTTP connections."""
         self._http.close()
+
+
+class OpenAIVision(OpenAIChat):
+    """A vision chat model behind ``/chat/completions`` (an ``image_url`` content part).
+
+    Ingest-time: ``describe_image`` waits up to its ``timeout_s`` (capped by
+    ``Timeouts.read_s``) and retries transient failures per ``retry``.
+
+    Args:
+        base_url: the API root, e.g. ``http://127.0.0.1:8080/v1``.
+        model: the model name sent with each request.
+        timeouts: connect and read timeouts.
+        retry: retries within ``timeout_s``.
+        breaker: a shared circuit breaker, or ``None`` for one of its own.
+        clock: monotonic seconds for the breaker.
+        api_key: sent as a bearer token when given.
+    """
+
+    def __init__(self, base_url: str, model: str, *, timeouts: Timeouts = DEFAULT_TIMEOUTS,
+                 retry: RetryPolicy = INGEST_RETRY, breaker: CircuitBreaker | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 api_key: str | None = None) -> None:
+        super().__init__(base_url, model, timeouts=timeouts, retry=retry, breaker=breaker,
+                         clock=clock, api_key=api_key)
+
+    def describe_image(self, image: bytes, mime_type: str, *, timeout_s: float) -> str:
+        """The model's description of ``image`` (see ``kb.backends.VisionModel``).
+
+        Raises:
+            ValueError: ``timeout_s`` is not positive.
+            kb.errors.BackendUnavailable: the server cannot be reached or its circuit is open.
+            kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
+        """
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        uri = f"data:{mime_type};base64,{base64.b64encode(image).decode('ascii')}"
+        content: list[dict[str, Any]] = [{"type": "text", "text": DESCRIBE_IMAGE_PROMPT},
+                                         {"type": "image_url", "image_url": {"url": uri}}]
+        return guarded_call(lambda t: self._chat(content, t), backend=self.model_id,
+                            breaker=self.breaker,
+                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
+                            deadline_s=timeout_s, retry=self.retry)
 
 
 def _logistic(x: float) -> float:

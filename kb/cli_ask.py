@@ -1,0 +1,58 @@
+"""``kb ask``: answer a question with the configured LLM from the knowledge base's references."""
+
+from __future__ import annotations
+
+import click
+
+from kb.answer import Answer
+from kb.cli import (
+    _search_options,
+    _to_json,
+    cli,
+    emit_json,
+    errors_as_one_line,
+    open_kb,
+    search_options,
+)
+
+
+@cli.command()
+@click.argument("question")
+@search_options
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: question, answer, refused, model, cited, references.")
+@click.pass_context
+@errors_as_one_line
+def ask(ctx: click.Context, question: str, top_k: int, source: tuple[str, ...],
+        type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
+        as_json: bool) -> None:
+    """Answer a question with the --llm model, only from cited references.
+
+    When the knowledge base holds too little evidence, kb says so without calling the model.
+    """
+    if not question.strip():
+        raise click.UsageError("the question is empty")
+    if not ctx.obj.get("llm"):
+        raise ValueError("kb ask needs a chat model: pass --llm ollama:MODEL or "
+                         "openai:URL#MODEL (or set KB_LLM)")
+    options = _search_options(top_k, source, type_, after, before, no_decay)
+    with open_kb(ctx) as kb:
+        answer = kb.ask(question, options)
+    if as_json:
+        emit_json({"question": answer.question, "answer": answer.text,
+                   "refused": answer.refused, "model": answer.model,
+                   "cited": list(answer.cited), "references": _to_json(answer.references)})
+    else:
+        _print_answer(answer)
+
+
+def _print_answer(answer: Answer) -> None:
+    """The answer, then the references it cites (all it was given when it cites none)."""
+    click.echo(answer.text)
+    shown = [r for r in answer.references if r.number in answer.cited] or answer.references
+    if shown:
+        click.echo("")
+    for ref in shown:
+        where = [f"page {ref.page}"] if ref.page is not None else []
+        where += [" > ".join(ref.heading_path)] if ref.heading_path else []
+        click.echo(f"[{ref.number}] {ref.title}  ({', '.join([ref.source, *where])})")
