@@ -27,9 +27,9 @@ from kb.store import vector_to_blob
 
 def build(path: Path, n_chunks: int) -> KnowledgeBase:
     kb = KnowledgeBase(path)
-    service, _ = kb._embedding()
+    service, _ = kb.embedding_service()
     assert service is not None
-    kb._claim_fingerprint(service)
+    kb.claim_fingerprint(service)
     corpus = load_corpus(dataset_dir("scifact"))
     rng = np.random.default_rng(0)
     copy = 0
@@ -67,7 +67,7 @@ def main() -> None:
     queries = [q.text for q in load_queries(dataset_dir("scifact"))][: args.queries]
     for n in (int(s) for s in args.sizes.split(",")):
         kb = build(cache / f"latency-{n}.db", n)
-        service, _ = kb._embedding()
+        service, _ = kb.embedding_service()
         assert service is not None
         kb.search(queries[0], decay=False)  # warm caches (matrix, jieba, stemmer)
         total, embed, scan, raw = [], [], [], []

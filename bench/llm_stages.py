@@ -252,7 +252,7 @@ def main() -> None:
                 with kb.store.write() as c:
                     c.execute("DELETE FROM llm_cache WHERE model = ?", (llm.model_id,))
             cached_before = _cached(kb, llm.model_id)
-            service, _ = kb._embedding()
+            service, _ = kb.embedding_service()
             has_vectors = service is not None and info.vectors > 0
             no_llm = dataclasses.replace(configured, expand=False, rerank="mmr")
             passes = [Variant("llm", "off (no-LLM baseline: no expansion, MMR)", no_llm),

@@ -195,7 +195,7 @@ def judge_answers(kb: KnowledgeBase, dataset_queries: Sequence[Query], answerabl
         raise ValueError("the faithfulness gate needs an LLM to answer with")
     answerer = CachedLLM(kb.store, kb.llm)
     judge = CachedLLM(kb.store, config.judge or kb.llm)
-    service, problem = kb._embedding()
+    service, problem = kb.embedding_service()
     engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
                       reranker=kb.reranker, settings=settings)
     chosen = pick_questions(dataset_queries, answerable, config.limit)

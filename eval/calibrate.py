@@ -76,7 +76,7 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
     Raises:
         ValueError: the index has no vectors or the set has no usable queries.
     """
-    service, problem = index._embedding()
+    service, problem = index.embedding_service()
     if service is None:
         raise ValueError(f"cannot calibrate without an embedder: {problem}")
     fallback = load_calibration(index.store, service.fingerprint.key, service.embedder.model_id)

@@ -61,7 +61,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
     qrels = load_qrels(dataset)
     distractors = load_distractors(dataset)
     if engines is None:
-        service, problem = kb._embedding()
+        service, problem = kb.embedding_service()
         engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
                           reranker=kb.reranker)
     precisions, refusals, false_refusals = [], [], []

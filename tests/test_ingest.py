@@ -139,7 +139,7 @@ def test_embedding_cache_serves_identical_text(tmp_path, kb_e5):
 
 
 def test_truncation_gate_respects_characters_and_model_tokens(kb_e5):
-    service, _ = kb_e5._embedding()
+    service, _ = kb_e5.embedding_service()
     long_text = "word " * 3000
     cut = service.truncate(long_text)
     assert len(cut) <= 6000

@@ -120,7 +120,7 @@ def vector_lists(result) -> list[str]:
 def interrupted(db, srv, pages: int) -> tuple[KnowledgeBase, int]:
     """A served-e5 re-embed of ``db`` stopped by a refused request after ``pages`` pages."""
     kb = KnowledgeBase(db, served(srv))
-    kb._embedding()  # builds the embedder (one probe request) before the script starts
+    kb.embedding_service()  # builds the embedder (one probe request) before the script starts
     srv.script = [Reply()] * (4 * pages) + [REFUSED]  # a page is 4 requests of 16 chunks
     report = kb.reembed()
     return kb, report.embedded
@@ -155,7 +155,7 @@ def test_search_answers_throughout_a_reembed_and_never_mixes_fingerprints(db, sr
         (old_fp,) = live_fingerprints(db)
         baseline = kb_old.search(QUERY, decay=False)
         assert baseline.references[0].title == "Box kites" and vector_lists(baseline)
-        new_fp = kb_new._embedding()[0].fingerprint.key
+        new_fp = kb_new.embedding_service()[0].fingerprint.key
         srv.embed_delay_s = 0.3  # a slow model: the re-embed takes a few seconds
         box: dict = {}
         worker = threading.Thread(target=lambda: box.update(report=kb_new.reembed()))
@@ -206,7 +206,7 @@ def test_search_without_the_old_model_is_keyword_only_and_says_a_reembed_is_runn
     with KnowledgeBase(db, embedder=Unnamed()) as kb:
         kb.ingest([corpus / "kites.md", corpus / "topic0.txt"])
     with KnowledgeBase(db, served(srv)) as kb:
-        kb._embedding()
+        kb.embedding_service()
         srv.script = [REFUSED]
         report = kb.reembed()
         assert not report.complete and report.embedded == 0
@@ -231,7 +231,7 @@ def test_an_interrupted_reembed_keeps_the_old_vectors_and_resumes_where_it_stopp
         total = kb.store.counts_chunks()
     kb, first = interrupted(db, srv, pages=1)
     with kb:
-        assert first == 64 and staged(db) == {kb._embedding()[0].fingerprint.key: 64}
+        assert first == 64 and staged(db) == {kb.embedding_service()[0].fingerprint.key: 64}
         assert live_fingerprints(db) == {old_fp}  # nothing live changed
         status = kb.status()
         assert status["reembed_target"].startswith(SERVED) and status["reembed_staged"] == 64
@@ -239,7 +239,7 @@ def test_an_interrupted_reembed_keeps_the_old_vectors_and_resumes_where_it_stopp
     srv.reset()
     with KnowledgeBase(db, served(srv)) as kb:  # a new process: resumes, no probe needed
         report = kb.reembed()
-        new_fp = kb._embedding()[0].fingerprint.key
+        new_fp = kb.embedding_service()[0].fingerprint.key
         assert texts_sent(srv) == total - 64  # only what was not staged
         assert report.switched and report.embedded == total - 64 and report.pending == 0
         assert kb.store.get_meta(f"calibration:{old_fp}") is None  # the old floor is invalid
@@ -299,7 +299,7 @@ def test_chunks_ingested_during_a_reembed_are_not_lost(db, srv, tmp_path):
         assert None in live_fingerprints(db)
         report = kb_new.reembed()
         assert report.switched and report.pending == 0
-        new_fp = kb_new._embedding()[0].fingerprint.key
+        new_fp = kb_new.embedding_service()[0].fingerprint.key
         assert live_fingerprints(db) == {new_fp}
         for query, title in (("when does Halley's comet return", "comets"),
                              ("folding paper cranes", "origami")):
@@ -375,10 +375,10 @@ def test_a_version_1_database_is_migrated_and_can_switch(base_db, tmp_path, monk
         assert kb.search(QUERY, decay=False).references[0].title == "Box kites"
         assert kb.status()["reembed_target"] is None
     with KnowledgeBase(old, served(srv)) as kb:
-        kb._embedding()
+        kb.embedding_service()
         srv.script = [Reply()] * 4 + [REFUSED]  # one page staged, then a failure
         report = kb.reembed()
-        new_fp = kb._embedding()[0].fingerprint.key
+        new_fp = kb.embedding_service()[0].fingerprint.key
     assert not report.switched and report.embedded == 64
     assert staged(old) == {new_fp: 64} and len(live_fingerprints(old)) == 1
     vec = np.frombuffer(sqlite3.connect(old).execute(

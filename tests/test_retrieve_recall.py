@@ -51,7 +51,7 @@ def test_the_rare_chunk_is_outside_both_global_top_50_lists(corpus):
     with KnowledgeBase(db) as kb:
         b_id = _b_chunk(kb, b_source)
         b_doc = kb.store.get_document(source=b_source).id
-        service, _ = kb._embedding()
+        service, _ = kb.embedding_service()
         cal = SHIPPED[service.embedder.model_id]
         qv = service.embed_query(QUERY)
 
