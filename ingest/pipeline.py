@@ -51,7 +51,7 @@ from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from ingest.llm_cache import cached_reply
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
-from kb.config import ChunkSettings
+from kb.config import ChunkSettings, scale_warning
 from kb.errors import ExtractError
 from kb.store import DocumentRow, Store
 from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
@@ -178,6 +178,9 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     removed = remove_missing(store, roots) if sync else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, written, llm) if written else []
+    too_big = scale_warning(store.counts_chunks())
+    if too_big:
+        warnings.append(too_big)
     pending = 0
     if service is not None:
         _, error = backfill_vectors(service, on_progress)

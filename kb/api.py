@@ -29,7 +29,7 @@ from kb.backends.registry import (
     make_vision,
     server_model_id,
 )
-from kb.config import Config, SearchOptions
+from kb.config import Config, SearchOptions, scale_warning
 from kb.errors import BackendError, DocumentNotFound, FingerprintMismatch, ReembedConflict
 from kb.store import LIVE_FINGERPRINT_KEY, Store
 from kb.types import Document, IngestReport, SearchResult
@@ -320,11 +320,13 @@ class KnowledgeBase:
 
     # --- query -------------------------------------------------------------------------------
 
-    def search(self, query: str, options: SearchOptions | None = None, **kwargs: Any
-               ) -> SearchResult:
+    def search(self, query: str, options: SearchOptions | None = None, *,
+               cancel: threading.Event | None = None, **kwargs: Any) -> SearchResult:
         """Search; see ``retrieve.pipeline.search``. Keyword arguments build ``SearchOptions``.
 
-        Never raises for search-time failures (the result carries the reason).
+        Never raises for search-time failures (the result carries the reason). Set ``cancel``
+        from another thread to stop a long search; it then returns an empty result whose
+        ``diagnostics.error`` says it was cancelled.
 
         Raises:
             ValueError: malformed options.
@@ -351,7 +353,7 @@ class KnowledgeBase:
                             f"{stored} vectors are searched until it completes")
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
                           reranker=self.reranker)
-        result = run_search(self.store, query, options, engines=engines)
+        result = run_search(self.store, query, options, engines=engines, cancel=cancel)
         if note is None:
             return result
         diagnostics = replace(result.diagnostics,
@@ -419,6 +421,7 @@ class KnowledgeBase:
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),
             "fts_integrity": "ok" if self.store.fts_integrity_ok() else "FAILED",
+            "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
         }
 
 

@@ -386,7 +386,11 @@ def status(ctx: click.Context, as_json: bool) -> None:
         emit_json(info)
     else:
         for k, v in info.items():
-            click.echo(f"{k:20} {v}")
+            if k == "warnings":
+                for warning in v:
+                    click.echo(f"warning: {warning}", err=True)
+            else:
+                click.echo(f"{k:20} {v}")
 
 
 # Commands defined in their own modules register themselves on import.

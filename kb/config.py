@@ -33,6 +33,15 @@ MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
 NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
 RELATIVE_FLOOR = 0.8  # README "stage check": best P@3 on golden/precision without recall loss
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
+APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN index is due
+
+
+def scale_warning(chunks: int) -> str | None:
+    """The DESIGN 8 warning for an index past ``APPROXIMATE_INDEX_DUE_CHUNKS``, else ``None``."""
+    if chunks <= APPROXIMATE_INDEX_DUE_CHUNKS:
+        return None
+    return (f"{chunks:,} chunks: above {APPROXIMATE_INDEX_DUE_CHUNKS:,} the exact vector scan "
+            "outgrows the latency target (p50 < 50 ms); an approximate index is due")
 # A judging reranker (cross-encoder or LLM) scores relevance in [0, 1]; a passage it scores
 # below this is not handed out. 0.5 is the LLM judge's "5 of 10" and a cross-encoder's logit 0.
 RERANK_MIN_SCORE = 0.5

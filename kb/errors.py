@@ -16,6 +16,7 @@ built-in ``ValueError`` or ``TypeError`` instead::
     │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
     ├── ReembedConflict          an unfinished re-embed to another model would be lost (.target)
     ├── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
+    ├── SearchCancelled          the caller cancelled a search (never escapes ``search``)
     └── PathRefused              a tool/HTTP ingest path outside the configured roots (.path)
 """
 
@@ -148,3 +149,7 @@ class PathRefused(KbError):
         super().__init__(f"{path}: refused: {reason}")
         self.path = str(path)
         self.reason = reason
+
+
+class SearchCancelled(KbError):
+    """The caller cancelled a search; ``search`` turns it into an empty result with the reason."""

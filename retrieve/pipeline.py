@@ -43,6 +43,7 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
+from kb.errors import SearchCancelled
 from kb.injection import flag_injection
 from kb.store import Filters, Store, blob_to_vector
 from kb.textindex import has_cjk, query_terms, tokenize
@@ -59,7 +60,7 @@ from retrieve.expand import try_expand
 from retrieve.floor import RELAX_KEEP, apply_floor
 from retrieve.fuse import fuse
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
-from retrieve.recall import bm25_recall, like_recall, vector_recall
+from retrieve.recall import bm25_recall, interruptible, like_recall, vector_recall
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -91,8 +92,15 @@ class _Trace:
     stages: list[StageTrace] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
     explain: list[tuple[str, tuple[tuple[int, float], ...]]] = field(default_factory=list)
+    cancel: threading.Event | None = None
+
+    def check(self) -> None:
+        """Raise ``SearchCancelled`` when the caller has cancelled the search."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise SearchCancelled("search cancelled by the caller")
 
     def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
+        self.check()
         start = time.perf_counter()
         try:
             out = fn()
@@ -126,7 +134,8 @@ def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, dat
 
 
 def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *,
-           engines: Engines = Engines(), now: datetime | None = None) -> SearchResult:
+           engines: Engines = Engines(), now: datetime | None = None,
+           cancel: threading.Event | None = None) -> SearchResult:
     """Run the six stages (see module docstring).
 
     Args:
@@ -135,19 +144,26 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         options: scope and switches.
         engines: available models.
         now: reference time for decay (default: the current time).
+        cancel: set it (from another thread) to stop the search: SQLite queries are
+            interrupted through a progress handler, the vector scan stops between blocks of
+            ``SCAN_BLOCK_ROWS`` rows, and no further stage starts (DESIGN 8: long scans are
+            cancellable).
 
     Returns:
-        A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query or when a
-        stage failed unexpectedly. Never raises: ``SearchOptions`` validates itself (a
-        malformed date raises ``ValueError`` when the options are built, not here).
+        A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query, a
+        cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
+        validates itself (a malformed date raises ``ValueError`` when the options are built).
     """
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
-    trace = _Trace()
+    trace = _Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
-        filters, created = _scope(store, options)
-        return _search(store, query, options, engines, filters, created,
-                       now or datetime.now(UTC), trace)
+        with interruptible(store, cancel):
+            filters, created = _scope(store, options)
+            return _search(store, query, options, engines, filters, created,
+                           now or datetime.now(UTC), trace)
+    except SearchCancelled as exc:
+        return _empty(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception
         log.exception("search failed")
         return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
@@ -322,6 +338,7 @@ def _keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, wei
             return bm25
         trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
     except sqlite3.OperationalError as exc:
+        trace.check()  # "interrupted" by a cancellation is not an FTS failure
         trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
     # words with surrounding punctuation stripped ("kites?" -> "kites"): a needle keeping it
     # would miss the text it names
@@ -341,7 +358,7 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
     vector_job = None
     if service is not None:
         vector_job = _workers().submit(_vector_lists, store, queries, service, pool, allowed,
-                                       calibration, settings)
+                                       calibration, settings, trace.cancel)
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [_keyword_list(store, q, i, pool, filters,
@@ -350,6 +367,7 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
     vectors: list[RecallList] = []
     if vector_job is not None:
         vectors, failure = vector_job.result()
+        trace.check()
         if failure:  # a failing embedder closes the vector lists, never the search
             trace.degraded.append(f"{failure}; BM25 only")
             if settings.recall == "vector":  # the queries left without any list get BM25
@@ -369,11 +387,13 @@ def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
 
 def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, pool: int,
                   allowed: np.ndarray | None, calibration: Calibration,
-                  settings: PipelineSettings) -> tuple[list[RecallList], str | None]:
+                  settings: PipelineSettings, cancel: threading.Event | None
+                  ) -> tuple[list[RecallList], str | None]:
     """Vector lists of ``queries`` in order (runs on a worker thread).
 
     Returns:
-        The lists computed, and the failure that stopped the rest (``None`` when all ran).
+        The lists computed, and the failure that stopped the rest (``None`` when all ran;
+        a cancellation also stops them, and the caller checks for it).
     """
     _one_openmp_thread()
     lists: list[RecallList] = []
@@ -381,11 +401,14 @@ def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, p
     try:
         vectors = [service.embed_query(q) for q in queries]
         failing = "vector search"
-        for i, qv in enumerate(vectors):
-            lists.append(vector_recall(
-                store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
-                name=f"vector:{i}", weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
-                cos_unrelated=calibration.cos_unrelated, span=calibration.span))
+        with interruptible(store, cancel):  # this thread's connection loads the matrix
+            for i, qv in enumerate(vectors):
+                lists.append(vector_recall(
+                    store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
+                    name=f"vector:{i}",
+                    weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
+                    cos_unrelated=calibration.cos_unrelated, span=calibration.span,
+                    cancel=cancel))
     except Exception as exc:
         return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})"
     return lists, None

@@ -22,14 +22,20 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
+from kb.errors import SearchCancelled
 from kb.store import Filters, Store
 from kb.textindex import match_expression
 from kb.types import Hit, RecallList
 
 MIN_BASELINE_CHUNKS = 200  # below this the median cosine is too noisy to be the baseline
+SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
+PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
 
 
@@ -48,6 +54,25 @@ def _idf_sum(store: Store, terms: list[str]) -> float:
         n = df.get(t, 0)
         total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
     return total or 1.0
+
+
+@contextmanager
+def interruptible(store: Store, cancel: threading.Event | None) -> Iterator[None]:
+    """Let ``cancel`` interrupt this thread's SQLite queries while the block runs.
+
+    Uses SQLite's progress handler (https://www.sqlite.org/c3ref/progress_handler.html): every
+    ``PROGRESS_OPCODES`` virtual-machine steps it checks ``cancel``; once set, the running
+    statement fails with ``sqlite3.OperationalError("interrupted")``.
+    """
+    if cancel is None:
+        yield
+        return
+    conn = store.conn
+    conn.set_progress_handler(cancel.is_set, PROGRESS_OPCODES)
+    try:
+        yield
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 def cosine_baseline(scores: np.ndarray, cos_unrelated: float) -> float:
@@ -89,7 +114,9 @@ def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
 
 def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, pool: int,
                   allowed_docs: np.ndarray | None, name: str, weight: float,
-                  cos_unrelated: float, span: float) -> RecallList:
+                  cos_unrelated: float, span: float,
+                  cancel: threading.Event | None = None,
+                  block_rows: int = SCAN_BLOCK_ROWS) -> RecallList:
     """Exact cosine search over every stored vector of ``fingerprint``.
 
     Args:
@@ -102,11 +129,24 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
         span: cosine rise above the baseline that maps to s_norm 1.
         name: the list's name.
         weight: the list's fusion weight.
+        cancel: checked between blocks of ``block_rows`` rows.
+        block_rows: rows scored between two checks of ``cancel``.
+
+    Raises:
+        kb.errors.SearchCancelled: ``cancel`` was set during the scan.
     """
     vm = store.vector_matrix(fingerprint)
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
-    scores = vm.matrix @ query_vector.astype(np.float32)
+    q = query_vector.astype(np.float32)
+    if cancel is None or vm.matrix.shape[0] <= block_rows:
+        scores = vm.matrix @ q
+    else:
+        scores = np.empty(vm.matrix.shape[0], dtype=np.float32)
+        for start in range(0, vm.matrix.shape[0], block_rows):
+            if cancel.is_set():
+                raise SearchCancelled("search cancelled by the caller")
+            scores[start:start + block_rows] = vm.matrix[start:start + block_rows] @ q
     baseline = cosine_baseline(scores, cos_unrelated)
     if allowed_docs is not None:
         scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)

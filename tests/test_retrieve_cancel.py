@@ -1,0 +1,99 @@
+"""DESIGN 8 at scale: long scans are cancellable; past 100k chunks kb says an ANN is due."""
+
+import threading
+
+import pytest
+from conftest import write
+
+from kb.api import KnowledgeBase
+from kb.config import Config
+from kb.errors import SearchCancelled
+from retrieve.calibration import SHIPPED
+from retrieve.recall import vector_recall
+
+
+class CancelAfter(threading.Event):
+    """An event that reads as set from its ``n``-th check on (a cancel arriving mid-search)."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n, self.checks = n, 0
+
+    def is_set(self):
+        self.checks += 1
+        return self.checks >= self.n
+
+
+@pytest.fixture(scope="module")
+def kb_path(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cancel")
+    for i in range(40):
+        write(folder / "d" / f"n{i}.txt", f"Note {i}: the lighthouse keeper logs the lamp, the "
+              f"tide and the weather at dusk, entry {i}.\n\n" * 6)
+    with KnowledgeBase(folder / "kb.db") as kb:  # the packaged embedder: real vectors
+        kb.ingest([folder / "d"])
+    return folder / "kb.db"
+
+
+def test_a_search_cancelled_before_it_starts_returns_an_empty_result(kb_path):
+    done = threading.Event()
+    done.set()
+    with KnowledgeBase(kb_path) as kb:
+        result = kb.search("lighthouse lamp", cancel=done)
+        assert result.references == () and result.insufficient_evidence
+        assert "cancelled" in (result.diagnostics.error or "")
+        assert kb.search("lighthouse lamp").references  # the next search is unaffected
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 20, 200])
+def test_a_cancel_arriving_mid_search_never_raises_nor_falls_back(kb_path, n):
+    with KnowledgeBase(kb_path, Config(embedder="none")) as kb:  # BM25: SQLite progress handler
+        result = kb.search("lighthouse keeper lamp tide weather", cancel=CancelAfter(n))
+        again = kb.search("lighthouse keeper lamp tide weather")  # handler removed afterwards
+    if result.diagnostics.error:
+        assert "cancelled" in result.diagnostics.error and result.references == ()
+    # an interrupted FTS query is a cancellation, never an "FTS failed; LIKE scan" rung
+    assert not any("LIKE" in d for d in result.diagnostics.degraded)
+    assert again.references and again.diagnostics.error is None
+
+
+def test_the_sqlite_progress_handler_interrupts_the_keyword_search(kb_path):
+    cancel = CancelAfter(2)  # first check: the recall stage gate; then the handler
+    with KnowledgeBase(kb_path, Config(embedder="none")) as kb:
+        # a scoped search joins every match with its document: enough VM steps to be checked
+        result = kb.search("lighthouse keeper lamp tide weather", cancel=cancel,
+                           source_types=("txt",))
+    assert "cancelled" in (result.diagnostics.error or "")
+    stages = {s.stage: s for s in result.diagnostics.stages}
+    # the cancel landed inside recall (the handler interrupted FTS5), not at the next stage gate
+    assert stages["recall"].status == "failed" and "SearchCancelled" in stages["recall"].reason
+    assert "fuse" not in stages
+
+
+def test_the_vector_scan_checks_between_blocks(kb_path):
+    with KnowledgeBase(kb_path) as kb:
+        service, _ = kb.embedding_service()
+        qv = service.embed_query("lighthouse lamp")
+        args = dict(pool=5, allowed_docs=None, name="v", weight=1.0,
+                    cos_unrelated=SHIPPED[service.embedder.model_id].cos_unrelated,
+                    span=SHIPPED[service.embedder.model_id].span)
+        rows = kb.store.vector_matrix(service.fingerprint.key).matrix.shape[0]
+        full = vector_recall(kb.store, qv, service.fingerprint.key, **args)
+        blocked = vector_recall(kb.store, qv, service.fingerprint.key, block_rows=7,
+                                cancel=threading.Event(), **args)
+        assert [h.chunk_id for h in blocked.hits] == [h.chunk_id for h in full.hits]
+        cancel = CancelAfter(3)
+        with pytest.raises(SearchCancelled):
+            vector_recall(kb.store, qv, service.fingerprint.key, block_rows=7, cancel=cancel,
+                          **args)
+        assert cancel.checks == 3 < -(-rows // 7)  # stopped after two of the blocks
+
+
+def test_past_100k_chunks_status_and_ingest_say_an_approximate_index_is_due(kb_path):
+    from kb.config import APPROXIMATE_INDEX_DUE_CHUNKS, scale_warning
+
+    assert scale_warning(APPROXIMATE_INDEX_DUE_CHUNKS) is None
+    warning = scale_warning(APPROXIMATE_INDEX_DUE_CHUNKS + 1)
+    assert warning and "100,001 chunks" in warning and "approximate index is due" in warning
+    with KnowledgeBase(kb_path, Config(embedder="none")) as kb:
+        assert kb.status()["warnings"] == []  # a small index: nothing to say
