@@ -52,3 +52,39 @@ def test_a_silent_llm_cannot_stall_a_search_past_its_cap(tmp_path):
     assert elapsed < 3.5  # one capped helper call (2.5 s), then MMR without the LLM
     assert result.references and result.diagnostics.queries == ("why do glaciers retreat",)
     assert any("LLM" in d for d in result.diagnostics.degraded)
+
+
+def test_vectors_come_back_when_the_breaker_closes_after_its_cooldown(tmp_path):
+    """Issue 5 acceptance 1, second half, through the engine: down -> BM25, back -> vectors."""
+    from http_doubles import FakeClock, Reply
+
+    from kb.backends.http import NO_RETRY
+    from kb.backends.openai import OpenAIEmbedder
+
+    error = Reply(500, b'{"error": {"message": "model unloaded", "type": "server_error"}}')
+    write(tmp_path / "docs" / "keys.txt", "Rotate the signing keys every ninety days.")
+    write(tmp_path / "docs" / "food.txt", "The cafeteria serves soup on Mondays.")
+    clock = FakeClock()
+    with ModelServer() as server:
+        embedder = OpenAIEmbedder(f"{server.url}/v1", E5, retry=NO_RETRY, clock=clock,
+                                  dimensions=384)
+        with KnowledgeBase(tmp_path / "kb.db", embedder=embedder) as kb:
+            kb.ingest([tmp_path / "docs"])
+
+            asked = iter(["rotate signing keys", "signing keys rotation", "when to rotate keys",
+                          "key rotation schedule", "rotate the keys", "keys rotated how often"])
+
+            def vector_lists():  # a new query each time: query embeddings are cached
+                result = kb.search(next(asked), decay=False)
+                assert result.references[0].source.endswith("keys.txt")
+                return [n for n, _ in result.diagnostics.candidates if n.startswith("vector")]
+
+            assert vector_lists() == ["vector:0"]
+            server.script = [error, error]  # the server goes down: two failures open the circuit
+            assert vector_lists() == [] and vector_lists() == []
+            calls = len(server.requests)
+            assert vector_lists() == [] and len(server.requests) == calls  # open: not called
+            clock.advance(59.0)
+            assert vector_lists() == [] and len(server.requests) == calls
+            clock.advance(1.0)  # the cooldown is over: half-open, one call goes through
+            assert vector_lists() == ["vector:0"] and embedder.breaker.state == "closed"
