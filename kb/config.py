@@ -6,6 +6,7 @@ receives these objects explicitly.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -102,8 +103,17 @@ class Config:
     vision: str | None = None
 
 
+# RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
+# a time (T, t or a space; seconds and up to 6 fraction digits optional) and an offset.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
+                     r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
+
+
 def parse_instant(value: str | None, name: str) -> datetime | None:
     """Parse an RFC 3339 date or date-time; a value without a zone is taken as UTC.
+
+    The shape is checked strictly (``RFC3339``): Python's ``fromisoformat`` alone would also
+    take ISO 8601 forms such as ``20260131``, which the tool schema and other clients refuse.
 
     Args:
         value: e.g. ``2026-01-31``, ``2026-01-31T08:00:00Z``, ``2026-01-31T08:00+01:00``.
@@ -117,11 +127,14 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
     """
     if value is None:
         return None
+    problem = f"{name} must be an RFC 3339 date-time such as 2026-01-31 or " \
+              f"2026-01-31T08:00:00Z, got {value!r}"
+    if not RFC3339.fullmatch(value.strip()):
+        raise ValueError(problem)
     try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an RFC 3339 date-time such as 2026-01-31 or "
-                         f"2026-01-31T08:00:00Z, got {value!r}") from exc
+        dt = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
+    except ValueError as exc:  # the right shape, an impossible date (2024-02-30)
+        raise ValueError(f"{name} is not a valid date-time: {value!r} ({exc})") from exc
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 

@@ -24,17 +24,16 @@ Search result (``knowledge_search``)::
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ingest.extract import SUPPORTED_SUFFIXES
 from kb.api import KnowledgeBase
-from kb.config import TOP_K, TOP_K_MAX, SearchOptions
+from kb.config import TOP_K, TOP_K_MAX, SearchOptions, parse_instant
 from kb.injection import flag_injection
 from kb.roots import PathRefused, confine
 from kb.types import Diagnostics, IngestReport, Reference, SearchResult, SourceType
@@ -154,9 +153,6 @@ def tool_schema(fmt: SchemaFormat = "function", *, name: str = TOOL_NAME) -> dic
 
 # --- argument validation -----------------------------------------------------------------------
 
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
-                      r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
-
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
@@ -201,14 +197,10 @@ def _string_list(value: object, name: str, limit: int) -> tuple[str, ...]:
 def _instant(value: object, name: str) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not _RFC3339.fullmatch(value.strip()):
-        raise ValueError(f"{name} must be an RFC 3339 date-time like 2024-01-31T00:00:00Z, "
-                         f"got {value!r}")
-    try:
-        dt = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ValueError(f"{name} is not a valid date-time: {value!r} ({exc})") from exc
-    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).isoformat()
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be an RFC 3339 date-time string, got {value!r}")
+    dt = parse_instant(value, name)
+    return dt.isoformat() if dt else None
 
 
 def parse_search_arguments(arguments: object) -> SearchRequest:

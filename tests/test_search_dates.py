@@ -45,3 +45,13 @@ def test_api_refuses_an_empty_range_naming_both_fields():
         SearchOptions(created_after="2024-02-01T00:00:00+01:00",
                       created_before="2024-01-31T23:00:00Z")  # the same instant: empty range
     SearchOptions(created_after="2024-01-31", created_before="2024-02-01")  # one day: fine
+
+
+@pytest.mark.parametrize("value", ["20260101", "2026-01-31T0800", "2026-W05", "2026-01-31 8:00"])
+def test_cli_api_and_tool_share_one_strict_rfc3339_parser(value):
+    from kb.tool import parse_search_arguments
+
+    with pytest.raises(ValueError, match="created_after must be an RFC 3339"):
+        SearchOptions(created_after=value)
+    with pytest.raises(ValueError, match="created_after must be an RFC 3339"):
+        parse_search_arguments({"query": "q", "created_after": value})
