@@ -19,7 +19,8 @@ from ingest.embed import backfill_vectors
 from ingest.pipeline import ingest_records
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.pipeline import Engines, _scope, _Trace, rank
+from retrieve.pipeline import Engines, _scope, rank
+from retrieve.trace import Trace
 
 SOURCE_PREFIX = "golden://"
 EVAL_DEPTH = 100  # documents ranked per query (recall@100)
@@ -65,7 +66,7 @@ def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,
                       reranker=kb.reranker, settings=settings)
     options = SearchOptions(top_k=20, decay=False)
     filters, created = _scope(kb.store, options)
-    ranking = rank(kb.store, query, options, engines, filters, created, FIXED_TIME, _Trace())
+    ranking = rank(kb.store, query, options, engines, filters, created, FIXED_TIME, Trace())
     doc_source = _doc_sources(kb)
     ranked: list[str] = []
     seen: set[int] = set()

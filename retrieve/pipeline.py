@@ -2,14 +2,16 @@
 
 1. **Expand** (``retrieve.expand``, LLM only): the original query plus up to 3 paraphrases and 1
    HyDE passage, at most 5 queries; skipped with a reason when no LLM is configured.
-2. **Recall** (``retrieve.recall``), per query: exact cosine vector search and BM25, pool
-   ``max(50, 3 x top_k)`` each, scope filters applied inside both; an FTS failure or an empty
-   CJK result falls back to a LIKE scan; a missing embedder closes the vector lists.
+2. **Recall** (``retrieve.hybrid`` over ``retrieve.recall``), per query: exact cosine vector
+   search and BM25 side by side, pool ``max(50, 3 x top_k)`` each, scope filters applied
+   inside both; an FTS failure or an empty CJK result falls back to a LIKE scan; a missing
+   embedder closes the vector lists.
 3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
    (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
-5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; then select
-   the top k without near-duplicates and with at most ``max_chunks_per_doc`` per document.
+5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; a judging
+   reranker's rejects are cut (``rerank.judge_cut``); then select the top k without
+   near-duplicates and with at most ``max_chunks_per_doc`` per document.
 6. **Cite** (``retrieve.cite``): references and the context block.
 
 Every stage is timed and traced in ``Diagnostics``. ``search`` never raises for a search-time
@@ -19,19 +21,12 @@ failure: the caller gets an empty result whose diagnostics carry the reason.
 from __future__ import annotations
 
 import logging
-import re
-import sqlite3
 import threading
-import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from kb.backends import LLM, Reranker
 from kb.backends.embedding import EmbeddingService
@@ -46,8 +41,8 @@ from kb.config import (
 from kb.errors import SearchCancelled
 from kb.injection import flag_injection
 from kb.store import Filters, Store, blob_to_vector
-from kb.textindex import has_cjk, query_terms, tokenize
-from kb.types import Candidate, Chunk, Diagnostics, RecallList, Reference, SearchResult, StageTrace
+from kb.textindex import tokenize
+from kb.types import Candidate, Chunk, Diagnostics, Reference, SearchResult
 from retrieve import cite, rerank
 from retrieve.calibration import (
     GENERIC,
@@ -59,14 +54,14 @@ from retrieve.decay import apply_decay
 from retrieve.expand import try_expand
 from retrieve.floor import RELAX_KEEP, apply_floor
 from retrieve.fuse import fuse
+from retrieve.hybrid import recall_lists
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
-from retrieve.recall import bm25_recall, interruptible, like_recall, vector_recall
+from retrieve.recall import interruptible
+from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
-_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,36 +82,8 @@ class Engines:
     settings: PipelineSettings = field(default_factory=PipelineSettings)
 
 
-@dataclass
-class _Trace:
-    stages: list[StageTrace] = field(default_factory=list)
-    degraded: list[str] = field(default_factory=list)
-    explain: list[tuple[str, tuple[tuple[int, float], ...]]] = field(default_factory=list)
-    cancel: threading.Event | None = None
-
-    def check(self) -> None:
-        """Raise ``SearchCancelled`` when the caller has cancelled the search."""
-        if self.cancel is not None and self.cancel.is_set():
-            raise SearchCancelled("search cancelled by the caller")
-
-    def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
-        self.check()
-        start = time.perf_counter()
-        try:
-            out = fn()
-        except Exception as exc:
-            self.stages.append(StageTrace(stage, "failed", f"{type(exc).__name__}: {exc}",
-                                          (time.perf_counter() - start) * 1e3))
-            raise
-        self.stages.append(StageTrace(stage, "ran", note, (time.perf_counter() - start) * 1e3))
-        return out
-
-    def skip(self, stage: str, reason: str) -> None:
-        self.stages.append(StageTrace(stage, "skipped", reason))
-
-
-def _empty(query: str, reason: str, trace: _Trace | None = None) -> SearchResult:
-    trace = trace or _Trace()
+def _empty(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
+    trace = trace or Trace()
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded), error=reason)
     return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
 
@@ -156,7 +123,7 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     """
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
-    trace = _Trace(cancel=cancel)
+    trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
         with interruptible(store, cancel):
             filters, created = _scope(store, options)
@@ -209,7 +176,7 @@ class Ranking:
 
 def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
          filters: Filters, created: dict[int, datetime], now: datetime,
-         trace: _Trace) -> Ranking:
+         trace: Trace) -> Ranking:
     """Stages 1-5 without the top-k cut (shared by ``search`` and the evaluation)."""
     settings = engines.settings
     # 1. expand
@@ -243,7 +210,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     else:
         calibration = load_calibration(store, service.fingerprint.key,
                                        service.embedder.model_id)
-    lists = trace.run("recall", lambda: _recall(store, queries, pool, filters, service,
+    lists = trace.run("recall", lambda: recall_lists(store, queries, pool, filters, service,
                                                 calibration, settings, trace))
     counts = tuple((lst.name, len(lst.hits)) for lst in lists)
     vectors_used = any(lst.kind == "vector" for lst in lists)
@@ -291,7 +258,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
 
 def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             filters: Filters, created: dict[int, datetime], now: datetime,
-            trace: _Trace) -> SearchResult:
+            trace: Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
     settings = engines.settings
     # The relative floor judges evidence, not age: decay orders what survives, so a newer
@@ -301,16 +268,9 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                 if c.evidence >= settings.relative_floor * best]
     # A judging reranker says "no" too: what it scores below the bar is not handed out; if it
     # rejects everything, the best few it judged stay, flagged as weak evidence.
-    judged_out, rejected_all = 0, False
-    if r.judged is not None and settings.rerank_min_score > 0:
-        passing = [c for c in eligible if r.judged.get(c.chunk_id, -1.0)
-                   >= settings.rerank_min_score]
-        judged_out = sum(1 for s in r.judged.values() if s < settings.rerank_min_score)
-        if passing:
-            eligible = passing
-        else:
-            rejected_all = True
-            eligible = [c for c in eligible if c.chunk_id in r.judged][:RELAX_KEEP]
+    cut = rerank.judge_cut(eligible, r.judged, min_score=settings.rerank_min_score,
+                           relax_keep=RELAX_KEEP)
+    eligible, judged_out, rejected_all = list(cut.kept), cut.judged_out, cut.rejected_all
     selected = rerank.select(
         eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
         near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
@@ -325,119 +285,6 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                        explain=tuple(trace.explain), judged_out=judged_out)
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=weak),
                         insufficient, diag)
-
-
-def _keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
-                  trace: _Trace) -> RecallList:
-    """BM25 for one query; a LIKE scan when FTS fails or finds nothing for CJK text."""
-    terms = query_terms(q)
-    try:
-        bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
-                           weight=weight)
-        if bm25.hits or not has_cjk(q):
-            return bm25
-        trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
-    except sqlite3.OperationalError as exc:
-        trace.check()  # "interrupted" by a cancellation is not an FTS failure
-        trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
-    # words with surrounding punctuation stripped ("kites?" -> "kites"): a needle keeping it
-    # would miss the text it names
-    words = [_EDGE_PUNCTUATION.sub("", w) for w in q.split()]
-    needles = terms if has_cjk(q) else [w for w in words if w]
-    return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
-                       weight=weight)
-
-
-def _recall(store: Store, queries: list[str], pool: int, filters: Filters,
-            service: EmbeddingService | None, calibration: Calibration,
-            settings: PipelineSettings, trace: _Trace) -> list[RecallList]:
-    allowed = store.doc_ids_matching(filters) if filters.active else None
-    # The vector side (query embeddings, then the scans) runs on a worker thread while BM25
-    # runs here: the model, numpy and SQLite all release the GIL, so on two cores a search
-    # costs max(vector side, BM25 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
-    vector_job = None
-    if service is not None:
-        vector_job = _workers().submit(_vector_lists, store, queries, service, pool, allowed,
-                                       calibration, settings, trace.cancel)
-    keyword: list[RecallList | None] = [None] * len(queries)
-    if settings.recall != "vector" or service is None:
-        keyword = [_keyword_list(store, q, i, pool, filters,
-                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace)
-                   for i, q in enumerate(queries)]
-    vectors: list[RecallList] = []
-    if vector_job is not None:
-        vectors, failure = vector_job.result()
-        trace.check()
-        if failure:  # a failing embedder closes the vector lists, never the search
-            trace.degraded.append(f"{failure}; BM25 only")
-            if settings.recall == "vector":  # the queries left without any list get BM25
-                keyword = [_keyword_list(store, q, i, pool, filters,
-                                         settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED),
-                                         trace) if i >= len(vectors) else None
-                           for i, q in enumerate(queries)]
-    lists: list[RecallList] = []
-    for i in range(len(queries)):  # per query: BM25 first, then vectors (a stable order)
-        kw = keyword[i]
-        if kw is not None:
-            lists.append(kw)
-        if i < len(vectors):
-            lists.append(vectors[i])
-    return lists
-
-
-def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, pool: int,
-                  allowed: np.ndarray | None, calibration: Calibration,
-                  settings: PipelineSettings, cancel: threading.Event | None
-                  ) -> tuple[list[RecallList], str | None]:
-    """Vector lists of ``queries`` in order (runs on a worker thread).
-
-    Returns:
-        The lists computed, and the failure that stopped the rest (``None`` when all ran;
-        a cancellation also stops them, and the caller checks for it).
-    """
-    _one_openmp_thread()
-    lists: list[RecallList] = []
-    failing = "embedder"
-    try:
-        vectors = [service.embed_query(q) for q in queries]
-        failing = "vector search"
-        with interruptible(store, cancel):  # this thread's connection loads the matrix
-            for i, qv in enumerate(vectors):
-                lists.append(vector_recall(
-                    store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
-                    name=f"vector:{i}",
-                    weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
-                    cos_unrelated=calibration.cos_unrelated, span=calibration.span,
-                    cancel=cancel))
-    except Exception as exc:
-        return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})"
-    return lists, None
-
-
-_thread_state = threading.local()
-
-
-def _one_openmp_thread() -> None:
-    """Limit OpenMP to one thread for the calling (worker) thread, once.
-
-    OpenMP's thread count is per calling thread (``omp_set_num_threads`` sets the caller's
-    nthreads-var ICV), so ingest batches on other threads keep every core. One short query
-    gains nothing from a second thread, and leaving the second core free lets BM25 run beside
-    it. Uses threadpoolctl (https://github.com/joblib/threadpoolctl).
-    """
-    if getattr(_thread_state, "limited", False):
-        return
-    _thread_state.limited = True
-    try:
-        ThreadpoolController().limit(limits=1, user_api="openmp")
-    except Exception:  # an unusual OpenMP runtime only costs speed
-        log.debug("could not limit OpenMP threads", exc_info=True)
-
-
-@lru_cache(maxsize=1)
-def _workers() -> ThreadPoolExecutor:
-    """The shared worker pool for the vector side of recall (created on first use)."""
-    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="kb-vectors")
 
 
 def _has_vectors(store: Store, fingerprint: str) -> bool:
@@ -460,7 +307,7 @@ def _vectors_of(store: Store, service: EmbeddingService | None,
 
 def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
             vectors: dict[int, np.ndarray], texts: dict[int, str],
-            trace: _Trace) -> tuple[list[Candidate], dict[int, float] | None]:
+            trace: Trace) -> tuple[list[Candidate], dict[int, float] | None]:
     """Order ``top``; returns the order and, when a model judged them, its scores by chunk."""
     passages = [texts.get(c.chunk_id, "") for c in top]
     if engines.reranker is not None and engines.settings.rerank == "auto":

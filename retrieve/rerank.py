@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -95,6 +96,45 @@ def order_by_scores(candidates: Sequence[Candidate], scores: Sequence[float]
     """Reorder by external relevance scores (cross-encoder or LLM), ties by fused order."""
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return [candidates[i] for i in ranked]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeCut:
+    """What a judging reranker let through.
+
+    Attributes:
+        kept: the candidates handed on, order preserved.
+        judged_out: candidates among those offered that the judge scored below the bar.
+        rejected_all: the judge rejected every candidate; ``kept`` then holds the best few it
+            judged, to be flagged as weak evidence.
+    """
+
+    kept: tuple[Candidate, ...]
+    judged_out: int
+    rejected_all: bool
+
+
+def judge_cut(candidates: Sequence[Candidate], judged: Mapping[int, float] | None, *,
+              min_score: float, relax_keep: int) -> JudgeCut:
+    """Keep what a cross-encoder or the LLM judged relevant enough: a stage that says "no".
+
+    Args:
+        candidates: in final order.
+        judged: chunk id -> the judge's relevance in [0, 1] (higher is better), or ``None``
+            when nothing judged them (MMR): then everything is kept.
+        min_score: the bar in [0, 1]; 0 keeps everything. A candidate the judge did not score
+            (beyond its batch) counts as below the bar.
+        relax_keep: how many judged candidates stay when the judge rejects them all.
+    """
+    if judged is None or min_score <= 0:
+        return JudgeCut(tuple(candidates), 0, False)
+    passing = tuple(c for c in candidates if judged.get(c.chunk_id, -1.0) >= min_score)
+    judged_out = sum(1 for c in candidates
+                     if c.chunk_id in judged and judged[c.chunk_id] < min_score)
+    if passing:
+        return JudgeCut(passing, judged_out, False)
+    return JudgeCut(tuple(c for c in candidates if c.chunk_id in judged)[:relax_keep],
+                    judged_out, True)
 
 
 def select(ordered: Sequence[Candidate], texts: Mapping[int, str],

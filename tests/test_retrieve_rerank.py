@@ -133,3 +133,16 @@ def test_hybrid_search_also_caps_chunks_per_document(tmp_path):
     assert result.references
     assert sum(r.title == "Starter diary" for r in result.references) <= 3
     assert "rye" in {r.title for r in result.references}
+
+
+def test_judge_cut_counts_only_the_candidates_it_was_offered():
+    from retrieve.rerank import judge_cut
+
+    cands = [Candidate(i, i, 1.0 / i, None, 0.0, 0.5) for i in (1, 2, 3)]
+    judged = {1: 0.9, 2: 0.1, 3: 0.2, 4: 0.0, 5: 0.0}  # 4, 5: cut earlier (relative floor)
+    cut = judge_cut(cands, judged, min_score=0.5, relax_keep=3)
+    assert [c.chunk_id for c in cut.kept] == [1] and cut.judged_out == 2 and not cut.rejected_all
+    none = judge_cut(cands, {1: 0.1, 2: 0.3}, min_score=0.5, relax_keep=1)
+    assert [c.chunk_id for c in none.kept] == [1] and none.judged_out == 2 and none.rejected_all
+    assert judge_cut(cands, None, min_score=0.5, relax_keep=3).kept == tuple(cands)
+    assert judge_cut(cands, judged, min_score=0.0, relax_keep=3).judged_out == 0

@@ -1,0 +1,155 @@
+"""Stage 2's orchestration: hybrid recall for every query, BM25 and vectors side by side.
+
+For each query: a BM25 list (``retrieve.recall.bm25_recall``; an FTS failure, or no hit for a
+CJK query, falls back to a LIKE scan and says so) and a vector list
+(``retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
+thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
+numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
+side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from kb.backends.embedding import EmbeddingService
+from kb.config import PipelineSettings
+from kb.store import Filters, Store
+from kb.textindex import has_cjk, query_terms
+from kb.types import RecallList
+from retrieve.calibration import Calibration
+from retrieve.recall import bm25_recall, interruptible, like_recall, vector_recall
+from retrieve.trace import Trace
+
+log = logging.getLogger(__name__)
+
+W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
+                  trace: Trace) -> RecallList:
+    """BM25 for one query; a LIKE scan when FTS fails or finds nothing for CJK text."""
+    terms = query_terms(q)
+    try:
+        bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
+                           weight=weight)
+        if bm25.hits or not has_cjk(q):
+            return bm25
+        trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
+    except sqlite3.OperationalError as exc:
+        trace.check()  # "interrupted" by a cancellation is not an FTS failure
+        trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
+    # words with surrounding punctuation stripped ("kites?" -> "kites"): a needle keeping it
+    # would miss the text it names
+    words = [_EDGE_PUNCTUATION.sub("", w) for w in q.split()]
+    needles = terms if has_cjk(q) else [w for w in words if w]
+    return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
+                       weight=weight)
+
+
+def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
+                 service: EmbeddingService | None, calibration: Calibration,
+                 settings: PipelineSettings, trace: Trace) -> list[RecallList]:
+    """Recall lists for ``queries`` (original first), in a stable order.
+
+    Per query: its BM25 (or LIKE) list, then its vector list.
+
+    A failing embedder or vector scan closes the vector lists with a degraded note (BM25
+    only), never the search. Raises ``kb.errors.SearchCancelled`` when the caller cancels.
+    """
+    allowed = store.doc_ids_matching(filters) if filters.active else None
+    # The vector side (query embeddings, then the scans) runs on a worker thread while BM25
+    # runs here: the model, numpy and SQLite all release the GIL, so on two cores a search
+    # costs max(vector side, BM25 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+    vector_job = None
+    if service is not None:
+        vector_job = _workers().submit(_vector_lists, store, queries, service, pool, allowed,
+                                       calibration, settings, trace.cancel)
+    keyword: list[RecallList | None] = [None] * len(queries)
+    if settings.recall != "vector" or service is None:
+        keyword = [keyword_list(store, q, i, pool, filters,
+                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace)
+                   for i, q in enumerate(queries)]
+    vectors: list[RecallList] = []
+    if vector_job is not None:
+        vectors, failure = vector_job.result()
+        trace.check()
+        if failure:  # a failing embedder closes the vector lists, never the search
+            trace.degraded.append(f"{failure}; BM25 only")
+            if settings.recall == "vector":  # the queries left without any list get BM25
+                keyword = [keyword_list(store, q, i, pool, filters,
+                                         settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED),
+                                         trace) if i >= len(vectors) else None
+                           for i, q in enumerate(queries)]
+    lists: list[RecallList] = []
+    for i in range(len(queries)):  # per query: BM25 first, then vectors (a stable order)
+        kw = keyword[i]
+        if kw is not None:
+            lists.append(kw)
+        if i < len(vectors):
+            lists.append(vectors[i])
+    return lists
+
+
+def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, pool: int,
+                  allowed: np.ndarray | None, calibration: Calibration,
+                  settings: PipelineSettings, cancel: threading.Event | None
+                  ) -> tuple[list[RecallList], str | None]:
+    """Vector lists of ``queries`` in order (runs on a worker thread).
+
+    Returns:
+        The lists computed, and the failure that stopped the rest (``None`` when all ran;
+        a cancellation also stops them, and the caller checks for it).
+    """
+    _one_openmp_thread()
+    lists: list[RecallList] = []
+    failing = "embedder"
+    try:
+        vectors = [service.embed_query(q) for q in queries]
+        failing = "vector search"
+        with interruptible(store, cancel):  # this thread's connection loads the matrix
+            for i, qv in enumerate(vectors):
+                lists.append(vector_recall(
+                    store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
+                    name=f"vector:{i}",
+                    weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
+                    cos_unrelated=calibration.cos_unrelated, span=calibration.span,
+                    cancel=cancel))
+    except Exception as exc:
+        return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})"
+    return lists, None
+
+
+_thread_state = threading.local()
+
+
+def _one_openmp_thread() -> None:
+    """Limit OpenMP to one thread for the calling (worker) thread, once.
+
+    OpenMP's thread count is per calling thread (``omp_set_num_threads`` sets the caller's
+    nthreads-var ICV), so ingest batches on other threads keep every core. One short query
+    gains nothing from a second thread, and leaving the second core free lets BM25 run beside
+    it. Uses threadpoolctl (https://github.com/joblib/threadpoolctl).
+    """
+    if getattr(_thread_state, "limited", False):
+        return
+    _thread_state.limited = True
+    try:
+        ThreadpoolController().limit(limits=1, user_api="openmp")
+    except Exception:  # an unusual OpenMP runtime only costs speed
+        log.debug("could not limit OpenMP threads", exc_info=True)
+
+
+@lru_cache(maxsize=1)
+def _workers() -> ThreadPoolExecutor:
+    """The shared worker pool for the vector side of recall (created on first use)."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="kb-vectors")

@@ -1,0 +1,62 @@
+"""The per-search trace: stage timings and statuses, degraded rungs, cancellation.
+
+Every stage of ``retrieve.pipeline`` runs through ``Trace.run``, which times it, records it as
+``ran`` or ``failed`` in ``Diagnostics.stages``, and first checks whether the caller cancelled.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from kb.errors import SearchCancelled
+from kb.types import StageTrace
+
+T = TypeVar("T")
+
+
+@dataclass
+class Trace:
+    """What one search did, filled in as its stages run (not thread-safe: the caller's thread).
+
+    Attributes:
+        stages: one trace per stage, in order.
+        degraded: degradation rungs taken, as sentences.
+        explain: per-stage candidate traces (``--explain``).
+        cancel: the caller's cancellation event, or ``None``.
+    """
+
+    stages: list[StageTrace] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+    explain: list[tuple[str, tuple[tuple[int, float], ...]]] = field(default_factory=list)
+    cancel: threading.Event | None = None
+
+    def check(self) -> None:
+        """Raise ``SearchCancelled`` when the caller has cancelled the search."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise SearchCancelled("search cancelled by the caller")
+
+    def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
+        """Run one stage: check for cancellation, time it, record ``ran`` or ``failed``.
+
+        Raises:
+            kb.errors.SearchCancelled: the caller cancelled before the stage started.
+            Exception: whatever the stage raised (recorded as ``failed`` first).
+        """
+        self.check()
+        start = time.perf_counter()
+        try:
+            out = fn()
+        except Exception as exc:
+            self.stages.append(StageTrace(stage, "failed", f"{type(exc).__name__}: {exc}",
+                                          (time.perf_counter() - start) * 1e3))
+            raise
+        self.stages.append(StageTrace(stage, "ran", note, (time.perf_counter() - start) * 1e3))
+        return out
+
+    def skip(self, stage: str, reason: str) -> None:
+        """Record a stage that did not run, with the reason."""
+        self.stages.append(StageTrace(stage, "skipped", reason))
