@@ -43,9 +43,8 @@ from kb.api import KnowledgeBase
 from kb.backends import LLM
 from kb.config import TOP_K, PipelineSettings, SearchOptions
 from kb.errors import KbError
-from kb.store import Store
+from kb.llm_cache import CachedLLM
 from kb.types import Reference, SearchResult
-from retrieve.expand import cached_complete
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
 
@@ -128,19 +127,6 @@ class AnswerGateReport:
         """Refusals among the (answerable, unanswerable) questions judged."""
         return (sum(i.refused for i in self.items if i.answerable),
                 sum(i.refused for i in self.items if not i.answerable))
-
-
-class CachedLLM:
-    """An LLM whose completions are read from and stored in a store's ``llm_cache``."""
-
-    def __init__(self, store: Store, llm: LLM) -> None:
-        self.model_id = llm.model_id
-        self._store = store
-        self._llm = llm
-
-    def complete(self, prompt: str, *, timeout_s: float) -> str:
-        """The cached completion of ``prompt``, asking the model only on a cache miss."""
-        return cached_complete(self._store, self._llm, prompt, timeout_s=timeout_s)
 
 
 def pick_questions(queries: Sequence[Query], answerable: set[str],

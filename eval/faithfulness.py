@@ -11,18 +11,19 @@ kb's addition: an answer that declines for lack of evidence asserts nothing, so 
 statement to contradict and scores 1.0 — an honest refusal is never penalised. Unsupported
 statements are listed so a release report can show *what* was made up.
 
-Judge replies are parsed tolerantly (``json_array``: the longest JSON array anywhere in the
-reply, so code fences, prose and a wrapping object do not matter; verdicts may be 1/0, true/false
-or yes/no); a reply that cannot be parsed raises ``ValueError`` rather than guessing a score.
-The relevance judges (``eval.relevance``) share these parsers.
+Judge replies are parsed tolerantly (``kb.jsonreply.json_array``: the longest JSON array
+anywhere in the reply, of one verdict per statement where there is one, so code fences, prose
+and a wrapping object do not matter; verdicts may be 1/0, true/false or yes/no); a reply that
+cannot be parsed raises ``ValueError`` rather than guessing a score. The relevance judges
+(``eval.relevance``) share these parsers.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from kb.backends import LLM
+from kb.jsonreply import json_array
 
 JUDGE_TIMEOUT_S = 120.0  # evaluation is offline: a slow local judge gets the backends'
 # full read timeout (kb.backends.http.READ_TIMEOUT_S)
@@ -56,30 +57,6 @@ class Faithfulness:
     unsupported: tuple[str, ...]
 
 
-def json_array(reply: str) -> list[object]:
-    """The longest JSON array in a judge's reply (prose, code fences or an object around it).
-
-    Raises:
-        ValueError: the reply holds no JSON array.
-    """
-    decoder = json.JSONDecoder()
-    best: list[object] | None = None
-    best_len = -1
-    start = reply.find("[")
-    while start >= 0:
-        try:
-            value, end = decoder.raw_decode(reply, start)
-        except json.JSONDecodeError:
-            pass
-        else:
-            if isinstance(value, list) and end - start > best_len:
-                best, best_len = value, end - start
-        start = reply.find("[", start + 1)
-    if best is None:
-        raise ValueError(f"the judge replied without a JSON array: {reply[:120]!r}")
-    return best
-
-
 def item_text(value: object) -> str:
     """A listed item as one line of text: a string, or an object's first string value."""
     if isinstance(value, dict):
@@ -103,17 +80,20 @@ def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
         ValueError: a judge reply could not be parsed, or has the wrong length.
     """
     raw = json_array(llm.complete(STATEMENTS_PROMPT.format(question=question, answer=answer),
-                                   timeout_s=timeout_s))
+                                   timeout_s=timeout_s), replier="the judge")
     statements = tuple(t for t in map(item_text, raw) if t)
     if not statements:
         return Faithfulness(1.0, (), ())
     listed = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
     verdicts = json_array(llm.complete(
         VERDICTS_PROMPT.format(n=len(statements), context=context, statements=listed),
-        timeout_s=timeout_s))
+        timeout_s=timeout_s), length=len(statements), replier="the judge")
     if len(verdicts) != len(statements):
         raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(statements)} "
                          "statements")
     supported = [verdict(v) for v in verdicts]  # anything else is "not supported"
     unsupported = tuple(s for s, ok in zip(statements, supported, strict=True) if not ok)
     return Faithfulness(sum(supported) / len(statements), statements, unsupported)
+
+
+__all__ = ["Faithfulness", "item_text", "json_array", "judge_faithfulness", "verdict"]

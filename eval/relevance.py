@@ -28,7 +28,7 @@ in [0, 1], higher is better. Judging whole references keeps the score comparable
 precision gate's reference precision, and avoids splitting Chinese and English text into
 sentences the same way in both languages. A near-topic distractor that was handed out lowers it.
 
-Replies are parsed with ``eval.faithfulness.json_array``; an unparseable reply, or a verdict
+Replies are parsed with ``kb.jsonreply.json_array``; an unparseable reply, or a verdict
 list of the wrong length, raises ``ValueError``.
 """
 
@@ -40,8 +40,9 @@ from typing import Protocol
 
 import numpy as np
 
-from eval.faithfulness import JUDGE_TIMEOUT_S, item_text, json_array, verdict
+from eval.faithfulness import JUDGE_TIMEOUT_S, item_text, verdict
 from kb.backends import LLM
+from kb.jsonreply import json_array
 
 N_QUESTIONS = 3  # RAGAS: questions generated per answer
 PASSAGE_MAX_CHARS = 1500  # a reference is shown to the judge up to this length
@@ -116,7 +117,7 @@ def judge_answer_relevance(llm: LLM, embedder: QueryEmbedder, question: str, ans
     if n < 1:
         raise ValueError("n must be at least 1")
     raw = json_array(llm.complete(QUESTIONS_PROMPT.format(n=n, answer=answer),
-                                  timeout_s=timeout_s))
+                                  timeout_s=timeout_s), replier="the judge")
     questions = tuple(t for t in map(item_text, raw) if t)[:n]
     if not questions:
         return AnswerRelevance(0.0, ())
@@ -149,7 +150,7 @@ def judge_context_relevance(llm: LLM, question: str, passages: Sequence[str], *,
     listed = "\n\n".join(f"[{i + 1}] {p[:PASSAGE_MAX_CHARS]}" for i, p in enumerate(passages))
     verdicts = json_array(llm.complete(
         CONTEXT_PROMPT.format(n=len(passages), question=question, passages=listed),
-        timeout_s=timeout_s))
+        timeout_s=timeout_s), length=len(passages), replier="the judge")
     if len(verdicts) != len(passages):
         raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(passages)} "
                          "passages")

@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ingest.extract.common import one_line
+from ingest.extract.common import cut_at_word, one_line
 from kb.backends.http import READ_TIMEOUT_S
 from kb.store import Store
 from kb.types import ChunkDraft
@@ -60,11 +60,14 @@ class Situated:
             appended to its ``context_prefix``.
         sentences: the sentence per chunk, ``None`` where there is none.
         warnings: what exceeded the budget and which chunks lack a sentence, and why.
+        failed: LLM calls that raised (an error reply, a dead server, an open circuit),
+            worth trying again; chunks past the budget and empty replies are not counted.
     """
 
     chunks: tuple[ChunkDraft, ...]
     sentences: tuple[str | None, ...]
     warnings: tuple[str, ...] = ()
+    failed: int = 0
 
     @property
     def situated(self) -> int:
@@ -109,10 +112,7 @@ def clean_sentence(reply: str, max_chars: int = MAX_SENTENCE_CHARS) -> str | Non
     text = one_line(reply).strip("\"'`“”‘’ ")
     if not any(ch.isalnum() for ch in text):
         return None
-    if len(text) > max_chars:
-        cut = text[:max_chars - 1]
-        text = (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
-    return text
+    return cut_at_word(text, max_chars)
 
 
 def situate_chunks(text: str, chunks: Sequence[ChunkDraft], complete: Complete) -> Situated:
@@ -151,7 +151,8 @@ def situate_chunks(text: str, chunks: Sequence[ChunkDraft], complete: Complete) 
     situated = tuple(dataclasses.replace(c, context_prefix=f"{c.context_prefix}\n{s}") if s
                      else c for c, s in zip(chunks, sentences, strict=True))
     return Situated(situated, tuple(sentences),
-                    _warnings(len(text), len(chunks), failed, empty, cut, first_failure))
+                    _warnings(len(text), len(chunks), failed, empty, cut, first_failure),
+                    failed=failed)
 
 
 def _warnings(text_chars: int, n: int, failed: int, empty: int, cut: int,

@@ -10,6 +10,11 @@
   without one; chunks ingested meanwhile are picked up by the next pass.
 
 Text is always committed before this runs, so a failing embedder costs vectors, never text.
+A vector is written only where its chunk still holds the prefix and text that were embedded
+(``kb.store.set_vectors_if_unchanged``): a document replaced meanwhile (by a concurrent
+``kb ingest``, or the second write of an ingest with model stages) reuses chunk ids, and its
+new chunks must not get the old text's vectors. Such chunks are counted and left for the next
+pass.
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from kb import vectorspace
 from kb.backends.embedding import EmbeddingService
-from kb.store import vector_to_blob
+from kb.store import EmbeddedChunk, vector_to_blob
 
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
@@ -70,6 +77,18 @@ def _texts(rows: Sequence[tuple[int, str, str]]) -> list[str]:
     return [f"{prefix}\n{text}" for _, prefix, text in rows]
 
 
+def _embedded(rows: Sequence[tuple[int, str, str]], vectors: np.ndarray
+              ) -> list[EmbeddedChunk]:
+    """(chunk id, prefix, text, BLOB): each vector with the prefix and text it was made from."""
+    return [(cid, prefix, text, vector_to_blob(v))
+            for (cid, prefix, text), v in zip(rows, vectors, strict=True)]
+
+
+def _changed(n: int) -> str:
+    return (f"{n} chunks changed while they were embedded (their document was ingested "
+            "again); their vectors were not stored: `kb reembed` embeds the new text")
+
+
 def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None = None
                      ) -> tuple[int, str | None]:
     """Embed every chunk lacking a live vector of ``service``'s fingerprint.
@@ -78,6 +97,9 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
     ``on_progress`` is called with (``"vectors"``, done, total) after each page. Vectors are
     written only where ``kb.vectorspace.destination`` says they are live: during a re-embed to
     this model, new chunks are left to ``kb reembed`` (which stages them).
+
+    One pass, by chunk id: a chunk whose document was replaced while it was embedded gets
+    no vector of its old text and waits for the next pass (the message counts such chunks).
 
     Returns:
         (vectors written, message or ``None``). On a model failure the remaining chunks keep
@@ -93,21 +115,23 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         return 0, (f"the index holds vectors of {stored}, not {service.fingerprint.description}"
                    "; run `kb reembed` to switch")
     total = store.count_needing_vectors(fp)
-    written = 0
+    written = changed = cursor = 0
     while True:
-        rows = store.chunks_needing_vectors(fp, EMBED_PAGE)
+        rows = store.chunks_needing_vectors(fp, EMBED_PAGE, after_id=cursor)
         if not rows:
-            return written, None
+            return written, _changed(changed) if changed else None
         try:
             vectors = service.embed_documents(_texts(rows))
         except Exception as exc:  # any backend failure leaves NULL vectors, never lost text
             log.warning("embedding failed: %s", exc)
             return written, f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed`"
-        blobs = [(cid, vector_to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
-        if not vectorspace.put_live(store, blobs, fp):
+        n = vectorspace.put_live(store, _embedded(rows, vectors), fp)
+        if n is None:
             return written, ("the index switched to another model while embedding; "
                              "run `kb reembed`")
-        written += len(rows)
+        cursor = rows[-1][0]
+        written += n
+        changed += len(rows) - n
         if on_progress:
             on_progress("vectors", written, total)
 
@@ -118,6 +142,9 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
 
     A re-embed to that fingerprint must be in progress (``kb.vectorspace.begin_reembed``).
     ``on_progress`` is called with (``"re-embed"``, chunks staged in all, chunks) per page.
+
+    A chunk whose document was replaced while it was embedded is not staged; it stays for
+    the next pass.
 
     Returns:
         (vectors staged in this pass, message or ``None``); a model failure stops the pass
@@ -137,12 +164,15 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
             log.warning("embedding failed: %s", exc)
             return staged, (f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed` "
                             "again to resume")
-        blobs = [(cid, vector_to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
-        if not vectorspace.put_staged(store, blobs, fp):
+        stored = vectorspace.put_staged(store, _embedded(rows, vectors), fp)
+        if stored is None:
             return staged, "the re-embed was finished or discarded by another process"
+        if stored < len(rows):
+            log.info("%d chunks changed while they were embedded; the next pass stages them",
+                     len(rows) - stored)
         cursor = rows[-1][0]
-        staged += len(rows)
-        done += len(rows)
+        staged += stored
+        done += stored
         if on_progress:
             on_progress("re-embed", done, max(done, total))
 

@@ -6,7 +6,8 @@ embedded and cited like the text around it. Without a vision model the extractor
 replaced by ``image content not indexed (N images; no vision model configured)``; with one,
 every image left undescribed is counted, with the reason, in
 ``image content not indexed for K of N images: ...``. One image failing never stops the
-others, and a failure never fails the document.
+others, and a failure never fails the document; the failed calls are counted so the ingest
+can try them again next time.
 
 Images are prepared before they are sent: icons and rules (a side under
 ``MIN_IMAGE_SIDE_PX``) are skipped, at most ``MAX_IMAGES_PER_DOCUMENT`` are described, and
@@ -21,10 +22,11 @@ import dataclasses
 import io
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ingest.extract.common import images_not_indexed, one_line
+from ingest.extract.common import cut_at_word, images_not_indexed, one_line
 from ingest.extract.docx import load_docx_images
 from ingest.extract.pdf import load_pdf_images
 from kb.backends.http import READ_TIMEOUT_S
@@ -45,14 +47,29 @@ Describe = Callable[[bytes, str], str]  # (image bytes, MIME type) -> descriptio
 _TINY = f"smaller than {MIN_IMAGE_SIDE_PX} px (icons, rules)"
 _OVER_CAP = f"over the {MAX_IMAGES_PER_DOCUMENT}-image cap"
 _UNDECODABLE = "could not be decoded"
+_FAILED = "failed in the vision model"
 
 
 class _Skip(Exception):  # noqa: N818 - a reason to skip one image, not an error
     """This image is not sent; the message is the reason, counted in the warning."""
 
 
+@dataclass(frozen=True, slots=True)
+class IndexedImages:
+    """What became of a document's images.
+
+    Attributes:
+        document: the document, with description blocks inserted and its image note.
+        failed: vision calls that raised (an error reply, a dead server, an open circuit),
+            worth trying again; skipped images and empty descriptions are not counted.
+    """
+
+    document: ExtractedDocument
+    failed: int = 0
+
+
 def index_images(path: Path, doc: ExtractedDocument,
-                 describe: Describe | None) -> ExtractedDocument:
+                 describe: Describe | None) -> IndexedImages:
     """The document with its images described as text blocks, or its images reported.
 
     Args:
@@ -62,15 +79,16 @@ def index_images(path: Path, doc: ExtractedDocument,
 
     Returns:
         ``doc`` itself when it has no image; else a copy with description blocks inserted
-        and the extractor's image note replaced by what became of the images.
+        and the extractor's image note replaced by what became of the images; with the
+        number of vision calls that failed.
     """
     if not doc.image_count:
-        return doc
+        return IndexedImages(doc)
     others = tuple(w for w in doc.warnings if w != images_not_indexed(doc.image_count))
     if describe is None:
         note = f"image content not indexed ({_images(doc.image_count)}; no vision model " \
                "configured)"
-        return dataclasses.replace(doc, warnings=(*others, note))
+        return IndexedImages(dataclasses.replace(doc, warnings=(*others, note)))
     described: dict[str, str] = {}
     skipped: Counter[str] = Counter()
     first_failure = ""
@@ -83,7 +101,7 @@ def index_images(path: Path, doc: ExtractedDocument,
                 raise _Skip(_OVER_CAP)
             data, mime = _prepare(payload)
             calls += 1
-            text = _clean(describe(data, mime))
+            text = cut_at_word(one_line(describe(data, mime)), MAX_DESCRIPTION_CHARS)
             if not any(ch.isalnum() for ch in text):
                 raise _Skip("got an empty description")
             described[ref.key] = text
@@ -91,7 +109,7 @@ def index_images(path: Path, doc: ExtractedDocument,
             skipped[str(skip)] += 1
             first_failure = first_failure or detail
         except Exception as exc:  # one image's failure must not lose the others
-            skipped["failed in the vision model"] += 1
+            skipped[_FAILED] += 1
             first_failure = first_failure or one_line(f"{type(exc).__name__}: {exc}")[:200]
     outside = doc.image_count - len(doc.images)
     if outside:
@@ -102,19 +120,13 @@ def index_images(path: Path, doc: ExtractedDocument,
         first = f" (first failure: {first_failure})" if first_failure else ""
         warnings = (*others, f"image content not indexed for {sum(skipped.values())} of "
                     f"{_images(doc.image_count)}: {reasons}{first}")
-    return dataclasses.replace(doc, blocks=_insert(doc, described), warnings=warnings)
+    return IndexedImages(dataclasses.replace(doc, blocks=_insert(doc, described),
+                                             warnings=warnings),
+                         failed=skipped[_FAILED])
 
 
 def _images(n: int) -> str:
     return f"{n} image" if n == 1 else f"{n} images"
-
-
-def _clean(description: str) -> str:
-    text = one_line(description)
-    if len(text) > MAX_DESCRIPTION_CHARS:
-        cut = text[:MAX_DESCRIPTION_CHARS - 1]
-        text = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
-    return text
 
 
 def _insert(doc: ExtractedDocument, described: dict[str, str]) -> tuple[Block, ...]:

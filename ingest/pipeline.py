@@ -9,7 +9,7 @@ Stages, per file (each one call into one module):
    context prefix (title + heading path).
 5. **Write text first**: document, chunks and FTS rows replace any older version in one
    transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
-   the row's content hash is marked pending, so an ingest interrupted during the model calls
+   the row is marked ``pending_models``, so an ingest interrupted during the model calls
    redoes the file next time.
 6. **Images** (``ingest.images``): with a vision model, pictures in PDF/DOCX files are
    described and the descriptions become text blocks where the pictures were (then the text
@@ -17,7 +17,10 @@ Stages, per file (each one call into one module):
 7. **Contextualise** (``ingest.contextualize``): with an LLM, one situating sentence per chunk
    within the DESIGN 3.3 budget, appended to its prefix; then the final version replaces the
    one of step 5. Model replies are cached in ``llm_cache``; a failing or slow model costs
-   sentences or descriptions (the report counts them), never the file.
+   sentences or descriptions (the report counts them), never the file. When a model call
+   failed the final version stays ``pending_models`` and the next ingest redoes the file
+   (the replies received come from ``llm_cache``); what the DESIGN 3.3 budget or the image
+   cap leaves out is final.
 
 Then, once for the batch:
 
@@ -28,9 +31,9 @@ Then, once for the batch:
 
 Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
-plain prefixes until it changes. The report says so: a batch without an LLM warns that its
-documents have no situating sentences and counts indexed documents that have them; a batch
-with an LLM counts indexed documents that have none (``kb rm`` and ingest again to add them).
+plain prefixes until it changes. The report says so: a batch without an LLM counts indexed
+documents that have situating sentences (the prefixes are mixed); a batch with an LLM counts
+indexed documents that have none (``kb rm`` and ingest again to add them).
 """
 
 from __future__ import annotations
@@ -61,8 +64,9 @@ log = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
-PENDING_HASH_SUFFIX = "+pending"  # marks a row written before its model stages finished
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
+RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
+              "come from the cache)")
 
 
 def _write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int:
@@ -110,7 +114,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | N
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")
     digest = hashlib.sha256(data).hexdigest()
     old = store.get_document(source=source)
-    if old is not None and old.content_hash == digest:
+    if old is not None and old.content_hash == digest and old.status != "pending_models":
         return FileOutcome(source, "unchanged")
     try:
         doc = extract(path)
@@ -129,16 +133,20 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | N
     describe = _describer(store, vision) if vision is not None else None
     if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
         _write_document(store, dataclasses.replace(
-            row, content_hash=digest + PENDING_HASH_SUFFIX,
-            warnings=(*doc.warnings, PENDING_NOTE)), drafts)
-    described = index_images(path, doc, describe)  # 6
+            row, warnings=(*doc.warnings, PENDING_NOTE), models_pending=True), drafts)
+    images = index_images(path, doc, describe)  # 6
+    described, failed = images.document, images.failed
     if described.blocks is not doc.blocks:
         drafts = chunk_document(described, chunk)
     warnings = described.warnings
     if llm is not None:  # 7
         situated = situate_chunks(described.text, drafts, _completer(store, llm))
         drafts, warnings = list(situated.chunks), (*warnings, *situated.warnings)
-    written = _write_document(store, dataclasses.replace(row, warnings=warnings), drafts)
+        failed += situated.failed
+    if failed:  # a failed call is tried again next time; a budget cut is final
+        warnings = (*warnings, RETRY_NOTE)
+    written = _write_document(store, dataclasses.replace(
+        row, warnings=warnings, models_pending=bool(failed)), drafts)
     return FileOutcome(source, "updated" if old else "added", chunks=written,
                        warnings=warnings)
 
@@ -177,7 +185,11 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             on_progress("files", i + 1, len(files))
     removed = remove_missing(store, roots) if sync else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
-    warnings = _situating_notes(store, written, llm) if written else []
+    warnings = _situating_notes(store, llm) if written else []
+    retried = store.count_pending_models()
+    if retried:
+        warnings.append(f"status pending_models for {_documents(retried)} (a model call "
+                        "failed): ingesting their files again redoes them")
     too_big = scale_warning(store.counts_chunks())
     if too_big:
         warnings.append(too_big)
@@ -197,21 +209,17 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                         warnings=tuple(warnings))
 
 
-def _situating_notes(store: Store, written: int, llm: LLM | None) -> list[str]:
-    """The batch's word on situating sentences, and on prefixes mixed across documents."""
+def _situating_notes(store: Store, llm: LLM | None) -> list[str]:
+    """The batch's word on prefixes mixed across documents (the LLM itself is optional)."""
     situated, total = situated_documents(store)
-    notes = []
     if llm is None:
-        notes.append(f"no LLM configured: {_documents(written)} written without situating "
-                     "sentences (chunk prefixes are title + heading path only)")
-        if situated:
-            notes.append(f"prefixes are mixed: {situated} of {total} documents in the index "
-                         "carry situating sentences (ingested with an LLM)")
-    elif total - situated:
-        notes.append(f"{total - situated} of {total} documents in the index have no situating "
-                     "sentences (ingested without an LLM, or it failed); an unchanged file "
-                     "is not read again: `kb rm` it and ingest it to add them")
-    return notes
+        return [f"prefixes are mixed: {situated} of {total} documents in the index carry "
+                "situating sentences (ingested with an LLM)"] if situated else []
+    if total == situated:
+        return []
+    return [f"{total - situated} of {total} documents in the index have no situating "
+            "sentences (ingested without an LLM, or its calls failed); an unchanged file "
+            "ingested without an LLM is not read again: `kb rm` it and ingest it to add them"]
 
 
 def _documents(n: int) -> str:

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -22,34 +21,16 @@ from kb.answer import ANSWER_TIMEOUT_S, Answer, answer_question
 from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.backends.http import INGEST_RETRIES
-from kb.backends.registry import (
-    make_embedder,
-    make_llm,
-    make_reranker,
-    make_vision,
-    server_model_id,
-)
+from kb.backends.registry import make_llm, make_reranker, make_vision
 from kb.config import Config, SearchOptions, scale_warning
-from kb.errors import BackendError, DocumentNotFound, FingerprintMismatch, ReembedConflict
-from kb.store import LIVE_FINGERPRINT_KEY, Store
+from kb.embedder_state import EmbedderState
+from kb.errors import BackendError, DocumentNotFound, ReembedConflict
+from kb.store import Store
 from kb.types import Document, IngestReport, SearchResult
-from kb.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY, ReembedTarget
+from kb.vectorspace import ReembedTarget
 from retrieve.calibration import meta_key as calibration_key
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
-
-EMBEDDER_KEY = LIVE_FINGERPRINT_KEY
-EMBEDDER_DESCRIPTION = LIVE_DESCRIPTION_KEY
-EMBEDDER_RETRY_S = 60.0  # a failed embedder is retried after the circuit breaker's cooldown
-_STORED_LOCK = threading.Lock()  # builds the stored model's embedder once (searches mid-switch)
-
-
-def _dimensions_of(key: str | None, model: str | None) -> int | None:
-    """The vector length in fingerprint ``key`` (``model/dims/hash``) if it is ``model``'s."""
-    if key is None or model is None or key.count("/") < 2:
-        return None
-    stored_model, dims, _ = key.rsplit("/", 2)
-    return int(dims) if stored_model == model and dims.isdigit() else None
 
 
 class KnowledgeBase:
@@ -76,11 +57,8 @@ class KnowledgeBase:
         self.ingest_llm = llm  # situating sentences; a given model object serves as it is
         self.reranker = reranker
         self.vision = vision
-        self._lock = threading.RLock()
-        self._service: EmbeddingService | None = None
-        self._problem: str | None = None
-        self._retry_at = 0.0  # monotonic time before which a failed embedder is not retried
-        self._embedder = embedder
+        self._lock = threading.RLock()  # serialises ingests and backfills (not searches)
+        self._embedding = EmbedderState(self.store, self.config, embedder)
         self.problems: list[str] = []
         if llm is None and self.config.llm:
             try:
@@ -116,113 +94,24 @@ class KnowledgeBase:
 
     # --- embedder ----------------------------------------------------------------------------
 
-    # Built on first use, for searches during a re-embed: (live key, service, problem, retry at).
-    _stored_cache: tuple[str, EmbeddingService | None, str | None, float] | None = None
-
     def embedding_service(self) -> tuple[EmbeddingService | None, str | None]:
         """The configured embedder wrapped in kb's embedding service, built on first use.
 
-        A failed build is retried after ``EMBEDDER_RETRY_S`` (the circuit breaker's cooldown).
+        A failed build is retried after ``kb.embedder_state.EMBEDDER_RETRY_S`` (the circuit
+        breaker's cooldown). Never waits for an ingest in progress.
 
         Returns:
             ``(service, None)``, or ``(None, reason)`` when no embedder is configured or it
             cannot be loaded now.
         """
-        service = self._service
-        if service is not None:  # no lock: a long ingest holding it must not stall a search
-            return service, None
-        with self._lock:
-            if self._service is None and time.monotonic() >= self._retry_at:
-                self._retry_at = time.monotonic() + EMBEDDER_RETRY_S
-                try:
-                    embedder = self._embedder or make_embedder(
-                        self.config.embedder, ollama_host=self.config.ollama_host,
-                        api_key=self.config.api_key, dimensions=self._stored_dimensions())
-                    self._problem = None if embedder else "no embedder configured"
-                except BackendError as exc:
-                    embedder, self._problem = None, f"embedder unavailable ({exc})"
-                if embedder is not None:
-                    self._service = EmbeddingService(embedder, self.store, self.config.chunk,
-                                                     self.config.embed)
-            return self._service, self._problem
-
-    def _stored_dimensions(self) -> int | None:
-        """Vector length of a stored fingerprint of the configured server model, if any.
-
-        The live fingerprint, else the re-embed target's; known dimensions save a probe call.
-        """
-        model = server_model_id(self.config.embedder)
-        target = vectorspace.reembed_target(self.store)
-        return (_dimensions_of(vectorspace.live_fingerprint(self.store), model)
-                or _dimensions_of(target.key if target else None, model))
-
-    def _stored_fingerprint(self) -> tuple[str | None, str]:
-        return (self.store.get_meta(EMBEDDER_KEY),
-                self.store.get_meta(EMBEDDER_DESCRIPTION) or "unknown model")
-
-    def _stored_embedding(self) -> tuple[EmbeddingService | None, str | None]:
-        """The live vectors' own model, rebuilt from the stored spec (searches mid-switch).
-
-        Returns:
-            (service, ``None``), or (``None``, why it cannot be used): no spec stored (the
-            model was given as an object), the backend fails to load (retried after
-            ``EMBEDDER_RETRY_S``), or the spec no longer yields the live fingerprint.
-        """
-        key = vectorspace.live_fingerprint(self.store)
-        spec = self.store.get_meta(LIVE_SPEC_KEY)
-        if key is None or spec is None:
-            return None, "no embedder spec is stored for it"
-        with _STORED_LOCK:
-            cached = self._stored_cache
-            if cached and cached[0] == key and (cached[1] or time.monotonic() < cached[3]):
-                return cached[1], cached[2]
-            service, problem = None, None
-            try:
-                embedder = make_embedder(
-                    spec, ollama_host=self.config.ollama_host, api_key=self.config.api_key,
-                    dimensions=_dimensions_of(key, server_model_id(spec)))
-            except (BackendError, ValueError) as exc:
-                embedder, problem = None, f"{spec}: {exc}"
-            if embedder is not None:
-                service = EmbeddingService(embedder, self.store, self.config.chunk,
-                                           self.config.embed)
-                if service.fingerprint.key != key:
-                    service, problem = None, f"{spec} no longer gives the stored fingerprint"
-            elif problem is None:
-                problem = f"the stored spec is {spec!r}"
-            self._stored_cache = (key, service, problem, time.monotonic() + EMBEDDER_RETRY_S)
-            return service, problem
-
-    def _check_fingerprint(self, service: EmbeddingService) -> FingerprintMismatch | None:
-        """The error for using ``service`` on this index, or ``None`` when it may.
-
-        It may when no model is claimed, it is the claimed one, no live vector exists, or a
-        re-embed to it is in progress (its vectors are then staged, never mixed with the live
-        ones; see ``ingest.embed.backfill_vectors``).
-        """
-        key, description = self._stored_fingerprint()
-        if key is None or key == service.fingerprint.key:
-            return None
-        target = vectorspace.reembed_target(self.store)
-        if target is not None and target.key == service.fingerprint.key:
-            return None
-        if not vectorspace.has_vectors(self.store):
-            return None
-        return FingerprintMismatch(description, service.fingerprint.description)
+        return self._embedding.service()
 
     def claim_fingerprint(self, service: EmbeddingService) -> None:
         """Make ``service``'s fingerprint the live one, recording its spec when it came from one.
 
         Does nothing while live vectors of another model exist: only ``reembed`` switches.
         """
-        fp, live = service.fingerprint, vectorspace.live_fingerprint(self.store)
-        if live is not None and live != fp.key and vectorspace.has_vectors(self.store):
-            return
-        spec = self.config.embedder if self._embedder is None else None
-        if (live == fp.key and self.store.get_meta(EMBEDDER_DESCRIPTION) == fp.description
-                and (spec is None or self.store.get_meta(LIVE_SPEC_KEY) == spec)):
-            return  # unchanged: no write, so cached vector matrices stay warm
-        vectorspace.claim(self.store, fp.key, fp.description, spec)
+        self._embedding.claim(service)
 
     # --- ingest ------------------------------------------------------------------------------
 
@@ -236,7 +125,7 @@ class KnowledgeBase:
         """
         service, problem = self.embedding_service()
         if service is not None:
-            mismatch = self._check_fingerprint(service)
+            mismatch = self._embedding.check(service)
             if mismatch:
                 raise mismatch
             self.claim_fingerprint(service)
@@ -282,7 +171,7 @@ class KnowledgeBase:
         if service is None:
             raise BackendError(f"cannot re-embed: {problem}", backend=self.config.embedder)
         fp = service.fingerprint
-        live, previous = self._stored_fingerprint()
+        live, previous = self._embedding.stored()
         switching = live is not None and live != fp.key and vectorspace.has_vectors(self.store)
         target = vectorspace.reembed_target(self.store)
         others = sum(n for key, n in vectorspace.staged_counts(self.store).items() if key != fp.key)
@@ -307,8 +196,8 @@ class KnowledgeBase:
                                  pending=self.store.count_needing_vectors(fp.key),
                                  discarded=discarded,
                                  warnings=tuple(warnings + ([error] if error else [])))
-        spec = self.config.embedder if self._embedder is None else None
-        vectorspace.begin_reembed(self.store, ReembedTarget(fp.key, fp.description, spec))
+        vectorspace.begin_reembed(self.store, ReembedTarget(fp.key, fp.description,
+                                                            self._embedding.spec))
         staged, switched, error = rebuild_vectors(
             service, drop_meta=(calibration_key(live or ""),), on_progress=on_progress)
         pending = (self.store.count_needing_vectors(fp.key) if switched
@@ -332,25 +221,7 @@ class KnowledgeBase:
             ValueError: malformed options.
         """
         options = options or SearchOptions(**kwargs)
-        service, problem = self.embedding_service()
-        note = None
-        live, stored = self._stored_fingerprint()
-        if (service is not None and live is not None and live != service.fingerprint.key
-                and vectorspace.has_vectors(self.store)):
-            # One search, one vector space: the live vectors with their own model, or none.
-            configured = service.fingerprint.description
-            target = vectorspace.reembed_target(self.store)
-            if target is None or target.key != service.fingerprint.key:
-                service, problem = None, (
-                    f"fingerprint mismatch: {FingerprintMismatch(stored, configured)}")
-            else:  # mid-switch: the old model still answers until the switch
-                service, why = self._stored_embedding()
-                if service is None:
-                    problem = (f"re-embed to {configured} in progress and the stored model "
-                               f"{stored} cannot be used ({why})")
-                else:
-                    note = (f"vectors: re-embed to {configured} in progress; the stored "
-                            f"{stored} vectors are searched until it completes")
+        service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
                           reranker=self.reranker)
         result = run_search(self.store, query, options, engines=engines, cancel=cancel)
@@ -408,7 +279,7 @@ class KnowledgeBase:
 
     def status(self) -> dict[str, Any]:
         """Counts, embedder, fingerprint state, an unfinished re-embed, and integrity."""
-        key, description = self._stored_fingerprint()
+        key, description = self._embedding.stored()
         counts = self.store.counts()
         target = vectorspace.reembed_target(self.store)
         return {

@@ -2,9 +2,10 @@
 
 The connection runs in autocommit mode; every write happens inside ``Store.write()``, an
 ``IMMEDIATE`` transaction that also bumps the ``generation`` counter so readers can tell when a
-cached vector matrix is stale. Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are
-always written and deleted in the same transaction. WAL mode and a busy timeout keep readers
-from waiting on a writer. No model or network call is ever made inside ``write()``.
+cached vector matrix is stale (cache inserts, on which no cached data depends, do not bump it).
+Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are always written and deleted in
+the same transaction. WAL mode, a reader per thread (``kb.readers``) and a busy timeout keep
+readers from waiting on a writer. No model or network call is ever made inside ``write()``.
 Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.vectorspace``.
 """
 
@@ -22,7 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from kb.errors import SchemaError, StoreError
+from kb.readers import ReaderPool
 from kb.schema import migrate
+from kb.store_search import SearchPrimitives, VectorMatrix
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document
 
@@ -36,10 +39,13 @@ SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM docu
 """
 
 LIVE_FINGERPRINT_KEY = "embedder_fingerprint"  # meta: the fingerprint of chunks.embedding
-DOCUMENT_STATUS_SQL = (  # each document's status from its chunks' vectors (? = live key)
-    "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM chunks ch "
+PENDING_HASH_SUFFIX = "+pending"  # on documents.content_hash: model stages unfinished
+DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (? = live key)
+    f"UPDATE documents SET status = CASE WHEN content_hash LIKE '%{PENDING_HASH_SUFFIX}' "
+    "THEN 'pending_models' WHEN EXISTS (SELECT 1 FROM chunks ch "
     "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
     "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END")
+EmbeddedChunk = tuple[int, str, str, bytes]  # (chunk id, prefix and text embedded, float32 BLOB)
 
 
 def now_utc() -> datetime:
@@ -57,6 +63,28 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
+def set_vectors_if_unchanged(c: sqlite3.Connection, rows: Sequence[EmbeddedChunk],
+                             fingerprint: str) -> int:
+    """Store each vector where its chunk still holds what was embedded (inside ``write()``).
+
+    A vector is computed outside any transaction, and chunk ids are reused when a document is
+    replaced, so a chunk read for embedding may hold another text by the time its vector is
+    written. Such a row (or a deleted chunk) is left as it is, for the next pass.
+
+    Args:
+        c: the connection of an open ``Store.write()`` transaction.
+        rows: (chunk id, context prefix, text, float32 BLOB), the prefix and text as embedded.
+        fingerprint: the vectors' fingerprint key.
+
+    Returns:
+        The chunks that got their vector; ``len(rows)`` minus it changed meanwhile.
+    """
+    return c.executemany(
+        "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
+        "WHERE id = ? AND context_prefix = ? AND text = ?",
+        [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentRow:
     """Fields of a document to insert (ids and timestamps are the store's)."""
@@ -69,61 +97,10 @@ class DocumentRow:
     mtime: float
     created_at: datetime
     warnings: tuple[str, ...] = ()
+    models_pending: bool = False  # model stages unfinished: status ``pending_models``
 
 
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Scope of a search, applied inside each search before any top-k cut.
-
-    Attributes:
-        sources: keep chunks whose document source equals, or starts with, one of these.
-        source_types: keep chunks whose document type is one of these.
-    """
-
-    sources: tuple[str, ...] = ()
-    source_types: tuple[str, ...] = ()
-    doc_ids: tuple[int, ...] | None = None
-
-    @property
-    def active(self) -> bool:
-        """Whether any restriction is set."""
-        return bool(self.sources or self.source_types or self.doc_ids is not None)
-
-    def sql(self) -> tuple[str, list[str]]:
-        """A ``WHERE`` fragment over alias ``d`` (documents) and its parameters."""
-        parts: list[str] = []
-        params: list[str] = []
-        if self.sources:
-            ors = []
-            for s in self.sources:
-                ors.append("(d.source = ? OR substr(d.source, 1, length(?)) = ?)")
-                params += [s, s, s]
-            parts.append("(" + " OR ".join(ors) + ")")
-        if self.source_types:
-            parts.append(f"d.source_type IN ({','.join('?' * len(self.source_types))})")
-            params += list(self.source_types)
-        if self.doc_ids is not None:
-            parts.append("d.id IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(list(self.doc_ids)))
-        return (" AND ".join(parts) or "1"), params
-
-
-@dataclass(frozen=True, slots=True)
-class VectorMatrix:
-    """All stored vectors of one fingerprint, for an exact numpy scan.
-
-    Attributes:
-        chunk_ids: shape (n,), int64.
-        doc_ids: shape (n,), int64.
-        matrix: shape (n, dim), float32, rows L2-normalised.
-    """
-
-    chunk_ids: np.ndarray
-    doc_ids: np.ndarray
-    matrix: np.ndarray
-
-
-class Store:
+class Store(SearchPrimitives):
     """One kb SQLite file: a reader connection per thread and one serialised writer.
 
     Raises:
@@ -136,8 +113,7 @@ class Store:
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
-        self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers = ReaderPool(self._connect)
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,22 +138,15 @@ class Store:
     def conn(self) -> sqlite3.Connection:
         """This thread's reading connection (WAL: it never waits for the writer).
 
-        Writes go through ``write()``, which serialises them on one writer connection.
+        Writes go through ``write()``, which serialises them on one writer connection. The
+        readers of threads that have ended are closed when a new one opens (``kb.readers``).
         """
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-            with self._lock:
-                self._readers.append(conn)
-        return conn
+        return self._readers.connection()
 
     def close(self) -> None:
         """Close the writer and every reader connection."""
         with self._lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+            self._readers.close()
             self._writer.close()
 
     # --- transactions and meta -------------------------------------------------------------
@@ -282,13 +251,15 @@ class Store:
         return self._documents("1", [])
 
     def _documents(self, where: str, params: Sequence[object]) -> list[Document]:
-        rows = self.conn.execute(
+        rows = self.conn.execute(  # the pending marker is a status, never part of the hash
             "SELECT d.id, d.source, d.source_type, d.title, d.content_hash, d.size, d.mtime, "
-            "d.created_at, d.ingested_at, d.status, d.warnings, "
+            f"d.created_at, d.ingested_at, CASE WHEN d.content_hash LIKE '%{PENDING_HASH_SUFFIX}'"
+            " THEN 'pending_models' ELSE d.status END, d.warnings, "
             "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
             f"FROM documents d WHERE {where} ORDER BY d.source", list(params)).fetchall()
         return [
-            Document(id=r[0], source=r[1], source_type=r[2], title=r[3], content_hash=r[4],
+            Document(id=r[0], source=r[1], source_type=r[2], title=r[3],
+                     content_hash=r[4].removesuffix(PENDING_HASH_SUFFIX),
                      size=r[5], mtime=r[6], created_at=datetime.fromisoformat(r[7]),
                      ingested_at=datetime.fromisoformat(r[8]), status=r[9],
                      warnings=tuple(json.loads(r[10])), chunk_count=r[11])
@@ -299,7 +270,9 @@ class Store:
         """Insert a document with its chunks and FTS rows, replacing any with the same source.
 
         Runs in one transaction: either the old version or the new one is visible, never both
-        and never half.
+        and never half. With ``doc.models_pending`` the content hash carries
+        ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status is
+        ``pending_models``.
 
         Returns:
             The new document id.
@@ -309,8 +282,10 @@ class Store:
             cur = c.execute(
                 "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
                 "created_at, ingested_at, status, warnings) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
-                 doc.created_at.isoformat(), now_utc().isoformat(), "pending_vectors",
+                (doc.source, doc.source_type, doc.title,
+                 doc.content_hash + (PENDING_HASH_SUFFIX if doc.models_pending else ""),
+                 doc.size, doc.mtime, doc.created_at.isoformat(), now_utc().isoformat(),
+                 "pending_models" if doc.models_pending else "pending_vectors",
                  json.dumps(list(doc.warnings), ensure_ascii=False)))
             doc_id = int(cur.lastrowid or 0)
             for i, ch in enumerate(chunks):
@@ -339,11 +314,18 @@ class Store:
         c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
         return True
 
+    def count_pending_models(self) -> int:
+        """Documents whose model stages are unfinished (status ``pending_models``)."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM documents WHERE content_hash LIKE ?",
+            (f"%{PENDING_HASH_SUFFIX}",)).fetchone()[0])
+
     def refresh_status(self) -> None:
         """Set each document's status from its chunks' vectors.
 
-        ``indexed`` when every chunk has a vector of the stored embedder fingerprint, else
-        ``pending_vectors``.
+        ``pending_models`` when the document's model stages are unfinished (the next ingest
+        redoes it), else ``indexed`` when every chunk has a vector of the stored embedder
+        fingerprint, else ``pending_vectors``.
         """
         fp = self.get_meta(LIVE_FINGERPRINT_KEY) or ""
         with self.write() as c:
@@ -367,11 +349,16 @@ class Store:
                                   has_embedding=bool(r[9]))
         return out
 
-    def chunks_needing_vectors(self, fingerprint: str, limit: int) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` (chunk id, context prefix, text) whose vector is missing or stale."""
+    def chunks_needing_vectors(self, fingerprint: str, limit: int, *, after_id: int = 0
+                               ) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` (chunk id, context prefix, text) whose vector is missing or stale.
+
+        Only chunks with id > ``after_id``, by id.
+        """
         return [(int(r[0]), str(r[1]), str(r[2])) for r in self.conn.execute(
-            "SELECT id, context_prefix, text FROM chunks WHERE embedding IS NULL "
-            "OR embedding_fingerprint IS NOT ? ORDER BY id LIMIT ?", (fingerprint, limit))]
+            "SELECT id, context_prefix, text FROM chunks WHERE (embedding IS NULL "
+            "OR embedding_fingerprint IS NOT ?) AND id > ? ORDER BY id LIMIT ?",
+            (fingerprint, after_id, limit))]
 
     def count_needing_vectors(self, fingerprint: str) -> int:
         """How many chunks lack a vector of ``fingerprint``."""
@@ -380,7 +367,13 @@ class Store:
             "OR embedding_fingerprint IS NOT ?", (fingerprint,)).fetchone()[0])
 
     def set_vectors(self, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> None:
-        """Store vectors (chunk id, float32 BLOB) with their fingerprint (``put_live`` checks)."""
+        """Store vectors (chunk id, float32 BLOB) with their fingerprint, unconditionally.
+
+        Only for a caller that is the index's sole writer (benchmarks): chunk ids are reused
+        when a document is replaced, so a writer racing an ingest uses
+        ``set_vectors_if_unchanged`` (as ``kb.vectorspace.put_live`` does, which checks the
+        live fingerprint too).
+        """
         with self.write() as c:
             c.executemany(
                 "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? WHERE id = ?",
@@ -409,89 +402,3 @@ class Store:
             "fts_rows": q("SELECT count(*) FROM chunks_fts").fetchone()[0],
             "vectors": q("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()[0],
         }
-
-    # --- search primitives -------------------------------------------------------------------
-
-    def fts_search(self, match: str, limit: int, filters: Filters = Filters()
-                   ) -> list[tuple[int, float]]:
-        """BM25 search over FTS5.
-
-        Args:
-            match: a *safe* MATCH expression (see ``kb.textindex.match_expression``).
-            limit: maximum hits, cut after filtering.
-            filters: scope applied in the same query, before the cut.
-
-        Returns:
-            (chunk id, BM25 score) best first; the score is FTS5's ``bm25()`` negated so that
-            higher is better, range [0, inf).
-
-        Raises:
-            sqlite3.OperationalError: FTS5 rejected the expression.
-        """
-        if not filters.active:  # FTS5 alone: no join to evaluate for every match (2x faster)
-            rows = self.conn.execute(
-                "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? "
-                "ORDER BY rank, rowid LIMIT ?", (match, limit)).fetchall()
-            return [(int(r[0]), float(r[1])) for r in rows]
-        where, params = filters.sql()
-        rows = self.conn.execute(
-            "SELECT f.rowid, -bm25(chunks_fts) AS s FROM chunks_fts f "
-            "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id "
-            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s DESC, f.rowid LIMIT ?",
-            [match, *params, limit]).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
-
-    def like_search(self, needles: Sequence[str], limit: int, filters: Filters = Filters()
-                    ) -> list[tuple[int, float]]:
-        """Substring scan (the FTS fallback): chunks containing the most needles first.
-
-        Returns:
-            (chunk id, fraction of needles found in [0, 1]) best first.
-        """
-        if not needles:
-            return []
-        where, params = filters.sql()
-        hits = " + ".join("(instr(lower(c.context_prefix || ' ' || c.text), ?) > 0)"
-                          for _ in needles)
-        lowered = [n.lower() for n in needles]
-        rows = self.conn.execute(
-            f"SELECT c.id, ({hits}) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE {where} AND ({hits}) > 0 ORDER BY n DESC, c.id LIMIT ?",
-            [*lowered, *params, *lowered, limit]).fetchall()
-        return [(int(r[0]), r[1] / len(needles)) for r in rows]
-
-    def vector_matrix(self, fingerprint: str) -> VectorMatrix:
-        """All vectors of ``fingerprint`` as one matrix, cached until the next write."""
-        gen = self.generation()
-        cached = self._vectors.get(fingerprint)
-        if cached and cached[0] == gen:
-            return cached[1]
-        rows = self.conn.execute(
-            "SELECT id, doc_id, embedding FROM chunks WHERE embedding_fingerprint = ? "
-            "AND embedding IS NOT NULL ORDER BY id", (fingerprint,)).fetchall()
-        if rows:
-            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
-            matrix = matrix.reshape(len(rows), -1).astype(np.float32)
-        else:
-            matrix = np.zeros((0, 0), dtype=np.float32)
-        vm = VectorMatrix(np.array([r[0] for r in rows], dtype=np.int64),
-                          np.array([r[1] for r in rows], dtype=np.int64), matrix)
-        self._vectors = {fingerprint: (gen, vm)}
-        return vm
-
-    def created_at_map(self) -> dict[int, datetime]:
-        """Document id -> timezone-aware creation time, cached until the next write."""
-        gen = self.generation()
-        if self._created[0] != gen:
-            out = {}
-            for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
-                t = datetime.fromisoformat(raw)
-                out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
-            self._created = (gen, out)
-        return self._created[1]
-
-    def doc_ids_matching(self, filters: Filters) -> np.ndarray:
-        """Ids of documents inside ``filters`` (int64 array)."""
-        where, params = filters.sql()
-        rows = self.conn.execute(f"SELECT d.id FROM documents d WHERE {where}", params)
-        return np.array([r[0] for r in rows], dtype=np.int64)

@@ -14,7 +14,9 @@ from typing import Literal
 BLOCK_SEPARATOR = "\n\n"
 
 SourceType = Literal["txt", "md", "html", "pdf", "docx"]
-DocumentStatus = Literal["indexed", "pending_vectors", "failed"]
+# indexed: every chunk has a live vector; pending_vectors: some chunk lacks one (kb reembed);
+# pending_models: situating sentences or image descriptions unfinished (the next ingest redoes it)
+DocumentStatus = Literal["indexed", "pending_vectors", "pending_models", "failed"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,18 @@ staging area, so the vectors of two models never meet in one search.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.store import DOCUMENT_STATUS_SQL, LIVE_FINGERPRINT_KEY, Store
+from kb.store import (
+    DOCUMENT_STATUS_SQL,
+    LIVE_FINGERPRINT_KEY,
+    EmbeddedChunk,
+    Store,
+    set_vectors_if_unchanged,
+)
 
 LIVE_DESCRIPTION_KEY = "embedder_description"  # meta: the live model, human-readable
 LIVE_SPEC_KEY = "embedder_spec"  # meta: the spec that builds the live model, when known
@@ -47,6 +54,17 @@ class _NotReady(Exception):
     """Rolls back a switch that finds a chunk without a staged vector."""
 
 
+def _parse_target(raw: str | None) -> ReembedTarget | None:
+    """The ``ReembedTarget`` stored as JSON in meta ``reembed_target``, or ``None``."""
+    return None if raw is None else ReembedTarget(**json.loads(raw))
+
+
+def _target_in(c: sqlite3.Connection) -> ReembedTarget | None:
+    """The re-embed target as seen inside the transaction of ``c``."""
+    row = c.execute("SELECT value FROM meta WHERE key = ?", (REEMBED_TARGET_KEY,)).fetchone()
+    return _parse_target(None if row is None else str(row[0]))
+
+
 def live_fingerprint(store: Store) -> str | None:
     """The fingerprint key of the live vectors, or ``None`` before any model is claimed."""
     return store.get_meta(LIVE_FINGERPRINT_KEY)
@@ -58,22 +76,28 @@ def has_vectors(store: Store) -> bool:
         "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL)").fetchone()[0])
 
 
-def put_live(store: Store, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> bool:
-    """Store live vectors (chunk id, float32 BLOB) of ``fingerprint`` in one transaction.
+def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> int | None:
+    """Store live vectors of ``fingerprint`` in one transaction.
+
+    Args:
+        store: the open store.
+        rows: (chunk id, context prefix, text, float32 BLOB), the prefix and text as read
+            and embedded.
+        fingerprint: the vectors' fingerprint key.
 
     Returns:
-        ``False``, writing nothing, when the live fingerprint is set and is another one (e.g.
-        a re-embed switched models while an ingest was embedding): two models' vectors never
-        share the live column.
+        The vectors stored: a chunk whose prefix or text changed since it was read (chunk
+        ids are reused when a document is replaced) or that was deleted keeps no vector of
+        the old text and is left for the next pass. ``None``, writing nothing, when the live
+        fingerprint is set and is another one (e.g. a re-embed switched models while an
+        ingest was embedding): two models' vectors never share the live column.
     """
     with store.write() as c:
         live = c.execute("SELECT value FROM meta WHERE key = ?",
                          (LIVE_FINGERPRINT_KEY,)).fetchone()
         if live is not None and live[0] != fingerprint:
-            return False
-        c.executemany("UPDATE chunks SET embedding = ?, embedding_fingerprint = ? WHERE id = ?",
-                      [(blob, fingerprint, cid) for cid, blob in rows])
-    return True
+            return None
+        return set_vectors_if_unchanged(c, rows, fingerprint)
 
 
 def claim(store: Store, key: str, description: str, spec: str | None) -> None:
@@ -97,8 +121,7 @@ def claim(store: Store, key: str, description: str, spec: str | None) -> None:
 
 def reembed_target(store: Store) -> ReembedTarget | None:
     """The model of an unfinished re-embed, or ``None`` when none is in progress."""
-    raw = store.get_meta(REEMBED_TARGET_KEY)
-    return None if raw is None else ReembedTarget(**json.loads(raw))
+    return _parse_target(store.get_meta(REEMBED_TARGET_KEY))
 
 
 def begin_reembed(store: Store, target: ReembedTarget) -> None:
@@ -147,26 +170,34 @@ def count_unstaged(store: Store, fingerprint: str) -> int:
                                  (fingerprint,)).fetchone()[0])
 
 
-def put_staged(store: Store, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> bool:
-    """Store vectors (chunk id, float32 BLOB) of the re-embed target beside the live ones.
+def put_staged(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> int | None:
+    """Store vectors of the re-embed target beside the live ones.
 
-    A chunk deleted meanwhile is skipped. No search reads the staging area, so the
-    generation is not bumped (cached matrices stay warm during a re-embed).
+    No search reads the staging area, so the generation is not bumped (cached matrices stay
+    warm during a re-embed).
+
+    Args:
+        store: the open store.
+        rows: (chunk id, context prefix, text, float32 BLOB), the prefix and text as read
+            and embedded.
+        fingerprint: the re-embed target's fingerprint key.
 
     Returns:
-        ``False``, writing nothing, when no re-embed to ``fingerprint`` is in progress
-        (it was switched or discarded meanwhile).
+        The vectors staged: a chunk deleted, or whose prefix or text changed since it was
+        read (chunk ids are reused when a document is replaced), is skipped and stays
+        unstaged for the next pass. ``None``, writing nothing, when no re-embed to
+        ``fingerprint`` is in progress (it was switched or discarded meanwhile).
     """
     with store.write(bump=False) as c:
-        raw = c.execute("SELECT value FROM meta WHERE key = ?",
-                        (REEMBED_TARGET_KEY,)).fetchone()
-        if raw is None or json.loads(raw[0])["key"] != fingerprint:
-            return False
-        c.executemany(
+        target = _target_in(c)
+        if target is None or target.key != fingerprint:
+            return None
+        return c.executemany(
             "INSERT OR REPLACE INTO chunk_vectors_staging(chunk_id, fingerprint, embedding) "
-            "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
-            [(cid, fingerprint, blob, cid) for cid, blob in rows])
-    return True
+            "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ? "
+            "AND context_prefix = ? AND text = ?)",
+            [(cid, fingerprint, blob, cid, prefix, text)
+             for cid, prefix, text, blob in rows]).rowcount
 
 
 def discard_staged(store: Store) -> int:
@@ -196,9 +227,7 @@ def switch(store: Store, fingerprint: str, *, drop_meta: Sequence[str] = ()) -> 
     """
     try:
         with store.write() as c:
-            raw = c.execute("SELECT value FROM meta WHERE key = ?",
-                            (REEMBED_TARGET_KEY,)).fetchone()
-            target = None if raw is None else ReembedTarget(**json.loads(raw[0]))
+            target = _target_in(c)
             if target is None or target.key != fingerprint or c.execute(
                     f"SELECT EXISTS (SELECT 1 {_UNSTAGED_SQL})", (fingerprint,)).fetchone()[0]:
                 raise _NotReady

@@ -2,19 +2,20 @@
 
 HyDE: Gao, Ma, Lin & Callan, "Precise Zero-Shot Dense Retrieval without Relevance Labels"
 (arXiv:2212.10496, 2022). The original query is always kept first; at most ``MAX_QUERIES``
-(5) in all, deduplicated; completions are cached in ``llm_cache`` so runs are reproducible.
-A failing LLM yields the original query alone.
+(5) in all, deduplicated; completions are cached in ``llm_cache`` (``kb.llm_cache``) so runs
+are reproducible. The reply's JSON object is read with ``kb.jsonreply.json_object`` (prose and
+code fences around it do not matter). A failing LLM yields the original query alone.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 
 from kb.backends import LLM
 from kb.config import MAX_QUERIES
-from kb.store import Store, now_utc
+from kb.jsonreply import json_object
+from kb.llm_cache import cached_complete
+from kb.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -26,32 +27,21 @@ PROMPT = (
 )
 
 
-def cached_complete(store: Store, llm: LLM, prompt: str, *, timeout_s: float) -> str:
-    """The LLM's completion of ``prompt``, from ``llm_cache`` when present."""
-    key = hashlib.sha256(f"{llm.model_id}\0{prompt}".encode()).hexdigest()
-    row = store.conn.execute("SELECT completion FROM llm_cache WHERE key = ?", (key,)).fetchone()
-    if row:
-        return str(row[0])
-    completion = llm.complete(prompt, timeout_s=timeout_s)
-    with store.write() as c:
-        c.execute("INSERT OR REPLACE INTO llm_cache(key, model, completion, created_at) "
-                  "VALUES (?, ?, ?, ?)", (key, llm.model_id, completion, now_utc().isoformat()))
-    return completion
-
-
 def parse_expansion(completion: str) -> list[str]:
-    """Paraphrases then the HyDE passage from the model's JSON reply (tolerant of fences)."""
-    text = completion.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
+    """Paraphrases (at most 3) then the HyDE passage from the model's JSON reply.
+
+    Tolerant of fences and prose around the object; a field of the wrong type is ignored.
+    """
+    data = json_object(completion)
+    if data is None:
         return []
-    try:
-        data = json.loads(text[start:end + 1])
-    except json.JSONDecodeError:
-        return []
-    out = [p for p in data.get("paraphrases", []) if isinstance(p, str)][:3]
-    if isinstance(data.get("passage"), str):
-        out.append(data["passage"])
+    paraphrases = data.get("paraphrases")
+    if not isinstance(paraphrases, list):
+        paraphrases = []
+    out = [p for p in paraphrases if isinstance(p, str)][:3]
+    passage = data.get("passage")
+    if isinstance(passage, str):
+        out.append(passage)
     return out
 
 

@@ -22,7 +22,8 @@ from threadpoolctl import ThreadpoolController
 
 from kb.backends.embedding import EmbeddingService
 from kb.config import PipelineSettings
-from kb.store import Filters, Store
+from kb.store import Store
+from kb.store_search import Filters
 from kb.textindex import has_cjk, query_terms
 from kb.types import RecallList
 from retrieve.calibration import Calibration

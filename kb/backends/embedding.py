@@ -4,7 +4,8 @@
   every vector so searches never mix models.
 * Truncation gate: at most ``max_chars`` code points, then cut further until the model's own
   token limit holds (binary search on length using the model's tokenizer).
-* Cache: ``embedding_cache`` rows keyed by sha256(fingerprint + truncated text).
+* Cache: ``embedding_cache`` rows keyed by sha256(fingerprint + truncated text); inserts do not
+  bump the store's generation (cached vector matrices stay warm).
 * Batches: by count and UTF-8 bytes.
 """
 
@@ -142,6 +143,7 @@ class EmbeddingService:
         return found
 
     def _cache_put(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
-        with self.store.write() as c:
+        # No generation bump: no cached index data depends on embedding_cache.
+        with self.store.write(bump=False) as c:
             c.executemany("INSERT OR REPLACE INTO embedding_cache(key, vector) VALUES (?, ?)",
                           [(k, vector_to_blob(v)) for k, v in items])

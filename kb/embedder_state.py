@@ -1,0 +1,223 @@
+"""The embedder of one knowledge base: built on first use, checked against the stored vectors.
+
+``EmbedderState`` holds the configured embedder (wrapped in ``EmbeddingService``), built once
+and, after a failure, retried after ``EMBEDDER_RETRY_S``; the live vectors' own model, rebuilt
+from the stored spec so searches keep their vectors while ``kb reembed`` switches models; and
+the rules for claiming the index's fingerprint. Building takes a lock of its own, never the
+knowledge base's ingest lock, so a search is not held up by a long ingest.
+
+An index written before the spec was recorded (meta ``embedder_spec``) gets it the first time
+the configured embedder turns out to be the live vectors' model: a later switch to another
+model can then still embed queries for the old vectors until it completes.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+
+from kb import vectorspace
+from kb.backends import Embedder
+from kb.backends.embedding import EmbeddingService
+from kb.backends.registry import make_embedder, server_model_id
+from kb.config import Config
+from kb.errors import BackendError, FingerprintMismatch
+from kb.store import LIVE_FINGERPRINT_KEY, Store
+from kb.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY
+
+log = logging.getLogger(__name__)
+
+EMBEDDER_RETRY_S = 60.0  # a failed embedder is retried after the circuit breaker's cooldown
+_RECORD_SPEC_SQL = (  # the spec of the live model, only while it is still live and unrecorded
+    "INSERT OR IGNORE INTO meta(key, value) SELECT ?, ? WHERE EXISTS "
+    "(SELECT 1 FROM meta WHERE key = ? AND value = ?)")
+
+
+def dimensions_of(key: str | None, model: str | None) -> int | None:
+    """The vector length in fingerprint ``key`` (``model/dims/hash``) if it is ``model``'s."""
+    if key is None or model is None or key.count("/") < 2:
+        return None
+    stored_model, dims, _ = key.rsplit("/", 2)
+    return int(dims) if stored_model == model and dims.isdigit() else None
+
+
+class EmbedderState:
+    """The configured embedder of ``store`` and the stored model's, each built on first use.
+
+    Args:
+        store: the open store.
+        config: embedder spec, server settings, chunk and embedding settings.
+        embedder: an Embedder object to use instead of ``config.embedder``'s spec.
+    """
+
+    def __init__(self, store: Store, config: Config, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.embedder = embedder
+        self._build_lock = threading.Lock()  # never the ingest lock: searches must not wait
+        self._service: EmbeddingService | None = None
+        self._problem: str | None = None
+        self._retry_at = 0.0  # monotonic time before which a failed embedder is not retried
+        self._stored_lock = threading.Lock()
+        # The live vectors' model, for searches mid-switch: (live key, service, problem,
+        # monotonic time after which a failed build is retried).
+        self._stored: tuple[str, EmbeddingService | None, str | None, float] | None = None
+
+    @property
+    def spec(self) -> str | None:
+        """The spec that builds the configured embedder; ``None`` when given as an object."""
+        return self.config.embedder if self.embedder is None else None
+
+    def service(self) -> tuple[EmbeddingService | None, str | None]:
+        """The configured embedder wrapped in kb's embedding service, built on first use.
+
+        A failed build is retried after ``EMBEDDER_RETRY_S`` (the circuit breaker's cooldown).
+
+        Returns:
+            ``(service, None)``, or ``(None, reason)`` when no embedder is configured or it
+            cannot be loaded now.
+        """
+        service = self._service
+        if service is not None:
+            return service, None
+        with self._build_lock:
+            if self._service is None and time.monotonic() >= self._retry_at:
+                self._retry_at = time.monotonic() + EMBEDDER_RETRY_S
+                try:
+                    embedder = self.embedder or make_embedder(
+                        self.config.embedder, ollama_host=self.config.ollama_host,
+                        api_key=self.config.api_key, dimensions=self._stored_dimensions())
+                    self._problem = None if embedder else "no embedder configured"
+                except BackendError as exc:
+                    embedder, self._problem = None, f"embedder unavailable ({exc})"
+                if embedder is not None:
+                    built = EmbeddingService(embedder, self.store, self.config.chunk,
+                                             self.config.embed)
+                    self._record_spec(built)
+                    self._service = built
+            return self._service, self._problem
+
+    def _stored_dimensions(self) -> int | None:
+        """Vector length of a stored fingerprint of the configured server model, if any.
+
+        The live fingerprint, else the re-embed target's; known dimensions save a probe call.
+        """
+        model = server_model_id(self.config.embedder)
+        target = vectorspace.reembed_target(self.store)
+        return (dimensions_of(vectorspace.live_fingerprint(self.store), model)
+                or dimensions_of(target.key if target else None, model))
+
+    def _record_spec(self, service: EmbeddingService) -> None:
+        """Record the spec of the live vectors' model when ``service`` is it and none is stored.
+
+        Indexes from before the spec was kept lack it; without it a search during a switch to
+        another model would lose its vectors. Cheap: one meta read, and one small write once.
+        No cached data depends on the spec, so the generation is not bumped; a file that
+        cannot be written (read-only) is left as it is.
+        """
+        spec, key = self.spec, service.fingerprint.key
+        if (spec is None or self.store.get_meta(LIVE_SPEC_KEY) is not None
+                or vectorspace.live_fingerprint(self.store) != key):
+            return
+        try:
+            with self.store.write(bump=False) as c:
+                c.execute(_RECORD_SPEC_SQL, (LIVE_SPEC_KEY, spec, LIVE_FINGERPRINT_KEY, key))
+        except sqlite3.Error as exc:  # e.g. a read-only file: searches work without it
+            log.info("could not record the embedder spec: %s", exc)
+
+    def stored(self) -> tuple[str | None, str]:
+        """The live fingerprint key (``None`` before any is claimed) and its description."""
+        return (self.store.get_meta(LIVE_FINGERPRINT_KEY),
+                self.store.get_meta(LIVE_DESCRIPTION_KEY) or "unknown model")
+
+    def stored_service(self) -> tuple[EmbeddingService | None, str | None]:
+        """The live vectors' own model, rebuilt from the stored spec (searches mid-switch).
+
+        Returns:
+            (service, ``None``), or (``None``, why it cannot be used): no spec stored (the
+            model was given as an object), the backend fails to load (retried after
+            ``EMBEDDER_RETRY_S``), or the spec no longer yields the live fingerprint.
+        """
+        key = vectorspace.live_fingerprint(self.store)
+        spec = self.store.get_meta(LIVE_SPEC_KEY)
+        if key is None or spec is None:
+            return None, "no embedder spec is stored for it"
+        with self._stored_lock:
+            cached = self._stored
+            if cached and cached[0] == key and (cached[1] or time.monotonic() < cached[3]):
+                return cached[1], cached[2]
+            service, problem = None, None
+            try:
+                embedder = make_embedder(
+                    spec, ollama_host=self.config.ollama_host, api_key=self.config.api_key,
+                    dimensions=dimensions_of(key, server_model_id(spec)))
+            except (BackendError, ValueError) as exc:
+                embedder, problem = None, f"{spec}: {exc}"
+            if embedder is not None:
+                service = EmbeddingService(embedder, self.store, self.config.chunk,
+                                           self.config.embed)
+                if service.fingerprint.key != key:
+                    service, problem = None, f"{spec} no longer gives the stored fingerprint"
+            elif problem is None:
+                problem = f"the stored spec is {spec!r}"
+            self._stored = (key, service, problem, time.monotonic() + EMBEDDER_RETRY_S)
+            return service, problem
+
+    def for_search(self) -> tuple[EmbeddingService | None, str | None, str | None]:
+        """The service that embeds a search's queries: one search, one vector space.
+
+        The configured model when its vectors are live (or none are); during a re-embed to
+        it, the live vectors' own model (``stored_service``); else none.
+
+        Returns:
+            (service or ``None``, why there is none, a note for the result's degraded list
+            when the old model answers mid-switch).
+        """
+        service, problem = self.service()
+        live, stored = self.stored()
+        if (service is None or live is None or live == service.fingerprint.key
+                or not vectorspace.has_vectors(self.store)):
+            return service, problem, None
+        configured = service.fingerprint.description
+        target = vectorspace.reembed_target(self.store)
+        if target is None or target.key != service.fingerprint.key:
+            return None, f"fingerprint mismatch: {FingerprintMismatch(stored, configured)}", None
+        old, why = self.stored_service()  # mid-switch: the old model answers until the switch
+        if old is None:
+            return None, (f"re-embed to {configured} in progress and the stored model "
+                          f"{stored} cannot be used ({why})"), None
+        return old, None, (f"vectors: re-embed to {configured} in progress; the stored "
+                           f"{stored} vectors are searched until it completes")
+
+    def check(self, service: EmbeddingService) -> FingerprintMismatch | None:
+        """The error for using ``service`` on this index, or ``None`` when it may.
+
+        It may when no model is claimed, it is the claimed one, no live vector exists, or a
+        re-embed to it is in progress (its vectors are then staged, never mixed with the live
+        ones; see ``ingest.embed.backfill_vectors``).
+        """
+        key, description = self.stored()
+        if key is None or key == service.fingerprint.key:
+            return None
+        target = vectorspace.reembed_target(self.store)
+        if target is not None and target.key == service.fingerprint.key:
+            return None
+        if not vectorspace.has_vectors(self.store):
+            return None
+        return FingerprintMismatch(description, service.fingerprint.description)
+
+    def claim(self, service: EmbeddingService) -> None:
+        """Make ``service``'s fingerprint the live one, recording its spec when it came from one.
+
+        Does nothing while live vectors of another model exist: only ``reembed`` switches.
+        """
+        fp, live = service.fingerprint, vectorspace.live_fingerprint(self.store)
+        if live is not None and live != fp.key and vectorspace.has_vectors(self.store):
+            return
+        spec = self.spec
+        if (live == fp.key and self.store.get_meta(LIVE_DESCRIPTION_KEY) == fp.description
+                and (spec is None or self.store.get_meta(LIVE_SPEC_KEY) == spec)):
+            return  # unchanged: no write, so cached vector matrices stay warm
+        vectorspace.claim(self.store, fp.key, fp.description, spec)
