@@ -249,7 +249,7 @@ def main() -> None:
         try:
             kb.llm = llm
             if args.fresh:
-                with kb.store.write() as c:
+                with kb.store.write(bump=False) as c:
                     c.execute("DELETE FROM llm_cache WHERE model = ?", (llm.model_id,))
             cached_before = _cached(kb, llm.model_id)
             service, _ = kb.embedding_service()
