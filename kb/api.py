@@ -22,7 +22,7 @@ from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.backends.http import INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
-from kb.config import Config, SearchOptions, scale_warning
+from kb.config import Config, PipelineSettings, SearchOptions, scale_warning
 from kb.embedder_state import EmbedderState
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
 from kb.store import Store
@@ -223,7 +223,8 @@ class KnowledgeBase:
         options = options or SearchOptions(**kwargs)
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
-                          reranker=self.reranker)
+                          reranker=self.reranker, settings=PipelineSettings(
+                              helper_timeout_s=self.config.helper_timeout_s))
         result = run_search(self.store, query, options, engines=engines, cancel=cancel)
         if note is None:
             return result

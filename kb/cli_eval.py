@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from kb.cli import cli, emit_json, errors_as_one_line, open_kb, progress_bar
-from kb.config import Config
+from kb.config import HELPER_TIMEOUT_S, Config
 from kb.errors import KbError
 
 
@@ -105,7 +105,8 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     embedder = obj["embedder"]
     config = Config(embedder=embedder, llm=obj.get("llm"), reranker=obj.get("reranker"),
                     ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"))
-    settings = apply_overrides(PipelineSettings(), parse_overrides(stage_settings))
+    base = PipelineSettings(helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S))
+    settings = apply_overrides(base, parse_overrides(stage_settings))
     limits = load_thresholds(thresholds or golden_dir() / "gates.toml") if gate else None
     cache_root = os.environ.get("KB_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb")

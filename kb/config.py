@@ -46,6 +46,7 @@ def scale_warning(chunks: int) -> str | None:
 # A judging reranker (cross-encoder or LLM) scores relevance in [0, 1]; a passage it scores
 # below this is not handed out. 0.5 is the LLM judge's "5 of 10" and a cross-encoder's logit 0.
 RERANK_MIN_SCORE = 0.5
+HELPER_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
 
 EmbedderSpec = str
 SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
@@ -89,6 +90,8 @@ class Config:
         api_key: bearer token for OpenAI-compatible servers that want one.
         chunk: chunk settings; part of the embedder fingerprint.
         embed: embedding truncation/batching settings.
+        helper_timeout_s: cap on each query-time LLM call, in seconds
+            (``PipelineSettings.helper_timeout_s``).
         vision: vision model spec describing images in PDF and DOCX files at ingest
             (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
     """
@@ -101,6 +104,7 @@ class Config:
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     vision: str | None = None
+    helper_timeout_s: float = HELPER_TIMEOUT_S
 
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
@@ -200,6 +204,9 @@ class PipelineSettings:
         relative_floor: a reference is only handed out when its fused score before time decay
             is at least this share of the best candidate's, in [0, 1]; 0 turns the cut off.
         mmr_lambda: relevance weight of MMR, in [0, 1].
+        helper_timeout_s: the cap on each query-time LLM call (expansion, LLM rerank), in
+            seconds; a slower model costs its stage for that search, never the search. DESIGN 5
+            sets 2.5 s; a local model on a CPU needs far more (``bench/llm_stages.py``).
         rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it
             scores at least this (in [0, 1]) are handed out; if it rejects them all, the best
             few are kept, flagged as weak evidence (``insufficient_evidence``). 0 turns the
@@ -218,3 +225,4 @@ class PipelineSettings:
     relative_floor: float = RELATIVE_FLOOR
     mmr_lambda: float = MMR_LAMBDA
     rerank_min_score: float = RERANK_MIN_SCORE
+    helper_timeout_s: float = HELPER_TIMEOUT_S

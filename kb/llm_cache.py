@@ -23,7 +23,8 @@ def cache_key(model_id: str, request: str) -> str:
     return hashlib.sha256(f"{model_id}\0{request}".encode()).hexdigest()
 
 
-def cached_reply(store: Store, model_id: str, request: str, call: Callable[[], str]) -> str:
+def cached_reply(store: Store, model_id: str, request: str, call: Callable[[], str], *,
+                 accept: Callable[[str], bool] | None = None) -> str:
     """The cached reply to ``request``, else ``call()``'s, stored for next time.
 
     Args:
@@ -31,6 +32,8 @@ def cached_reply(store: Store, model_id: str, request: str, call: Callable[[], s
         model_id: the model answering, part of the key.
         request: the prompt as sent (plus, for an image, its digest).
         call: asks the model; runs only on a cache miss, outside any transaction.
+        accept: when given, a reply it rejects (e.g. one the caller cannot parse) is returned
+            but not cached, so the next run asks again instead of failing for good.
 
     Raises:
         Exception: whatever ``call`` raises (nothing is cached then).
@@ -40,20 +43,25 @@ def cached_reply(store: Store, model_id: str, request: str, call: Callable[[], s
     if row:
         return str(row[0])
     reply = call()
+    if accept is not None and not accept(reply):
+        return reply
     with store.write(bump=False) as c:
         c.execute("INSERT OR REPLACE INTO llm_cache(key, model, completion, created_at) "
                   "VALUES (?, ?, ?, ?)", (key, model_id, reply, now_utc().isoformat()))
     return reply
 
 
-def cached_complete(store: Store, llm: LLM, prompt: str, *, timeout_s: float) -> str:
+def cached_complete(store: Store, llm: LLM, prompt: str, *, timeout_s: float,
+                    accept: Callable[[str], bool] | None = None) -> str:
     """``llm``'s completion of ``prompt``, from ``llm_cache`` when present.
+
+    ``accept`` as in ``cached_reply``.
 
     Raises:
         kb.errors.BackendError: the model call failed or timed out (nothing is cached).
     """
     return cached_reply(store, llm.model_id, prompt,
-                        lambda: llm.complete(prompt, timeout_s=timeout_s))
+                        lambda: llm.complete(prompt, timeout_s=timeout_s), accept=accept)
 
 
 class CachedLLM:

@@ -20,6 +20,7 @@ from kb.store import Store
 log = logging.getLogger(__name__)
 
 EXPANSION_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped
+UNUSABLE = "the reply held no usable paraphrase or passage"
 PROMPT = (
     "Rewrite the search query below in up to 3 different ways (same language as the query), "
     "then write one short passage (2-3 sentences) that would answer it. Reply with JSON only: "
@@ -45,17 +46,26 @@ def parse_expansion(completion: str) -> list[str]:
     return out
 
 
-def expand_queries(store: Store, llm: LLM, query: str) -> list[str]:
+def expand_queries(store: Store, llm: LLM, query: str, *,
+                   timeout_s: float = EXPANSION_TIMEOUT_S) -> list[str]:
     """The original query followed by up to 4 distinct expansions (at most 5 in all)."""
-    return try_expand(store, llm, query)[0]
+    return try_expand(store, llm, query, timeout_s=timeout_s)[0]
 
 
-def try_expand(store: Store, llm: LLM, query: str) -> tuple[list[str], str | None]:
-    """Like ``expand_queries``, also returning why the LLM failed (``None`` when it did not)."""
+def try_expand(store: Store, llm: LLM, query: str, *,
+               timeout_s: float = EXPANSION_TIMEOUT_S) -> tuple[list[str], str | None]:
+    """Like ``expand_queries``, also returning why the LLM failed (``None`` when it did not).
+
+    A reply without a usable paraphrase or passage is not cached (the next search asks again)
+    and is reported as ``UNUSABLE``.
+    """
     error = None
     try:
-        extra = parse_expansion(cached_complete(store, llm, PROMPT.format(query=query),
-                                                timeout_s=EXPANSION_TIMEOUT_S))
+        extra = parse_expansion(cached_complete(
+            store, llm, PROMPT.format(query=query), timeout_s=timeout_s,
+            accept=lambda reply: bool(parse_expansion(reply))))
+        if not extra:
+            error = UNUSABLE
     except Exception as exc:
         log.warning("query expansion failed: %s", exc)
         extra, error = [], f"{type(exc).__name__}: {exc}"

@@ -5,8 +5,9 @@ array of integer grades 0-10, one per passage: 10 = the passage answers the ques
 does not. Grades are divided by 10. The reply is read with ``kb.jsonreply.json_array``: the
 longest array of ``n`` items anywhere in it, so prose around the grades ("Passage [1]
 answers it best.") does not matter. A reply without one raises ``ValueError`` so the pipeline
-falls back to MMR and says why. Completions are cached in ``llm_cache`` (``kb.llm_cache``),
-so reruns are reproducible.
+falls back to MMR and says why. Parsable completions are cached in ``llm_cache``
+(``kb.llm_cache``), so reruns are reproducible; an unparsable one is not, so the next search
+asks again.
 """
 
 from __future__ import annotations
@@ -60,4 +61,15 @@ def llm_grades(store: Store, llm: LLM, query: str, passages: Sequence[str], *,
     """
     listed = "\n\n".join(f"[{i + 1}] {p[:PASSAGE_MAX_CHARS]}" for i, p in enumerate(passages))
     prompt = PROMPT.format(n=len(passages), query=query, passages=listed)
-    return parse_grades(cached_complete(store, llm, prompt, timeout_s=timeout_s), len(passages))
+    return parse_grades(cached_complete(store, llm, prompt, timeout_s=timeout_s,
+                                        accept=lambda reply: _parses(reply, len(passages))),
+                        len(passages))
+
+
+def _parses(reply: str, n: int) -> bool:
+    """Whether ``reply`` holds ``n`` grades (an unparsable reply is not cached)."""
+    try:
+        parse_grades(reply, n)
+    except ValueError:
+        return False
+    return True

@@ -52,7 +52,7 @@ from retrieve.calibration import (
     near_duplicate_cosine,
 )
 from retrieve.decay import apply_decay
-from retrieve.expand import try_expand
+from retrieve.expand import UNUSABLE, try_expand
 from retrieve.floor import RELAX_KEEP, apply_floor
 from retrieve.fuse import fuse
 from retrieve.hybrid import recall_lists
@@ -189,8 +189,11 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         trace.skip("expand", "switched off by settings")
     else:
         llm = engines.llm
-        queries, llm_error = trace.run("expand", lambda: try_expand(store, llm, query))
-        if llm_error:
+        queries, llm_error = trace.run("expand", lambda: try_expand(
+            store, llm, query, timeout_s=settings.helper_timeout_s))
+        if llm_error == UNUSABLE:  # the model answered: the reranker may still use it
+            trace.degraded.append(f"expand: {UNUSABLE}; original query only")
+        elif llm_error:
             # One stalled helper call per search is the most a user waits for: the LLM
             # reranker is skipped for this search too.
             trace.degraded.append(f"expand: LLM failed ({llm_error}); original query only, "
@@ -321,7 +324,8 @@ def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
     elif engines.llm is not None and engines.settings.rerank == "auto":
         head = top[:LLM_RERANK_MAX]
         try:
-            grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX])
+            grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX],
+                                timeout_s=engines.settings.helper_timeout_s)
             return (rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:],
                     {c.chunk_id: g for c, g in zip(head, grades, strict=True)})
         except Exception as exc:

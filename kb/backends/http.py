@@ -44,6 +44,7 @@ CONNECT_TIMEOUT_S = 1.0  # issue 5: short; a local server accepts a connection i
 READ_TIMEOUT_S = 120.0  # issue 5: ingest-time calls wait out a cold model load
 QUERY_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
 PROBE_TIMEOUT_S = 30.0  # one call to learn an embedder's dimensions; allows a cold model load
+MAX_COMPLETION_TOKENS = 1024  # a cap on every chat reply: a small model can loop forever
 INGEST_RETRIES = 2  # issue 5: bounded retries, ingest-time calls only
 RETRY_BACKOFF_S = 0.5  # first retry after 0.5 s, doubling (0.5 s, 1 s)
 

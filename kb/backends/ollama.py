@@ -23,6 +23,7 @@ from kb.backends.breaker import CircuitBreaker
 from kb.backends.http import (
     DEFAULT_TIMEOUTS,
     INGEST_RETRY,
+    MAX_COMPLETION_TOKENS,
     NO_RETRY,
     RetryPolicy,
     Timeouts,
@@ -174,8 +175,9 @@ class OllamaChat(RemoteLLM):
         if images:
             message["images"] = images  # the client sends bytes base64-encoded
         reply = self._clients.call(
-            lambda: client.chat(model=self.model, stream=False, options={"temperature": 0},
-                                messages=[message]),
+            lambda: client.chat(model=self.model, stream=False, messages=[message],
+                                options={"temperature": 0,
+                                         "num_predict": MAX_COMPLETION_TOKENS}),
             backend=self.model_id)
         content = reply.message.content
         if not isinstance(content, str):

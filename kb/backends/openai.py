@@ -34,6 +34,7 @@ from kb.backends.breaker import CircuitBreaker
 from kb.backends.http import (
     DEFAULT_TIMEOUTS,
     INGEST_RETRY,
+    MAX_COMPLETION_TOKENS,
     NO_RETRY,
     RetryPolicy,
     Timeouts,
@@ -127,7 +128,7 @@ class OpenAIChat(RemoteLLM):
         response = self._http.post(
             f"{self.base_url}/chat/completions",
             json={"model": self.model, "messages": [{"role": "user", "content": prompt}],
-                  "stream": False, "temperature": 0},
+                  "stream": False, "temperature": 0, "max_tokens": MAX_COMPLETION_TOKENS},
             timeout=self.timeouts.httpx(timeout_s))
         body = json_body(response, backend=self.model_id)
         try:
