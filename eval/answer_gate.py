@@ -60,10 +60,14 @@ class AnswerGateConfig:
     Attributes:
         judge: the judge model, or ``None`` to judge with the knowledge base's own LLM.
         limit: judge at most this many questions per set (see ``pick_questions``), or all.
+        ragas: judge with the ``ragas`` package's own metrics (``eval.ragas_judge``) at this
+            OpenAI-compatible endpoint, as ``(base_url, model, api_key)``, instead of kb's
+            judges; ``judge`` is then unused.
     """
 
     judge: LLM | None = None
     limit: int | None = None
+    ragas: tuple[str, str, str | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,13 +193,15 @@ def judge_answers(kb: KnowledgeBase, dataset_queries: Sequence[Query], answerabl
     for done, q in enumerate(chosen, 1):
         result = run_search(kb.store, q.text, SearchOptions(top_k=TOP_K, decay=False),
                             engines=engines, now=FIXED_TIME)
-        items.append(_judge_one(q, q._id in answerable, result, answerer, judge, service))
+        items.append(_judge_one(q, q._id in answerable, result, answerer, judge, service,
+                                config.ragas))
         if on_progress:
             on_progress(label, done, len(chosen))
     notes = () if service is not None else (
         f"answer relevance not measured: it needs an embedder ({problem or 'none configured'})",)
     n_yes = sum(q._id in answerable for q in dataset_queries)
-    return AnswerGateReport(answerer.model_id, judge.model_id,
+    judge_id = judge.model_id if config.ragas is None else f"ragas:{config.ragas[1]}"
+    return AnswerGateReport(answerer.model_id, judge_id,
                             (n_yes, len(dataset_queries) - n_yes), tuple(items),
                             summarise(items), notes)
 
@@ -233,7 +239,8 @@ def references_text(references: Sequence[Reference]) -> str:
 
 
 def _judge_one(q: Query, answerable: bool, result: SearchResult, answerer: LLM, judge: LLM,
-               embedder: QueryEmbedder | None) -> JudgedAnswer:
+               embedder: QueryEmbedder | None,
+               ragas: tuple[str, str, str | None] | None = None) -> JudgedAnswer:
     item = JudgedAnswer(q._id, q.text, answerable, "", False, 0, None)
     try:
         answer = answer_question(answerer, result)
@@ -242,6 +249,8 @@ def _judge_one(q: Query, answerable: bool, result: SearchResult, answerer: LLM, 
     if answer.refused:
         return replace(item, answer=answer.text, refused=True, faithfulness=1.0)
     item = replace(item, answer=answer.text, references=len(answer.references))
+    if ragas is not None:
+        return _judge_with_ragas(item, answer.text, answer.references, embedder, ragas)
     try:
         faith = judge_faithfulness(judge, q.text, answer.text,
                                    references_text(answer.references))
@@ -256,6 +265,30 @@ def _judge_one(q: Query, answerable: bool, result: SearchResult, answerer: LLM, 
     return replace(item, faithfulness=faith.score, statements=faith.statements,
                    unsupported=faith.unsupported, answer_relevance=answer_rel,
                    context_relevance=context_rel)
+
+
+def _judge_with_ragas(item: JudgedAnswer, answer: str, references: Sequence[Reference],
+                      embedder: QueryEmbedder | None,
+                      ragas: tuple[str, str, str | None]) -> JudgedAnswer:
+    """Judge one answer with ragas' own metrics (the optional ``ragas`` extra)."""
+    from eval.ragas_judge import ragas_scores
+
+    base_url, model, api_key = ragas
+    embedding = getattr(embedder, "embedder", None)  # the service's Embedder
+    if embedding is None:
+        return replace(item, error="judging failed: the ragas judge needs an embedder "
+                                   "(answer relevance)")
+    try:
+        (scores,) = ragas_scores([(item.question, answer, [r.text for r in references])],
+                                 base_url=base_url, model=model, embedder=embedding,
+                                 api_key=api_key)
+    except (KbError, ValueError) as exc:
+        return replace(item, error=f"judging failed: {exc}")
+    if not scores.statements:  # the model declined in its own words
+        return replace(item, refused=True, faithfulness=1.0)
+    return replace(item, faithfulness=scores.faithfulness, statements=scores.statements,
+                   unsupported=scores.unsupported, answer_relevance=scores.answer_relevance,
+                   context_relevance=scores.context_relevance)
 
 
 def _spread(items: Sequence[Query], n: int) -> list[Query]:

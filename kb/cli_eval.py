@@ -73,6 +73,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
 @click.option("--judge", metavar="SPEC",
               help="Judge model of the faithfulness gate: ollama:MODEL or openai:URL#MODEL "
               "(default: the --llm model).")
+@click.option("--judge-backend", type=click.Choice(["kb", "ragas"]), default="kb",
+              show_default=True,
+              help="kb's own RAGAS-style judges, or the ragas package's metrics (pip install "
+              "'kb-refuse-rag[ragas]'; needs an openai:URL#MODEL judge).")
 @click.option("--faithfulness-limit", type=click.IntRange(min=1), metavar="N",
               help="Answer and judge at most N questions per set (spread over the set; a local "
               "LLM is slow)  [default: all].")
@@ -80,7 +84,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
 @errors_as_one_line
 def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, stages: bool,
           thresholds: Path | None, stage_settings: tuple[str, ...], judge: str | None,
-          faithfulness_limit: int | None) -> None:
+          judge_backend: str, faithfulness_limit: int | None) -> None:
     """Measure retrieval quality on golden sets; with --gate, enforce the release thresholds.
 
     With --llm, the faithfulness gate also runs on the sets with distractors.tsv (precision):
@@ -98,7 +102,7 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     from eval.report import gate_status, render_text, report_json
     from eval.stages import apply_overrides, parse_overrides
     from eval.suite import DEFAULT_SETS, cache_path, evaluate_set, faithfulness_outcome
-    from kb.backends.registry import make_llm, ollama_host_from_env
+    from kb.backends.registry import make_llm, ollama_host_from_env, parse_spec
     from kb.config import PipelineSettings
 
     obj = ctx.obj
@@ -126,9 +130,16 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
         # a malformed spec or a missing client fails here, before anything is measured
         probe = make_llm(config.llm, ollama_host=config.ollama_host, api_key=config.api_key)
         getattr(probe, "close", lambda: None)()
+        ragas = None
+        if judge_backend == "ragas":
+            spec = parse_spec(judge or config.llm)
+            if spec.provider != "openai" or spec.base_url is None:
+                raise ValueError("--judge-backend ragas needs an OpenAI-compatible judge: "
+                                 "--judge openai:URL#MODEL (or such an --llm)")
+            ragas = (spec.base_url, spec.model, config.api_key)
         answers = AnswerGateConfig(
             judge=make_llm(judge, ollama_host=config.ollama_host, api_key=config.api_key)
-            if judge else None, limit=faithfulness_limit)
+            if judge else None, limit=faithfulness_limit, ragas=ragas)
         judged_sets = [n for n, folder in chosen if load_distractors(folder)]
         if limits is not None and judged_sets and limits.faithfulness is None:
             raise ValueError(f"no [faithfulness] table in {limits.path}: the faithfulness gate "

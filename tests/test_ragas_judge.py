@@ -8,6 +8,7 @@ Needs the optional extra; without it these tests skip (except the install-hint c
 
 import importlib.util
 import ipaddress
+import json
 import socket
 import sys
 
@@ -172,3 +173,31 @@ def test_missing_ragas_names_the_extra(monkeypatch):
                             embedder=None)
     finally:
         rj._ragas.cache_clear()
+
+
+# --- the ragas judge inside `kb eval` (the faithfulness gate) ------------------------------------
+
+from test_eval_faithfulness import items_of, kb_eval, qa  # noqa: E402, F401  (fixture)
+
+
+@needs_ragas
+def test_kb_eval_judges_with_ragas_metrics(qa, offline):  # noqa: F811
+    with RagasJudgeServer() as judge:
+        r = kb_eval(qa, "fabricator", "--json", "--judge", f"openai:{judge.url}/v1#ragas-judge",
+                    "--judge-backend", "ragas", gate=False)
+        assert judge.prompts, r.output  # ragas' own prompts reached the judge
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.stdout)["faithfulness"]
+    assert f["judge"] == "ragas:ragas-judge"
+    judged, items = items_of(r)
+    assert judged["metrics"]["errors"] == 0
+    answered = [i for i in items.values() if not i["refused"]]
+    assert answered and all(i["faithfulness"] < 1.0 and i["unsupported"] for i in answered)
+    assert all(i["faithfulness"] == 1.0 for i in items.values() if i["refused"])
+    assert offline == []
+
+
+def test_the_ragas_backend_needs_an_openai_compatible_judge(qa):  # noqa: F811
+    r = kb_eval(qa, "honest", "--judge", "ollama:qwen2.5:3b", "--judge-backend", "ragas",
+                gate=False)
+    assert r.exit_code != 0 and "needs an OpenAI-compatible judge" in r.output
