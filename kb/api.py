@@ -287,6 +287,7 @@ class KnowledgeBase:
             "path": str(self.store.path),
             **counts,
             "vectors_pending": counts["chunks"] - counts["vectors"],
+            "documents_pending_models": self.store.count_pending_models(),
             "embedder_configured": self.config.embedder,
             "embedder_stored": description if key else None,
             "reembed_target": target.description if target else None,
