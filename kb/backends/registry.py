@@ -19,7 +19,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from kb.backends import LLM, Embedder, Reranker, VisionModel
@@ -182,19 +182,9 @@ def make_llm(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST, retries: int 
         ValueError: unknown or malformed spec, or negative ``retries``.
         kb.errors.BackendUnavailable: the Ollama client package is not installed.
     """
-    remote = parse_spec(spec)
-    retry = RetryPolicy(retries=retries) if retries else NO_RETRY
-    if remote.provider == "ollama":
-        from kb.backends.ollama import OllamaChat
-
-        return OllamaChat(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
-                          breaker=breaker, clock=clock)
-    if remote.provider == "openai" and remote.base_url:
-        from kb.backends.openai import OpenAIChat
-
-        return OpenAIChat(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
-                          breaker=breaker, clock=clock, api_key=api_key)
-    raise ValueError(f"{spec!r}: tei serves no chat model; use ollama:MODEL or openai:URL#MODEL")
+    return cast(LLM, _chat_model(spec, "chat", ollama_host=ollama_host, retries=retries,
+                                 api_key=api_key, timeouts=timeouts, breaker=breaker,
+                                 clock=clock))
 
 
 def make_vision(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
@@ -217,19 +207,30 @@ def make_vision(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
         ValueError: unknown or malformed spec, or negative ``retries``.
         kb.errors.BackendUnavailable: the Ollama client package is not installed.
     """
+    return cast(VisionModel, _chat_model(spec, "vision", ollama_host=ollama_host,
+                                         retries=retries, api_key=api_key, timeouts=timeouts,
+                                         breaker=breaker, clock=clock))
+
+
+def _chat_model(spec: str, kind: Literal["chat", "vision"], *, ollama_host: str, retries: int,
+                api_key: str | None, timeouts: Timeouts, breaker: CircuitBreaker | None,
+                clock: Callable[[], float]) -> LLM | VisionModel:
+    """The chat or vision backend class of ``spec``'s provider, built (no network call)."""
     remote = parse_spec(spec)
     retry = RetryPolicy(retries=retries) if retries else NO_RETRY
     if remote.provider == "ollama":
-        from kb.backends.ollama import OllamaVision
+        from kb.backends.ollama import OllamaChat, OllamaVision
 
-        return OllamaVision(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
-                            breaker=breaker, clock=clock)
+        ollama = OllamaVision if kind == "vision" else OllamaChat
+        return ollama(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
+                      breaker=breaker, clock=clock)
     if remote.provider == "openai" and remote.base_url:
-        from kb.backends.openai import OpenAIVision
+        from kb.backends.openai import OpenAIChat, OpenAIVision
 
-        return OpenAIVision(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
-                            breaker=breaker, clock=clock, api_key=api_key)
-    raise ValueError(f"{spec!r}: tei serves no vision model; use ollama:MODEL or "
+        openai = OpenAIVision if kind == "vision" else OpenAIChat
+        return openai(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
+                      breaker=breaker, clock=clock, api_key=api_key)
+    raise ValueError(f"{spec!r}: tei serves no {kind} model; use ollama:MODEL or "
                      "openai:URL#MODEL")
 
 
