@@ -61,11 +61,22 @@ def errors_as_one_line(fn: F) -> F:
 
 
 @contextmanager
-def open_kb(ctx: click.Context) -> Iterator[KnowledgeBase]:
-    """Open the knowledge base named by the global options."""
+def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBase]:
+    """Open the knowledge base named by the global options.
+
+    Only commands that write documents (``create=True``: ingest, sync, the servers that can
+    ingest) create a missing file; the others refuse it, so a search run from the wrong folder
+    says so instead of creating an empty ``kb.db`` and answering "not in your knowledge base".
+
+    Raises:
+        kb.errors.KbError: the file does not exist and ``create`` is false.
+    """
     from kb.backends.registry import ollama_host_from_env
 
     obj = ctx.obj
+    if not create and not Path(obj["db"]).exists():
+        raise KbError(f"{obj['db']}: no knowledge base here (run `kb ingest PATH` first, or "
+                      "pass --db / set KB_DB)")
     config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
                     ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"),
                     vision=obj.get("vision"),
@@ -164,7 +175,7 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
 @errors_as_one_line
 def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     """Ingest files and folders (recursively) into the knowledge base."""
-    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
+    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
         report = kb.ingest(paths, on_progress=bar)
     _print_report(report, as_json)
     # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
@@ -178,7 +189,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
 @errors_as_one_line
 def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
     """Ingest folders and remove documents whose files are gone from them."""
-    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
+    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
         report = kb.sync(folders, on_progress=bar)
     _print_report(report, as_json)
 

@@ -31,7 +31,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
     from retrieve.calibration import save_calibration
 
     folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
-    with open_kb(ctx) as kb, tempfile.TemporaryDirectory() as tmp:
+    with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
         service, problem = kb.embedding_service()
         if service is None:
             raise KbError(f"cannot calibrate: {problem}")

@@ -1,4 +1,4 @@
-"""Date scope options: malformed values and empty ranges are refused, naming the option."""
+"""CLI and API options: dates, empty ranges, and commands that must not create a database."""
 
 import pytest
 from click.testing import CliRunner
@@ -55,3 +55,12 @@ def test_cli_api_and_tool_share_one_strict_rfc3339_parser(value):
         SearchOptions(created_after=value)
     with pytest.raises(ValueError, match="created_after must be an RFC 3339"):
         parse_search_arguments({"query": "q", "created_after": value})
+
+
+@pytest.mark.parametrize("argv", [["search", "lamp"], ["context", "lamp"], ["docs"],
+                                  ["rm", "1"], ["reembed"], ["status"]])
+def test_commands_that_only_read_refuse_a_missing_database(tmp_path, argv):
+    db = tmp_path / "elsewhere" / "kb.db"
+    r = run("--db", str(db), *argv)
+    assert r.exit_code == 1 and "no knowledge base here" in r.output
+    assert not db.exists() and not db.parent.exists()  # nothing created on the way
