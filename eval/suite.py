@@ -108,7 +108,7 @@ class Faithfulness:
 
 FAITHFULNESS_SKIPPED = Faithfulness(
     "skipped", "no judge LLM configured; faithfulness, answer relevance and context relevance "
-    "were not measured, see DESIGN 7.3")
+    "were not measured (pass --llm to run the faithfulness gate)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ def scale_warning(chunks: int) -> str | None:
 # A judging reranker (cross-encoder or LLM) scores relevance in [0, 1]; a passage it scores
 # below this is not handed out. 0.5 is the LLM judge's "5 of 10" and a cross-encoder's logit 0.
 RERANK_MIN_SCORE = 0.5
+KEYWORD_MIN = 0.25  # floor: BM25 s_norm below this is not keyword evidence (a quarter of the idf)
 HELPER_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
 
 EmbedderSpec = str
@@ -204,6 +205,8 @@ class PipelineSettings:
         relative_floor: a reference is only handed out when its fused score before time decay
             is at least this share of the best candidate's, in [0, 1]; 0 turns the cut off.
         mmr_lambda: relevance weight of MMR, in [0, 1].
+        keyword_min: BM25 s_norm (the share of the query's idf mass a chunk matches, in
+            [0, 1]) from which a candidate counts as keyword evidence for the floor.
         helper_timeout_s: the cap on each query-time LLM call (expansion, LLM rerank), in
             seconds; a slower model costs its stage for that search, never the search. DESIGN 5
             sets 2.5 s; a local model on a CPU needs far more (``bench/llm_stages.py``).
@@ -226,3 +229,4 @@ class PipelineSettings:
     mmr_lambda: float = MMR_LAMBDA
     rerank_min_score: float = RERANK_MIN_SCORE
     helper_timeout_s: float = HELPER_TIMEOUT_S
+    keyword_min: float = KEYWORD_MIN

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kb.config import KEYWORD_MIN
 from kb.types import Candidate
 
-KEYWORD_MIN = 0.25  # BM25 s_norm below this is not keyword evidence (a quarter of the idf mass)
 RELAX_KEEP = 3  # candidates kept, flagged weak, when the floor would drop everything
 
 

@@ -230,7 +230,8 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     # 4. floor
     relaxed, dropped, best_below, floor_value = False, 0, None, None
     if vectors_used and settings.floor:
-        result = trace.run("floor", lambda: apply_floor(fused, floor=calibration.floor))
+        result = trace.run("floor", lambda: apply_floor(fused, floor=calibration.floor,
+                                                           keyword_min=settings.keyword_min))
         kept, relaxed, dropped, best_below = (list(result.kept), result.relaxed, result.dropped,
                                               result.best_below)
         floor_value = calibration.floor
