@@ -17,7 +17,13 @@ Which open source licence is described as viral?
 What should you do in the face of ambiguity, according to the Zen of Python?
 DeepMind 的 DNC 是什么？
 东北电气 2018 年第一季度营业收入是多少？
-谁创办了 DeepMind？
 QUERIES
+printf '\n=== xylophone zeppelin quasar?\n(no passage holds these words: kb flags the result as weak evidence, insufficient)\n'
+"${KB[@]}" search --no-decay --top-k 3 "xylophone zeppelin quasar?"
+printf '\n=== 谁创办了 DeepMind？ (who founded DeepMind?)\n'
+printf '(near-topic and unanswerable: the article is about DeepMind but never names its founders.\n'
+printf ' Without --llm or --reranker kb cannot tell, and hands out the on-topic passages; with\n'
+printf ' --llm, the LLM reranker grades them "does not answer" and the result says insufficient.)\n'
+"${KB[@]}" search --no-decay --top-k 3 "谁创办了 DeepMind？"
 printf '\n=== context block for a model:\n'
 "${KB[@]}" context --no-decay --top-k 2 "What are the four golden signals of monitoring?"
