@@ -1,41 +1,103 @@
-"""Find the files an ingest should read: files given directly, and folders walked recursively."""
+"""Find the files an ingest should read: files given directly, and folders walked recursively.
+
+What a walk cannot read or follow becomes an outcome for the report rather than vanishing:
+
+- an unreadable folder is ``failed`` ("cannot read folder: Permission denied"): files kb was
+  asked to read are missing from the index, so ``kb ingest`` exits 1, as for an unreadable file;
+- a symlink loop or a dangling symlink is ``skipped`` ("symlink loop", "dangling symlink"):
+  there is nothing behind it to read, and, like a file of an unsupported type, it does not
+  make the batch fail.
+
+A path given directly that does not exist, is a dangling symlink or a symlink loop is a caller
+mistake and raises before anything is read.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kb.walk import walk_files
+from kb.types import FileOutcome
+from kb.walk import WalkError, link_error, walk_files
 
 MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail alone
 
 
-def discover(paths: Iterable[Path | str], suffixes: frozenset[str]) -> Iterator[Path]:
+def walk_outcome(error: WalkError) -> FileOutcome:
+    """The report's outcome for an entry a walk could not read or follow.
+
+    Broken links are ``skipped``; unreadable folders and files are ``failed``.
+    """
+    broken = error.kind in ("symlink_loop", "dangling_symlink")
+    return FileOutcome(str(error.path), "skipped" if broken else "failed", reason=error.reason)
+
+
+def _given(raw: Path | str) -> Path:
+    """The real path of a path given directly.
+
+    Raises:
+        FileNotFoundError: it does not exist, is a dangling symlink or a symlink loop, or
+            cannot be looked at (a folder above it is not searchable).
+    """
+    path = Path(raw).expanduser()
+    try:
+        os.stat(path)  # follows links
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the path itself, or a link above it
+            raise FileNotFoundError(f"{raw}: symlink loop") from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            what = "dangling symlink" if os.path.islink(path) else "no such file or folder"
+            raise FileNotFoundError(f"{raw}: {what}") from None
+        raise FileNotFoundError(f"{raw}: cannot read: {exc.strerror or exc}") from None
+    return path.resolve()
+
+
+def discover(paths: Iterable[Path | str], suffixes: frozenset[str]
+             ) -> Iterator[Path | FileOutcome]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
     Folders are walked by ``kb.walk.walk_files`` (hidden entries skipped, symlinked folders
-    not followed). A path given directly is yielded whatever
-    its suffix, so an unsupported file is reported rather than silently ignored.
+    not followed). A path given directly is yielded whatever its suffix, so an unsupported
+    file is reported rather than silently ignored. What a walk cannot read or follow is
+    yielded where the walk met it as a ``FileOutcome`` (see the module docstring).
 
     Raises:
-        FileNotFoundError: a given path does not exist.
+        FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
+            loop (the message says which).
     """
     seen: set[Path] = set()
+    reported: set[str] = set()  # a folder given twice reports its problems once
+
+    def report(error: WalkError) -> Iterator[FileOutcome]:
+        if str(error.path) not in reported:
+            reported.add(str(error.path))
+            yield walk_outcome(error)
+
     for raw in paths:
-        path = Path(raw).expanduser()
-        if not path.exists():
-            raise FileNotFoundError(f"{raw}: no such file or folder")
-        path = path.resolve()
+        path = _given(raw)
         if path.is_file():
             if path not in seen:
                 seen.add(path)
                 yield path
             continue
-        for found in walk_files(path, suffixes):
+        errors: list[WalkError] = []
+        for found in walk_files(path, suffixes, on_error=errors.append):
+            for error in errors:  # met before ``found``: reported in walk order
+                yield from report(error)
+            errors.clear()
             try:
                 f = found.resolve(strict=True)
-            except (OSError, RuntimeError):  # dangling link or symlink loop: skip it
+            except RuntimeError:  # a link swapped for a loop since the walk looked at it
+                yield from report(WalkError(found, "symlink_loop", "symlink loop"))
+                continue
+            except OSError as exc:  # e.g. a folder listed but not searchable (mode r--)
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # else gone since the walk
+                    yield from report(link_error(found, exc))
                 continue
             if f.is_file() and f not in seen:
                 seen.add(f)
                 yield f
+        for error in errors:
+            yield from report(error)

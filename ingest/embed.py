@@ -123,7 +123,7 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         try:
             vectors = service.embed_documents(_texts(rows))
         except Exception as exc:  # any backend failure leaves NULL vectors, never lost text
-            log.warning("embedding failed: %s", exc)
+            log.info("embedding failed: %s", exc)  # the returned message reports it
             return written, f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed`"
         n = vectorspace.put_live(store, _embedded(rows, vectors), fp)
         if n is None:
@@ -161,7 +161,7 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
         try:
             vectors = service.embed_documents(_texts(rows))
         except Exception as exc:  # staged pages stay: the next run resumes after them
-            log.warning("embedding failed: %s", exc)
+            log.info("embedding failed: %s", exc)  # the returned message reports it
             return staged, (f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed` "
                             "again to resume")
         stored = vectorspace.put_staged(store, _embedded(rows, vectors), fp)

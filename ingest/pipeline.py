@@ -2,7 +2,8 @@
 
 Stages, per file (each one call into one module):
 
-1. **Discover** files under the given paths (``ingest.discover``).
+1. **Discover** files under the given paths (``ingest.discover``); an unreadable folder
+   becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
 2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
 3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone.
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
@@ -171,18 +172,26 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         vision: the model describing images in PDF and DOCX files, or ``None``.
 
     Returns:
-        The batch report; a failed file is an outcome, never an exception.
+        The batch report; a failed file is an outcome, never an exception, and so is a
+        folder the walk could not read (failed) or a broken symlink it met (skipped).
 
     Raises:
-        FileNotFoundError: a given path does not exist (before anything is written).
+        FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
+            loop (before anything is written).
     """
     roots = [Path(p) for p in paths]
-    files = list(discover(roots, SUPPORTED_SUFFIXES))
-    outcomes = []
-    for i, path in enumerate(files):
-        outcomes.append(_ingest_file(store, path, chunk, llm=llm, vision=vision))
+    found = list(discover(roots, SUPPORTED_SUFFIXES))
+    total = sum(1 for item in found if isinstance(item, Path))
+    outcomes: list[FileOutcome] = []
+    done = 0
+    for item in found:
+        if isinstance(item, FileOutcome):  # what the walk could not read or follow
+            outcomes.append(item)
+            continue
+        outcomes.append(_ingest_file(store, item, chunk, llm=llm, vision=vision))
+        done += 1
         if on_progress:
-            on_progress("files", i + 1, len(files))
+            on_progress("files", done, total)
     removed = remove_missing(store, roots) if sync else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, llm) if written else []
@@ -263,6 +272,9 @@ def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
 def remove_missing(store: Store, roots: Iterable[Path]) -> tuple[str, ...]:
     """Delete documents stored under any folder in ``roots`` whose file no longer exists.
 
+    A document whose file kb cannot look at (e.g. in a folder it may not read, which the
+    report lists as failed) is kept: it is not known to be gone.
+
     Returns:
         The removed sources.
     """
@@ -270,7 +282,15 @@ def remove_missing(store: Store, roots: Iterable[Path]) -> tuple[str, ...]:
     removed = []
     for doc in store.documents():
         inside = any(doc.source.startswith(f.rstrip("/") + "/") for f in folders)
-        if inside and not Path(doc.source).is_file():
+        if inside and _gone(Path(doc.source)):
             store.delete_document(doc.source)
             removed.append(doc.source)
     return tuple(removed)
+
+
+def _gone(path: Path) -> bool:
+    """Whether no regular file is at ``path`` (``False`` when that cannot be told)."""
+    try:
+        return not path.is_file()  # False for missing paths, folders and symlink loops
+    except OSError:  # e.g. Permission denied on a folder above it
+        return False

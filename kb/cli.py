@@ -192,6 +192,8 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
     with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
         report = kb.sync(folders, on_progress=bar)
     _print_report(report, as_json)
+    # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
+    sys.exit(1 if report.count("failed") else 0)
 
 
 @cli.command()
@@ -342,17 +344,27 @@ def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
 @cli.command()
 @click.argument("query")
 @search_options
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: query, context and insufficient_evidence (the shape of the "
+                   "HTTP /context answer; `kb search --json` gives the full SearchResult).")
 @click.pass_context
 @errors_as_one_line
 def context(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
             type_: tuple[str, ...], after: str | None, before: str | None,
-            no_decay: bool) -> None:
+            no_decay: bool, as_json: bool) -> None:
     """Print the context block for a model: references and the answer-only instruction."""
     if not query.strip():
         raise click.UsageError("the query is empty")
     with open_kb(ctx) as kb:
-        click.echo(kb.context(query, _search_options(top_k, source, type_, after, before,
-                                                     no_decay)))
+        result = kb.search(query, _search_options(top_k, source, type_, after, before,
+                                                  no_decay))
+    if result.diagnostics.error:
+        click.echo(f"kb: {result.diagnostics.error}", err=True)
+    if as_json:
+        emit_json({"query": result.query, "context": result.context,
+                   "insufficient_evidence": result.insufficient_evidence})
+    else:
+        click.echo(result.context)
 
 
 @cli.command()
@@ -367,7 +379,8 @@ def docs(ctx: click.Context, as_json: bool) -> None:
         if as_json:
             emit_json(d)
         else:
-            warn = f"  ({len(d.warnings)} warnings)" if d.warnings else ""
+            n = len(d.warnings)
+            warn = f"  ({n} warning{'' if n == 1 else 's'})" if n else ""
             click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} chunks  {d.status:15}  "
                        f"{d.title[:50]}  {d.source}{warn}")
 
@@ -401,12 +414,13 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(info)
     else:
+        width = max(len(k) for k in info) + 1
         for k, v in info.items():
             if k == "warnings":
                 for warning in v:
                     click.echo(f"warning: {warning}", err=True)
             else:
-                click.echo(f"{k:20} {v}")
+                click.echo(f"{k:{width}}{'-' if v is None else v}")  # "-": not set
 
 
 # Commands defined in their own modules register themselves on import.

@@ -35,6 +35,11 @@ def ask(ctx: click.Context, question: str, top_k: int, source: tuple[str, ...],
     if not ctx.obj.get("llm"):
         raise ValueError("kb ask needs a chat model: pass --llm ollama:MODEL or "
                          "openai:URL#MODEL (or set KB_LLM)")
+    from kb.backends.registry import make_llm
+
+    # Built here only to check the spec (no connection is made): a malformed one is then a
+    # single error line, not a warning on opening followed by the same text as an error.
+    make_llm(ctx.obj["llm"])
     options = _search_options(top_k, source, type_, after, before, no_decay)
     with open_kb(ctx) as kb:
         answer = kb.ask(question, options)

@@ -138,8 +138,11 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
         raise ValueError(problem)
     try:
         dt = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
-    except ValueError as exc:  # the right shape, an impossible date (2024-02-30)
-        raise ValueError(f"{name} is not a valid date-time: {value!r} ({exc})") from exc
+    except ValueError as exc:  # the right shape, an impossible date (2024-02-30) or offset
+        offset = re.search(r"[+-](\d{2}):\d{2}$", value.strip())
+        reason = ("UTC offset out of range: it must lie between -23:59 and +23:59"
+                  if offset and int(offset[1]) > 23 else str(exc))
+        raise ValueError(f"{name} is not a valid date-time: {value!r} ({reason})") from exc
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 

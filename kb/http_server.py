@@ -20,6 +20,12 @@ Safety:
    carry no foreign ``Origin``; POST bodies must be ``application/json``, which a web page
    cannot send cross-origin without a preflight this server never approves.
 4. Bodies are capped at ``MAX_BODY_BYTES``; each connection times out after ``TIMEOUT_S``.
+
+Every answer is JSON, errors included: ``{"error": {"type", "message"}}`` with its status. A
+method no endpoint takes (PUT, PATCH, DELETE, OPTIONS, HEAD, or any other) gets 405 with an
+``Allow`` header (the path's method, or ``GET, POST`` for an unknown path); the standard
+library's own errors (a malformed request line, oversized headers) are JSON too. Strings are
+encoded with unpaired UTF-16 surrogates replaced by U+FFFD, so no text can fail the encoding.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import logging
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -57,6 +64,8 @@ MAX_BODY_BYTES = 1_048_576  # 1 MiB: arguments and paths, never documents
 TIMEOUT_S = 30.0  # per-connection socket timeout (slow clients cannot pin a thread)
 _ANSWERED = object()  # sentinel: the request was already answered with an error
 STATUS = {"invalid_arguments": 400, "refused": 403, "not_found": 404, "failed": 500}
+ENDPOINTS = {"/search": "POST", "/context": "POST", "/ingest": "POST", "/documents": "GET",
+             "/health": "GET", "/openapi.json": "GET"}  # path -> the one method it takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +195,16 @@ def openapi_schema(*, token_required: bool) -> dict[str, Any]:
     return schema
 
 
+def encode_json(data: Any) -> bytes:
+    r"""``data`` as compact UTF-8 JSON (sorted keys); never fails on a string's content.
+
+    Lone surrogates (from a JSON ``"\ud800"`` escape, or an undecodable file name) become
+    U+FFFD instead of raising ``UnicodeEncodeError``.
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+
+
 def document_to_dict(doc: Document) -> dict[str, Any]:
     """A stored document as JSON-ready data."""
     return {"id": doc.id, "source": doc.source, "source_type": doc.source_type,
@@ -222,13 +241,14 @@ class Handler(BaseHTTPRequestHandler):
     timeout = TIMEOUT_S
     server_version = "kb"
     sys_version = ""  # no Python version in the Server header
+    _consumed = False  # whether this request's body was read
 
     def log_message(self, format: str, *args: Any) -> None:
         """Send the access log to ``logging`` instead of stderr."""
         log.info("%s %s", self.address_string(), format % args)
 
     def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-        body = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
+        body = encode_json(data)
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -237,7 +257,8 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":  # a HEAD answer has headers only (RFC 9110 9.3.2)
+            self.wfile.write(body)
 
     def _fail(self, status: int, kind: str, message: str,
               headers: dict[str, str] | None = None) -> None:
@@ -276,6 +297,7 @@ class Handler(BaseHTTPRequestHandler):
         if int(length) > MAX_BODY_BYTES:
             self._fail(413, "too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
             return _ANSWERED
+        self._consumed = True
         try:
             return json.loads(self.rfile.read(int(length)) or b"null")
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -326,19 +348,40 @@ class Handler(BaseHTTPRequestHandler):
                           "error": {"type": "failed", "message": failed} if failed else None})
 
     def _route_missing(self, path: str) -> None:
-        if path in ("/search", "/context", "/ingest", "/documents", "/health", "/openapi.json"):
-            allow = "POST" if path in ("/search", "/context", "/ingest") else "GET"
-            self._fail(405, "method_not_allowed", f"{path} takes {allow}", {"Allow": allow})
-        else:
+        """404 for an unknown path taken by GET or POST, else 405 naming what is allowed."""
+        allow = ENDPOINTS.get(path)
+        if allow:
+            self._fail(405, "method_not_allowed", f"{path} takes {allow}, not {self.command}",
+                       {"Allow": allow})
+        elif self.command in ("GET", "POST"):
             self._fail(404, "not_found", f"no endpoint {path}; see /openapi.json")
+        else:
+            self._fail(405, "method_not_allowed", f"{self.command} is not served: every "
+                       "endpoint takes GET or POST; see /openapi.json", {"Allow": "GET, POST"})
+
+    def _drain(self) -> None:
+        """Read a request body the answer did not need (up to the cap).
+
+        Closing a socket with unread data resets the connection, which can destroy the answer
+        before the client reads it.
+        """
+        length = self.headers.get("Content-Length", "")
+        if self._consumed or not length.isdigit() or not 0 < int(length) <= MAX_BODY_BYTES:
+            return
+        try:
+            self.rfile.read(int(length))
+        except OSError:  # a slow or vanished client: the answer is already sent
+            pass
 
     def _handle(self, route: Callable[[str], None]) -> None:
+        self._consumed = False
         try:
             if self._allowed():
                 route(urlsplit(self.path).path.rstrip("/") or "/")
         except Exception as exc:  # one request's failure must not kill the server
             log.exception("request failed")
             self._fail(500, "failed", f"{type(exc).__name__}: {exc}")
+        self._drain()
 
     def do_GET(self) -> None:
         """Answer a GET."""
@@ -347,6 +390,31 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         """Answer a POST."""
         self._handle(self._post)
+
+    def _not_served(self) -> None:
+        """Answer a method no endpoint takes: JSON 405 with ``Allow`` (or 401/403 first)."""
+        self._handle(self._route_missing)
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _not_served
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """Answer the standard library's own errors as JSON instead of its HTML page.
+
+        It calls this for a method without a ``do_`` handler (501, answered here as 405)
+        and for requests it cannot parse (400, 414, 431, 505).
+        """
+        if code == HTTPStatus.NOT_IMPLEMENTED and getattr(self, "headers", None) is not None:
+            self._not_served()  # e.g. TRACE, PROPFIND: a method, parsed, that kb does not serve
+            return
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "error"
+        self.log_error("code %d, message %s", code, message)
+        self.close_connection = True
+        self._send(code, {"error": {"type": phrase.lower().replace(" ", "_").replace("-", "_"),
+                                    "message": message or phrase}}, {"Connection": "close"})
 
 
 def make_server(kb: KnowledgeBase, settings: ServeSettings) -> KbHTTPServer:

@@ -12,7 +12,9 @@ root. Refused, with ``PathRefused`` naming the path:
 
 A relative path is looked up under each root in turn; the first root holding it wins.
 Folders are walked without following symlinked folders, and each file found is checked like a
-given path, so a symlinked file pointing out of the root is refused too.
+given path, so a symlinked file pointing out of the root is refused too. A folder the walk
+cannot read, a symlink loop and a dangling symlink met on the way are listed as refused with
+their reason, never dropped in silence.
 
 The check and the later read are two steps: a local user who can swap a file for a symlink in
 between can still race it. Roots are for keeping a remote caller (an agent, an HTTP client)
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.errors import PathRefused
-from kb.walk import walk_files
+from kb.walk import WalkError, walk_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,9 @@ class ConfinedFiles:
 
     Attributes:
         files: resolved files inside the roots, in walk order, each once.
-        refused: ``(path, reason)`` for files found in a walked folder that were refused.
+        refused: ``(path, reason)`` for what a walked folder held that was left out: files
+            resolving outside the roots, and what the walk could not read or follow
+            (``cannot read folder: ...``, ``symlink loop``, ``dangling symlink``).
     """
 
     files: tuple[Path, ...]
@@ -146,7 +150,7 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
     Each given path must pass ``resolve_under_roots`` (else the whole request is refused).
     Folders are walked by ``kb.walk.walk_files``, as ``ingest.discover`` walks them (hidden
     entries skipped, symlinked folders not followed, only ``suffixes``); each file found is
-    resolved and checked again.
+    resolved and checked again. What the walk cannot read or follow is listed as refused.
 
     Args:
         paths: files and folders, as a caller gave them.
@@ -171,18 +175,21 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
             seen.add(f)
             files.append(f)
 
+    def left_out(error: WalkError) -> None:
+        refused.append((str(error.path), error.reason))
+
     for top in resolved:
         if not top.is_dir():
             add(top)
             continue
-        for found in walk_files(top, suffixes):
+        for found in walk_files(top, suffixes, on_error=left_out):
             try:
                 real = _real(found, found)
             except PathRefused as exc:
                 refused.append((str(found), exc.reason))
                 continue
             if real is None or not real.is_file():
-                continue  # a dangling symlink, or a symlink to a folder
+                continue  # gone or changed since the walk looked at it
             if not _inside(real, real_roots):
                 refused.append((str(found), "resolves outside the ingest roots (symlink)"))
                 continue

@@ -1,29 +1,106 @@
 """The folder walk shared by ingest and root confinement, so both see the same files.
 
 Used by ``ingest.discover`` (what ``kb ingest`` reads) and ``kb.roots.confine`` (what the tool
-and HTTP ingest may read).
+and HTTP ingest may read). What the walk cannot follow is never dropped in silence: each
+unreadable folder, symlink loop and dangling symlink is handed to the caller's ``on_error``
+as a ``WalkError``, and the caller decides how to report it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+WalkErrorKind = Literal["unreadable_folder", "unreadable_file", "symlink_loop",
+                        "dangling_symlink"]
 
 
-def walk_files(top: Path, suffixes: frozenset[str]) -> Iterator[Path]:
+@dataclass(frozen=True, slots=True)
+class WalkError:
+    """An entry the walk met but could not read or follow.
+
+    Attributes:
+        path: the folder or symlink, as found (unresolved).
+        kind: ``unreadable_folder`` (its listing failed), ``unreadable_file`` (a symlink
+            whose target cannot be examined, e.g. inside a folder kb may not search),
+            ``symlink_loop`` or ``dangling_symlink`` (its target does not exist).
+        reason: one line for a report, e.g. ``cannot read folder: Permission denied``.
+    """
+
+    path: Path
+    kind: WalkErrorKind
+    reason: str
+
+
+def link_error(path: Path, exc: OSError) -> WalkError:
+    """Classify why following the symlink ``path`` failed with ``exc``.
+
+    Args:
+        path: the symlink.
+        exc: the error of ``os.stat(path)`` (which follows links).
+    """
+    if exc.errno == errno.ELOOP:
+        return WalkError(path, "symlink_loop", "symlink loop")
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return WalkError(path, "dangling_symlink", "dangling symlink")
+    return WalkError(path, "unreadable_file", f"cannot read: {exc.strerror or exc}")
+
+
+def walk_files(top: Path, suffixes: frozenset[str], *,
+               on_error: Callable[[WalkError], None]) -> Iterator[Path]:
     """Yield the files under folder ``top`` whose suffix is in ``suffixes``, unresolved.
 
     Hidden files and folders (name starting with ``.``) are skipped; symlinked folders are not
-    followed (no loops); folders and names are visited in sorted order, so the walk is
-    deterministic. A yielded path may still be a symlink (the caller resolves and checks it).
+    followed (no loops); each folder yields its files in sorted order, then its subfolders are
+    walked in sorted order, so the walk is deterministic. A yielded path may be a symlink to a
+    regular file (the caller resolves and checks it). Other entries (FIFOs, sockets, devices)
+    are not files to read and are passed over.
+
+    Reported to ``on_error`` instead of being yielded, whatever their suffix (a broken link
+    does not show what it was meant to be): a folder whose listing fails (``top`` included),
+    a symlink loop, a dangling symlink, and a symlink whose target cannot be examined.
 
     Args:
         top: the folder to walk.
         suffixes: file suffixes to keep, lower case with the dot (``.md``).
+        on_error: called with each ``WalkError`` as the walk meets it; the walk goes on.
     """
-    for folder, dirs, names in os.walk(top, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith(".") and Path(name).suffix.lower() in suffixes:
-                yield Path(folder, name)
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            on_error(WalkError(folder, "unreadable_folder",
+                               f"cannot read folder: {exc.strerror or exc}"))
+            continue
+        subfolders: list[Path] = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    try:
+                        mode = os.stat(path).st_mode
+                    except OSError as exc:
+                        on_error(link_error(path, exc))
+                        continue
+                    regular = stat.S_ISREG(mode)  # a link to a folder is not followed
+                elif entry.is_dir(follow_symlinks=False):
+                    subfolders.append(path)
+                    continue
+                else:
+                    regular = entry.is_file(follow_symlinks=False)
+            except OSError as exc:  # the entry's type needed a stat, and it failed
+                on_error(WalkError(path, "unreadable_file", f"cannot read: {exc.strerror or exc}"))
+                continue
+            if regular and path.suffix.lower() in suffixes:
+                yield path
+        stack.extend(reversed(subfolders))

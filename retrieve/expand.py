@@ -67,7 +67,8 @@ def try_expand(store: Store, llm: LLM, query: str, *,
         if not extra:
             error = UNUSABLE
     except Exception as exc:
-        log.warning("query expansion failed: %s", exc)
+        # INFO: the result's diagnostics carry the failure as a degraded rung already.
+        log.info("query expansion failed: %s", exc)
         extra, error = [], f"{type(exc).__name__}: {exc}"
     seen = {query.strip().casefold()}
     queries = [query]

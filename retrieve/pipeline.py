@@ -101,6 +101,16 @@ def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, dat
     return Filters(options.sources, options.source_types, doc_ids), created
 
 
+def well_formed(text: str) -> str:
+    r"""``text`` with every unpaired UTF-16 surrogate replaced by U+FFFD (valid UTF-8 again).
+
+    JSON's ``"\ud800"`` and undecodable bytes in a command line (``surrogateescape``) both
+    yield lone surrogates, which SQLite, the tokenizer and every UTF-8 encoder refuse. A
+    well-formed pair written as two escapes becomes the one character it encodes.
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *,
            engines: Engines = Engines(), now: datetime | None = None,
            cancel: threading.Event | None = None) -> SearchResult:
@@ -121,7 +131,10 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query, a
         cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
         validates itself (a malformed date raises ``ValueError`` when the options are built).
+        Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
+        ``SearchResult.query`` always encodes as UTF-8.
     """
+    query = well_formed(query)
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
     trace = Trace(cancel=cancel)

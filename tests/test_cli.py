@@ -1,4 +1,5 @@
 import json
+import os
 
 import click
 import pytest
@@ -80,3 +81,78 @@ def test_search_json_is_byte_identical_across_runs(tmp_path):
     outs = {run("--db", db, "search", "glacier ice retreat", "--json", env=env).output
             for _ in range(3)}
     assert len(outs) == 1 and '"references"' in outs.pop()
+
+
+def test_sync_exits_1_when_a_file_failed_like_ingest(tmp_path):
+    db = str(tmp_path / "kb.db")
+    folder = tmp_path / "d"
+    write(folder / "good.md", "# Good\n\nGulls nest on the cliffs.\n")
+    empty = write(folder / "empty.md", "   \n")  # fails: no text to index
+    for command in ("ingest", "sync"):
+        r = run("--db", db, command, str(folder))
+        assert r.exit_code == 1, (command, r.output)
+        assert f"FAILED   {empty.resolve()}: no text" in r.output
+    empty.unlink()
+    r = run("--db", db, "sync", str(folder))
+    assert r.exit_code == 0 and "0 failed" in r.output
+
+
+def test_ingest_and_sync_exit_1_for_a_folder_kb_cannot_read(tmp_path):
+    db = str(tmp_path / "kb.db")
+    top = tmp_path / "x"
+    write(top / "a.md", "# A\n\nAnchors hold the boat.\n")
+    write(top / "locked_dir" / "in.md", "# In\n\nInside the locked folder.\n")
+    (top / "locked_dir").chmod(0o000)
+    try:
+        if os.access(top / "locked_dir", os.R_OK | os.X_OK):
+            pytest.skip("the permission bypass reads a mode-000 folder (root with "
+                        "CAP_DAC_OVERRIDE); run without it to test this")
+        for command in ("ingest", "sync"):
+            r = run("--db", db, command, str(top))
+            assert r.exit_code == 1, (command, r.output)
+            assert (f"FAILED   {top.resolve() / 'locked_dir'}: cannot read folder: "
+                    "Permission denied") in r.output
+            assert "1 failed" in r.output
+    finally:
+        (top / "locked_dir").chmod(0o755)
+
+
+def test_broken_links_are_named_in_the_report_and_in_errors(tmp_path):
+    db = str(tmp_path / "kb.db")
+    top = tmp_path / "x"
+    write(top / "a.md", "# A\n\nAnchors hold the boat.\n")
+    (top / "sub").mkdir()
+    (top / "sub" / "loop_a").symlink_to("loop_b")
+    (top / "sub" / "loop_b").symlink_to("loop_a")
+    (top / "sub" / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    r = run("--db", db, "ingest", str(top))
+    assert r.exit_code == 0, r.output  # skipped, not failed: there is nothing to read
+    sub = top.resolve() / "sub"
+    assert f"SKIPPED  {sub / 'dangling.md'}: dangling symlink" in r.output
+    assert f"SKIPPED  {sub / 'loop_a'}: symlink loop" in r.output
+    assert "1 added, 0 updated, 0 unchanged, 3 skipped, 0 failed" in r.output
+    r = run("--db", db, "ingest", str(top / "sub" / "loop_a"))
+    assert r.exit_code == 1
+    assert r.output == f"kb: error: {top / 'sub' / 'loop_a'}: symlink loop\n"
+
+
+def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
+    db = str(tmp_path / "kb.db")
+    folder = tmp_path / "papers"
+    write(folder / "report.md", "# Report\n\nThe signing keys rotate every 90 days.\n")
+    (folder / "sub").mkdir()
+    (tmp_path / "alias").symlink_to(folder, target_is_directory=True)
+    source = str((folder / "report.md").resolve())
+    for cwd, ref in [(folder, "report.md"), (folder, "./report.md"),
+                     (folder / "sub", "../report.md"), (tmp_path / "alias", "report.md"),
+                     (tmp_path, "papers/report.md")]:
+        monkeypatch.chdir(cwd)
+        assert run("--db", db, "ingest", str(folder)).exit_code == 0
+        r = run("--db", db, "rm", ref)
+        assert (r.exit_code, r.output) == (0, f"removed {source}\n"), (cwd, ref)
+    assert run("--db", db, "ingest", str(folder)).exit_code == 0
+    monkeypatch.chdir(folder)
+    (folder / "report.md").unlink()  # a file already deleted is still found by its path
+    assert run("--db", db, "rm", "report.md").output == f"removed {source}\n"
+    r = run("--db", db, "rm", "report.md")
+    assert r.exit_code == 1 and "no document matches 'report.md'" in r.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,3 +165,74 @@ def test_token_guarded_server_bound_to_all_interfaces(kb_bm25: KnowledgeBase,
 ])
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+# --- text no encoder takes, methods no endpoint takes ----------------------------------------
+
+JSON = {"Content-Type": "application/json"}
+
+
+def test_lone_surrogates_are_answered_never_a_500(client: httpx.Client, corpus: Path) -> None:
+    # The body is valid JSON: a \ud800 escape decodes to a lone UTF-16 surrogate, which no
+    # UTF-8 encoder takes. The search replaces it with U+FFFD; the answer is valid UTF-8.
+    r = client.post("/search", content=b'{"query": "\\ud800 box kites"}', headers=JSON)
+    assert r.status_code == 200, r.text
+    data = json.loads(r.content.decode("utf-8", errors="strict"))
+    assert data["error"] is None and data["query"] == "\ufffd box kites"
+    assert data["references"][0]["source"] == str((corpus / "notes" / "kites.md").resolve())
+    r = client.post("/search", content=b'{"query": "\\udfff"}', headers=JSON)
+    assert r.status_code == 200 and r.json()["query"] == "\ufffd"
+    assert r.json()["insufficient_evidence"] is True
+    r = client.post("/context", content=b'{"query": "box kites \\ud800"}', headers=JSON)
+    assert r.status_code == 200 and r.json()["query"] == "box kites \ufffd"
+    assert "[1]" in r.json()["context"]
+    # A well-formed pair written as two escapes is the character it encodes.
+    r = client.post("/search", content=b'{"query": "\\ud83e\\ude81 kites"}', headers=JSON)
+    assert r.status_code == 200 and r.json()["query"] == "\U0001fa81 kites"
+    # Error answers echo the caller's text too: still JSON, still UTF-8, never a 500.
+    r = client.post("/search", content=b'{"query": "\\ud800", "top_k": 99}', headers=JSON)
+    assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_arguments"
+    assert "\ud800" not in r.content.decode("utf-8", errors="strict")
+    r = client.post("/ingest", content=b'{"paths": ["notes/\\udcff.md"]}', headers=JSON)
+    assert r.status_code in (403, 404), r.text
+    assert "notes/\ufffd.md" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "PROPFIND"])
+def test_methods_no_endpoint_takes_get_json_405_with_allow(client: httpx.Client,
+                                                           method: str) -> None:
+    for path, allow in (("/search", "POST"), ("/health", "GET"), ("/nope", "GET, POST")):
+        r = client.request(method, path, content=b'{"query": "box kites"}', headers=JSON)
+        assert r.status_code == 405, (method, path, r.text)
+        assert r.headers["allow"] == allow
+        assert r.headers["content-type"].startswith("application/json")
+        if method == "HEAD":
+            assert r.content == b""  # a HEAD answer carries headers only
+        else:
+            assert r.json()["error"]["type"] == "method_not_allowed"
+            assert method in r.json()["error"]["message"]
+    assert client.get("/health").status_code == 200  # the server is unharmed
+
+
+def test_a_token_guards_unserved_methods_too(kb_bm25: KnowledgeBase) -> None:
+    srv = start(kb_bm25, ServeSettings(port=0, token=TOKEN))
+    try:
+        r = httpx.request("DELETE", srv.url + "/documents", timeout=30)
+        assert r.status_code == 401  # nothing about the server before authentication
+        r = httpx.request("DELETE", srv.url + "/documents", timeout=30,
+                          headers={"Authorization": f"Bearer {TOKEN}"})
+        assert r.status_code == 405 and r.headers["allow"] == "GET"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_requests_the_standard_library_cannot_parse_get_json(server: KbHTTPServer) -> None:
+    with socket.create_connection(server.server_address[:2], timeout=30) as s:
+        s.sendall(b"GET /health extra-word HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        reply = b""
+        while chunk := s.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 400") and b"application/json" in head
+    assert json.loads(body)["error"]["type"] == "bad_request"

@@ -1,5 +1,6 @@
 import hashlib
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -229,3 +230,95 @@ def test_a_failed_llm_is_not_final_the_next_ingest_redoes_the_file(tmp_path):
     [listed] = _docs_json(db)
     assert listed["status"] == "indexed"
     assert listed["content_hash"] == hashlib.sha256(doc.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def lock_folder():
+    """``lock(folder, mode)``: chmod a folder, skipping the test when the process can read it
+    anyway (root with CAP_DAC_OVERRIDE); every mode is restored at teardown."""
+    locked: list[Path] = []
+
+    def lock(folder: Path, mode: int = 0o000) -> None:
+        folder.chmod(mode)
+        locked.append(folder)
+        if os.access(folder, os.R_OK | os.X_OK):
+            pytest.skip("the permission bypass reads a mode-000 folder (root with "
+                        "CAP_DAC_OVERRIDE); run without it to test this")
+
+    yield lock
+    for folder in locked:
+        folder.chmod(0o755)
+
+
+def _outcomes(report):
+    return [(o.path, o.action, o.reason) for o in report.outcomes]
+
+
+@pytest.mark.parametrize(("mode", "missing", "reason"), [
+    (0o000, "locked_dir", "cannot read folder: Permission denied"),  # cannot list it
+    (0o444, "locked_dir/in.md", "cannot read: Permission denied"),  # lists, cannot open
+])
+def test_an_unreadable_folder_is_a_failed_outcome(tmp_path, kb_bm25, lock_folder, mode,
+                                                  missing, reason):
+    top = tmp_path / "x"
+    write(top / "a.md", "# A\n\nAnchors hold the boat.\n")
+    write(top / "locked_dir" / "in.md", "# In\n\nInside the locked folder.\n")
+    write(top / "locked_dir" / "deeper" / "more.md", "# More\n\nFurther down.\n")
+    lock_folder(top / "locked_dir", mode)
+    report = kb_bm25.ingest([top])
+    real = top.resolve()
+    expected = [(str(real / "a.md"), "added", ""), (str(real / missing), "failed", reason)]
+    if mode == 0o444:  # listed, so its subfolder is met, and cannot be read either
+        expected.append((str(real / "locked_dir" / "deeper"), "failed",
+                         "cannot read folder: Permission denied"))
+    assert _outcomes(report) == expected
+    assert [d.source for d in kb_bm25.documents()] == [str(real / "a.md")]
+
+
+def test_sync_keeps_the_documents_of_a_folder_it_cannot_read(tmp_path, kb_bm25, lock_folder):
+    top = tmp_path / "x"
+    write(top / "a.md", "# A\n\nAnchors hold the boat.\n")
+    inside = write(top / "locked_dir" / "in.md", "# In\n\nInside the locked folder.\n")
+    kb_bm25.ingest([top])
+    lock_folder(top / "locked_dir")
+    report = kb_bm25.sync([top])  # is_file() raised PermissionError here before
+    assert report.removed == () and report.count("failed") == 1
+    assert str(inside.resolve()) in {d.source for d in kb_bm25.documents()}
+
+
+def test_symlink_loops_and_dangling_links_in_a_folder_are_skipped_with_the_reason(
+        tmp_path, kb_bm25):
+    top = tmp_path / "x"
+    write(top / "a.md", "# A\n\nAnchors hold the boat.\n")
+    write(top / "folder" / "b.md", "# B\n\nBuoys mark the channel.\n")
+    (top / "sub").mkdir()
+    (top / "sub" / "loop_a").symlink_to("loop_b")
+    (top / "sub" / "loop_b").symlink_to("loop_a")
+    (top / "sub" / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    (top / "sub" / ".hidden-dangling.md").symlink_to(tmp_path / "nowhere.md")  # hidden: unseen
+    (top / "sub" / "folder-link").symlink_to(top / "folder", target_is_directory=True)
+    (top / "sub" / "alias.md").symlink_to(top / "a.md")
+    report = kb_bm25.ingest([top])
+    real = top.resolve()
+    assert _outcomes(report) == [
+        (str(real / "a.md"), "added", ""),
+        (str(real / "folder" / "b.md"), "added", ""),
+        (str(real / "sub" / "dangling.md"), "skipped", "dangling symlink"),
+        (str(real / "sub" / "loop_a"), "skipped", "symlink loop"),
+        (str(real / "sub" / "loop_b"), "skipped", "symlink loop"),
+    ]  # alias.md is a.md again; the folder link is not followed (b.md came from the folder)
+    assert kb_bm25.ingest([top, top]).count("skipped") == 3  # each reported once
+
+
+def test_a_given_symlink_loop_or_dangling_link_is_named(tmp_path, kb_bm25):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "loop_a").symlink_to("loop_b")
+    (tmp_path / "sub" / "loop_b").symlink_to("loop_a")
+    (tmp_path / "sub" / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    good = write(tmp_path / "good.md", "# Good\n\nA readable file.\n")
+    for given, reason in [("sub/loop_a", "symlink loop"), ("sub/loop_a/x.md", "symlink loop"),
+                          ("sub/dangling.md", "dangling symlink"),
+                          ("sub/missing.md", "no such file or folder")]:
+        with pytest.raises(FileNotFoundError, match=f": {reason}$"):
+            kb_bm25.ingest([good, tmp_path / given])
+    assert kb_bm25.documents() == []  # refused before anything was written

@@ -141,3 +141,34 @@ def test_check_roots_rejects_missing_and_files_and_dedupes(tree: dict[str, Path]
     with pytest.raises(ValueError, match="not a folder"):
         check_roots([tree["a"]])
     assert check_roots([tree["root"], str(tree["root"]) + os.sep]) == (tree["root"].resolve(),)
+
+
+def test_confine_lists_broken_links_as_refused(tree: dict[str, Path]) -> None:
+    root = tree["root"]
+    (root / "sub" / "dangling.md").symlink_to(root / "nowhere.md")
+    (root / "sub" / "loop_a").symlink_to("loop_b")
+    (root / "sub" / "loop_b").symlink_to("loop_a")
+    found = confine([root], check_roots([root]), suffixes=SUFFIXES)
+    real = root.resolve()
+    assert found.files == (real / "a.md", real / "sub" / "b.txt")
+    assert found.refused == (
+        (str(real / "out-link.md"), "resolves outside the ingest roots (symlink)"),
+        (str(real / "sub" / "dangling.md"), "dangling symlink"),
+        (str(real / "sub" / "loop_a"), "symlink loop"),
+        (str(real / "sub" / "loop_b"), "symlink loop"),
+    )
+
+
+def test_confine_lists_an_unreadable_folder_as_refused(tree: dict[str, Path]) -> None:
+    locked = tree["root"] / "sub"
+    locked.chmod(0o000)
+    try:
+        if os.access(locked, os.R_OK | os.X_OK):
+            pytest.skip("the permission bypass reads a mode-000 folder (root with "
+                        "CAP_DAC_OVERRIDE); run without it to test this")
+        found = confine([tree["root"]], check_roots([tree["root"]]), suffixes=SUFFIXES)
+    finally:
+        locked.chmod(0o755)
+    real = tree["root"].resolve()
+    assert found.files == (real / "a.md",)  # sub/b.txt cannot be reached
+    assert (str(real / "sub"), "cannot read folder: Permission denied") in found.refused

@@ -111,6 +111,7 @@ class CircuitBreaker:
             self._last_reason = reason
             if half_open or self._consecutive >= self.failures:
                 if self._opened_at is None or half_open:
-                    log.warning("%s: circuit open for %.0f s after %d consecutive failures (%s)",
-                                self.backend, self.cooldown_s, self._consecutive, reason)
+                    # INFO: callers report the failures (degraded rungs, ingest report).
+                    log.info("%s: circuit open for %.0f s after %d consecutive failures (%s)",
+                             self.backend, self.cooldown_s, self._consecutive, reason)
                 self._opened_at = self._clock()

