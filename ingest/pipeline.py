@@ -104,6 +104,12 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | N
                  vision: VisionModel | None = None) -> FileOutcome:
     source = str(path)
     try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the file system decoded with surrogateescape
+        shown = source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return FileOutcome(shown, "failed",
+                           reason="the file name is not valid UTF-8 (rename the file to index it)")
+    try:
         stat = path.stat()
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             return FileOutcome(source, "skipped", reason=f"unsupported file type {path.suffix!r}")

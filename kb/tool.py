@@ -37,6 +37,7 @@ from kb.config import TOP_K, TOP_K_MAX, SearchOptions, parse_instant
 from kb.injection import flag_injection
 from kb.roots import PathRefused, confine
 from kb.types import Diagnostics, IngestReport, Reference, SearchResult, SourceType
+from retrieve.pipeline import well_formed
 
 log = logging.getLogger(__name__)
 
@@ -287,7 +288,7 @@ def result_to_dict(result: SearchResult) -> dict[str, Any]:
 
 
 def _empty_search(query: object) -> dict[str, Any]:
-    return {"query": query if isinstance(query, str) else "", "references": [],
+    return {"query": well_formed(query) if isinstance(query, str) else "", "references": [],
             "insufficient_evidence": True, "note": NO_EVIDENCE_NOTE, "diagnostics": None}
 
 

@@ -322,3 +322,18 @@ def test_a_given_symlink_loop_or_dangling_link_is_named(tmp_path, kb_bm25):
         with pytest.raises(FileNotFoundError, match=f": {reason}$"):
             kb_bm25.ingest([good, tmp_path / given])
     assert kb_bm25.documents() == []  # refused before anything was written
+
+
+def test_a_file_name_that_is_not_utf8_fails_alone(tmp_path):
+    folder = os.fsencode(tmp_path / "d")
+    os.makedirs(folder)
+    with open(os.path.join(folder, b"caf\xe9.txt"), "wb") as f:  # Latin-1 bytes in a name
+        f.write(b"The lighthouse keeper lit the lamp at dusk.")
+    write(tmp_path / "d" / "ok.txt", "The baker bakes bread at dawn.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([tmp_path / "d"])
+        assert report.count("added") == 1 and report.count("failed") == 1
+        failed = next(o for o in report.outcomes if o.action == "failed")
+        assert "not valid UTF-8" in failed.reason and "\ufffd" in failed.path
+        failed.path.encode("utf-8")  # printable and JSON-safe
+        assert kb.search("baker bread").references

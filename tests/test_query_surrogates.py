@@ -65,3 +65,13 @@ def test_cli_argument_with_undecodable_bytes(db):
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["query"] == "\ufffd box kites" and data["references"]
+
+
+def test_an_invalid_tool_call_echoes_its_query_as_valid_utf8(tmp_path):
+    from kb.tool import knowledge_search
+
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        out = knowledge_search(kb, {"query": "\ud800 kites", "top_k": 99})
+    assert out["error"]["type"] == "invalid_arguments"
+    assert out["query"] == "\ufffd kites"
+    out["query"].encode("utf-8")
