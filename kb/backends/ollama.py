@@ -226,12 +226,7 @@ class OllamaVision(OllamaChat):
             kb.errors.BackendUnavailable: the server cannot be reached or its circuit is open.
             kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
         """
-        if timeout_s <= 0:
-            raise ValueError("timeout_s must be positive")
-        return guarded_call(lambda t: self._chat(DESCRIBE_IMAGE_PROMPT, t, [image]),
-                            backend=self.model_id, breaker=self.breaker,
-                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
-                            deadline_s=timeout_s, retry=self.retry)
+        return self._capped(lambda t: self._chat(DESCRIBE_IMAGE_PROMPT, t, [image]), timeout_s)
 
 
 def list_models(host: str = DEFAULT_OLLAMA_HOST, *,

@@ -176,15 +176,10 @@ class OpenAIVision(OpenAIChat):
             kb.errors.BackendUnavailable: the server cannot be reached or its circuit is open.
             kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
         """
-        if timeout_s <= 0:
-            raise ValueError("timeout_s must be positive")
         uri = f"data:{mime_type};base64,{base64.b64encode(image).decode('ascii')}"
         content: list[dict[str, Any]] = [{"type": "text", "text": DESCRIBE_IMAGE_PROMPT},
                                          {"type": "image_url", "image_url": {"url": uri}}]
-        return guarded_call(lambda t: self._chat(content, t), backend=self.model_id,
-                            breaker=self.breaker,
-                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
-                            deadline_s=timeout_s, retry=self.retry)
+        return self._capped(lambda t: self._chat(content, t), timeout_s)
 
 
 def _logistic(x: float) -> float:

@@ -244,9 +244,17 @@ class RemoteLLM:
             kb.errors.BackendUnavailable: the server cannot be reached or its circuit is open.
             kb.errors.BackendError: the call failed or exceeded ``timeout_s``.
         """
+        return self._capped(lambda t: self._chat(prompt, t), timeout_s)
+
+    def _capped(self, call: Callable[[float], str], timeout_s: float) -> str:
+        """``call(read_timeout_s)`` through the breaker and retries, abandoned at ``timeout_s``.
+
+        Raises:
+            ValueError: ``timeout_s`` is not positive.
+            kb.errors.BackendError: as ``complete``.
+        """
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
-        return guarded_call(lambda t: self._chat(prompt, t), backend=self.model_id,
-                            breaker=self.breaker, read_timeout_s=min(timeout_s,
-                                                                     self.timeouts.read_s),
+        return guarded_call(call, backend=self.model_id, breaker=self.breaker,
+                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
                             deadline_s=timeout_s, retry=self.retry)
