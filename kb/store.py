@@ -206,9 +206,14 @@ class Store(SearchPrimitives):
         Raises:
             StoreError: SQLite's quick_check reports corruption.
         """
-        problems = [r[0] for r in self.conn.execute("PRAGMA quick_check")]
+        problems = [line for r in self.conn.execute("PRAGMA quick_check")
+                    for line in str(r[0]).splitlines() if line.strip() and "***" not in line]
         if problems != ["ok"]:
-            raise StoreError(f"{self.path}: integrity check failed: {problems[:3]}", path=self.path)
+            shown = "; ".join(problems[:2]) + (f" (+{len(problems) - 2} more)"
+                                               if len(problems) > 2 else "")
+            raise StoreError(f"{self.path}: the database is corrupt (SQLite quick_check: "
+                             f"{shown}); restore a backup or ingest into a new file",
+                             path=self.path)
         fixed = {"orphan_chunks": 0, "orphan_fts": 0, "orphan_staged": 0, "missing_fts": 0}
         healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
         if healthy:  # the common case: no write, so read-only files open and caches stay warm

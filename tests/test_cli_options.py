@@ -64,3 +64,17 @@ def test_commands_that_only_read_refuse_a_missing_database(tmp_path, argv):
     r = run("--db", str(db), *argv)
     assert r.exit_code == 1 and "no knowledge base here" in r.output
     assert not db.exists() and not db.parent.exists()  # nothing created on the way
+
+
+def test_a_corrupt_database_is_one_clear_line(tmp_path):
+    for i in range(30):
+        write(tmp_path / "d" / f"n{i}.txt", f"Note {i}: the lighthouse keeper logs the lamp. "
+              + "x" * 2000)
+    db = tmp_path / "kb.db"
+    assert run("--db", str(db), "ingest", str(tmp_path / "d")).exit_code == 0
+    with db.open("r+b") as f:  # overwrite a page in the middle of the file
+        f.seek(4096 * 5)
+        f.write(b"\xff" * 3000)
+    r = run("--db", str(db), "search", "lamp")
+    assert r.exit_code == 1 and r.output.count("\n") == 1
+    assert "the database is corrupt" in r.output and "restore a backup" in r.output
