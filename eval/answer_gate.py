@@ -286,6 +286,9 @@ def _judge_with_ragas(item: JudgedAnswer, answer: str, references: Sequence[Refe
         return replace(item, error=f"judging failed: {exc}")
     if not scores.statements:  # the model declined in its own words
         return replace(item, refused=True, faithfulness=1.0)
+    if scores.faithfulness is None or scores.context_relevance is None:
+        return replace(item, error="judging failed: ragas returned no verdict "
+                                   "(faithfulness or context relevance)")
     return replace(item, faithfulness=scores.faithfulness, statements=scores.statements,
                    unsupported=scores.unsupported, answer_relevance=scores.answer_relevance,
                    context_relevance=scores.context_relevance)

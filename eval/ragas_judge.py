@@ -225,6 +225,15 @@ class _Ragas:
 
 
 @cache
+def check_installed() -> None:
+    """Import ragas now, so a missing extra is one clear error before any slow work.
+
+    Raises:
+        kb.errors.BackendUnavailable: ragas is not installed or does not import.
+    """
+    _ragas()
+
+
 def _ragas() -> _Ragas:
     os.environ[TELEMETRY_ENV] = "true"  # before ragas reads it; kb sends nothing elsewhere
     try:

@@ -40,8 +40,11 @@ indexed documents that have none (``kb rm`` and ingest again to add them).
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import logging
+import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -295,8 +298,14 @@ def remove_missing(store: Store, roots: Iterable[Path]) -> tuple[str, ...]:
 
 
 def _gone(path: Path) -> bool:
-    """Whether no regular file is at ``path`` (``False`` when that cannot be told)."""
+    """Whether no regular file is at ``path`` (``False`` when that cannot be told).
+
+    ``os.stat`` rather than ``Path.is_file``: from Python 3.13 ``is_file`` answers ``False``
+    on any error, so a folder kb may not read would look empty and its documents be deleted.
+    """
     try:
-        return not path.is_file()  # False for missing paths, folders and symlink loops
-    except OSError:  # e.g. Permission denied on a folder above it
-        return False
+        return not stat.S_ISREG(os.stat(path).st_mode)  # a folder where the file was: gone
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP  # a symlink loop holds no file; anything else: unsure

@@ -345,8 +345,8 @@ def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
 @click.argument("query")
 @search_options
 @click.option("--json", "as_json", is_flag=True,
-              help="JSON output: query, context and insufficient_evidence (the shape of the "
-                   "HTTP /context answer; `kb search --json` gives the full SearchResult).")
+              help="JSON output: query, context, insufficient_evidence and error (the shape "
+                   "of the HTTP /context answer; `kb search --json` gives the full result).")
 @click.pass_context
 @errors_as_one_line
 def context(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
@@ -362,7 +362,9 @@ def context(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
         click.echo(f"kb: {result.diagnostics.error}", err=True)
     if as_json:
         emit_json({"query": result.query, "context": result.context,
-                   "insufficient_evidence": result.insufficient_evidence})
+                   "insufficient_evidence": result.insufficient_evidence,
+                   "error": ({"type": "failed", "message": result.diagnostics.error}
+                             if result.diagnostics.error else None)})
     else:
         click.echo(result.context)
 

@@ -123,6 +123,9 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
                              f"in {limits.path}: add a {table_name(embedder, set_name)} table "
                              "or pass --thresholds")
     answers = None
+    if judge_backend == "ragas" and not config.llm:
+        raise ValueError("--judge-backend ragas needs --llm: the faithfulness gate judges the "
+                         "answers of the --llm model")
     if judge and not config.llm:
         raise ValueError("--judge needs --llm: the faithfulness gate judges the answers of the "
                          "--llm model")
@@ -137,6 +140,9 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
                 raise ValueError("--judge-backend ragas needs an OpenAI-compatible judge: "
                                  "--judge openai:URL#MODEL (or such an --llm)")
             ragas = (spec.base_url, spec.model, config.api_key)
+            from eval.ragas_judge import check_installed
+
+            check_installed()  # before answering anything with a slow model
         answers = AnswerGateConfig(
             judge=make_llm(judge, ollama_host=config.ollama_host, api_key=config.api_key)
             if judge else None, limit=faithfulness_limit, ragas=ragas)

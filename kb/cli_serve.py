@@ -28,7 +28,7 @@ def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
 
     require_mcp()
     allowed = check_roots(roots)
-    with open_kb(ctx, create=True) as kb:
+    with open_kb(ctx, create=bool(allowed)) as kb:  # only a server that can ingest creates
         run_stdio(kb, allowed)
 
 
@@ -61,7 +61,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
         click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}); "
                    "Ctrl-C stops", err=True)
 
-    with open_kb(ctx, create=True) as kb:
+    with open_kb(ctx, create=bool(settings.roots)) as kb:  # only if it can ingest
         try:
             serve_http(kb, settings, on_ready=ready)
         except OSError as exc:

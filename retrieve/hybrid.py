@@ -14,9 +14,11 @@ import logging
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -151,25 +153,44 @@ def _one_openmp_thread() -> None:
         log.debug("could not limit OpenMP threads", exc_info=True)
 
 
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_restore: Any = None
+
+
 @lru_cache(maxsize=1)
 def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _one_blas_thread() -> AbstractContextManager[object]:
-    """One BLAS thread for the vector scans, restored afterwards.
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """One BLAS thread for the vector scans while any search scans, restored by the last.
 
     The scan is a matrix-vector product bound by memory bandwidth: a second OpenBLAS thread
     does not speed it up, but it competes with BM25 for the second core (and OpenBLAS threads
     spin-wait after a call). Measured at 100k chunks on 2 cores: search p50 61 ms with two BLAS
-    threads, 45 ms with one. OpenBLAS's thread count is process-wide, so other threads' BLAS
-    calls during the ~10 ms scan also run on one thread.
+    threads, 47 ms with one. OpenBLAS's thread count is process-wide, so overlapping searches
+    share one reference-counted limit (the first sets it, the last restores it), and other
+    threads' BLAS calls during a scan also run on one thread.
     """
+    global _blas_users, _blas_restore
+    with _blas_lock:
+        _blas_users += 1
+        if _blas_users == 1:
+            try:
+                _blas_restore = _blas().limit(limits=1, user_api="blas")
+            except Exception:  # an unusual BLAS only costs speed
+                log.debug("could not limit BLAS threads", exc_info=True)
+                _blas_restore = None
     try:
-        return _blas().limit(limits=1, user_api="blas")
-    except Exception:  # an unusual BLAS only costs speed
-        log.debug("could not limit BLAS threads", exc_info=True)
-        return nullcontext()
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_restore is not None:
+                _blas_restore.restore_original_limits()
+                _blas_restore = None
 
 
 @lru_cache(maxsize=1)

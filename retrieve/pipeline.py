@@ -135,6 +135,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         ``SearchResult.query`` always encodes as UTF-8.
     """
     query = well_formed(query)
+    if any(well_formed(s) != s for s in options.sources):  # a source path from any client
+        options = replace(options, sources=tuple(well_formed(s) for s in options.sources))
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
     trace = Trace(cancel=cancel)

@@ -77,7 +77,8 @@ def test_context_json_is_the_http_context_shape(db):
     r = run("--db", db, "context", "who invented box kites", "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert set(data) == {"query", "context", "insufficient_evidence"}
+    assert set(data) == {"query", "context", "insufficient_evidence", "error"}
+    assert data["error"] is None
     assert data["query"] == "who invented box kites" and not data["insufficient_evidence"]
     assert data["context"] + "\n" == run("--db", db, "context", "who invented box kites").stdout
     data = json.loads(run("--db", db, "context", "zqxv wplkt", "--json").stdout)

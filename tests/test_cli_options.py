@@ -78,3 +78,15 @@ def test_a_corrupt_database_is_one_clear_line(tmp_path):
     r = run("--db", str(db), "search", "lamp")
     assert r.exit_code == 1 and r.output.count("\n") == 1
     assert "the database is corrupt" in r.output and "restore a backup" in r.output
+
+
+@pytest.mark.parametrize("argv", [["serve", "--port", "0"], ["mcp"]])
+def test_a_server_that_cannot_ingest_refuses_a_missing_database(tmp_path, argv):
+    db = tmp_path / "typo.db"
+    r = run("--db", str(db), *argv)
+    assert r.exit_code == 1 and "no knowledge base here" in r.output and not db.exists()
+
+
+def test_the_ragas_judge_backend_needs_an_llm(tmp_path):
+    r = run("eval", "--set", "precision", "--judge-backend", "ragas")
+    assert r.exit_code != 0 and "--judge-backend ragas needs --llm" in r.output

@@ -60,3 +60,19 @@ def test_unusable_replies_are_reported_and_asked_again_next_time(tmp_path):
     assert len(llm.prompts) == 4
     assert len(second.diagnostics.queries) > 1
     assert not any("LLM" in d for d in second.diagnostics.degraded)
+
+
+def test_an_unusable_reply_cached_earlier_is_asked_again(tmp_path):
+    from kb.llm_cache import cache_key
+    from retrieve.expand import PROMPT
+
+    llm = RecordingLLM()
+    with _kb(tmp_path, llm) as kb:
+        query = "who invented the box kite"
+        key = cache_key(llm.model_id, PROMPT.format(query=query))
+        with kb.store.write() as c:  # as an older kb stored it, before replies were checked
+            c.execute("INSERT INTO llm_cache(key, model, completion, created_at) "
+                      "VALUES (?, ?, 'no JSON here', '2026-01-01')", (key, llm.model_id))
+        result = kb.search(query, decay=False)
+    assert any(p.startswith("Rewrite the search query") for p in llm.prompts)
+    assert len(result.diagnostics.queries) > 1

@@ -75,3 +75,11 @@ def test_an_invalid_tool_call_echoes_its_query_as_valid_utf8(tmp_path):
     assert out["error"]["type"] == "invalid_arguments"
     assert out["query"] == "\ufffd kites"
     out["query"].encode("utf-8")
+
+
+def test_a_lone_surrogate_in_a_source_filter_is_not_a_failure(tmp_path):
+    write(tmp_path / "d" / "kites.txt", "Lawrence Hargrave invented the box kite in 1893.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "d"])
+        out = knowledge_search(kb, {"query": "box kite", "sources": ["/tmp/\ud800"]})
+    assert out["error"] is None and out["references"] == []  # scoped to nothing, not failed

@@ -97,3 +97,21 @@ def test_past_100k_chunks_status_and_ingest_say_an_approximate_index_is_due(kb_p
     assert warning and "100,001 chunks" in warning and "approximate index is due" in warning
     with KnowledgeBase(kb_path, Config(embedder="none")) as kb:
         assert kb.status()["warnings"] == []  # a small index: nothing to say
+
+
+def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():
+    from threadpoolctl import threadpool_info
+
+    from retrieve.hybrid import _one_blas_thread
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    first, second = _one_blas_thread(), _one_blas_thread()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first search ends while the second still scans
+    assert all(n == 1 for n in blas_threads())
+    second.__exit__(None, None, None)
+    assert blas_threads() == before  # not left at one thread for the rest of the process
