@@ -224,7 +224,6 @@ class _Ragas:
     parse_errors: tuple[type[Exception], ...]  # a judge reply off the schema
 
 
-@cache
 def check_installed() -> None:
     """Import ragas now, so a missing extra is one clear error before any slow work.
 
@@ -234,6 +233,7 @@ def check_installed() -> None:
     _ragas()
 
 
+@cache
 def _ragas() -> _Ragas:
     os.environ[TELEMETRY_ENV] = "true"  # before ragas reads it; kb sends nothing elsewhere
     try:

@@ -20,7 +20,7 @@ from kb import vectorspace
 from kb.answer import ANSWER_TIMEOUT_S, Answer, answer_question
 from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.embedding import EmbeddingService
-from kb.backends.http import INGEST_RETRIES
+from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
 from kb.config import Config, PipelineSettings, SearchOptions, scale_warning
 from kb.embedder_state import EmbedderState
@@ -62,8 +62,11 @@ class KnowledgeBase:
         self.problems: list[str] = []
         if llm is None and self.config.llm:
             try:
+                # A query-time cap above the default read timeout must not be cut to it.
+                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.helper_timeout_s)
                 self.llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
-                                    api_key=self.config.api_key)
+                                    api_key=self.config.api_key,
+                                    timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
                 # Ingest-time twin: retries transient failures; one breaker for both.
                 self.ingest_llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
                                            api_key=self.config.api_key, retries=INGEST_RETRIES,

@@ -158,11 +158,6 @@ _blas_users = 0
 _blas_restore: Any = None
 
 
-@lru_cache(maxsize=1)
-def _blas() -> ThreadpoolController:
-    return ThreadpoolController()
-
-
 @contextmanager
 def _one_blas_thread() -> Iterator[None]:
     """One BLAS thread for the vector scans while any search scans, restored by the last.
@@ -179,7 +174,8 @@ def _one_blas_thread() -> Iterator[None]:
         _blas_users += 1
         if _blas_users == 1:
             try:
-                _blas_restore = _blas().limit(limits=1, user_api="blas")
+                # a fresh controller (0.2 ms) sees every BLAS library loaded by now
+                _blas_restore = ThreadpoolController().limit(limits=1, user_api="blas")
             except Exception:  # an unusual BLAS only costs speed
                 log.debug("could not limit BLAS threads", exc_info=True)
                 _blas_restore = None

@@ -76,3 +76,9 @@ def test_an_unusable_reply_cached_earlier_is_asked_again(tmp_path):
         result = kb.search(query, decay=False)
     assert any(p.startswith("Rewrite the search query") for p in llm.prompts)
     assert len(result.diagnostics.queries) > 1
+
+
+def test_a_helper_cap_above_the_read_timeout_is_not_cut_to_it(tmp_path):
+    with KnowledgeBase(tmp_path / "kb.db", Config(
+            embedder="none", llm="openai:http://127.0.0.1:9/v1#m", helper_timeout_s=240.0)) as kb:
+        assert kb.llm is not None and kb.llm.timeouts.read_s == 240.0

@@ -256,5 +256,5 @@ class RemoteLLM:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
         return guarded_call(call, backend=self.model_id, breaker=self.breaker,
-                            read_timeout_s=timeout_s,  # the caller's cap, even past read_s
+                            read_timeout_s=min(timeout_s, self.timeouts.read_s),
                             deadline_s=timeout_s, retry=self.retry)
