@@ -1,6 +1,7 @@
 """DESIGN 8 at scale: long scans are cancellable; past 100k chunks kb says an ANN is due."""
 
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import write
@@ -100,18 +101,30 @@ def test_past_100k_chunks_status_and_ingest_say_an_approximate_index_is_due(kb_p
 
 
 def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():
-    from threadpoolctl import threadpool_info
+    # OpenBLAS's thread count is process-wide and other tests' embedders (usem) limit it too,
+    # so the check runs in a fresh interpreter where nothing else touches it.
+    import subprocess
+    import sys
 
-    from retrieve.hybrid import _one_blas_thread
+    script = """
+import numpy
+from threadpoolctl import threadpool_info
+from retrieve.hybrid import _one_blas_thread
 
-    def blas_threads():
-        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+def blas():
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
-    before = blas_threads()
-    first, second = _one_blas_thread(), _one_blas_thread()
-    first.__enter__()
-    second.__enter__()
-    first.__exit__(None, None, None)  # the first search ends while the second still scans
-    assert all(n == 1 for n in blas_threads())
-    second.__exit__(None, None, None)
-    assert blas_threads() == before  # not left at one thread for the rest of the process
+before = blas()
+first, second = _one_blas_thread(), _one_blas_thread()
+first.__enter__()
+second.__enter__()
+first.__exit__(None, None, None)   # the first search ends while the second still scans
+inside = blas()
+second.__exit__(None, None, None)
+print(before, inside, blas())
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).parent.parent).stdout.split("] [")
+    before, inside, after = ([int(n) for n in part.strip("[]\n ").split(",")] for part in out)
+    assert all(n == 1 for n in inside)
+    assert after == before  # not left at one thread for the rest of the process
