@@ -24,7 +24,6 @@ from kb.backends.http import (
     DEFAULT_TIMEOUTS,
     INGEST_RETRY,
     MAX_COMPLETION_TOKENS,
-    NO_RETRY,
     RetryPolicy,
     Timeouts,
     error_for_status,
@@ -152,7 +151,7 @@ class OllamaChat(RemoteLLM):
         model: an Ollama model name, e.g. ``qwen2.5:3b``.
         host: the server, e.g. ``http://127.0.0.1:11434`` (scheme and port optional).
         timeouts: connect and read timeouts.
-        retry: retries within ``timeout_s``; ``NO_RETRY`` for query-time helpers.
+        retry: retries within ``timeout_s``; default ``default_retry`` (``NO_RETRY``: query-time).
         breaker: a shared circuit breaker, or ``None`` for one of its own.
         clock: monotonic seconds for the breaker.
 
@@ -162,7 +161,7 @@ class OllamaChat(RemoteLLM):
     """
 
     def __init__(self, model: str, *, host: str = DEFAULT_OLLAMA_HOST,
-                 timeouts: Timeouts = DEFAULT_TIMEOUTS, retry: RetryPolicy = NO_RETRY,
+                 timeouts: Timeouts = DEFAULT_TIMEOUTS, retry: RetryPolicy | None = None,
                  breaker: CircuitBreaker | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(provider="ollama", model=model, timeouts=timeouts, retry=retry,
@@ -200,7 +199,7 @@ class OllamaVision(OllamaChat):
         model: an Ollama model name, e.g. ``llava``.
         host: the server, e.g. ``http://127.0.0.1:11434`` (scheme and port optional).
         timeouts: connect and read timeouts.
-        retry: retries within ``timeout_s``.
+        retry: retries within ``timeout_s``; default ``INGEST_RETRY`` (ingest-time).
         breaker: a shared circuit breaker, or ``None`` for one of its own.
         clock: monotonic seconds for the breaker.
 
@@ -209,12 +208,7 @@ class OllamaVision(OllamaChat):
         ValueError: a malformed host.
     """
 
-    def __init__(self, model: str, *, host: str = DEFAULT_OLLAMA_HOST,
-                 timeouts: Timeouts = DEFAULT_TIMEOUTS, retry: RetryPolicy = INGEST_RETRY,
-                 breaker: CircuitBreaker | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(model, host=host, timeouts=timeouts, retry=retry, breaker=breaker,
-                         clock=clock)
+    default_retry = INGEST_RETRY
 
     def describe_image(self, image: bytes, mime_type: str, *, timeout_s: float) -> str:
         """The model's description of ``image`` (see ``kb.backends.VisionModel``).

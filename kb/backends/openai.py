@@ -35,7 +35,6 @@ from kb.backends.http import (
     DEFAULT_TIMEOUTS,
     INGEST_RETRY,
     MAX_COMPLETION_TOKENS,
-    NO_RETRY,
     RetryPolicy,
     Timeouts,
     guarded_call,
@@ -109,14 +108,14 @@ class OpenAIChat(RemoteLLM):
         base_url: the API root, e.g. ``http://127.0.0.1:8080/v1``.
         model: the model name sent with each request.
         timeouts: connect and read timeouts.
-        retry: retries within ``timeout_s``; ``NO_RETRY`` for query-time helpers.
+        retry: retries within ``timeout_s``; default ``default_retry`` (``NO_RETRY``: query-time).
         breaker: a shared circuit breaker, or ``None`` for one of its own.
         clock: monotonic seconds for the breaker.
         api_key: sent as a bearer token when given.
     """
 
     def __init__(self, base_url: str, model: str, *, timeouts: Timeouts = DEFAULT_TIMEOUTS,
-                 retry: RetryPolicy = NO_RETRY, breaker: CircuitBreaker | None = None,
+                 retry: RetryPolicy | None = None, breaker: CircuitBreaker | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  api_key: str | None = None) -> None:
         super().__init__(provider="openai", model=model, timeouts=timeouts, retry=retry,
@@ -155,18 +154,13 @@ class OpenAIVision(OpenAIChat):
         base_url: the API root, e.g. ``http://127.0.0.1:8080/v1``.
         model: the model name sent with each request.
         timeouts: connect and read timeouts.
-        retry: retries within ``timeout_s``.
+        retry: retries within ``timeout_s``; default ``INGEST_RETRY`` (ingest-time).
         breaker: a shared circuit breaker, or ``None`` for one of its own.
         clock: monotonic seconds for the breaker.
         api_key: sent as a bearer token when given.
     """
 
-    def __init__(self, base_url: str, model: str, *, timeouts: Timeouts = DEFAULT_TIMEOUTS,
-                 retry: RetryPolicy = INGEST_RETRY, breaker: CircuitBreaker | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 api_key: str | None = None) -> None:
-        super().__init__(base_url, model, timeouts=timeouts, retry=retry, breaker=breaker,
-                         clock=clock, api_key=api_key)
+    default_retry = INGEST_RETRY
 
     def describe_image(self, image: bytes, mime_type: str, *, timeout_s: float) -> str:
         """The model's description of ``image`` (see ``kb.backends.VisionModel``).

@@ -219,13 +219,15 @@ class RemoteLLM:
         clock: monotonic seconds for the breaker.
     """
 
+    default_retry: RetryPolicy = NO_RETRY  # query-time helpers; ingest-time subclasses retry
+
     def __init__(self, *, provider: str, model: str, timeouts: Timeouts,
-                 retry: RetryPolicy = NO_RETRY, breaker: CircuitBreaker | None = None,
+                 retry: RetryPolicy | None = None, breaker: CircuitBreaker | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
         self.model_id = f"{provider}:{model}"
         self.timeouts = timeouts
-        self.retry = retry
+        self.retry = self.default_retry if retry is None else retry
         self.breaker = breaker or CircuitBreaker(self.model_id, clock=clock)
 
     def _chat(self, prompt: str, timeout_s: float) -> str:
