@@ -71,6 +71,21 @@ def verdict(value: object) -> bool:
     return str(value).strip().lower() in YES
 
 
+def judge_verdicts(llm: LLM, prompt: str, n: int, items: str, *, timeout_s: float
+                   ) -> tuple[bool, ...]:
+    """The judge's yes/no verdict on each of ``n`` numbered ``items`` (``verdict`` per value).
+
+    Raises:
+        kb.errors.BackendError: the judge call failed.
+        ValueError: the reply holds no JSON array of ``n`` verdicts (the message counts them).
+    """
+    verdicts = json_array(llm.complete(prompt, timeout_s=timeout_s), length=n,
+                          replier="the judge")
+    if len(verdicts) != n:
+        raise ValueError(f"the judge gave {len(verdicts)} verdicts for {n} {items}")
+    return tuple(verdict(v) for v in verdicts)
+
+
 def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
                        timeout_s: float = JUDGE_TIMEOUT_S) -> Faithfulness:
     """Judge how far ``answer`` is supported by ``context`` (see module docstring).
@@ -85,15 +100,12 @@ def judge_faithfulness(llm: LLM, question: str, answer: str, context: str, *,
     if not statements:
         return Faithfulness(1.0, (), ())
     listed = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
-    verdicts = json_array(llm.complete(
-        VERDICTS_PROMPT.format(n=len(statements), context=context, statements=listed),
-        timeout_s=timeout_s), length=len(statements), replier="the judge")
-    if len(verdicts) != len(statements):
-        raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(statements)} "
-                         "statements")
-    supported = [verdict(v) for v in verdicts]  # anything else is "not supported"
+    supported = judge_verdicts(  # anything but a yes is "not supported"
+        llm, VERDICTS_PROMPT.format(n=len(statements), context=context, statements=listed),
+        len(statements), "statements", timeout_s=timeout_s)
     unsupported = tuple(s for s, ok in zip(statements, supported, strict=True) if not ok)
     return Faithfulness(sum(supported) / len(statements), statements, unsupported)
 
 
-__all__ = ["Faithfulness", "item_text", "json_array", "judge_faithfulness", "verdict"]
+__all__ = ["Faithfulness", "item_text", "json_array", "judge_faithfulness", "judge_verdicts",
+           "verdict"]

@@ -40,7 +40,7 @@ from typing import Protocol
 
 import numpy as np
 
-from eval.faithfulness import JUDGE_TIMEOUT_S, item_text, verdict
+from eval.faithfulness import JUDGE_TIMEOUT_S, item_text, judge_verdicts
 from kb.backends import LLM
 from kb.jsonreply import json_array
 
@@ -148,13 +148,9 @@ def judge_context_relevance(llm: LLM, question: str, passages: Sequence[str], *,
     if not passages:
         raise ValueError("no passage to judge")
     listed = "\n\n".join(f"[{i + 1}] {p[:PASSAGE_MAX_CHARS]}" for i, p in enumerate(passages))
-    verdicts = json_array(llm.complete(
-        CONTEXT_PROMPT.format(n=len(passages), question=question, passages=listed),
-        timeout_s=timeout_s), length=len(passages), replier="the judge")
-    if len(verdicts) != len(passages):
-        raise ValueError(f"the judge gave {len(verdicts)} verdicts for {len(passages)} "
-                         "passages")
-    relevant = tuple(verdict(v) for v in verdicts)
+    relevant = judge_verdicts(
+        llm, CONTEXT_PROMPT.format(n=len(passages), question=question, passages=listed),
+        len(passages), "passages", timeout_s=timeout_s)
     return ContextRelevance(sum(relevant) / len(relevant), relevant)
 
 
