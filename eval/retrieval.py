@@ -24,7 +24,6 @@ from retrieve.trace import Trace
 
 SOURCE_PREFIX = "golden://"
 EVAL_DEPTH = 100  # documents ranked per query (recall@100)
-EVAL_POOL = 300  # candidates per recall list when evaluating (chunks, not documents)
 FIXED_TIME = datetime(2024, 1, 1, tzinfo=UTC)  # every golden document's created_at
 
 

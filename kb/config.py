@@ -51,7 +51,6 @@ HELPER_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped 
 
 EmbedderSpec = str
 SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
-DecayMode = Literal["on", "off"]
 
 
 @dataclass(frozen=True, slots=True)
