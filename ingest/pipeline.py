@@ -55,11 +55,11 @@ from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.extract import SUPPORTED_SUFFIXES, extract
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from ingest.llm_cache import cached_reply
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import ChunkSettings, scale_warning
 from kb.errors import ExtractError
+from kb.llm_cache import cached_reply
 from kb.store import DocumentRow, Store
 from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
 

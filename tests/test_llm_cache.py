@@ -11,8 +11,8 @@ import re
 
 from conftest import write
 
+import ingest.pipeline
 from eval.answer_gate import CachedLLM
-from ingest.llm_cache import cached_reply as ingest_cached_reply
 from kb.api import KnowledgeBase
 from kb.backends import LLM
 from kb.llm_cache import cached_complete, cached_reply
@@ -89,7 +89,7 @@ class CountingLLM:
 
 
 def test_ingest_retrieval_and_evaluation_share_one_llm_cache(tmp_path):
-    assert ingest_cached_reply is cached_reply  # the import path ingest.pipeline uses
+    assert ingest.pipeline.cached_reply is cached_reply  # ingest uses the one cache
     store = Store(tmp_path / "kb.db")
     try:
         generation = store.generation()
