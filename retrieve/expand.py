@@ -12,14 +12,13 @@ from __future__ import annotations
 import logging
 
 from kb.backends import LLM
-from kb.config import MAX_QUERIES
+from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES
 from kb.jsonreply import json_object
 from kb.llm_cache import cached_complete
 from kb.store import Store
 
 log = logging.getLogger(__name__)
 
-EXPANSION_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped
 UNUSABLE = "the reply held no usable paraphrase or passage"
 PROMPT = (
     "Rewrite the search query below in up to 3 different ways (same language as the query), "
@@ -47,13 +46,13 @@ def parse_expansion(completion: str) -> list[str]:
 
 
 def expand_queries(store: Store, llm: LLM, query: str, *,
-                   timeout_s: float = EXPANSION_TIMEOUT_S) -> list[str]:
+                   timeout_s: float = HELPER_TIMEOUT_S) -> list[str]:
     """The original query followed by up to 4 distinct expansions (at most 5 in all)."""
     return try_expand(store, llm, query, timeout_s=timeout_s)[0]
 
 
 def try_expand(store: Store, llm: LLM, query: str, *,
-               timeout_s: float = EXPANSION_TIMEOUT_S) -> tuple[list[str], str | None]:
+               timeout_s: float = HELPER_TIMEOUT_S) -> tuple[list[str], str | None]:
     """Like ``expand_queries``, also returning why the LLM failed (``None`` when it did not).
 
     A reply without a usable paraphrase or passage is not cached (the next search asks again)

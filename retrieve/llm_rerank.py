@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kb.backends import LLM
+from kb.config import HELPER_TIMEOUT_S
 from kb.jsonreply import json_array
 from kb.llm_cache import cached_complete
 from kb.store import Store
 
-RERANK_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped
 PASSAGE_MAX_CHARS = 500  # characters of each passage shown to the judge
 LLM_RERANK_MAX = 20  # passages judged in one call (the rest keep their fused order)
 PROMPT = (
@@ -52,7 +52,7 @@ def parse_grades(completion: str, n: int) -> list[float]:
 
 
 def llm_grades(store: Store, llm: LLM, query: str, passages: Sequence[str], *,
-               timeout_s: float = RERANK_TIMEOUT_S) -> list[float]:
+               timeout_s: float = HELPER_TIMEOUT_S) -> list[float]:
     """Relevance of each passage to ``query`` in [0, 1] (higher is better).
 
     Raises:

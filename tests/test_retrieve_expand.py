@@ -7,10 +7,10 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.backends import LLM
-from kb.config import MAX_QUERIES, Config
+from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES, Config
 from kb.errors import BackendError
 from kb.store import Store
-from retrieve.expand import EXPANSION_TIMEOUT_S, expand_queries, parse_expansion
+from retrieve.expand import expand_queries, parse_expansion
 
 
 class ScriptedLLM:
@@ -58,7 +58,7 @@ def test_original_query_first_then_paraphrases_then_passage(store):
                        "Hargrave kite", "Lawrence Hargrave invented the box kite in 1893."]
     assert len(queries) == MAX_QUERIES == 5
     (prompt, timeout_s), = llm.calls
-    assert "who invented box kites?" in prompt and timeout_s == EXPANSION_TIMEOUT_S
+    assert "who invented box kites?" in prompt and timeout_s == HELPER_TIMEOUT_S
 
 
 def test_never_more_than_five_queries(store):
