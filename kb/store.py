@@ -371,19 +371,6 @@ class Store(SearchPrimitives):
             "SELECT count(*) FROM chunks WHERE embedding IS NULL "
             "OR embedding_fingerprint IS NOT ?", (fingerprint,)).fetchone()[0])
 
-    def set_vectors(self, rows: Sequence[tuple[int, bytes]], fingerprint: str) -> None:
-        """Store vectors (chunk id, float32 BLOB) with their fingerprint, unconditionally.
-
-        Only for a caller that is the index's sole writer (benchmarks): chunk ids are reused
-        when a document is replaced, so a writer racing an ingest uses
-        ``set_vectors_if_unchanged`` (as ``kb.vectorspace.put_live`` does, which checks the
-        live fingerprint too).
-        """
-        with self.write() as c:
-            c.executemany(
-                "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? WHERE id = ?",
-                [(blob, fingerprint, cid) for cid, blob in rows])
-
     def counts_chunks(self) -> int:
         """Number of chunks."""
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
