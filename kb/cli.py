@@ -295,10 +295,8 @@ def _print_result(result: SearchResult, explain: bool) -> None:
     if result.references and result.insufficient_evidence:
         click.echo("WEAK EVIDENCE: nothing passed the relevance floor or the reranker; these "
                    "probably do not answer the question.")
-    from retrieve.cite import locator
-
     for ref in result.references:
-        where = locator(ref)
+        where = ref.locator
         click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
                                                                        if where else ""))
         click.echo(f"     {ref.source}")

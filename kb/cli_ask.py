@@ -60,6 +60,5 @@ def _print_answer(answer: Answer) -> None:
     if answer.refused and shown:
         click.echo("Closest passages (weak evidence; they probably do not answer it):")
     for ref in shown:
-        where = [f"page {ref.page}"] if ref.page is not None else []
-        where += [" > ".join(ref.heading_path)] if ref.heading_path else []
-        click.echo(f"[{ref.number}] {ref.title}  ({', '.join([ref.source, *where])})")
+        where = ", ".join(part for part in (ref.source, ref.locator) if part)
+        click.echo(f"[{ref.number}] {ref.title}  ({where})")

@@ -284,6 +284,14 @@ class Reference:
     weak_evidence: bool = False
     flags: tuple[str, ...] = ()
 
+    @property
+    def locator(self) -> str:
+        """``page N`` and/or ``Heading > Sub``, comma-separated, or empty."""
+        parts = [f"page {self.page}"] if self.page is not None else []
+        if self.heading_path:
+            parts.append(" > ".join(self.heading_path))
+        return ", ".join(parts)
+
 
 @dataclass(frozen=True, slots=True)
 class StageTrace:

@@ -26,23 +26,13 @@ WEAK_NOTE = (
 )
 
 
-def locator(ref: Reference) -> str:
-    """``page N`` and/or ``Heading > Sub`` for a reference, or empty."""
-    parts = []
-    if ref.page is not None:
-        parts.append(f"page {ref.page}")
-    if ref.heading_path:
-        parts.append(" > ".join(ref.heading_path))
-    return ", ".join(parts)
-
-
 def context_block(references: Sequence[Reference], *, weak: bool) -> str:
     """The text handed to a model: numbered quoted references, then the instruction."""
     if not references:
         return NO_EVIDENCE
     lines = []
     for ref in references:
-        where = locator(ref)
+        where = ref.locator
         head = f"[{ref.number}] {ref.title} — {ref.source}" + (f" ({where})" if where else "")
         if ref.flags:
             head += f" [flagged: {', '.join(ref.flags)}]"
