@@ -37,7 +37,7 @@ from pathlib import Path
 from eval.datasets import Query, load_qrels, load_queries
 from eval.faithfulness import judge_faithfulness
 from eval.relevance import QueryEmbedder, judge_answer_relevance, judge_context_relevance
-from eval.retrieval import FIXED_TIME
+from eval.retrieval import FIXED_TIME, engines_for
 from kb.answer import answer_question
 from kb.api import KnowledgeBase
 from kb.backends import LLM
@@ -45,7 +45,6 @@ from kb.config import TOP_K, PipelineSettings, SearchOptions
 from kb.errors import KbError
 from kb.llm_cache import CachedLLM
 from kb.types import Reference, SearchResult
-from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
 
 SCORES = ("faithfulness", "answer_relevance", "context_relevance")  # means reported per set
@@ -185,9 +184,8 @@ def judge_answers(kb: KnowledgeBase, dataset_queries: Sequence[Query], answerabl
         raise ValueError("the faithfulness gate needs an LLM to answer with")
     answerer = CachedLLM(kb.store, kb.llm)
     judge = CachedLLM(kb.store, config.judge or kb.llm)
-    service, problem = kb.embedding_service()
-    engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
-                      reranker=kb.reranker, settings=settings)
+    engines = engines_for(kb, settings)
+    service, problem = engines.embedding, engines.embedding_problem
     chosen = pick_questions(dataset_queries, answerable, config.limit)
     items = []
     for done, q in enumerate(chosen, 1):

