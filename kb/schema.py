@@ -108,8 +108,14 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
         The numbers of the migrations applied now (empty when up to date).
 
     Raises:
-        SchemaError: the file was written by a newer kb (unknown migration numbers).
+        SchemaError: the file was written by a newer kb (unknown migration numbers), or is
+            another application's database (tables but no ``migrations``); nothing is written.
     """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and "migrations" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise SchemaError(f"not a kb database: it already holds other tables ({shown}); "
+                          "pass another --db")
     conn.execute(
         "CREATE TABLE IF NOT EXISTS migrations "
         "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"

@@ -105,7 +105,7 @@ class Store(SearchPrimitives):
 
     Raises:
         StoreError: the file cannot be opened or is not a SQLite database.
-        SchemaError: the file was written by a newer kb.
+        SchemaError: the file was written by a newer kb, or is another application's database.
     """
 
     def __init__(self, path: Path | str) -> None:
@@ -118,10 +118,12 @@ class Store(SearchPrimitives):
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = self._connect()
+            migrate(self._writer)  # first: it refuses another application's file untouched
             self._writer.execute("PRAGMA journal_mode = WAL")
-            migrate(self._writer)
             self._check_tokenizer()
             self.repair()
+        except SchemaError as exc:
+            raise SchemaError(f"{self.path}: {exc}", path=self.path) from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open as a kb database ({exc})",
                              path=self.path) from exc

@@ -90,3 +90,18 @@ def test_a_server_that_cannot_ingest_refuses_a_missing_database(tmp_path, argv):
 def test_the_ragas_judge_backend_needs_an_llm(tmp_path):
     r = run("eval", "--set", "precision", "--judge-backend", "ragas")
     assert r.exit_code != 0 and "--judge-backend ragas needs --llm" in r.output
+
+
+def test_another_applications_sqlite_file_is_refused_untouched(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    before = other.read_bytes()
+    write(tmp_path / "d" / "a.txt", "The lighthouse keeper lit the lamp.")
+    for argv in (["search", "lamp"], ["ingest", str(tmp_path / "d")]):
+        r = run("--db", str(other), *argv)
+        assert r.exit_code == 1 and "not a kb database" in r.output and "users" in r.output
+        assert r.output.count("\n") == 1
+    assert other.read_bytes() == before  # no kb table, no WAL switch
