@@ -197,7 +197,12 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         if isinstance(item, FileOutcome):  # what the walk could not read or follow
             outcomes.append(item)
             continue
-        outcomes.append(_ingest_file(store, item, chunk, llm=llm, vision=vision))
+        outcome = _ingest_file(store, item, chunk, llm=llm, vision=vision)
+        if outcome.action == "failed" and store.get_document(source=outcome.path):
+            outcome = dataclasses.replace(outcome, reason=(
+                f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
+                "to drop it)"))
+        outcomes.append(outcome)
         done += 1
         if on_progress:
             on_progress("files", done, total)

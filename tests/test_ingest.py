@@ -337,3 +337,14 @@ def test_a_file_name_that_is_not_utf8_fails_alone(tmp_path):
         assert "not valid UTF-8" in failed.reason and "\ufffd" in failed.path
         failed.path.encode("utf-8")  # printable and JSON-safe
         assert kb.search("baker bread").references
+
+
+def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):
+    doc = write(tmp_path / "d" / "o.txt", "The ocelot sleeps in the tree.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        assert kb.ingest([tmp_path / "d"]).count("added") == 1
+        doc.write_bytes(bytes(range(256)) * 12)  # now binary: it fails to extract
+        report = kb.ingest([tmp_path / "d"])
+        (failed,) = [o for o in report.outcomes if o.action == "failed"]
+        assert "the version indexed earlier is still searched" in failed.reason
+        assert kb.search("ocelot").references  # kept, and now the user knows it
