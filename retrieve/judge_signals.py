@@ -1,0 +1,301 @@
+"""The judge's lexical signals: focus terms, sentence evidence, answer types (pure functions).
+
+Terms are what the index searches by: Latin words diacritic-folded and Snowball-stemmed, CJK
+text cut into words by jieba (``kb.textindex``). A query's *content terms* drop stop words and
+question words in both languages. Each term is weighted by its inverse document frequency in
+the index, ``idf(t) = ln((N - n_t + 0.5) / (n_t + 0.5))`` floored at ``IDF_MIN`` (the BM25
+idf, Robertson & Zaragoza 2009), so a common word weighs little and a word found in no chunk
+weighs most.
+
+Answer types follow the classic question-typing of QA systems (Li & Roth, COLING 2002, coarse
+classes reduced to the four a passage can be checked for): ``date``, ``number``, ``person``,
+``place``; ``other`` asks for nothing checkable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from kb.textindex import STOPWORDS, cjk_tokens, has_cjk, normalise_word
+
+AnswerType = Literal["date", "number", "person", "place", "other"]
+IDF_MIN = 0.05  # a term in most chunks still weighs a little (FTS5 clamps at 1e-6)
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
+_SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
+_jieba_lock = threading.Lock()
+
+# English question words and fillers beyond kb.textindex.STOPWORDS (which keeps the index's
+# query side unchanged): they say what kind of answer is wanted, not what it is about.
+QUESTION_WORDS = frozenset(
+    """whom whose many much long often far old kind type name named called describe
+    also been being about there here any some other than more most very just only its
+    was were is are be am did does do done happen happened mean means""".split())
+# Chinese stop and question words (function words, interrogatives): a subset of the
+# Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
+ZH_STOPWORDS = frozenset(
+    """的 了 是 在 和 与 及 或 有 为 被 把 对 从 以 于 而 也 都 就 又 还 吗 呢 吧 啊 么 之
+    这 那 其 该 此 个 些 种 位 次 年 月 日 时 里 中 上 下 后 前 多 几 哪 谁 何 什么 哪个 哪些
+    哪里 哪儿 哪一 哪一年 哪年 哪天 哪一天 哪位 何时 何地 何人 多少 多大 多久 多长 多高 多远
+    几个 几年 几位 几次 什么样 怎样 怎么 怎么样 如何 为什么 为何 是否 是不是 有没有 一个 一种
+    哪家 哪座 哪条 哪所 哪国 哪部 第几 分别 主要 以及 其中 之一 所 能 会 可以 应该 需要 由
+    称为 叫做 叫 名为 什么时候 哪个国家 哪个城市""".split())
+
+_EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    ("date", re.compile(r"\b(when|what (year|date|day|month|century|decade|time|period)|"
+                        r"which (year|date|day|month|century|decade)|how long ago|since when|"
+                        r"in what (year|month|century))\b", re.I)),
+    ("number", re.compile(r"\b(how (many|much|long|far|old|big|large|tall|high|often|fast|"
+                          r"heavy|wide|deep)|what (percentage|percent|proportion|share|"
+                          r"number|amount|rate|ratio|size|length|value|dose|price|cost|"
+                          r"temperature|frequency|speed|mass|weight|height|depth|capacity|"
+                          r"count|total|fraction|level|concentration))\b", re.I)),
+    ("person", re.compile(r"\b(who|whom|whose|which person|what person|which (author|"
+                          r"scientist|king|leader|president|founder))\b", re.I)),
+    ("place", re.compile(r"\b(where|what (country|city|region|place|location|state|province|"
+                         r"town|continent|island)|which (country|city|region|place|state|"
+                         r"province|town|continent|island))\b", re.I)),
+)
+_ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|哪个月|何年|哪一?日|"
+                        r"什么时间|日期是|年份|哪个年代|哪个世纪")),
+    ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
+                          r"百分之几|比例|比率|数量|人数|金额|占比")),
+    ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
+    ("place", re.compile(r"哪里|哪儿|何地|在哪|哪个(国家|城市|地方|省|市|县|地区)|什么地方|"
+                         r"哪座城市|哪国")),
+)
+_MONTHS = ("january february march april may june july august september october november "
+           "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
+_DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
+                   r"\b(" + "|".join(_MONTHS) + r")\b\.? ?\d|\b\d{1,2} (" + "|".join(_MONTHS) +
+                   r")\b|[0-9０-９零〇一二三四五六七八九十百]+\s*[年月日]|世纪|年代", re.I)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|"
+                     r"percent)\b|[零〇一二两三四五六七八九十百千万亿]", re.I)
+_NUMBER_SPAN = re.compile(r"\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|eight|nine|"
+                          r"ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
+                          r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
+_PERSON_EN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+|"
+                        r"(?:de|van|von|du|of|the)\s+[A-Z][a-z]+))+")
+_PLACE_EN = re.compile(r"\b(in|at|from|near|to|of)\s+(the\s+)?[A-Z][a-z]+")
+
+
+@lru_cache(maxsize=1)
+def _posseg() -> Any:
+    import jieba.posseg
+
+    from kb.textindex import _jieba
+
+    _jieba()  # initialised once, quietly
+    return jieba.posseg
+
+
+@lru_cache(maxsize=1)
+def _jieba_words() -> Any:
+    from kb.textindex import _jieba
+
+    return _jieba()
+
+
+def _fold(word: str) -> str:
+    folded = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in folded if not unicodedata.combining(c)).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One content term of a query.
+
+    Attributes:
+        text: the term as the judge matches it: a stem (Latin) or a jieba word (CJK).
+        cjk: whether it is a CJK word (matched as a substring of the passage's CJK text).
+        index_tokens: the index tokens whose document frequencies give its idf.
+    """
+
+    text: str
+    cjk: bool
+    index_tokens: tuple[str, ...]
+
+
+def content_terms(query: str) -> list[Term]:
+    """The query's content terms, distinct, in order (stop and question words dropped).
+
+    Latin words become stems (as in the index); CJK runs are cut into words by jieba and
+    single characters other than CJK words of meaning are dropped with the stop words.
+    """
+    out: dict[str, Term] = {}
+    for piece in _split_scripts(query):
+        if _CJK_RUN.fullmatch(piece):
+            with _jieba_lock:
+                words = _jieba_words().lcut(piece)
+            for w in words:
+                if w in ZH_STOPWORDS or not _CJK_RUN.fullmatch(w) or len(w) < 2:
+                    continue
+                out.setdefault(w, Term(w, True, tuple(cjk_tokens(w))))
+        else:
+            for w in _LATIN_WORD.findall(piece):
+                low = _fold(w)
+                if low in STOPWORDS or low in QUESTION_WORDS:
+                    continue
+                stem = normalise_word(w)
+                if stem:
+                    out.setdefault(stem, Term(stem, False, (stem,)))
+    return list(out.values())
+
+
+def _split_scripts(text: str) -> list[str]:
+    """``text`` cut into CJK runs and the non-CJK stretches between them."""
+    out: list[str] = []
+    last = 0
+    for m in _CJK_RUN.finditer(text):
+        if m.start() > last:
+            out.append(text[last:m.start()])
+        out.append(m.group())
+        last = m.end()
+    if last < len(text):
+        out.append(text[last:])
+    return out
+
+
+def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:
+    """BM25 idf of a term from the document frequencies of its index tokens.
+
+    A multi-token CJK word cannot be in more chunks than its rarest bigram, so that bigram's
+    frequency stands for the word's (an upper bound, hence a lower bound on its idf).
+    """
+    n = min((df.get(t, 0) for t in term.index_tokens), default=0)
+    n = min(n, n_chunks)
+    return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), IDF_MIN)
+
+
+@dataclass(frozen=True, slots=True)
+class PassageTerms:
+    """What a passage holds, for term matching: Latin stems and its CJK text without spaces."""
+
+    stems: frozenset[str]
+    cjk_text: str
+
+    def has(self, term: Term) -> bool:
+        """Whether the passage holds ``term``."""
+        return term.text in self.cjk_text if term.cjk else term.text in self.stems
+
+
+def passage_terms(text: str) -> PassageTerms:
+    """The matchable content of a passage (see ``PassageTerms``)."""
+    stems = frozenset(normalise_word(w) for w in _LATIN_WORD.findall(text)
+                      if not _CJK_RUN.fullmatch(w))
+    return PassageTerms(stems, "".join(_CJK_RUN.findall(text)))
+
+
+def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTerms) -> float:
+    """Weighted share of ``terms`` the passage holds, in [0, 1] (1.0 when there are none)."""
+    total = sum(weights)
+    if total <= 0:
+        return 1.0
+    return sum(w for t, w in zip(terms, weights, strict=True) if holder.has(t)) / total
+
+
+def sentences(text: str) -> list[str]:
+    """The passage cut at sentence ends (Latin and CJK punctuation) and line breaks."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def answer_type(query: str) -> AnswerType:
+    """The expected answer type of a question (``other`` when none of the four)."""
+    patterns = _ZH_TYPES if has_cjk(query) else _EN_TYPES
+    for kind, pattern in patterns:
+        if pattern.search(query):
+            return kind
+    if has_cjk(query):  # a Chinese question may still use English wh-words, and vice versa
+        for kind, pattern in _EN_TYPES:
+            if pattern.search(query):
+                return kind
+    return "other"
+
+
+def has_filler(text: str, kind: AnswerType) -> bool:
+    """Whether ``text`` holds something of answer type ``kind`` (``other``: always true).
+
+    Dates: years, month names with a day, centuries, CJK 年/月/日 after a numeral. Numbers: any
+    digit or number word. Persons and places: in CJK text, jieba's part-of-speech tags ``nr``
+    and ``ns`` (``nt`` organisations count as persons: "who founded" is answered by either);
+    in Latin text, capitalised multi-word names (persons) or a capitalised word after a
+    preposition of place.
+    """
+    if kind == "other":
+        return True
+    if kind == "date":
+        return _DATE.search(text) is not None
+    if kind == "number":
+        return _NUMBER.search(text) is not None
+    cjk = "".join(_CJK_RUN.findall(text))
+    if cjk:
+        tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt")}[kind]
+        with _jieba_lock:
+            if any(p.flag in tags for p in _posseg().cut(text)):
+                return True
+    pattern = _PERSON_EN if kind == "person" else _PLACE_EN
+    return pattern.search(text) is not None
+
+
+def fillers(text: str, kind: AnswerType) -> list[str]:
+    """The strings of ``text`` that could fill answer type ``kind`` (empty for ``other``)."""
+    if kind == "other":
+        return []
+    if kind == "date":
+        return [m.group() for m in _DATE.finditer(text)]
+    if kind == "number":
+        return [m.group() for m in _NUMBER_SPAN.finditer(text)]
+    out: list[str] = []
+    if _CJK_RUN.search(text):
+        tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt")}[kind]
+        with _jieba_lock:
+            out += [p.word for p in _posseg().cut(text) if p.flag in tags]
+    pattern = _PERSON_EN if kind == "person" else _PLACE_EN
+    return out + [m.group() for m in pattern.finditer(text)]
+
+
+def novel_filler(text: str, kind: AnswerType, query: str) -> bool:
+    """Whether ``text`` holds a filler of ``kind`` that the query does not already contain."""
+    q = query.casefold()
+    for f in fillers(text, kind):
+        words = [w for w in re.findall(r"\w+", f.casefold()) if w not in STOPWORDS]
+        if words and not all(w in q for w in words):
+            return True
+    return False
+
+
+def best_sentence(terms: Sequence[Term], weights: Sequence[float],
+                  text: str) -> tuple[str, float]:
+    """The sentence of ``text`` covering the most query weight, and that coverage in [0, 1]."""
+    best, best_cov = "", -1.0
+    for s in sentences(text) or [text]:
+        cov = coverage(terms, weights, passage_terms(s))
+        if cov > best_cov:
+            best, best_cov = s, cov
+    return best, max(best_cov, 0.0)
+
+
+def script_of(text: str) -> Literal["cjk", "latin", "none"]:
+    """The dominant script of ``text``: CJK if a third of its letters are CJK."""
+    cjk = sum(len(r) for r in _CJK_RUN.findall(text))
+    letters = sum(1 for c in text if c.isalpha())
+    if letters == 0:
+        return "none"
+    return "cjk" if cjk >= letters / 3 else "latin"
+
+
+def topic_terms(terms: Iterable[Term], context: str) -> set[str]:
+    """Terms found in a passage's context (document title and heading path)."""
+    holder = passage_terms(context)
+    return {t.text for t in terms if holder.has(t)}
