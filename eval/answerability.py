@@ -151,3 +151,39 @@ def holds_answer(item: Item, doc: str, text: str, char_start: int, char_end: int
         return False
     body = normalise(text)
     return any(normalise(a) in body for a in item.answers if a.strip())
+
+
+# --- judging the set -----------------------------------------------------------------------
+
+NONSENSE = {  # strings with no meaning in six scripts (and emoji): nothing can answer them
+    "latin": ("xyzabcxyz qwpl", "blorf quandle zibber", "qqq vvv jjj", "mnbvcx lkjhg"),
+    "cjk": ("啊啊啊嗯嗯", "呃哦嘿哈嗨", "嗯嗯哦哦啊", "咿呀嘿嘿呵"),
+    "cyrillic": ("Привет как дела", "щшзхъ фывап", "ёжик в тумане зюзя"),
+    "arabic": ("مرحبا كيف حالك", "ثخحجد شسيبل"),
+    "japanese": ("すしをたべたい", "ぬるぽ がっ ふがふが"),
+    "emoji": ("😀🎉🔥", "🦄🌈🍕 ✨"),
+    "stop words": ("the", "what is it", "x", "的", "是什么", "and or but"),
+}
+
+
+def synthetic_items(part: Part, others: dict[Part, list[Item]], *, per_part: int,
+                    split: Split) -> list[Item]:
+    """Unanswerable questions for one part's index: nonsense, stop words, other parts' questions.
+
+    Questions written for another corpus are off topic here (none of the parts share a
+    subject). ``train`` takes the first ``per_part`` of each other part's questions, ``test``
+    the last ``per_part``, so the two never overlap.
+    """
+    out: list[Item] = []
+    for script, texts in NONSENSE.items():
+        for i, text in enumerate(texts):
+            if (i % 2 == 0) == (split == "train"):
+                out.append(Item(f"{part}-nonsense-{script}-{i}", part, split, text, "", False,
+                                (), ""))
+    for other, items in sorted(others.items()):
+        if other == part:
+            continue
+        chosen = items[:per_part] if split == "train" else items[-per_part:]
+        out += [Item(f"{part}-offtopic-{it._id}", part, split, it.text, it.lang, False, (), "")
+                for it in chosen]
+    return out

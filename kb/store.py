@@ -113,6 +113,7 @@ class Store(SearchPrimitives):
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
+        self._mix: tuple[int, tuple[int, int]] = (-1, (0, 0))
         self._readers = ReaderPool(self._connect)
         try:
             if self.path.parent and not self.path.parent.exists():

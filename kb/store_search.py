@@ -61,11 +61,23 @@ class VectorMatrix:
         chunk_ids: shape (n,), int64.
         doc_ids: shape (n,), int64.
         matrix: shape (n, dim), float32, rows L2-normalised.
+        groups: shape (n,), int8: each chunk's baseline group (``baseline_group``), or
+            ``None`` (all in group 0).
     """
 
     chunk_ids: np.ndarray
     doc_ids: np.ndarray
     matrix: np.ndarray
+    groups: np.ndarray | None = None
+
+
+MULTIBYTE_RATIO = 1.5  # UTF-8 bytes per character from which a text counts as non-Latin
+SHORT_CHUNK_CHARS = 80  # a chunk shorter than this (navigation, headings) has its own baseline
+# A chunk's baseline group, computed by SQLite from the text alone: bit 0 = mostly non-Latin
+# script (UTF-8 needs >= 1.5 bytes per character: Cyrillic, Greek, Arabic, CJK, Thai...),
+# bit 1 = shorter than SHORT_CHUNK_CHARS. An embedding model puts such chunks at other cosines.
+BASELINE_GROUP_SQL = (f"((length(CAST(text AS BLOB)) >= {MULTIBYTE_RATIO} * length(text)) "
+                      f"+ 2 * (length(text) < {SHORT_CHUNK_CHARS}))")
 
 
 class SearchPrimitives:
@@ -73,6 +85,7 @@ class SearchPrimitives:
 
     _vectors: dict[str, tuple[int, VectorMatrix]]
     _created: tuple[int, dict[int, datetime]]
+    _mix: tuple[int, tuple[int, int]]
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -138,17 +151,70 @@ class SearchPrimitives:
         if cached and cached[0] == gen:
             return cached[1]
         rows = self.conn.execute(
-            "SELECT id, doc_id, embedding FROM chunks WHERE embedding_fingerprint = ? "
-            "AND embedding IS NOT NULL ORDER BY id", (fingerprint,)).fetchall()
+            f"SELECT id, doc_id, embedding, {BASELINE_GROUP_SQL} FROM chunks "
+            "WHERE embedding_fingerprint = ? AND embedding IS NOT NULL ORDER BY id",
+            (fingerprint,)).fetchall()
         if rows:
             matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
             matrix = matrix.reshape(len(rows), -1).astype(np.float32)
         else:
             matrix = np.zeros((0, 0), dtype=np.float32)
         vm = VectorMatrix(np.array([r[0] for r in rows], dtype=np.int64),
-                          np.array([r[1] for r in rows], dtype=np.int64), matrix)
+                          np.array([r[1] for r in rows], dtype=np.int64), matrix,
+                          np.array([r[3] for r in rows], dtype=np.int8))
         self._vectors = {fingerprint: (gen, vm)}
         return vm
+
+    def token_chunk_counts(self, tokens: Sequence[str]) -> dict[str, int]:
+        """Index token -> number of chunks holding it (FTS5 vocabulary); absent tokens omitted."""
+        out: dict[str, int] = {}
+        unique = sorted(set(tokens))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            out.update(self.conn.execute(
+                f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(part))})",
+                part).fetchall())
+        return out
+
+    def doc_chunk_counts(self, doc_ids: Sequence[int]) -> dict[int, int]:
+        """Document id -> its number of chunks, for the documents given."""
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return {}
+        return dict(self.conn.execute(
+            f"SELECT doc_id, count(*) FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}) "
+            "GROUP BY doc_id", ids).fetchall())
+
+    def phrase_chunks_by_doc(self, phrases: dict[str, str], doc_ids: Sequence[int]
+                             ) -> dict[tuple[int, str], int]:
+        """(document id, key) -> chunks of that document matching the key's phrase.
+
+        Args:
+            phrases: key -> a *safe* FTS5 phrase (quoted tokens, see ``kb.textindex``).
+            doc_ids: the documents to count in.
+        """
+        ids = sorted(set(doc_ids))
+        out: dict[tuple[int, str], int] = {}
+        if not ids:
+            return out
+        marks = ",".join("?" * len(ids))
+        for key, phrase in phrases.items():
+            for doc_id, n in self.conn.execute(
+                    "SELECT c.doc_id, count(*) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+                    f"WHERE chunks_fts MATCH ? AND c.doc_id IN ({marks}) GROUP BY c.doc_id",
+                    [phrase, *ids]):
+                out[(int(doc_id), key)] = int(n)
+        return out
+
+    def script_mix(self) -> tuple[int, int]:
+        """(chunks mostly in a non-Latin script, all chunks), cached until the next write."""
+        gen = self.generation()
+        if self._mix[0] != gen:
+            row = self.conn.execute(
+                f"SELECT coalesce(sum({BASELINE_GROUP_SQL} % 2), 0), count(*) FROM chunks"
+            ).fetchone()
+            self._mix = (gen, (int(row[0]), int(row[1])))
+        return self._mix[1]
 
     def created_at_map(self) -> dict[int, datetime]:
         """Document id -> timezone-aware creation time, cached until the next write."""

