@@ -205,6 +205,34 @@ def encode_json(data: Any) -> bytes:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+
+
+def decode_json(body: bytes) -> Any:
+    """A request body as JSON data (an empty body is ``None``).
+
+    Raises:
+        ValueError: the body is not UTF-8 JSON, holds ``NaN``/``Infinity`` or a number
+            Python will not convert (over ``sys.get_int_max_str_digits()`` digits, or out
+            of the float range), or nests deeper than the decoder's recursion limit. The
+            message is one short line starting "the body is not JSON".
+    """
+    def finite(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError(f"{text[:20]} is out of the range of a JSON number here")
+        return value
+
+    try:
+        return json.loads(body or b"null", parse_constant=_no_constant, parse_float=finite)
+    except RecursionError:
+        problem = "it nests too deeply"
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        problem = str(exc).splitlines()[0][:200]
+    raise ValueError(f"the body is not JSON we accept: {problem}")
+
+
 def document_to_dict(doc: Document) -> dict[str, Any]:
     """A stored document as JSON-ready data."""
     return {"id": doc.id, "source": doc.source, "source_type": doc.source_type,
@@ -299,9 +327,9 @@ class Handler(BaseHTTPRequestHandler):
             return _ANSWERED
         self._consumed = True
         try:
-            return json.loads(self.rfile.read(int(length)) or b"null")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self._fail(400, "invalid_arguments", f"the body is not JSON: {exc}")
+            return decode_json(self.rfile.read(int(length)))
+        except ValueError as exc:
+            self._fail(400, "invalid_arguments", str(exc))
             return _ANSWERED
 
     def _result(self, data: dict[str, Any]) -> None:
