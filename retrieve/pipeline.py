@@ -42,7 +42,7 @@ from kb.errors import SearchCancelled
 from kb.injection import flag_injection
 from kb.store import Store, blob_to_vector
 from kb.store_search import Filters
-from kb.textindex import tokenize
+from kb.textindex import has_search_text, tokenize
 from kb.types import Candidate, Chunk, Diagnostics, Reference, SearchResult
 from retrieve import cite, rerank
 from retrieve.calibration import (
@@ -62,6 +62,7 @@ from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"
 
 
 
@@ -128,7 +129,9 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
             cancellable).
 
     Returns:
-        A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query, a
+        A ``SearchResult``; empty and ``insufficient_evidence`` with the reason
+        ``NOTHING_TO_SEARCH`` on a skipped ``recall`` stage for a query of punctuation
+        only (``...``, ``*``); empty with ``diagnostics.error`` set for an empty query, a
         cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
         validates itself (a malformed date raises ``ValueError`` when the options are built).
         Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
@@ -139,6 +142,11 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         options = replace(options, sources=tuple(well_formed(s) for s in options.sources))
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
+    if not has_search_text(query):  # "...", "()", "*": not a caller mistake, nothing to find
+        trace = Trace()
+        trace.skip("recall", NOTHING_TO_SEARCH)
+        diag = Diagnostics(stages=tuple(trace.stages))
+        return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
         with interruptible(store, cancel):
