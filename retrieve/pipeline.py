@@ -39,7 +39,7 @@ from kb.config import (
     parse_instant,
 )
 from kb.errors import SearchCancelled
-from kb.injection import flag_injection
+from kb.injection import flag_fields
 from kb.store import Store, blob_to_vector
 from kb.store_search import Filters
 from kb.textindex import has_search_text, tokenize
@@ -372,5 +372,5 @@ def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
             char_end=ch.char_end, created_at=doc.created_at.isoformat(), weak_evidence=weak,
-            flags=flag_injection(ch.text)))
+            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
     return refs
