@@ -53,10 +53,12 @@ _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(rf"[{_CJK}]+|[{SEA_SCRIPTS}]+|[^\W_{_CJK}{SEA_SCRIPTS}]+")
 # Quoted phrases: "straight" or “curly” double quotes (typed by macOS and phones).
 _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
-# Hyphenated compounds: word, then hyphen (-, U+2010, U+2011) and word, repeated.
+# Hyphenated compounds: word, then hyphen (-, U+2010, U+2011) and word, repeated; a comma
+# between digits joins too (chemical locants: phosphatidylinositol-3,4-bisphosphate).
 _PIECE = rf"(?:[^\W_]|[{SEA_SCRIPTS}])+"
-_HYPHENATED = re.compile(rf"{_PIECE}(?:[-\u2010\u2011]{_PIECE})+")
-_HYPHENS = re.compile(r"[-\u2010\u2011]")
+_HYPHENATED = re.compile(rf"{_PIECE}(?:(?:[-\u2010\u2011]|(?<=\d),(?=\d)){_PIECE})+")
+_DASH = re.compile(r"[-\u2010\u2011]")
+_HYPHENS = re.compile(r"[-\u2010\u2011,]")
 _init_lock = threading.Lock()
 
 # Query-side stopwords: terms so common that OR-ing them only adds noise candidates.
@@ -208,6 +210,8 @@ def keyword_query(query: str) -> KeywordQuery:
 
     def phrase(match: re.Match[str]) -> str:
         text = next(g for g in match.groups() if g is not None) if match.groups() else match[0]
+        if match.re is _HYPHENATED and not _DASH.search(text):
+            return text  # digits and commas only (1,000): ordinary terms
         tokens = tuple(token_parts(text)[0])
         if len(tokens) > 1 and match.re is _HYPHENATED:
             joined = tuple(tokenize(_HYPHENS.sub("", text)))

@@ -86,6 +86,10 @@ def test_phrases_reach_match_quoted_and_inert() -> None:
     assert expr == '"state of the art" OR "e mail" OR "email" OR "near" OR "box" OR "kite" ' \
                    'OR "x"'
     assert keyword_query("what is the capital of France").terms == ["capit", "franc"]
+    # chemical locants stay inside the compound; a plain number with a comma stays terms
+    assert keyword_query("phosphatidylinositol-3,4-bisphosphate").clauses[0][0] == (
+        "phosphatidylinositol", "3", "4", "bisphosph")
+    assert keyword_query("1,000 kites").clauses == ((("1",),), (("000",),), (("kite",),))
     assert keyword_query("?!... ---").clauses == ()
 
 

@@ -120,7 +120,8 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
         BEGIN;
         DROP TABLE chunks_vocab;
         DROP TABLE chunks_fts;
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 0');
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            body, tokenize = 'unicode61 remove_diacritics 0');
         CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
         INSERT INTO chunks_fts(rowid, body) SELECT id, text FROM chunks;
         DELETE FROM migrations WHERE version = 3;
