@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kb.api import KnowledgeBase
+from kb.request_json import decode_json
 from kb.tool import (
     INGEST_INPUT_SCHEMA,
     INPUT_SCHEMA,
@@ -203,34 +204,6 @@ def encode_json(data: Any) -> bytes:
     """
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
-
-
-def decode_json(body: bytes) -> Any:
-    """A request body as JSON data (an empty body is ``None``).
-
-    Raises:
-        ValueError: the body is not UTF-8 JSON, holds ``NaN``/``Infinity`` or a number
-            Python will not convert (over ``sys.get_int_max_str_digits()`` digits, or out
-            of the float range), or nests deeper than the decoder's recursion limit. The
-            message is one short line starting "the body is not JSON".
-    """
-    def finite(text: str) -> float:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError(f"{text[:20]} is out of the range of a JSON number here")
-        return value
-
-    try:
-        return json.loads(body or b"null", parse_constant=_no_constant, parse_float=finite)
-    except RecursionError:
-        problem = "it nests too deeply"
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
-        problem = str(exc).splitlines()[0][:200]
-    raise ValueError(f"the body is not JSON we accept: {problem}")
 
 
 def document_to_dict(doc: Document) -> dict[str, Any]:
