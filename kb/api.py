@@ -22,7 +22,13 @@ from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
-from kb.config import Config, PipelineSettings, SearchOptions, scale_warning
+from kb.config import (
+    Config,
+    PipelineSettings,
+    SearchOptions,
+    check_query_length,
+    scale_warning,
+)
 from kb.embedder_state import EmbedderState
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
 from kb.store import Store
@@ -221,8 +227,10 @@ class KnowledgeBase:
         ``diagnostics.error`` says it was cancelled.
 
         Raises:
-            ValueError: malformed options.
+            ValueError: malformed options, or a query longer than
+                ``kb.config.MAX_QUERY_CHARS`` code points.
         """
+        check_query_length(query)
         options = options or SearchOptions(**kwargs)
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
+from kb.cli_query import QueryCommand
 from kb.config import HELPER_TIMEOUT_S, TOP_K, TOP_K_MAX, Config, SearchOptions, parse_instant
 from kb.errors import KbError
 from kb.types import IngestReport, SearchResult
@@ -314,7 +315,7 @@ def _print_result(result: SearchResult, explain: bool) -> None:
             click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]), err=True)
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("query")
 @search_options
 @click.option("--json", "as_json", is_flag=True, help="JSON output (the full SearchResult).")
@@ -339,7 +340,7 @@ def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
         _print_result(result, explain)
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("query")
 @search_options
 @click.option("--json", "as_json", is_flag=True,

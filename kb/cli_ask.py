@@ -14,9 +14,10 @@ from kb.cli import (
     open_kb,
     search_options,
 )
+from kb.cli_query import QueryCommand
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("question")
 @search_options
 @click.option("--json", "as_json", is_flag=True,

@@ -34,6 +34,9 @@ MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
 NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
 RELATIVE_FLOOR = 0.8  # README "stage check": best P@3 on golden/precision without recall loss
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
+# DESIGN 1: the knowledge_search schema's maxLength, the one cap on every interface (tool, HTTP,
+# MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
+MAX_QUERY_CHARS = 2000
 APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN index is due
 
 
@@ -111,6 +114,17 @@ class Config:
 # a time (T, t or a space; seconds and up to 6 fraction digits optional) and an offset.
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
                      r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
+
+
+def check_query_length(query: str) -> None:
+    """Refuse a query longer than ``MAX_QUERY_CHARS`` code points (a caller mistake).
+
+    Raises:
+        ValueError: ``query`` is too long (one line naming its length and the cap).
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"query is {len(query):,} characters long; at most {MAX_QUERY_CHARS} "
+                         "are allowed (ask a question, not a document)")
 
 
 def parse_instant(value: str | None, name: str) -> datetime | None:

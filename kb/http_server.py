@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kb.api import KnowledgeBase
+from kb.request_json import decode_json
 from kb.tool import (
     INGEST_INPUT_SCHEMA,
     INPUT_SCHEMA,
@@ -299,9 +300,9 @@ class Handler(BaseHTTPRequestHandler):
             return _ANSWERED
         self._consumed = True
         try:
-            return json.loads(self.rfile.read(int(length)) or b"null")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self._fail(400, "invalid_arguments", f"the body is not JSON: {exc}")
+            return decode_json(self.rfile.read(int(length)))
+        except ValueError as exc:
+            self._fail(400, "invalid_arguments", str(exc))
             return _ANSWERED
 
     def _result(self, data: dict[str, Any]) -> None:

@@ -12,6 +12,11 @@ Flags, in the order ``flag_injection`` returns them:
   opening with ``system:`` / ``assistant:``, or a ``### Instruction`` heading.
 - ``persona_change``: "you are now a ...", "from now on you will ...", "pretend to be ...".
 - ``prompt_request``: asks to reveal the system prompt or the model's instructions.
+- ``format_override``: demands the answer's format ("respond only in JSON", "your entire
+  response must be valid JSON"): an imperative (sentence start, "please", "you must") plus an
+  exclusive format, so API documentation ("the server responds only in JSON") is not flagged.
+
+``flag_fields`` scans a reference's header fields (title, source, headings) with its text.
 
 The patterns are deliberately narrow: a flag is a hint for the reader, and a flag on every
 manual that says "you are now logged in" would teach readers to ignore flags.
@@ -61,6 +66,31 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
 }
 
+_IMPERATIVE = (r"(?:^|[.!?;:,]\s+|\bplease\s+|\bimportant\s*:\s*|"
+               r"\byou\s+(?:must|should|shall|will|are\s+to|need\s+to)\s+)")
+_ANSWER = r"(?:always\s+)?(?:respond|reply|answer|output)"
+_FORMAT = r"(?:json|xml|yaml|base64|csv|html)"
+_ONLY = r"(?:only|exclusively|solely|strictly)"
+PATTERNS["format_override"] = (
+    # respond only in JSON / reply exclusively with valid JSON / you must answer only as XML
+    re.compile(rf"{_IMPERATIVE}{_ANSWER}\s+{_ONLY}\s+(?:in|with|as|using)\s+(?:\w+\s+){{0,2}}?"
+               rf"{_FORMAT}\b", re.MULTILINE),
+    # only respond with a JSON object
+    re.compile(rf"{_IMPERATIVE}only\s+{_ANSWER}\s+(?:in|with|as|using)\s+(?:\w+\s+){{0,2}}?"
+               rf"{_FORMAT}\b", re.MULTILINE),
+    # answer in JSON only / respond in JSON format and nothing else
+    re.compile(rf"{_IMPERATIVE}{_ANSWER}\s+(?:in|with|as|using)\s+(?:\w+\s+){{0,2}}?{_FORMAT}"
+               r"(?:\s+format)?(?:\s+only\b|\s+and\s+nothing\s+else)", re.MULTILINE),
+    # your entire response must be valid JSON
+    re.compile(rf"\byour\s+(?:entire\s+|whole\s+|only\s+)?(?:response|reply|answer|output)"
+               rf"\s+(?:must|should|shall|will)\s+(?:only\s+)?(?:be|contain)\s+(?:only\s+)?"
+               rf"(?:a\s+)?(?:valid\s+|raw\s+|pure\s+)?{_FORMAT}\b"),
+    # do not output anything except the JSON object
+    re.compile(rf"\b(?:do\s+not|don't|never)\s+(?:write|include|add|output|say|return)\s+"
+               rf"anything\s+(?:else\s+)?(?:other\s+than|but|except|besides)\s+"
+               rf"(?:(?:the|a|valid)\s+)*{_FORMAT}\b"),
+)
+
 INJECTION_FLAGS: tuple[str, ...] = tuple(PATTERNS)
 
 
@@ -90,4 +120,17 @@ def flag_injection(text: str) -> tuple[str, ...]:
                  if any(p.search(seen) for p in patterns))
 
 
-__all__ = ["INJECTION_FLAGS", "PATTERNS", "flag_injection", "normalise"]
+def flag_fields(*texts: str) -> tuple[str, ...]:
+    """Flags of several texts together: a chunk's text and its reference's header fields.
+
+    Args:
+        texts: e.g. the chunk text, the title, the source and each heading.
+
+    Returns:
+        Flag names from ``INJECTION_FLAGS`` that match any of ``texts``, in that order.
+    """
+    found = {flag for text in texts for flag in flag_injection(text)}
+    return tuple(name for name in INJECTION_FLAGS if name in found)
+
+
+__all__ = ["INJECTION_FLAGS", "PATTERNS", "flag_fields", "flag_injection", "normalise"]

@@ -91,9 +91,32 @@ def _m002_vector_staging(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m003_fts_keeps_marks(conn: sqlite3.Connection) -> None:
+    """FTS5 keeps combining marks inside tokens (Thai, Lao, Khmer, Myanmar vowels and tones).
+
+    ``unicode61`` takes only categories ``L* N* Co`` as token characters by default
+    (https://www.sqlite.org/fts5.html#unicode61_tokenizer), so it cut kb's Thai tokens at every
+    vowel sign. The table is made anew, empty, and the tokenizer fingerprint is forgotten:
+    ``kb.store.Store`` then indexes every chunk again at open (one transaction).
+    """
+    _run(
+        conn,
+        """
+        DROP TABLE chunks_vocab;
+        DROP TABLE chunks_fts;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            body, tokenize = 'unicode61 remove_diacritics 0 categories ''L* N* Co M*'''
+        );
+        CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+        DELETE FROM meta WHERE key = 'tokenizer_fingerprint'
+        """
+    )
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
+    (3, "fts keeps combining marks", _m003_fts_keeps_marks),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

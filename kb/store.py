@@ -185,15 +185,30 @@ class Store(SearchPrimitives):
         return int(self.get_meta("generation") or 0)
 
     def _check_tokenizer(self) -> None:
+        """Index every chunk again when another tokenizer recipe built the FTS index.
+
+        The index is derived data: the chunks are tokenized again and the fingerprint recorded
+        in one transaction, so a crash leaves the old index (or migration 3's empty one).
+
+        Raises:
+            SchemaError: the index needs rebuilding but the file cannot be written.
+        """
         stored = self.get_meta("tokenizer_fingerprint")
-        if stored is None:
-            self.set_meta("tokenizer_fingerprint", TOKENIZER_FINGERPRINT)
-        elif stored != TOKENIZER_FINGERPRINT:
+        if stored == TOKENIZER_FINGERPRINT:
+            return
+        try:
+            with self.write() as c:
+                c.execute("DELETE FROM chunks_fts")
+                c.executemany("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)", (
+                    (cid, index_body(prefix, text)) for cid, prefix, text in
+                    c.execute("SELECT id, context_prefix, text FROM chunks")))
+                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES "
+                          "('tokenizer_fingerprint', ?)", (TOKENIZER_FINGERPRINT,))
+        except sqlite3.OperationalError as exc:
             raise SchemaError(
-                f"{self.path}: full-text index built with tokenizer {stored!r}, this kb uses "
-                f"{TOKENIZER_FINGERPRINT!r}; rebuild the index (ingest into a new file)",
-                path=self.path,
-            )
+                f"{self.path}: the full-text index was built by another tokenizer "
+                f"({stored or 'an older kb'}) and cannot be rebuilt here ({exc}); open the file "
+                "once where it is writable, or ingest into a new file", path=self.path) from exc
 
     # --- integrity ---------------------------------------------------------------------------
 

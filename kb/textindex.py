@@ -9,13 +9,24 @@ in Python, identically at index and query time, and hands FTS5 space-separated t
 * Runs of CJK characters: overlapping character bigrams (``计算机`` -> ``计算 算机``, the approach
   of Lucene's CJKBigramFilter), so every 2-character word inside a sentence is findable, plus
   jieba's search-mode words of 3+ characters, which reward whole-word matches.
+* Runs of Thai, Lao, Khmer or Myanmar: grapheme-cluster bigrams plus ICU dictionary words
+  (``kb.sea_words``).
+
+A text's *sequence* tokens (words, bigrams) come first, in order, and the *extra* whole-word
+tokens (jieba's, ICU's) after all of them, so consecutive words are consecutive tokens and an
+FTS5 phrase matches them; BM25 sees the same bag of tokens either way.
 
 Because the tokens are ours, their document frequencies can be read back from ``fts5vocab``
 (used by retrieval to put BM25 on an absolute per-query scale). The recipe is recorded in the
-index as ``TOKENIZER_FINGERPRINT``; an index built with another recipe must be rebuilt.
+index as ``TOKENIZER_FINGERPRINT``; an index built with another recipe is rebuilt from its
+chunks when opened (``kb.store``).
 
-User text never reaches MATCH raw: ``match_expression`` quotes each token, and tokens hold only
-word characters, so quotes, ``*``, ``^``, ``:``, ``-``, AND/OR/NOT/NEAR and emoji are inert.
+Queries (``keyword_query``): a ``"quoted phrase"`` (straight or curly quotes) and a hyphenated
+compound (``state-of-the-art``, ``e-mail``) are each one *phrase clause*, matched as consecutive
+tokens (a compound also as its joined form, ``email``); the other words are OR-ed terms, English
+stopwords dropped. User text never reaches MATCH raw: ``match_expression`` quotes each term and
+phrase, and tokens hold only letters, digits and marks, so quotes, ``*``, ``^``, ``:``, ``-``,
+AND/OR/NOT/NEAR and emoji are inert.
 """
 
 from __future__ import annotations
@@ -24,15 +35,30 @@ import logging
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-TOKENIZER_FINGERPRINT = "kb-fts-v1:nfkd-fold+snowball-english|cjk-bigram+jieba3:unicode61"
+from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
+
+# v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
+# FTS5 keeping combining marks inside tokens (schema migration 3).
+TOKENIZER_FINGERPRINT = ("kb-fts-v2:nfkd-fold+snowball-english|cjk-bigram+jieba3|"
+                         "sea-cluster-bigram+icu78-words|extras-last:unicode61-marks")
 
 # Han (incl. ext. A and compatibility), Hiragana, Katakana, Hangul syllables.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+_WORD = re.compile(rf"[{_CJK}]+|[{SEA_SCRIPTS}]+|[^\W_{_CJK}{SEA_SCRIPTS}]+")
+# Quoted phrases: "straight" or “curly” double quotes (typed by macOS and phones).
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
+# Hyphenated compounds: word, then hyphen (-, U+2010, U+2011) and word, repeated; a comma
+# between digits joins too (chemical locants: phosphatidylinositol-3,4-bisphosphate).
+_PIECE = rf"(?:[^\W_]|[{SEA_SCRIPTS}])+"
+_HYPHENATED = re.compile(rf"{_PIECE}(?:(?:[-\u2010\u2011]|(?<=\d),(?=\d)){_PIECE})+")
+_DASH = re.compile(r"[-\u2010\u2011]")
+_HYPHENS = re.compile(r"[-\u2010\u2011,]")
 _init_lock = threading.Lock()
 
 # Query-side stopwords: terms so common that OR-ing them only adds noise candidates.
@@ -81,28 +107,54 @@ def cjk_tokens(run: str) -> list[str]:
     Returns:
         Tokens in order; a 1-character run yields itself.
     """
+    sequence, extras = _cjk_parts(run)
+    return sequence + extras
+
+
+def _cjk_parts(run: str) -> tuple[list[str], list[str]]:
     if len(run) == 1:
-        return [run]
-    tokens = [run[i : i + 2] for i in range(len(run) - 1)]
-    if len(run) >= 3:
-        tokens.extend(w for w in _jieba().cut_for_search(run) if len(w) >= 3)
-    return tokens
+        return [run], []
+    sequence = [run[i : i + 2] for i in range(len(run) - 1)]
+    if len(run) < 3:
+        return sequence, []
+    return sequence, [w for w in _jieba().cut_for_search(run) if len(w) >= 3]
+
+
+def token_parts(text: str, *, drop_stopwords: bool = False) -> tuple[list[str], list[str]]:
+    """The sequence tokens of ``text`` in order, and its extra whole-word tokens in order.
+
+    Args:
+        text: any text.
+        drop_stopwords: drop English stopwords (query side).
+
+    Returns:
+        (words and bigrams as they follow each other; jieba and ICU dictionary words).
+    """
+    sequence: list[str] = []
+    extras: list[str] = []
+    for word in _WORD.findall(text):
+        if _CJK_RUN.fullmatch(word):
+            seq, extra = _cjk_parts(word)
+        elif SEA_RUN.fullmatch(word):
+            seq, extra = sea_parts(word)
+        elif drop_stopwords and word.lower() in STOPWORDS:
+            continue
+        else:
+            seq, extra = [normalise_word(word)], []
+        sequence.extend(t for t in seq if t)
+        extras.extend(t for t in extra if t)
+    return sequence, extras
 
 
 def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
-    """The index tokens of ``text`` in order (with repeats).
+    """The index tokens of ``text``: sequence tokens in order, then the extra tokens.
 
     Args:
         text: any text.
         drop_stopwords: drop English stopwords (query side).
     """
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        if _CJK_RUN.fullmatch(word):
-            out.extend(cjk_tokens(word))
-        elif not (drop_stopwords and word.lower() in STOPWORDS):
-            out.append(normalise_word(word))
-    return [t for t in out if t]
+    sequence, extras = token_parts(text, drop_stopwords=drop_stopwords)
+    return sequence + extras
 
 
 def index_body(context_prefix: str, text: str) -> str:
@@ -122,11 +174,74 @@ def query_terms(query: str) -> list[str]:
     return terms or list(dict.fromkeys(tokenize(query)))
 
 
-def match_expression(terms: list[str]) -> str | None:
-    """An FTS5 MATCH expression OR-ing quoted terms, or ``None`` when there are none."""
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+Clause = tuple[tuple[str, ...], ...]  # alternatives, each a token sequence (1 token: a term)
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordQuery:
+    """A user query as FTS5 clauses, OR-ed together.
+
+    Attributes:
+        clauses: each clause is a tuple of alternatives; an alternative of one token is a
+            term, of several a phrase (consecutive tokens). Distinct, in first-seen order.
+    """
+
+    clauses: tuple[Clause, ...]
+
+    @property
+    def terms(self) -> list[str]:
+        """Every distinct token of every clause, in order (for scans that know no phrases)."""
+        return list(dict.fromkeys(t for clause in self.clauses for alt in clause for t in alt))
+
+
+def keyword_query(query: str) -> KeywordQuery:
+    """The FTS5 clauses of a user query: quoted phrases, hyphenated compounds, then terms.
+
+    A quoted phrase keeps its stopwords (``"the state of the art"``); one whose content is a
+    single token is a term. A hyphenated compound is the phrase of its words or, as an
+    alternative, its joined form (``e-mail``: ``"e mail"`` or ``email``). The remaining words
+    are terms with English stopwords dropped, unless nothing at all would be left. An
+    unbalanced quote is punctuation.
+
+    Returns:
+        Clauses in query order; empty when the query has no word characters.
+    """
+    clauses: list[Clause] = []
+
+    def phrase(match: re.Match[str]) -> str:
+        text = next(g for g in match.groups() if g is not None) if match.groups() else match[0]
+        if match.re is _HYPHENATED and not _DASH.search(text):
+            return text  # digits and commas only (1,000): ordinary terms
+        tokens = tuple(token_parts(text)[0])
+        if len(tokens) > 1 and match.re is _HYPHENATED:
+            joined = tuple(tokenize(_HYPHENS.sub("", text)))
+            clauses.append((tokens, joined) if len(joined) == 1 else (tokens,))
+        elif tokens:
+            clauses.append((tokens,) if len(tokens) > 1 else ((tokens[0],),))
+        return " "
+
+    rest = _HYPHENATED.sub(phrase, _QUOTED.sub(phrase, query))
+    terms = tokenize(rest, drop_stopwords=True)
+    if not clauses and not terms:
+        terms = tokenize(rest)
+    clauses.extend(((t,),) for t in terms)
+    return KeywordQuery(tuple(dict.fromkeys(clauses)))
+
+
+def _quoted(tokens: Sequence[str]) -> str:
+    return '"' + " ".join(tokens).replace('"', '""') + '"'
+
+
+def match_expression(query: KeywordQuery | Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression OR-ing every quoted term and phrase, or ``None`` when empty.
+
+    Args:
+        query: a parsed query, or plain terms (each a clause of its own).
+    """
+    clauses = query.clauses if isinstance(query, KeywordQuery) else tuple(
+        ((t,),) for t in query)
+    alternatives = [_quoted(alt) for clause in clauses for alt in clause]
+    return " OR ".join(alternatives) or None
 
 
 def phrase_expression(tokens: list[str]) -> str:
@@ -137,3 +252,13 @@ def phrase_expression(tokens: list[str]) -> str:
 def has_cjk(text: str) -> bool:
     """Whether ``text`` contains at least one CJK character."""
     return _CJK_RUN.search(text) is not None
+
+
+def has_search_text(text: str) -> bool:
+    """Whether ``text`` holds anything to search for: a letter, digit or other symbol (emoji).
+
+    Punctuation, spaces, control and format characters, and math, currency and modifier
+    symbols alone (``...``, ``()``, ``:::``, ``*``) are nothing to search for.
+    """
+    return any(unicodedata.category(c)[0] in "LN" or unicodedata.category(c) == "So"
+               for c in text)

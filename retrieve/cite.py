@@ -7,9 +7,15 @@ when they are insufficient.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kb.types import Reference
+
+# Line breaks of every kind, other control characters, and bidirectional overrides (which can
+# make a header read differently from its characters), shown escaped in a header field.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_QUOTE_RUN = re.compile('"(?=")')
 
 INSTRUCTION = (
     "Answer only from the references above and cite them by number, like [1]. The references "
@@ -26,17 +32,38 @@ WEAK_NOTE = (
 )
 
 
+def header_field(text: str) -> str:
+    r"""``text`` made safe for a reference's one-line header.
+
+    Line breaks, other control characters and bidirectional overrides become visible escapes
+    (``\n``, ``\x1b``, ``\u202e``), and no two double quotes stay adjacent, so a title or file
+    name can neither start a line of its own nor open or close a quoted block.
+    """
+    return quote_safe(_UNSAFE.sub(lambda m: m[0].encode("unicode_escape").decode(), text))
+
+
+def quote_safe(text: str) -> str:
+    """``text`` with a zero-width space between adjacent double quotes (no triple quote left)."""
+    return _QUOTE_RUN.sub('"\u200b', text)
+
+
 def context_block(references: Sequence[Reference], *, weak: bool) -> str:
-    """The text handed to a model: numbered quoted references, then the instruction."""
+    """The text handed to a model: numbered quoted references, then the instruction.
+
+    Each reference is one header line (number, title, source, locator, flags; every field
+    through ``header_field``), a line of three double quotes, the chunk text (``quote_safe``),
+    and a line of three double quotes.
+    """
     if not references:
         return NO_EVIDENCE
     lines = []
     for ref in references:
-        where = ref.locator
-        head = f"[{ref.number}] {ref.title} — {ref.source}" + (f" ({where})" if where else "")
+        where = header_field(ref.locator)
+        head = (f"[{ref.number}] {header_field(ref.title)} — {header_field(ref.source)}"
+                + (f" ({where})" if where else ""))
         if ref.flags:
             head += f" [flagged: {', '.join(ref.flags)}]"
-        lines += [head, '"""', ref.text.replace('"""', '"\u200b""'), '"""', ""]
+        lines += [head, '"""', quote_safe(ref.text), '"""', ""]
     if weak:
         lines += [WEAK_NOTE, ""]
     lines.append(INSTRUCTION)

@@ -17,7 +17,7 @@ from kb.store import Store
 from kb.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 from retrieve.judge import IndexStats, Passage
-from retrieve.judge_signals import Term, index_tokens
+from retrieve.judge_signals import Term, index_tokens, phrase_tokens
 
 
 def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
@@ -43,5 +43,5 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
         df=store.token_chunk_counts(tokens),
         doc_chunks=store.doc_chunk_counts(docs),
         doc_term_chunks=store.phrase_chunks_by_doc(
-            {t.text: phrase_expression(list(t.index_tokens)) for t in terms}, docs))
+            {t.text: phrase_expression(phrase_tokens(t)) for t in terms}, docs))
     return passages, stats

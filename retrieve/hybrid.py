@@ -27,7 +27,7 @@ from kb.backends.embedding import EmbeddingService
 from kb.config import PipelineSettings
 from kb.store import Store
 from kb.store_search import Filters
-from kb.textindex import has_cjk, query_terms
+from kb.textindex import has_cjk, keyword_query, query_terms
 from kb.types import RecallList
 from retrieve.calibration import Calibration
 from retrieve.recall import (
@@ -48,11 +48,10 @@ _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
                   trace: Trace) -> RecallList:
-    """BM25 for one query; a LIKE scan when FTS fails or finds nothing for CJK text."""
-    terms = query_terms(q)
-    try:
-        bm25 = bm25_recall(store, terms, pool=pool, filters=filters, name=f"bm25:{i}",
-                           weight=weight)
+    """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit."""
+    try:  # quoted phrases and hyphenated compounds match as phrases
+        bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,
+                           name=f"bm25:{i}", weight=weight)
         if bm25.hits or not has_cjk(q):
             return bm25
         trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
@@ -61,6 +60,7 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
         trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
     # words with surrounding punctuation stripped ("kites?" -> "kites"): a needle keeping it
     # would miss the text it names
+    terms = query_terms(q)
     words = [_EDGE_PUNCTUATION.sub("", w) for w in q.split()]
     needles = terms if has_cjk(q) else [w for w in words if w]
     return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
@@ -70,7 +70,8 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
 def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                  service: EmbeddingService | None, calibration: Calibration,
                  settings: PipelineSettings, trace: Trace,
-                 translations: list[list[str]] | None = None) -> list[RecallList]:
+                 translations: list[list[tuple[str, ...]]] | None = None
+                 ) -> list[RecallList]:
     """Recall lists for ``queries`` (original first), in a stable order.
 
     Per query: its BM25 (or LIKE) list, then its vector list; with ``translations`` (per

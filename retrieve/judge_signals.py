@@ -224,12 +224,23 @@ def index_tokens(term: Term) -> list[str]:
 TRANSLATIONS_SEARCHED = 3  # translations per term the cross-language BM25 list searches
 
 
-def translation_tokens(term: Term) -> list[str]:
-    """The index tokens of a term's first ``TRANSLATIONS_SEARCHED`` translations."""
-    out: list[str] = []
-    for t in term.translations[:TRANSLATIONS_SEARCHED]:
-        out += cjk_tokens(t) if _CJK_RUN.fullmatch(t) else [t]
-    return out
+def translation_tokens(term: Term) -> list[tuple[str, ...]]:
+    """A term's first ``TRANSLATIONS_SEARCHED`` translations as index-token tuples.
+
+    A CJK word is the phrase of its index bigrams; a Latin stem is one token.
+    """
+    return [tuple(_in_order_tokens(t)) if _CJK_RUN.fullmatch(t) else (t,)
+            for t in term.translations[:TRANSLATIONS_SEARCHED]]
+
+
+def phrase_tokens(term: Term) -> list[str]:
+    """The index tokens whose phrase finds the term in a chunk (its own form)."""
+    return _in_order_tokens(term.text) if term.cjk else [term.text]
+
+
+def _in_order_tokens(word: str) -> list[str]:
+    """The consecutive bigrams of a CJK word (its phrase in the index), or the word itself."""
+    return [word[i:i + 2] for i in range(len(word) - 1)] or [word]
 
 
 def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:

@@ -39,10 +39,10 @@ from kb.config import (
     parse_instant,
 )
 from kb.errors import SearchCancelled
-from kb.injection import flag_injection
+from kb.injection import flag_fields
 from kb.store import Store, blob_to_vector
 from kb.store_search import Filters
-from kb.textindex import tokenize
+from kb.textindex import has_search_text, tokenize
 from kb.types import Candidate, Chunk, Diagnostics, JudgeRecord, Reference, SearchResult
 from retrieve import cite, rerank
 from retrieve.calibration import (
@@ -68,6 +68,7 @@ from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"
 
 
 
@@ -138,7 +139,9 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
             cancellable).
 
     Returns:
-        A ``SearchResult``; empty with ``diagnostics.error`` set for an empty query, a
+        A ``SearchResult``; empty and ``insufficient_evidence`` with the reason
+        ``NOTHING_TO_SEARCH`` on a skipped ``recall`` stage for a query of punctuation
+        only (``...``, ``*``); empty with ``diagnostics.error`` set for an empty query, a
         cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
         validates itself (a malformed date raises ``ValueError`` when the options are built).
         Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
@@ -149,6 +152,11 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         options = replace(options, sources=tuple(well_formed(s) for s in options.sources))
     if not query or not query.strip():
         return _empty(query, "empty query: nothing to search for")
+    if not has_search_text(query):  # "...", "()", "*": not a caller mistake, nothing to find
+        trace = Trace()
+        trace.skip("recall", NOTHING_TO_SEARCH)
+        diag = Diagnostics(stages=tuple(trace.stages))
+        return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
         with interruptible(store, cancel):
@@ -451,5 +459,6 @@ def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
             char_end=ch.char_end, created_at=doc.created_at.isoformat(),
-            weak_evidence=c.chunk_id in weak_ids, flags=flag_injection(ch.text)))
+            weak_evidence=c.chunk_id in weak_ids,
+            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
     return refs

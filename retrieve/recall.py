@@ -5,8 +5,9 @@ the global top 50 is still found.
 
 Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 
-* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's distinct terms ``t``
-  (terms found in no chunk included, with the idf of ``n_t = 0``),
+* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's clauses ``t`` (terms
+  and phrases, ``kb.textindex.keyword_query``; a phrase's ``n_t`` is the chunks holding it;
+  terms found in no chunk included, with the idf of ``n_t = 0``),
   with FTS5's own idf ``log((N - n_t + 0.5) / (n_t + 0.5))`` (floored at 1e-6 as FTS5 does;
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
   average-length chunk holding every term once, so a chunk sharing one common word with the
@@ -20,6 +21,8 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
   headings sit higher too), see ``kb.store_search.BASELINE_GROUP_SQL``. A group of fewer than
   ``MIN_GROUP_CHUNKS`` chunks uses the median over all chunks when the index has at least
   ``MIN_BASELINE_CHUNKS``, else the model's calibrated ``cos_unrelated``.
+* Translated BM25 (``translated_recall``): the same scale over clauses whose alternatives are a
+  query term's dictionary translations (``retrieve.lexicon``).
 * LIKE fallback: the share of query terms found.
 """
 
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -35,7 +38,7 @@ import numpy as np
 from kb.errors import SearchCancelled
 from kb.store import Store
 from kb.store_search import Filters
-from kb.textindex import match_expression
+from kb.textindex import KeywordQuery, match_expression
 from kb.types import Hit, RecallList
 
 MIN_BASELINE_CHUNKS = 200  # below this the median cosine is too noisy to be the baseline
@@ -45,24 +48,37 @@ PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
 
 
-def _idf_sum(store: Store, terms: list[str]) -> float:
+def _idf(n: int, n_chunks: int) -> float:
+    return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
+
+
+def _idf_sum(store: Store, query: KeywordQuery) -> float:
+    """Sum over clauses of the best idf among the clause's alternatives (>= 1e-6 each).
+
+    A term's document frequency comes from ``chunks_vocab``; a phrase's is the number of
+    chunks matching it, as FTS5's ``bm25()`` counts it for its idf.
+    """
     n_chunks = store.counts_chunks()
-    if not terms or n_chunks == 0:
+    if not query.clauses or n_chunks == 0:
         return 1.0
+    terms = [alt[0] for clause in query.clauses for alt in clause if len(alt) == 1]
     df = dict(store.conn.execute(
         f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(terms))})",
-        terms).fetchall())
+        terms).fetchall()) if terms else {}
     # A term no chunk contains still counts (with the idf of a term in no chunk): a chunk that
     # matches "capital" cannot be strong evidence for "capital of Australia" when nothing in
     # the index mentions Australia.
-    total = sum(_idf(n_chunks, df.get(t, 0)) for t in terms)
+    total = 0.0
+    for clause in query.clauses:
+        best = 0.0
+        for alt in clause:
+            n = df.get(alt[0], 0) if len(alt) == 1 else store.conn.execute(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                (match_expression(KeywordQuery(((alt,),))),)).fetchone()[0]
+            # min: two reads, and an ingest may add chunks in between
+            best = max(best, _idf(min(int(n), n_chunks), n_chunks))
+        total += best
     return total or 1.0
-
-
-def _idf(n_chunks: int, n: int) -> float:
-    """FTS5's idf of a term in ``n`` of ``n_chunks`` chunks (floored as FTS5 does)."""
-    n = min(n, n_chunks)  # two reads: an ingest may add chunks in between
-    return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
 
 
 @contextmanager
@@ -117,47 +133,46 @@ def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
     return out
 
 
-def bm25_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
-                name: str, weight: float, scale: float | None = None) -> RecallList:
-    """BM25 list for one query's terms.
-
-    Args:
-        scale: the score that maps to s_norm 1 (default: the terms' idf sum, see the module
-            docstring).
+def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
+                filters: Filters, name: str, weight: float) -> RecallList:
+    """BM25 list for one query's clauses (``kb.textindex.keyword_query``) or plain terms.
 
     Raises:
         sqlite3.OperationalError: FTS5 rejected the query (caller falls back to LIKE).
     """
-    match = match_expression(terms)
+    if not isinstance(query, KeywordQuery):
+        query = KeywordQuery(tuple(((t,),) for t in dict.fromkeys(query)))
+    match = match_expression(query)
     if match is None:
         return RecallList(name, "bm25", weight, ())
     rows = store.fts_search(match, pool, filters)
-    scale = scale or _idf_sum(store, terms)
+    scale = _idf_sum(store, query)
     doc_of = store.doc_ids_of([cid for cid, _ in rows])
     hits = tuple(Hit(cid, doc_of[cid], rank, s, min(1.0, s / scale))
                  for rank, (cid, s) in enumerate(rows, start=1))
     return RecallList(name, "bm25", weight, hits)
 
 
-def translated_recall(store: Store, alternatives: list[list[str]], *, pool: int,
-                      filters: Filters, name: str, weight: float) -> RecallList:
-    """BM25 over the query terms' translations (``retrieve.lexicon``): cross-language recall.
+def translated_recall(store: Store, alternatives: Sequence[Sequence[tuple[str, ...]]], *,
+                      pool: int, filters: Filters, name: str, weight: float) -> RecallList:
+    """BM25 over the query terms' dictionary translations: cross-language recall.
 
     Args:
-        alternatives: per query term, the index tokens of its translations.
+        store: the open store.
+        alternatives: per query term, its translations as index-token tuples (a CJK word is
+            the phrase of its bigrams); each term is one clause, so the s_norm scale counts
+            its best translation once.
+        pool: maximum hits.
+        filters: scope applied inside the search.
+        name: the list's name.
+        weight: the list's fusion weight.
 
-    The s_norm scale is the sum over terms of their best translation's idf (a chunk holding
-    one translation of every term scores about 1), not the sum over every alternative.
+    Raises:
+        sqlite3.OperationalError: FTS5 rejected the query.
     """
-    tokens = list(dict.fromkeys(t for alts in alternatives for t in alts))
-    if not tokens:
-        return RecallList(name, "bm25", weight, ())
-    n_chunks = store.counts_chunks()
-    df = store.token_chunk_counts(tokens)
-    scale = sum(max((_idf(n_chunks, df.get(t, 0)) for t in alts), default=0.0)
-                for alts in alternatives if alts)
-    return bm25_recall(store, tokens, pool=pool, filters=filters, name=name, weight=weight,
-                       scale=scale or None)
+    clauses = tuple(tuple(dict.fromkeys(alts)) for alts in alternatives if alts)
+    return bm25_recall(store, KeywordQuery(clauses), pool=pool, filters=filters, name=name,
+                       weight=weight)
 
 
 def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,

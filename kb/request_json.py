@@ -1,0 +1,41 @@
+"""Request bodies as JSON data, refusing what Python's decoder would fail on later.
+
+Python's ``json`` accepts ``NaN`` and ``Infinity`` (not JSON, RFC 8259), turns ``1e999`` into
+an infinite float, raises ``RecursionError`` on nesting deeper than the interpreter's stack, and
+``ValueError`` on an integer past ``sys.get_int_max_str_digits()`` (4,300) digits. Every one of
+these is the caller's mistake: ``decode_json`` turns them into one ``ValueError`` line, which
+``kb serve`` answers with 400.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+
+
+def decode_json(body: bytes) -> Any:
+    """A request body as JSON data (an empty body is ``None``).
+
+    Raises:
+        ValueError: the body is not UTF-8 JSON, holds ``NaN``/``Infinity`` or a number
+            Python will not convert (over ``sys.get_int_max_str_digits()`` digits, or out
+            of the float range), or nests deeper than the decoder's recursion limit. The
+            message is one short line starting "the body is not JSON".
+    """
+    def finite(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError(f"{text[:20]} is out of the range of a JSON number here")
+        return value
+
+    try:
+        return json.loads(body or b"null", parse_constant=_no_constant, parse_float=finite)
+    except RecursionError:
+        problem = "it nests too deeply"
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        problem = str(exc).splitlines()[0][:200]
+    raise ValueError(f"the body is not JSON we accept: {problem}")

@@ -1,0 +1,106 @@
+"""Malformed requests are caller mistakes (HTTP 400, a one-line error), and every interface
+caps the query at one length (``kb.config.MAX_QUERY_CHARS``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from kb.api import KnowledgeBase
+from kb.cli import cli
+from kb.config import MAX_QUERY_CHARS
+from kb.http_server import KbHTTPServer, ServeSettings, make_server
+from kb.tool import INPUT_SCHEMA, knowledge_search
+from tests.conftest import write
+
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.fixture
+def server(kb_bm25: KnowledgeBase, tmp_path: Path) -> Iterator[KbHTTPServer]:
+    write(tmp_path / "notes" / "kites.md", "# Box kites\n\nBox kites were invented in 1893.\n")
+    kb_bm25.ingest([tmp_path / "notes"])
+    srv = make_server(kb_bm25, ServeSettings(host="127.0.0.1", port=0))
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture
+def client(server: KbHTTPServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        yield c
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"query": "kites", "sources": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+@pytest.mark.parametrize("path", ["/search", "/context", "/ingest"])
+@pytest.mark.parametrize("body", [
+    _nested(100_000),                                     # nesting deeper than the parser
+    b'{"query": "kites", "top_k": ' + b"7" * 5000 + b"}",  # past Python's int digit limit
+    b'{"query": "kites", "top_k": ' + b"1" * 4000 + b"}",  # a valid, huge integer
+    b'{"query": "kites", "top_k": NaN}',                   # not JSON (RFC 8259)
+    b'{"query": "kites", "top_k": -Infinity}',
+    b'{"query": "kites", "top_k": 1e999}',
+    b'{"paths": [' + b"[" * 50_000 + b"]" * 50_000 + b"]}",
+])
+def test_malformed_json_is_a_400_with_a_json_error(client: httpx.Client, path: str,
+                                                   body: bytes) -> None:
+    r = client.post(path, content=body, headers=JSON)
+    assert r.status_code == 400, (r.status_code, r.text[:200])
+    error = r.json()["error"]
+    assert error["type"] == "invalid_arguments"
+    assert "\n" not in error["message"] and len(error["message"]) < 300
+
+
+def test_the_server_still_answers_after_malformed_bodies(client: httpx.Client) -> None:
+    client.post("/search", content=_nested(100_000), headers=JSON)
+    r = client.post("/search", json={"query": "box kites"})
+    assert r.status_code == 200 and r.json()["references"]
+
+
+def test_the_schema_states_the_one_cap() -> None:
+    assert INPUT_SCHEMA["properties"]["query"]["maxLength"] == MAX_QUERY_CHARS == 2000
+
+
+@pytest.mark.parametrize("path", ["/search", "/context"])
+def test_http_caps_the_query(client: httpx.Client, path: str) -> None:
+    assert client.post(path, json={"query": "k" * MAX_QUERY_CHARS}).status_code == 200
+    r = client.post(path, json={"query": "k" * (MAX_QUERY_CHARS + 1)})
+    assert r.status_code == 400
+    assert str(MAX_QUERY_CHARS) in r.json()["error"]["message"]
+
+
+def test_python_api_caps_the_query(kb_bm25: KnowledgeBase) -> None:
+    kb_bm25.search("k" * MAX_QUERY_CHARS)  # at the cap: searched
+    too_long = "box kites " * 100_000  # 1 MB
+    for call in (kb_bm25.search, kb_bm25.context):
+        with pytest.raises(ValueError, match=f"at most {MAX_QUERY_CHARS}"):
+            call(too_long)
+
+
+def test_tool_caps_the_query(kb_bm25: KnowledgeBase) -> None:
+    out = knowledge_search(kb_bm25, {"query": "k" * (MAX_QUERY_CHARS + 1)})
+    assert out["error"]["type"] == "invalid_arguments"
+
+
+@pytest.mark.parametrize("command", ["search", "context"])
+def test_cli_caps_the_query(kb_bm25: KnowledgeBase, command: str) -> None:
+    db = str(kb_bm25.store.path)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["--db", db, "--embedder", "none", command,
+                            "k" * (MAX_QUERY_CHARS + 1)])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"at most {MAX_QUERY_CHARS}" in lines[0]
+    ok = runner.invoke(cli, ["--db", db, "--embedder", "none", command, "k" * MAX_QUERY_CHARS])
+    assert ok.exit_code == 0, ok.output
