@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kb.config import RELATIVE_FLOOR, PipelineSettings, RecallMode, RerankMode
+from kb.config import PipelineSettings, RecallMode, RerankMode
 
 Verdict = Literal["better", "worse", "mixed", "same"]
 
@@ -100,7 +100,7 @@ def stage_variants(base: PipelineSettings, *, llm_configured: bool = False,
         reranker_configured: a cross-encoder is configured, so rerank ``auto`` means it.
 
     Returns:
-        Variants in a fixed order: expansion (with an LLM), floor, relative floor, rerank (off,
+        Variants in a fixed order: expansion (with an LLM), floor, judge, rerank (off,
         or MMR/auto against each other), fusion weighting, then the two recall modes other than
         ``base.recall``.
 
@@ -114,9 +114,7 @@ def stage_variants(base: PipelineSettings, *, llm_configured: bool = False,
     variants += [
         Variant("floor", "off" if base.floor else "on",
                 replace(base, floor=not base.floor), needs_vectors=True),
-        Variant("relative_floor",
-                "off (0)" if base.relative_floor > 0 else f"on ({RELATIVE_FLOOR})",
-                replace(base, relative_floor=0.0 if base.relative_floor > 0 else RELATIVE_FLOOR)),
+        Variant("judge", "off" if base.judge else "on", replace(base, judge=not base.judge)),
     ]
     rerank_modes: dict[RerankMode, str] = {"off": "off", "mmr": "mmr"}
     if model_rerank:  # without a model, `auto` is MMR: nothing to compare

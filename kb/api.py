@@ -222,6 +222,10 @@ class KnowledgeBase:
                cancel: threading.Event | None = None, **kwargs: Any) -> SearchResult:
         """Search; see ``retrieve.pipeline.search``. Keyword arguments build ``SearchOptions``.
 
+        A ``top_k`` given as a keyword asks for that many references (``fill``: those the
+        judge does not pass come last, flagged weak); without it, only what passes is handed
+        out (at most ``TOP_K``).
+
         Never raises for search-time failures (the result carries the reason). Set ``cancel``
         from another thread to stop a long search; it then returns an empty result whose
         ``diagnostics.error`` says it was cancelled.
@@ -231,7 +235,9 @@ class KnowledgeBase:
                 ``kb.config.MAX_QUERY_CHARS`` code points.
         """
         check_query_length(query)
-        options = options or SearchOptions(**kwargs)
+        if options is None:
+            kwargs.setdefault("fill", "top_k" in kwargs)
+            options = SearchOptions(**kwargs)
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
                           reranker=self.reranker, settings=PipelineSettings(

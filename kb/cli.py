@@ -256,24 +256,26 @@ def _instant_option(ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
-def _search_options(top_k: int, source: tuple[str, ...], type_: tuple[str, ...],
+def _search_options(top_k: int | None, source: tuple[str, ...], type_: tuple[str, ...],
                     after: str | None, before: str | None, no_decay: bool,
                     explain: bool = False) -> SearchOptions:
+    """The request's options; a ``--top-k`` given explicitly asks for that many (``fill``)."""
     start, end = parse_instant(after, "--after"), parse_instant(before, "--before")
     if start is not None and end is not None and start >= end:
         raise click.UsageError(f"--after {after} is not earlier than --before {before}: no "
                                "document can match")
-    return SearchOptions(top_k=top_k, sources=tuple(_source_prefix(s) for s in source),
+    return SearchOptions(top_k=top_k or TOP_K, sources=tuple(_source_prefix(s) for s in source),
                          source_types=tuple(t.lower() for t in type_),
                          created_after=after, created_before=before, decay=not no_decay,
-                         explain=explain)
+                         explain=explain, fill=top_k is not None)
 
 
 def search_options(fn: F) -> F:
     """The scope options shared by ``search`` and ``context``."""
     for opt in reversed([
-        click.option("--top-k", default=TOP_K, show_default=True,
-                     type=click.IntRange(1, TOP_K_MAX), help="References to return."),
+        click.option("--top-k", type=click.IntRange(1, TOP_K_MAX),
+                     help=f"References to return (default {TOP_K}: only those the judge "
+                     "passes; given, this many: the rest flagged weak)."),
         click.option("--source", multiple=True, help="Only documents whose source path "
                      "equals or starts with this (repeatable)."),
         click.option("--type", "type_", multiple=True,
@@ -294,12 +296,13 @@ def _print_result(result: SearchResult, explain: bool) -> None:
     if not result.references:
         click.echo("No relevant references found: the knowledge base does not hold the answer.")
     if result.references and result.insufficient_evidence:
-        click.echo("WEAK EVIDENCE: nothing passed the relevance floor or the reranker; these "
+        click.echo("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
                    "probably do not answer the question.")
     for ref in result.references:
         where = ref.locator
+        weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
         click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
-                                                                       if where else ""))
+                                                                       if where else "") + weak)
         click.echo(f"     {ref.source}")
         snippet = " ".join(ref.text.split())
         click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
@@ -313,6 +316,12 @@ def _print_result(result: SearchResult, explain: bool) -> None:
                    f"{d.floor_dropped}; best below floor {d.best_below_floor}", err=True)
         for stage, items in d.explain:
             click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]), err=True)
+        for j in d.judge:
+            click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
+                       f"{'passed' if j.passed else 'not passed'}; focus found "
+                       f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
+                       f"{j.answer_type} (found: {j.type_found}); best sentence: "
+                       f"{j.best_sentence[:120]!r}", err=True)
 
 
 @cli.command(cls=QueryCommand)
@@ -322,7 +331,7 @@ def _print_result(result: SearchResult, explain: bool) -> None:
 @click.option("--explain", is_flag=True, help="Print per-stage traces (stderr; in JSON too).")
 @click.pass_context
 @errors_as_one_line
-def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
+def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
            type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
            as_json: bool, explain: bool) -> None:
     """Search the knowledge base and print cited references."""
@@ -348,7 +357,7 @@ def search(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
                    "of the HTTP /context answer; `kb search --json` gives the full result).")
 @click.pass_context
 @errors_as_one_line
-def context(ctx: click.Context, query: str, top_k: int, source: tuple[str, ...],
+def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
             type_: tuple[str, ...], after: str | None, before: str | None,
             no_decay: bool, as_json: bool) -> None:
     """Print the context block for a model: references and the answer-only instruction."""

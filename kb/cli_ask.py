@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from kb.answer import Answer
@@ -24,7 +26,7 @@ from kb.cli_query import QueryCommand
               help="JSON output: question, answer, refused, model, cited, references.")
 @click.pass_context
 @errors_as_one_line
-def ask(ctx: click.Context, question: str, top_k: int, source: tuple[str, ...],
+def ask(ctx: click.Context, question: str, top_k: int | None, source: tuple[str, ...],
         type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
         as_json: bool) -> None:
     """Answer a question with the --llm model, only from cited references.
@@ -41,7 +43,9 @@ def ask(ctx: click.Context, question: str, top_k: int, source: tuple[str, ...],
     # Built here only to check the spec (no connection is made): a malformed one is then a
     # single error line, not a warning on opening followed by the same text as an error.
     make_llm(ctx.obj["llm"])
-    options = _search_options(top_k, source, type_, after, before, no_decay)
+    # only what the judge passes reaches the model, however many references were asked for
+    options = replace(_search_options(top_k, source, type_, after, before, no_decay),
+                      fill=False)
     with open_kb(ctx) as kb:
         answer = kb.ask(question, options)
     if as_json:

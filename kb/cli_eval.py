@@ -69,7 +69,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
               help="Gate thresholds (TOML) used with --gate  [default: golden/gates.toml].")
 @click.option("--stage-setting", "stage_settings", multiple=True, metavar="KEY=VALUE",
               help="Evaluate with a pipeline setting changed, e.g. rerank=off or "
-              "relative_floor=0.6 (repeatable).")
+              "judge=false (repeatable).")
 @click.option("--judge", metavar="SPEC",
               help="Judge model of the faithfulness gate: ollama:MODEL or openai:URL#MODEL "
               "(default: the --llm model).")

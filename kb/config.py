@@ -32,7 +32,6 @@ MMR_LAMBDA = 0.7  # DESIGN 4.5; Carbonell & Goldstein, SIGIR 1998
 RERANK_TOP_N = 50  # DESIGN 4.5: rerank the top 50
 MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
 NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
-RELATIVE_FLOOR = 0.8  # README "stage check": best P@3 on golden/precision without recall loss
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # DESIGN 1: the knowledge_search schema's maxLength, the one cap on every interface (tool, HTTP,
 # MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
@@ -224,8 +223,6 @@ class PipelineSettings:
         w_vector: weight of vector lists in fusion.
         pool: candidates per recall list; ``None`` means max(50, 3 x top_k).
         rrf_k: the RRF constant.
-        relative_floor: a reference is only handed out when its fused score before time decay
-            is at least this share of the best candidate's, in [0, 1]; 0 turns the cut off.
         mmr_lambda: relevance weight of MMR, in [0, 1].
         keyword_min: BM25 s_norm (the share of the query's idf mass a chunk matches, in
             [0, 1]) from which a candidate counts as keyword evidence for the floor.
@@ -250,7 +247,6 @@ class PipelineSettings:
     w_vector: float = 1.0
     pool: int | None = None
     rrf_k: int = RRF_K
-    relative_floor: float = RELATIVE_FLOOR
     mmr_lambda: float = MMR_LAMBDA
     judge: bool = True
     rerank_min_score: float = RERANK_MIN_SCORE

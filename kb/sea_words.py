@@ -61,6 +61,12 @@ def sea_parts(run: str) -> tuple[list[str], list[str]]:
     return sequence, extras
 
 
+def sea_words(run: str) -> list[str]:
+    """The dictionary words of one run (ICU's word breaks), those holding a letter or digit."""
+    _, words = _breakers()
+    return [w for w in words(run[:MAX_RUN_CHARS], ICU_LOCALE) if any(c.isalnum() for c in w)]
+
+
 def has_sea(text: str) -> bool:
     """Whether ``text`` holds a Thai, Lao, Khmer or Myanmar character."""
     return SEA_RUN.search(text) is not None

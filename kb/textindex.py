@@ -194,17 +194,12 @@ class KeywordQuery:
         return list(dict.fromkeys(t for clause in self.clauses for alt in clause for t in alt))
 
 
-def keyword_query(query: str) -> KeywordQuery:
-    """The FTS5 clauses of a user query: quoted phrases, hyphenated compounds, then terms.
-
-    A quoted phrase keeps its stopwords (``"the state of the art"``); one whose content is a
-    single token is a term. A hyphenated compound is the phrase of its words or, as an
-    alternative, its joined form (``e-mail``: ``"e mail"`` or ``email``). The remaining words
-    are terms with English stopwords dropped, unless nothing at all would be left. An
-    unbalanced quote is punctuation.
+def split_phrases(query: str) -> tuple[list[Clause], str]:
+    """The quoted phrases and hyphenated compounds of a query, and the text left around them.
 
     Returns:
-        Clauses in query order; empty when the query has no word characters.
+        (a clause per phrase, as in ``keyword_query``, in query order; the rest of the query
+        with each phrase replaced by a space).
     """
     clauses: list[Clause] = []
 
@@ -221,6 +216,22 @@ def keyword_query(query: str) -> KeywordQuery:
         return " "
 
     rest = _HYPHENATED.sub(phrase, _QUOTED.sub(phrase, query))
+    return clauses, rest
+
+
+def keyword_query(query: str) -> KeywordQuery:
+    """The FTS5 clauses of a user query: quoted phrases, hyphenated compounds, then terms.
+
+    A quoted phrase keeps its stopwords (``"the state of the art"``); one whose content is a
+    single token is a term. A hyphenated compound is the phrase of its words or, as an
+    alternative, its joined form (``e-mail``: ``"e mail"`` or ``email``). The remaining words
+    are terms with English stopwords dropped, unless nothing at all would be left. An
+    unbalanced quote is punctuation.
+
+    Returns:
+        Clauses in query order; empty when the query has no word characters.
+    """
+    clauses, rest = split_phrases(query)
     terms = tokenize(rest, drop_stopwords=True)
     if not clauses and not terms:
         terms = tokenize(rest)

@@ -250,7 +250,9 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     before = _instant(args.get("created_before"), "created_before")
     if after and before and datetime.fromisoformat(after) >= datetime.fromisoformat(before):
         raise ValueError("created_after must be earlier than created_before")
-    options = SearchOptions(top_k=top_k, sources=sources, source_types=types,
+    # a top_k the caller set asks for that many references (the rest flagged weak)
+    options = SearchOptions(top_k=top_k, fill="top_k" in args, sources=sources,
+                            source_types=types,
                             created_after=after, created_before=before)
     return SearchRequest(query.strip(), options)
 

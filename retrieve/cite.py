@@ -26,8 +26,9 @@ NO_EVIDENCE = (
     "No reference in the knowledge base is relevant to this question. Say plainly that the "
     "knowledge base does not have enough information to answer; do not guess."
 )
+WEAK_MARK = "[weak: did not pass the judge]"  # on the header of a weak reference in a list
 WEAK_NOTE = (
-    "Note: these references are weak evidence (nothing passed the relevance floor or the "
+    "Note: these references are weak evidence (nothing passed the judge or the "
     "reranker's judgement); they probably do not answer the question."
 )
 
@@ -63,6 +64,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
                 + (f" ({where})" if where else ""))
         if ref.flags:
             head += f" [flagged: {', '.join(ref.flags)}]"
+        if ref.weak_evidence and not weak:  # a long list: only some are weak
+            head += f" {WEAK_MARK}"
         lines += [head, '"""', quote_safe(ref.text), '"""', ""]
     if weak:
         lines += [WEAK_NOTE, ""]

@@ -9,6 +9,7 @@ chunks holding each term (what makes a term a *topic* term of that document).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ from retrieve.judge_signals import Term, index_tokens, phrase_tokens
 
 def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
            chunks: Mapping[int, Chunk], vectors: Mapping[int, np.ndarray]
-           ) -> tuple[list[Passage], IndexStats]:
+           ) -> tuple[list[Passage], IndexStats, str | None]:
     """The judge's inputs for ``candidates`` (those without a chunk row are left out).
 
     Args:
@@ -31,6 +32,14 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
         candidates: the candidates to judge, best first.
         chunks: chunk id -> chunk row (fetched by the orchestrator).
         vectors: chunk id -> stored vector, where there is one.
+
+    Returns:
+        The passages, the statistics, and why the FTS5 statistics are missing when its
+        index failed (then every term counts as found in no chunk, and none as a topic
+        term by frequency); ``None`` when they are complete.
+
+    Raises:
+        sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
     """
     passages = [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
                         chunks[c.chunk_id].context_prefix, c.cosine, c.vector, c.keyword,
@@ -38,10 +47,13 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
                 for c in candidates if c.chunk_id in chunks]
     docs = [p.doc_id for p in passages]
     tokens = [t for term in terms for t in index_tokens(term)]
-    stats = IndexStats(
-        n_chunks=store.counts_chunks(),
-        df=store.token_chunk_counts(tokens),
-        doc_chunks=store.doc_chunk_counts(docs),
-        doc_term_chunks=store.phrase_chunks_by_doc(
-            {t.text: phrase_expression(phrase_tokens(t)) for t in terms}, docs))
-    return passages, stats
+    n_chunks, doc_chunks = store.counts_chunks(), store.doc_chunk_counts(docs)
+    try:
+        df = store.token_chunk_counts(tokens)
+        doc_term = store.phrase_chunks_by_doc(
+            {t.text: phrase_expression(phrase_tokens(t)) for t in terms}, docs)
+    except sqlite3.OperationalError as exc:
+        if "interrupt" in str(exc):
+            raise
+        return passages, IndexStats(n_chunks, {}, doc_chunks, {}), str(exc)
+    return passages, IndexStats(n_chunks, df, doc_chunks, doc_term), None

@@ -16,7 +16,8 @@ Offline and without an LLM, from evidence a cosine alone cannot see (DESIGN 4.5)
    to the best, the rank; whether the query and passage are in different scripts.
 
 First the **evidence gate** (``Signals.gate``): a passage holds evidence only when its
-*uncommon* matched terms (in at most ``COMMON_SHARE`` of the chunks) carry at least
+*uncommon* matched terms (in at most ``COMMON_SHARE`` of the chunks, or at most
+``COMMON_MIN_CHUNKS`` of them) carry at least
 ``MIN_EVIDENCE`` of the query's idf mass, and it matches two uncommon terms (or the only one a
 one-term query has), or one and a term its document is about. Stop words are never terms, so a
 query of stop words, punctuation or nonsense, or one sharing a single common word with a
@@ -62,6 +63,7 @@ TOPIC_SHARE = 0.3  # a term in this share of its document's chunks (and >= 2 of 
 # in uncommon terms; chosen on the train split (bench/fit_judge.py prints the trade-off).
 MIN_EVIDENCE = 0.2
 COMMON_SHARE = 0.1  # a term in more than this share of the chunks is common: no evidence alone
+COMMON_MIN_CHUNKS = 10  # ... and in more than this many (in a small index nothing is common)
 # A passing passage is handed out only when its answer_p is at least this share of the best
 # one's: on the train split, 0.5 raised the share of handed-out passages holding the answer
 # from 0.41 to 0.58 and lost 1 in 100 answers (bench/fit_judge.py).
@@ -265,8 +267,11 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
 
 
 def handed_out(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """The verdicts whose passages are handed out: passed, and ``answer_p`` at least
-    ``HAND_OUT_SHARE`` of the best one's; in the order given."""
+    """The verdicts whose passages are handed out, in the order given.
+
+    A passage is handed out when it passed and its ``answer_p`` is at least ``HAND_OUT_SHARE``
+    of the best passing one's.
+    """
     best = max((v.answer_p for v in verdicts if v.passed), default=0.0)
     return [v for v in verdicts if v.passed and v.answer_p >= HAND_OUT_SHARE * best]
 
@@ -285,7 +290,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     cosines = [p.cosine for p in passages if p.cosine is not None]
     median_cos = float(np.median(cosines)) if cosines else 0.0
     best_fused = max(p.fused for p in passages) or 1.0
-    common = [term_df(t, stats.df) > COMMON_SHARE * n for t in terms]
+    common = [term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS) for t in terms]
     uncommon = [t for t, c in zip(terms, common, strict=True) if not c]
     out = []
     for rank, p in enumerate(passages):

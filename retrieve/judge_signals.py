@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from kb.textindex import STOPWORDS, cjk_tokens, has_cjk, normalise_word
+from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
+from kb.textindex import STOPWORDS, cjk_tokens, has_cjk, normalise_word, split_phrases
 from retrieve.lexicon import Lexicon
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
@@ -32,7 +33,8 @@ IDF_MIN = 0.05  # a term in most chunks still weighs a little (FTS5 clamps at 1e
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
+_SPACELESS = re.compile(f"[{_CJK}{SEA_SCRIPTS}]+")  # scripts written without spaces
+_LATIN_WORD = re.compile(rf"[^\W_{_CJK}{SEA_SCRIPTS}]+")
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 _jieba_lock = threading.Lock()
 
@@ -67,15 +69,16 @@ _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                          r"town|continent|island)|which (country|city|region|place|state|"
                          r"province|town|continent|island))\b", re.I)),
 )
-_EN_NAME = ("name", re.compile(
+_EN_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"\b(what is (the|its|their) name|what was (the|its|their) name|what (is|was|are|were) "
     r"\w+( \w+)? called|which (company|companies|organi[sz]ation|journal|system|product|"
     r"software|program|programme|team|court|agency|university|school|firm|bank|brand|"
     r"newspaper|magazine|book|film|movie|song|album|project|language|tool|library|model)|"
     r"what (company|organi[sz]ation|journal|system|product|software|court|agency|brand)|"
     r"name of the)\b", re.I))
-_ZH_NAME = ("name", re.compile(r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|"
-                                r"软件|产品|团队|法院|大学|学校|品牌|项目)|哪(本|份|部)"))
+_ZH_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
+    r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|软件|产品|团队|法院|大学|学校|品牌|项目)|"
+    r"哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|哪个月|何年|哪一?日|"
                         r"什么时间|日期是|年份|哪个年代|哪个世纪")),
@@ -86,7 +89,7 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                          r"哪座城市|哪国")),
     _ZH_NAME,
 )
-_EN_TYPES = (*_EN_TYPES, _EN_NAME)
+_EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
 _MONTHS = ("january february march april may june july august september october november "
            "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
@@ -133,32 +136,53 @@ class Term:
     """One content term of a query.
 
     Attributes:
-        text: the term as the judge matches it: a stem (Latin) or a jieba word (CJK).
-        cjk: whether it is a CJK word (matched as a substring of the passage's CJK text).
+        text: the term as the judge matches it: a stem (Latin and other spaced scripts), a
+            jieba word (CJK) or an ICU dictionary word (Thai, Lao, Khmer, Myanmar).
+        spaceless: whether it is a word of a script written without spaces (CJK, Thai...),
+            matched as a substring of the passage's text in those scripts.
         index_tokens: the index tokens whose document frequencies give its idf.
         surface: the word as the query wrote it (what a semantic soft match embeds).
         translations: the term in the other language (``retrieve.lexicon``): English stems
             for a CJK word, Chinese words for a Latin stem; a passage holding one holds the
-            term.
+            term. For a hyphenated compound, its joined form (``email`` for ``e-mail``).
+        phrase: a quoted phrase or hyphenated compound: ``text`` is its tokens joined by
+            spaces, held by a passage only as consecutive words.
     """
 
     text: str
-    cjk: bool
+    spaceless: bool
     index_tokens: tuple[str, ...]
     surface: str = ""
     translations: tuple[str, ...] = ()
+    phrase: bool = False
 
 
 def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
     """The query's content terms, distinct, in order (stop and question words dropped).
 
     Latin words become stems (as in the index); CJK runs are cut into words by jieba, and
-    single characters are dropped with the stop words. With a ``lexicon``, each term carries
-    its translations into the other language.
+    single characters are dropped with the stop words; Thai, Lao, Khmer and Myanmar runs are
+    cut into ICU dictionary words (``kb.sea_words``). With a ``lexicon``, each term carries its
+    translations into the other language (Chinese and English).
     """
     out: dict[str, Term] = {}
-    for piece in _split_scripts(query):
-        if _CJK_RUN.fullmatch(piece):
+    clauses, rest = split_phrases(query)
+    for clause in clauses:
+        tokens, alias = clause[0], [a[0] for a in clause[1:] if len(a) == 1]
+        surface = " ".join(tokens)
+        if all(_SPACELESS.fullmatch(t) for t in tokens):  # a quoted CJK or Thai phrase
+            text = "".join(t[0] for t in tokens[:-1]) + tokens[-1] if tokens else ""
+            out.setdefault(text, Term(text, True, tokens, text))
+        elif len(tokens) == 1:
+            out.setdefault(tokens[0], Term(tokens[0], False, tokens, tokens[0]))
+        else:
+            out.setdefault(surface, Term(surface, False, tokens, surface, tuple(alias),
+                                         phrase=True))
+    for piece in _split_scripts(rest):
+        if SEA_RUN.fullmatch(piece):
+            for w in sea_words(piece):
+                out.setdefault(w, Term(w, True, tuple(sea_parts(w)[0]), w))
+        elif _CJK_RUN.fullmatch(piece):
             with _jieba_lock:
                 words = _jieba_words().lcut(piece)
             for w in words:
@@ -179,10 +203,10 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
 
 
 def _split_scripts(text: str) -> list[str]:
-    """``text`` cut into CJK runs and the non-CJK stretches between them."""
+    """``text`` cut into runs of one spaceless script (CJK; Thai...) and the text between."""
     out: list[str] = []
     last = 0
-    for m in _CJK_RUN.finditer(text):
+    for m in re.finditer(f"{_CJK_RUN.pattern}|{SEA_RUN.pattern}", text):
         if m.start() > last:
             out.append(text[last:m.start()])
         out.append(m.group())
@@ -235,7 +259,11 @@ def translation_tokens(term: Term) -> list[tuple[str, ...]]:
 
 def phrase_tokens(term: Term) -> list[str]:
     """The index tokens whose phrase finds the term in a chunk (its own form)."""
-    return _in_order_tokens(term.text) if term.cjk else [term.text]
+    if term.phrase:
+        return list(term.index_tokens)
+    if SEA_RUN.fullmatch(term.text):
+        return sea_parts(term.text)[0]
+    return _in_order_tokens(term.text) if term.spaceless else [term.text]
 
 
 def _in_order_tokens(word: str) -> list[str]:
@@ -251,25 +279,35 @@ def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:
 
 @dataclass(frozen=True, slots=True)
 class PassageTerms:
-    """What a passage holds, for term matching: Latin stems and its CJK text without spaces."""
+    """What a passage holds, for term matching.
+
+    Attributes:
+        stems: its words in spaced scripts, normalised as the index does.
+        spaceless_text: its runs of spaceless scripts (CJK, Thai...), joined without spaces.
+        sequence: its normalised words in order, space-separated and padded (phrases).
+    """
 
     stems: frozenset[str]
-    cjk_text: str
+    spaceless_text: str
+    sequence: str = ""
 
     def has(self, term: Term) -> bool:
         """Whether the passage holds ``term`` or one of its translations."""
-        if (term.text in self.cjk_text) if term.cjk else (term.text in self.stems):
-            return True
-        if term.cjk:
-            return any(t in self.stems for t in term.translations)
-        return any(t in self.cjk_text for t in term.translations)
+        if term.phrase:
+            return f" {term.text} " in self.sequence or any(t in self.stems
+                                                              for t in term.translations)
+        if term.spaceless:
+            return term.text in self.spaceless_text or any(
+                t in self.stems for t in term.translations)
+        return term.text in self.stems or any(t in self.spaceless_text
+                                              for t in term.translations)
 
 
 def passage_terms(text: str) -> PassageTerms:
     """The matchable content of a passage (see ``PassageTerms``)."""
-    stems = frozenset(normalise_word(w) for w in _LATIN_WORD.findall(text)
-                      if not _CJK_RUN.fullmatch(w))
-    return PassageTerms(stems, "".join(_CJK_RUN.findall(text)))
+    words = [normalise_word(w) for w in _LATIN_WORD.findall(text)]
+    return PassageTerms(frozenset(words), "".join(_SPACELESS.findall(text)),
+                        " " + " ".join(words) + " ")
 
 
 def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTerms) -> float:
@@ -296,31 +334,6 @@ def answer_type(query: str) -> AnswerType:
             if pattern.search(query):
                 return kind
     return "other"
-
-
-def has_filler(text: str, kind: AnswerType) -> bool:
-    """Whether ``text`` holds something of answer type ``kind`` (``other``: always true).
-
-    Dates: years, month names with a day, centuries, CJK 年/月/日 after a numeral. Numbers: any
-    digit or number word. Persons and places: in CJK text, jieba's part-of-speech tags ``nr``
-    and ``ns`` (``nt`` organisations count as persons: "who founded" is answered by either);
-    in Latin text, capitalised multi-word names (persons) or a capitalised word after a
-    preposition of place.
-    """
-    if kind == "other":
-        return True
-    if kind == "date":
-        return _DATE.search(text) is not None
-    if kind == "number":
-        return _NUMBER.search(text) is not None
-    cjk = "".join(_CJK_RUN.findall(text))
-    if cjk:
-        tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt")}[kind]
-        with _jieba_lock:
-            if any(p.flag in tags for p in _posseg().cut(text)):
-                return True
-    pattern = _PERSON_EN if kind == "person" else _PLACE_EN
-    return pattern.search(text) is not None
 
 
 def fillers(text: str, kind: AnswerType) -> list[str]:
@@ -351,17 +364,6 @@ def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
         if words and not all(w in q for w in words):
             return f
     return None
-
-
-def best_sentence(terms: Sequence[Term], weights: Sequence[float],
-                  text: str) -> tuple[str, float]:
-    """The sentence of ``text`` covering the most query weight, and that coverage in [0, 1]."""
-    best, best_cov = "", -1.0
-    for s in sentences(text) or [text]:
-        cov = coverage(terms, weights, passage_terms(s))
-        if cov > best_cov:
-            best, best_cov = s, cov
-    return best, max(best_cov, 0.0)
 
 
 def script_of(text: str) -> Literal["cjk", "latin", "none"]:

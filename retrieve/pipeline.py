@@ -21,6 +21,7 @@ failure: the caller gets an empty result whose diagnostics carry the reason.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -43,7 +44,15 @@ from kb.injection import flag_fields
 from kb.store import Store, blob_to_vector
 from kb.store_search import Filters
 from kb.textindex import has_search_text, tokenize
-from kb.types import Candidate, Chunk, Diagnostics, JudgeRecord, Reference, SearchResult
+from kb.types import (
+    Candidate,
+    Chunk,
+    Diagnostics,
+    JudgeRecord,
+    RecallList,
+    Reference,
+    SearchResult,
+)
 from retrieve import cite, rerank
 from retrieve.calibration import (
     GENERIC,
@@ -250,12 +259,8 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     else:
         calibration = load_calibration(store, service.fingerprint.key,
                                        service.embedder.model_id)
-    lexicon = shared_lexicon() if crosses_languages(query, store.script_mix()) else None
-    terms = content_terms(query, lexicon)
-    translations = [translation_tokens(t) for t in terms] if lexicon is not None else None
-    lists = trace.run("recall", lambda: recall_lists(store, queries, pool, filters, service,
-                                                calibration, settings, trace,
-                                                translations))
+    lists, terms = trace.run("recall", lambda: _recall(store, query, queries, pool, filters,
+                                                       service, calibration, settings, trace))
     counts = tuple((lst.name, len(lst.hits)) for lst in lists)
     vectors_used = any(lst.kind == "vector" for lst in lists)
     # 3. fuse, decay
@@ -304,7 +309,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
             service.embedder.model_id if service else None)
         head = top[:JUDGE_TOP_N]
         verdicts = trace.run("judge", lambda: _judge(store, query, terms, head, chunks,
-                                                     vectors, model))
+                                                     vectors, model, trace))
         ordered = judge_order(head, verdicts, vectors, texts,
                               mmr_lambda=settings.mmr_lambda) + [
             c for c in ordered if c.chunk_id not in verdicts]
@@ -316,11 +321,35 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                    judged, verdicts)
 
 
+def _recall(store: Store, query: str, queries: list[str], pool: int, filters: Filters,
+            service: EmbeddingService | None, calibration: Calibration,
+            settings: PipelineSettings, trace: Trace) -> tuple[list[RecallList], list[Term]]:
+    """Stage 2: the recall lists, and the original query's content terms for the judge.
+
+    When the index holds text in the other of Chinese and English, the terms carry their
+    dictionary translations and a translated BM25 list joins the others.
+    """
+    try:
+        mix = store.script_mix()
+    except sqlite3.OperationalError:
+        trace.check()  # "interrupted" by a cancellation
+        raise
+    lexicon = shared_lexicon() if crosses_languages(query, mix) else None
+    terms = content_terms(query, lexicon)
+    translations = [translation_tokens(t) for t in terms] if lexicon is not None else None
+    lists = recall_lists(store, queries, pool, filters, service, calibration, settings, trace,
+                         translations)
+    return lists, terms
+
+
 def _judge(store: Store, query: str, terms: list[Term], head: list[Candidate],
            chunks: dict[int, Chunk], vectors: dict[int, np.ndarray],
-           model: JudgeModel) -> dict[int, Verdict]:
+           model: JudgeModel, trace: Trace) -> dict[int, Verdict]:
     """Stage 5's judge over ``head``: the evidence read once, then the pure judge."""
-    passages, stats = gather(store, terms, head, chunks, vectors)
+    passages, stats, problem = gather(store, terms, head, chunks, vectors)
+    if problem:
+        trace.degraded.append(f"judge: index statistics unavailable ({problem}); every term "
+                              "counts as rare")
     return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}
 
 
@@ -352,13 +381,9 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             selected = [*selected, *extra]
         insufficient = not any(c.chunk_id not in weak_ids for c in selected)
     else:
-        # The relative floor judges evidence, not age: decay orders what survives.
-        best = max((c.evidence for c in r.ordered), default=0.0)
-        eligible = [c for c in r.ordered[:RERANK_TOP_N]
-                    if c.evidence >= settings.relative_floor * best]
         # A judging reranker says "no" too: what it scores below the bar is not handed out;
         # if it rejects everything, the best few it judged stay, flagged as weak evidence.
-        cut = rerank.judge_cut(eligible, r.judged, min_score=settings.rerank_min_score,
+        cut = rerank.judge_cut(r.ordered[:RERANK_TOP_N], r.judged, min_score=settings.rerank_min_score,
                                relax_keep=RELAX_KEEP)
         judged_out = cut.judged_out
         selected = rerank.select(

@@ -137,7 +137,7 @@ def test_json_report_shape(good_run, tiny):
         assert 0.0 <= m[name] <= 1.0, name
     for name in ("rank_p50_ms", "search_p50_ms", "search_p95_ms"):
         assert m[name] > 0, name
-    assert {"recall", "fuse", "floor", "rerank", "cite"} <= set(s["stage_p50_ms"])
+    assert {"recall", "fuse", "rerank", "judge", "cite"} <= set(s["stage_p50_ms"])
     index = s["index"]
     assert index["documents"] == 20 and index["vectors"] == index["chunks"] > 0
     assert Path(index["path"]).parent == tiny["cache"] / "eval"
@@ -175,7 +175,7 @@ def test_stage_check_reports_deltas_and_skipped_stages(good_run, tiny):
     assert s["index"]["vectors_embedded"] == 0 and s["index"]["path"] == first["path"]
     stages = s["stages"]
     assert [(c["stage"], c["change"]) for c in stages["comparisons"]] == [
-        ("floor", "off"), ("relative_floor", "off (0)"), ("rerank", "off"),
+        ("floor", "on"), ("judge", "off"), ("rerank", "off"),
         ("fusion", "plain RRF"), ("recall", "bm25 only"), ("recall", "vector only")]
     for c in stages["comparisons"]:
         assert c["verdict"] in {"better", "worse", "mixed", "same"}
@@ -186,10 +186,10 @@ def test_stage_check_reports_deltas_and_skipped_stages(good_run, tiny):
                                           abs=tolerance)
     quality = {k: v for k, v in stages["baseline"].items() if not k.endswith("_ms")}
     assert quality == {k: v for k, v in s["metrics"].items() if k in quality}
-    # the relative floor acts on the references only: the document ranking cannot move
-    rel = stages["comparisons"][1]
-    assert rel["deltas"]["ndcg@10"] == 0 and rel["deltas"]["recall@100"] == 0
-    assert rel["settings_changed"] == "relative_floor=0.0"
+    # the judge reorders its top candidates only: what recall found stays found
+    judge = stages["comparisons"][1]
+    assert judge["deltas"]["recall@100"] == 0
+    assert judge["settings_changed"] == "judge=False"
     skipped = {x["stage"]: x["reason"] for x in stages["skipped"]}
     assert "no LLM configured" in skipped["expand"]
     assert "same created_at" in skipped["decay"]
@@ -206,7 +206,7 @@ def test_stage_check_with_an_llm_measures_expansion_and_model_rerank(tiny):
     assert r.exit_code == 0, r.output
     s = json.loads(r.stdout)["sets"][0]
     assert [(c["stage"], c["change"]) for c in s["stages"]["comparisons"]] == [
-        ("expand", "off (paraphrases and HyDE)"), ("relative_floor", "off (0)"),
+        ("expand", "off (paraphrases and HyDE)"), ("judge", "off"),
         ("rerank", "off"), ("rerank", "mmr instead of the model"), ("fusion", "plain RRF")]
     skipped = {x["stage"]: x["reason"] for x in s["stages"]["skipped"]}
     assert "expand" not in skipped and "rerank (cross-encoder / LLM)" not in skipped

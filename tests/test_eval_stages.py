@@ -14,15 +14,15 @@ from eval.stages import (
     stage_variants,
 )
 from eval.suite import cache_path, index_digest, open_cached_index
-from kb.config import RELATIVE_FLOOR, ChunkSettings, Config, PipelineSettings
+from kb.config import ChunkSettings, Config, PipelineSettings
 
 
 def test_overrides_convert_to_the_field_types():
     assert parse_overrides([
         "w_bm25=0", "floor=off", "weighted_fusion=TRUE", "rerank=mmr", "recall=bm25",
-        "pool=120", "rrf_k=10", "relative_floor=0.5", " mmr_lambda = 1 ",
+        "pool=120", "rrf_k=10", "judge=no", " mmr_lambda = 1 ",
     ]) == {"w_bm25": 0.0, "floor": False, "weighted_fusion": True, "rerank": "mmr",
-           "recall": "bm25", "pool": 120, "rrf_k": 10, "relative_floor": 0.5,
+           "recall": "bm25", "pool": 120, "rrf_k": 10, "judge": False,
            "mmr_lambda": 1.0}
     assert parse_overrides(["pool=none"]) == {"pool": None}
     assert parse_overrides([]) == {}
@@ -53,18 +53,18 @@ def test_each_default_variant_toggles_exactly_one_stage():
     base = PipelineSettings()
     variants = stage_variants(base)
     assert [(v.stage, v.change) for v in variants] == [
-        ("floor", "off"), ("relative_floor", "off (0)"), ("rerank", "off"),
+        ("floor", "on"), ("judge", "off"), ("rerank", "off"),
         ("fusion", "plain RRF"), ("recall", "bm25 only"), ("recall", "vector only")]
     assert [_changed_fields(base, v.settings) for v in variants] == [
-        {"floor"}, {"relative_floor"}, {"rerank"}, {"weighted_fusion"}, {"recall"}, {"recall"}]
+        {"floor"}, {"judge"}, {"rerank"}, {"weighted_fusion"}, {"recall"}, {"recall"}]
     assert [v.needs_vectors for v in variants] == [True, False, False, False, True, True]
 
 
 def test_variants_toggle_back_on_from_a_configuration_with_stages_off():
-    base = PipelineSettings(floor=False, relative_floor=0.0, rerank="off",
+    base = PipelineSettings(floor=True, judge=False, rerank="off",
                             weighted_fusion=False, recall="bm25")
     changes = [(v.stage, v.change) for v in stage_variants(base)]
-    assert changes == [("floor", "on"), ("relative_floor", f"on ({RELATIVE_FLOOR})"),
+    assert changes == [("floor", "off"), ("judge", "on"),
                        ("rerank", "mmr"), ("fusion", "score-weighted RRF"),
                        ("recall", "hybrid"), ("recall", "vector only")]
 
@@ -75,7 +75,7 @@ def test_with_a_model_configured_expansion_and_model_rerank_get_variants():
     assert llm[0] == ("expand", "off (paraphrases and HyDE)")
     assert ("rerank", "off") in llm and ("rerank", "mmr instead of the model") in llm
     ranker = [(v.stage, v.change) for v in stage_variants(base, reranker_configured=True)]
-    assert ranker[0] == ("floor", "off")  # no LLM: no expansion variant
+    assert ranker[0] == ("floor", "on")  # no LLM: no expansion variant
     assert ("rerank", "mmr instead of the model") in ranker
     off = PipelineSettings(rerank="off", expand=False)
     changes = [(v.stage, v.change) for v in stage_variants(off, llm_configured=True)]

