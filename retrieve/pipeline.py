@@ -383,8 +383,8 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
     else:
         # A judging reranker says "no" too: what it scores below the bar is not handed out;
         # if it rejects everything, the best few it judged stay, flagged as weak evidence.
-        cut = rerank.judge_cut(r.ordered[:RERANK_TOP_N], r.judged, min_score=settings.rerank_min_score,
-                               relax_keep=RELAX_KEEP)
+        cut = rerank.judge_cut(r.ordered[:RERANK_TOP_N], r.judged,
+                               min_score=settings.rerank_min_score, relax_keep=RELAX_KEEP)
         judged_out = cut.judged_out
         selected = rerank.select(
             list(cut.kept), r.texts, r.vectors, k=options.top_k,

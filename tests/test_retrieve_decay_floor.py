@@ -6,14 +6,13 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from conftest import write
 
+from eval.retrieval import engines_for
 from kb.api import KnowledgeBase
-from kb.config import Config
+from kb.config import Config, PipelineSettings, SearchOptions
 from kb.textindex import match_expression, query_terms
 from kb.types import Candidate
 from retrieve.cite import WEAK_NOTE
 from retrieve.decay import apply_decay, decay_factor
-from eval.retrieval import engines_for
-from kb.config import PipelineSettings, SearchOptions
 from retrieve.floor import KEYWORD_MIN, RELAX_KEEP, apply_floor, passes
 from retrieve.pipeline import search
 

