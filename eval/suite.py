@@ -54,7 +54,8 @@ from kb.config import Config, PipelineSettings, SearchOptions
 from kb.store import Store
 from retrieve.pipeline import search as run_search
 
-DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision")  # the CI-sized golden sets
+ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (eval.answerability_gate)
+DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision", ANSWERABILITY)  # CI-sized sets
 LATENCY_QUERIES = 50  # queries timed through the full search per set (after one warm-up)
 WARM_UP_QUERY = "warm-up search, not timed"  # not a set query: its embedding must not be cached
 PRECISION_K = 3  # references judged by the precision gate (DESIGN 7.2)

@@ -101,7 +101,14 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     from eval.precision import load_distractors
     from eval.report import gate_status, render_text, report_json
     from eval.stages import apply_overrides, parse_overrides
-    from eval.suite import DEFAULT_SETS, cache_path, evaluate_set, faithfulness_outcome
+    from eval.answerability_gate import evaluate_answerability
+    from eval.suite import (
+        ANSWERABILITY,
+        DEFAULT_SETS,
+        cache_path,
+        evaluate_set,
+        faithfulness_outcome,
+    )
     from kb.backends.registry import make_llm, ollama_host_from_env, parse_spec
     from kb.config import PipelineSettings
 
@@ -115,7 +122,8 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     cache_root = os.environ.get("KB_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb")
     cache_dir = Path(cache_root) / "eval"
-    chosen = [(Path(n).resolve().name, Path(n)) if Path(n).is_dir() else (n, dataset_dir(n))
+    chosen = [(Path(n).resolve().name, Path(n)) if Path(n).is_dir()
+              else (n, golden_dir() / n) if n == ANSWERABILITY else (n, dataset_dir(n))
               for n in sets or DEFAULT_SETS]
     for set_name, _ in chosen:
         if limits is not None and limits.for_set(embedder, set_name) is None:
@@ -154,6 +162,11 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     reports = []
     for set_name, folder in chosen:
         with progress_bar(not as_json) as bar:
+            if set_name == ANSWERABILITY:
+                reports.append(evaluate_answerability(set_name, folder, cache_dir,
+                                                      config=config, settings=settings,
+                                                      on_progress=bar))
+                continue
             reports.append(evaluate_set(
                 set_name, folder, cache_path(cache_dir, set_name, folder, embedder),
                 config=config, settings=settings, stages=stages, answers=answers,

@@ -193,8 +193,8 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
         else:
             for w in _LATIN_WORD.findall(piece):
                 low = _fold(w)
-                if low in STOPWORDS or low in QUESTION_WORDS:
-                    continue
+                if low in STOPWORDS or low in QUESTION_WORDS or (len(low) == 1 and low.isalpha()):
+                    continue  # a lone letter ("x") is no evidence either
                 stem = normalise_word(w)
                 if stem:
                     alt = lexicon.chinese(stem) if lexicon else ()
