@@ -96,12 +96,12 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     vectors are embedded once per set and embedder; model replies are cached with them.
     """
     from eval.answer_gate import AnswerGateConfig
+    from eval.answerability_gate import evaluate_answerability
     from eval.datasets import dataset_dir, golden_dir
     from eval.gates import check_faithfulness, check_gates, load_thresholds, table_name
     from eval.precision import load_distractors
     from eval.report import gate_status, render_text, report_json
     from eval.stages import apply_overrides, parse_overrides
-    from eval.answerability_gate import evaluate_answerability
     from eval.suite import (
         ANSWERABILITY,
         DEFAULT_SETS,
