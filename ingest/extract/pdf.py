@@ -46,8 +46,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
 
     Raises:
         EmptyDocumentError: the file is 0 bytes, or no page has a text layer.
-        EncryptedError: a user password is needed, or AES decryption needs the optional
-            ``cryptography`` package.
+        EncryptedError: a user password is needed (or, on an install without the
+            ``cryptography`` dependency, the file is AES-encrypted).
         CorruptError: the file is malformed (pypdf's reason is given).
 
     """
@@ -57,8 +57,9 @@ def extract_pdf(path: Path) -> ExtractedDocument:
             return _extract(path, PdfReader(stream))
     except ExtractError:
         raise
-    except DependencyError as exc:  # AES without the optional `cryptography` package
-        raise EncryptedError(path, f"encrypted; cannot decrypt: {exc}") from exc
+    except DependencyError as exc:  # AES on an install that lacks `cryptography`
+        raise EncryptedError(path, "AES-encrypted; opening it needs the `cryptography` "
+                             f"package (pip install cryptography): {exc}") from exc
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
