@@ -58,7 +58,7 @@ from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import ChunkSettings, scale_warning
-from kb.errors import ExtractError
+from kb.errors import ExtractError, StoreError
 from kb.llm_cache import cached_reply
 from kb.store import DocumentRow, Store
 from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
@@ -69,6 +69,7 @@ ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
+NOT_ATTEMPTED = "not attempted: the ingest stopped at a storage fault (see the failed file)"
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 
@@ -188,16 +189,27 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
             loop (before anything is written).
     """
+    if store.read_only:
+        raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
+                         "cannot ingest; searching works", path=store.path)
     roots = [Path(p) for p in paths]
     found = list(discover(roots, SUPPORTED_SUFFIXES))
     total = sum(1 for item in found if isinstance(item, Path))
     outcomes: list[FileOutcome] = []
     done = 0
+    fault: StoreError | None = None
     for item in found:
         if isinstance(item, FileOutcome):  # what the walk could not read or follow
             outcomes.append(item)
             continue
-        outcome = _ingest_file(store, item, chunk, llm=llm, vision=vision)
+        if fault is not None:
+            outcomes.append(FileOutcome(str(item), "failed", reason=NOT_ATTEMPTED))
+            continue
+        try:
+            outcome = _ingest_file(store, item, chunk, llm=llm, vision=vision)
+        except StoreError as exc:  # disk full, I/O error: the next writes would fail too
+            fault = exc
+            outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
         if outcome.action == "failed" and store.get_document(source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
@@ -206,6 +218,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         done += 1
         if on_progress:
             on_progress("files", done, total)
+    if fault is not None:
+        return _stopped_report(store, outcomes, service)
     removed = remove_missing(store, roots) if sync else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, llm) if written else []
@@ -230,6 +244,27 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",
                         warnings=tuple(warnings))
+
+
+def _stopped_report(store: Store, outcomes: list[FileOutcome],
+                    service: EmbeddingService | None) -> IngestReport:
+    """The report of a batch a storage fault stopped: what was committed, nothing more.
+
+    No later stage runs (sync, embedding and status updates write too); each file listed as
+    added or updated is committed whole, the failed one left no trace, and the index stays
+    consistent (every write is one transaction).
+    """
+    skipped = sum(1 for o in outcomes if o.reason == NOT_ATTEMPTED)
+    counts = store.counts()
+    return IngestReport(outcomes=tuple(outcomes), vectors_pending=counts["chunks"] - counts[
+        "vectors"], embedder=service.fingerprint.description if service else "none",
+        warnings=(f"the ingest stopped at a storage fault: {_files(skipped)} not attempted, "
+                  "no vectors computed, nothing removed; what is listed as added or updated "
+                  "is committed",))
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def _situating_notes(store: Store, llm: LLM | None) -> list[str]:

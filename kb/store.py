@@ -6,6 +6,8 @@ cached vector matrix is stale (cache inserts, on which no cached data depends, d
 Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are always written and deleted in
 the same transaction. WAL mode, a reader per thread (``kb.readers``) and a busy timeout keep
 readers from waiting on a writer. No model or network call is ever made inside ``write()``.
+A file that cannot be written opens read-only, and a storage fault (disk full) is one
+``StoreError`` with SQLite's reason (``kb.connection``).
 Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.vectorspace``.
 """
 
@@ -22,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.connection import OpenMode, connect, open_mode, rollback, storage_fault
 from kb.errors import SchemaError, StoreError
 from kb.readers import ReaderPool
-from kb.schema import migrate
+from kb.schema import check_schema, migrate
 from kb.store_search import SearchPrimitives, VectorMatrix
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document
 
-BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
 _HEALTHY_SQL = """
 SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
    AND NOT EXISTS (SELECT 1 FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))
@@ -114,12 +116,17 @@ class Store(SearchPrimitives):
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
         self._readers = ReaderPool(self._connect)
+        self.mode: OpenMode = "rw"
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.mode = open_mode(self.path)
             self._writer = self._connect()
-            migrate(self._writer)  # first: it refuses another application's file untouched
-            self._writer.execute("PRAGMA journal_mode = WAL")
+            if self.read_only:
+                check_schema(self._writer, writable=False)
+            else:
+                migrate(self._writer)  # first: it refuses another application's file untouched
+                self._writer.execute("PRAGMA journal_mode = WAL")
             self._check_tokenizer()
             self.repair()
         except SchemaError as exc:
@@ -127,14 +134,17 @@ class Store(SearchPrimitives):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open as a kb database ({exc})",
                              path=self.path) from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open ({exc.strerror or exc})",
+                             path=self.path) from exc
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the file was opened read-only (``write()`` raises ``StoreError``)."""
+        return self.mode != "rw"
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
+        return connect(self.path, self.mode)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -155,9 +165,24 @@ class Store(SearchPrimitives):
 
     @contextmanager
     def write(self, *, bump: bool = True) -> Iterator[sqlite3.Connection]:
-        """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``."""
+        """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``.
+
+        Raises:
+            StoreError: the file is read-only, or a storage fault (disk full, I/O error) ended
+                the transaction; nothing of it was written. Other errors propagate as they
+                are, after the rollback.
+        """
+        if self.read_only:
+            raise StoreError(f"{self.path}: read-only (the file or its folder cannot be "
+                             "written): searching works, changing it does not", path=self.path)
         with self._lock:
-            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                self._writer.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                fault = storage_fault(exc, self.path)
+                if fault is None:
+                    raise
+                raise fault from exc
             try:
                 yield self._writer
                 if bump:
@@ -165,8 +190,11 @@ class Store(SearchPrimitives):
                         "INSERT INTO meta(key, value) VALUES ('generation', '1') "
                         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
                 self._writer.execute("COMMIT")
-            except BaseException:
-                self._writer.execute("ROLLBACK")
+            except BaseException as exc:
+                rollback(self._writer)
+                fault = storage_fault(exc, self.path)
+                if fault is not None:
+                    raise fault from exc
                 raise
 
     def get_meta(self, key: str) -> str | None:
@@ -186,7 +214,8 @@ class Store(SearchPrimitives):
     def _check_tokenizer(self) -> None:
         stored = self.get_meta("tokenizer_fingerprint")
         if stored is None:
-            self.set_meta("tokenizer_fingerprint", TOKENIZER_FINGERPRINT)
+            if not self.read_only:  # a read-only file is only read: nothing to record
+                self.set_meta("tokenizer_fingerprint", TOKENIZER_FINGERPRINT)
         elif stored != TOKENIZER_FINGERPRINT:
             raise SchemaError(
                 f"{self.path}: full-text index built with tokenizer {stored!r}, this kb uses "
@@ -218,7 +247,7 @@ class Store(SearchPrimitives):
                              path=self.path)
         fixed = {"orphan_chunks": 0, "orphan_fts": 0, "orphan_staged": 0, "missing_fts": 0}
         healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
-        if healthy:  # the common case: no write, so read-only files open and caches stay warm
+        if healthy or self.read_only:  # the common case: no write, caches stay warm
             return fixed
         with self.write() as c:
             fixed["orphan_chunks"] = c.execute(
