@@ -136,7 +136,8 @@ class KnowledgeBase:
             return ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
                                 sync=sync, on_progress=on_progress,
                                 no_vectors_reason=problem or "no embedder configured",
-                                llm=self.ingest_llm, vision=self.vision)
+                                llm=self.ingest_llm, vision=self.vision,
+                                extract_timeout_s=self.config.extract_timeout_s)
 
     def sync(self, paths: Iterable[Path | str], *,
              on_progress: ProgressFn | None = None) -> IngestReport:
