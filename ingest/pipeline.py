@@ -9,7 +9,9 @@ Stages, per file (each one call into one module):
    DOCX and HTML files are extracted in a worker process within a time and memory budget
    (``ingest.worker``), so a file that keeps a parser busy is stopped and fails alone.
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
-   context prefix (title + heading path).
+   context prefix (title + heading path). A plain-text file (without an LLM stage) is read,
+   decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
+   size does not bound memory.
 5. **Write text first**: document, chunks and FTS rows replace any older version in one
    transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
    the row is marked ``pending_models``, so an ingest interrupted during the model calls
@@ -44,18 +46,20 @@ from __future__ import annotations
 import dataclasses
 import errno
 import hashlib
+import itertools
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ingest.chunk import chunk_document
+from ingest.chunk import chunk_document, chunk_stream
 from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
 from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.extract import SUPPORTED_SUFFIXES, extract
+from ingest.extract.text import iter_text
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
@@ -123,13 +127,18 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         if stat.st_size > MAX_FILE_BYTES:
             return FileOutcome(source, "failed",
                                reason=f"larger than the {MAX_FILE_BYTES // 2**20} MiB budget")
-        data = path.read_bytes()
+        with path.open("rb") as fh:  # in pieces: a large file is never held whole
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")
-    digest = hashlib.sha256(data).hexdigest()
     old = store.get_document(source=source)
     if old is not None and old.content_hash == digest and old.status != "pending_models":
         return FileOutcome(source, "unchanged")
+    if path.suffix.lower() == ".txt" and llm is None:  # streamed: no stage needs it whole
+        row = DocumentRow(source=source, source_type="txt", title=path.stem or path.name,
+                          content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
+                          created_at=datetime.fromtimestamp(stat.st_mtime, UTC))
+        return _write_streamed(store, path, row, chunk, updated=old is not None)
     try:
         doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
     except ExtractError as exc:
@@ -194,6 +203,33 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
         if on_progress:
             on_progress("files", done, total)
     return outcomes, fault
+
+
+def _write_streamed(store: Store, path: Path, row: DocumentRow, chunk: ChunkSettings, *,
+                    updated: bool) -> FileOutcome:
+    """Stages 3-5 for a plain-text file, in bounded pieces (``iter_text``, ``chunk_stream``).
+
+    The file is read, decoded, chunked and written piece by piece inside the one transaction
+    that replaces the document, so memory stays bounded whatever the file's size and the old
+    version is replaced atomically: a decoding error half-way rolls it all back.
+    """
+    drafts = chunk_stream(row.title, iter_text(path), chunk)
+    written = 0
+
+    def counted(first: ChunkDraft) -> Iterator[ChunkDraft]:
+        nonlocal written
+        for draft in itertools.chain((first,), drafts):
+            written += 1
+            yield draft
+
+    try:
+        first = next(drafts, None)  # detects the encoding, reads up to the first chunk
+        if first is None:
+            return FileOutcome(row.source, "failed", reason="no text to index")
+        store.replace_document(row, counted(first))
+    except ExtractError as exc:
+        return FileOutcome(row.source, "failed", reason=exc.reason)
+    return FileOutcome(row.source, "updated" if updated else "added", chunks=written)
 
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,

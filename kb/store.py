@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -302,13 +302,14 @@ class Store(SearchPrimitives):
             for r in rows
         ]
 
-    def replace_document(self, doc: DocumentRow, chunks: Sequence[ChunkDraft]) -> int:
+    def replace_document(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
         """Insert a document with its chunks and FTS rows, replacing any with the same source.
 
         Runs in one transaction: either the old version or the new one is visible, never both
-        and never half. With ``doc.models_pending`` the content hash carries
-        ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status is
-        ``pending_models``.
+        and never half. ``chunks`` may be a generator producing them as they are written (an
+        exception it raises rolls everything back). With ``doc.models_pending`` the content
+        hash carries ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status
+        is ``pending_models``.
 
         Returns:
             The new document id.
