@@ -1,4 +1,11 @@
-"""PDF via pypdf: one block per page with a text layer; scans and images are reported.
+"""PDF: one block per page with a text layer; scans and images are reported.
+
+pypdf opens the file (encryption, metadata, pages, images); each page's text comes from
+pdfminer.six's layout analysis, which orders text boxes by position, so a multi-column page
+is read column by column whatever order its content stream draws the lines in (pypdf reads
+stream order: a two-column page drawn row by row came out across the gutter). The choice was
+measured (``bench/pdf_reading_order.py``, table in ``bench/README.md``). A page pdfminer cannot
+read falls back to pypdf's text.
 
 Images are located (``ImageRef``: object number, page, pixel size) but not decoded here;
 ``load_pdf_images`` decodes them when a vision model is to describe them.
@@ -6,12 +13,19 @@ Images are located (``ImageRef``: object number, page, pixel size) but not decod
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import LAParams, LTTextBox
+from pdfminer.pdfdocument import PDFDocument
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import StreamObject
@@ -54,7 +68,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     require_nonempty(path)
     try:
         with path.open("rb") as stream:
-            return _extract(path, PdfReader(stream))
+            data = stream.read()
+        return _extract(path, PdfReader(io.BytesIO(data)), data)
     except ExtractError:
         raise
     except DependencyError as exc:  # AES on an install that lacks `cryptography`
@@ -66,8 +81,9 @@ def extract_pdf(path: Path) -> ExtractedDocument:
         raise CorruptError(path, f"malformed PDF: {_describe(exc)}") from exc
 
 
-def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
+def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     _unlock(path, reader)
+    laid_out = _layout_texts(data, len(reader.pages))
     blocks: list[Block] = []
     empty_pages: list[int] = []
     failed_pages: list[int] = []
@@ -77,7 +93,9 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
         try:
-            raw = page.extract_text() or ""
+            raw = laid_out[number - 1] if laid_out else None
+            if raw is None:  # pdfminer could not read this page: pypdf's stream order
+                raw = page.extract_text() or ""
         except DependencyError:
             raise
         except Exception as exc:  # one broken content stream must not lose the other pages
@@ -113,6 +131,43 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
         empty_reason=NO_TEXT_LAYER_REASON,
         images=images,
     )
+
+
+class _Aggregator(PDFPageAggregator):
+    """pdfminer's page aggregator, dropping glyphs without a Unicode mapping.
+
+    pdfminer writes such a glyph as "(cid:N)"; it is no text (pypdf gave a control
+    character, which ``clean_text`` drops).
+    """
+
+    def handle_undefined_char(self, font: Any, cid: int) -> str:
+        return ""
+
+
+def _layout_texts(data: bytes, pages: int) -> list[str | None] | None:
+    """Each page's text in pdfminer.six's layout order (text boxes separated by blank lines).
+
+    Returns:
+        One entry per page, ``None`` for a page pdfminer failed on; ``None`` as a whole when
+        it cannot open the file or finds another number of pages than pypdf.
+    """
+    try:
+        document = PDFDocument(PDFParser(io.BytesIO(data)), password="")
+        resources = PDFResourceManager(caching=True)
+        device = _Aggregator(resources, laparams=LAParams())
+        interpreter = PDFPageInterpreter(resources, device)
+        texts: list[str | None] = []
+        for page in PDFPage.create_pages(document):
+            try:
+                interpreter.process_page(page)
+                # Boxes in layout order; each ends with a newline, as pypdf's lines do.
+                texts.append("".join(item.get_text() for item in device.get_result()
+                                     if isinstance(item, LTTextBox)))
+            except Exception:  # one page pdfminer cannot lay out: pypdf reads it
+                texts.append(None)
+    except Exception:  # the document as a whole: pypdf reads every page
+        return None
+    return texts if len(texts) == pages else None
 
 
 def _unlock(path: Path, reader: PdfReader) -> None:
