@@ -38,10 +38,13 @@ from ingest.extract.common import (
     one_line,
     require_nonempty,
 )
+from ingest.extract.quality import control_codes, unmapped
 from kb.errors import CorruptError, EncryptedError, ExtractError
 from kb.types import Block, ExtractedDocument, ImageRef
 
 NO_TEXT_LAYER_REASON = "no text layer on any page (scanned PDF?)"
+UNMAPPED_REASON = ("its fonts have no Unicode map (no ToUnicode): the text layer holds glyph "
+                   "codes, not text; OCR it to index it (e.g. ocrmypdf --force-ocr)")
 # Metadata titles that are really file names or placeholders ("Microsoft Word - a.doc").
 _FILENAME_TITLE_RE = re.compile(
     r"\.(?:exe|docx?|rtf|odt|pdf|tex|dvi|ps|indd|qxd|pptx?|xlsx?|txt|html?)$", re.I
@@ -86,6 +89,7 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     laid_out = _layout_texts(data, len(reader.pages))
     blocks: list[Block] = []
     empty_pages: list[int] = []
+    unmapped_pages: list[int] = []
     failed_pages: list[int] = []
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
@@ -93,20 +97,25 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
         try:
-            raw = laid_out[number - 1] if laid_out else None
-            if raw is None:  # pdfminer could not read this page: pypdf's stream order
+            entry = laid_out[number - 1] if laid_out else None
+            if entry is None:  # pdfminer could not read this page: pypdf's stream order
                 raw = page.extract_text() or ""
+                entry = raw, control_codes(raw)
         except DependencyError:
             raise
         except Exception as exc:  # one broken content stream must not lose the other pages
             failed_pages.append(number)
             first_failure = first_failure or _describe(exc)
             continue
-        block = make_block(clean_text(raw, nfkc=True), page=number)
-        if block is None:
-            empty_pages.append(number)
-        else:
+        raw, codes = entry
+        block = None if unmapped(codes, raw) else make_block(clean_text(raw, nfkc=True),
+                                                               page=number)
+        if block is not None:
             blocks.append(block)
+        elif codes:
+            unmapped_pages.append(number)
+        else:
+            empty_pages.append(number)
         # A page's images are described after its text (or in its place on a scanned page).
         images.extend(ImageRef(key=str(idnum), position=len(blocks), page=number,
                                width_px=width, height_px=height)
@@ -118,6 +127,8 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
             raise CorruptError(path, failure)
     warnings = [
         *([_no_text_warning(empty_pages)] if empty_pages else []),
+        *([f"{_pages(unmapped_pages)}: fonts without a Unicode map (the text is glyph codes); "
+           "not indexed"] if unmapped_pages else []),
         *([failure] if failure else []),
         *([images_not_indexed(len(images))] if images else []),
     ]
@@ -128,41 +139,46 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
         source_type="pdf",
         warnings=warnings,
         created_at=_created_at(reader),
-        empty_reason=NO_TEXT_LAYER_REASON,
+        empty_reason=UNMAPPED_REASON if unmapped_pages else NO_TEXT_LAYER_REASON,
         images=images,
     )
 
 
 class _Aggregator(PDFPageAggregator):
-    """pdfminer's page aggregator, dropping glyphs without a Unicode mapping.
+    """pdfminer's page aggregator, counting and dropping glyphs without a Unicode mapping.
 
     pdfminer writes such a glyph as "(cid:N)"; it is no text (pypdf gave a control
-    character, which ``clean_text`` drops).
+    character, which ``clean_text`` drops). ``unmapped`` counts them since the last reset.
     """
 
+    unmapped = 0
+
     def handle_undefined_char(self, font: Any, cid: int) -> str:
+        self.unmapped += 1
         return ""
 
 
-def _layout_texts(data: bytes, pages: int) -> list[str | None] | None:
-    """Each page's text in pdfminer.six's layout order (text boxes separated by blank lines).
+def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | None:
+    """Each page's text in pdfminer.six's layout order, with its count of unmapped glyphs.
 
     Returns:
-        One entry per page, ``None`` for a page pdfminer failed on; ``None`` as a whole when
-        it cannot open the file or finds another number of pages than pypdf.
+        One ``(text, unmapped glyphs)`` per page, ``None`` for a page pdfminer failed on;
+        ``None`` as a whole when it cannot open the file or finds another number of pages
+        than pypdf.
     """
     try:
         document = PDFDocument(PDFParser(io.BytesIO(data)), password="")
         resources = PDFResourceManager(caching=True)
         device = _Aggregator(resources, laparams=LAParams())
         interpreter = PDFPageInterpreter(resources, device)
-        texts: list[str | None] = []
+        texts: list[tuple[str, int] | None] = []
         for page in PDFPage.create_pages(document):
             try:
+                device.unmapped = 0
                 interpreter.process_page(page)
                 # Boxes in layout order; each ends with a newline, as pypdf's lines do.
-                texts.append("".join(item.get_text() for item in device.get_result()
-                                     if isinstance(item, LTTextBox)))
+                texts.append(("".join(item.get_text() for item in device.get_result()
+                                      if isinstance(item, LTTextBox)), device.unmapped))
             except Exception:  # one page pdfminer cannot lay out: pypdf reads it
                 texts.append(None)
     except Exception:  # the document as a whole: pypdf reads every page
@@ -176,6 +192,10 @@ def _unlock(path: Path, reader: PdfReader) -> None:
     result = reader.decrypt("")
     if result == PasswordType.NOT_DECRYPTED:
         raise EncryptedError(path, "encrypted with a user password")
+
+
+def _pages(numbers: list[int]) -> str:
+    return f"page {numbers[0]}" if len(numbers) == 1 else f"pages {_ranges(numbers)}"
 
 
 def _no_text_warning(pages: list[int]) -> str:
