@@ -31,7 +31,8 @@ def main() -> None:
             xs = [r["f"].get(name) for r in sub]
             if any(x is None for x in xs):
                 ok = [i for i, x in enumerate(xs) if x is not None]
-                xc = np.array([xs[i] for i in ok]); yc = np.array([y_c[i] for i in ok])
+                xc = np.array([xs[i] for i in ok])
+                yc = np.array([y_c[i] for i in ok])
             else:
                 xc, yc = np.array(xs), np.array(y_c)
             auc_c = roc_auc_score(yc, xc) if 0 < yc.sum() < len(yc) else float("nan")

@@ -17,7 +17,6 @@ from eval.datasets import golden_dir, load_qrels
 from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from eval.suite import cache_path, open_cached_index
 from kb.config import Config, PipelineSettings, SearchOptions
-from kb.store import blob_to_vector
 from retrieve.judge import IndexStats, Passage, features
 from retrieve.judge_signals import content_terms, sentences
 from retrieve.pipeline import _scope, rank

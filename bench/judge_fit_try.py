@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 def q_auc(rows, p):
     by = defaultdict(list)
-    for r, pi in zip(rows, p):
+    for r, pi in zip(rows, p, strict=False):
         by[r["id"]].append((r, pi))
     y = [v[0][0]["answerable"] for v in by.values()]
     s = [max(pi for _, pi in v) for v in by.values()]
@@ -31,7 +31,7 @@ def main() -> None:
     sc = StandardScaler().fit(X)
     lr = LogisticRegression(C=float(sys.argv[3]) if len(sys.argv) > 3 else 1.0,
                             max_iter=2000).fit(sc.transform(X), y)
-    print(dict(zip(names, np.round(lr.coef_[0], 2))))
+    print(dict(zip(names, np.round(lr.coef_[0], 2), strict=False)))
     for label, sub in (("train", train), ("test", test)):
         for part in ("squad2", "cmrc", "own", "all"):
             s = [r for r in sub if part == "all" or r["part"] == part]
