@@ -46,29 +46,28 @@ from __future__ import annotations
 import dataclasses
 import errno
 import hashlib
-import itertools
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ingest.chunk import chunk_document, chunk_stream
+from ingest.chunk import chunk_document
 from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
 from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.extract import SUPPORTED_SUFFIXES, extract
-from ingest.extract.text import iter_text
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
+from ingest.stream import write_text_stream
 from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
 from kb.errors import ExtractError, StoreError
 from kb.llm_cache import cached_reply
-from kb.store import DocumentRow, Store
-from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
+from kb.store import Store
+from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +137,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         row = DocumentRow(source=source, source_type="txt", title=path.stem or path.name,
                           content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
                           created_at=datetime.fromtimestamp(stat.st_mtime, UTC))
-        return _write_streamed(store, path, row, chunk, updated=old is not None)
+        return write_text_stream(store, path, row, chunk, updated=old is not None)
     try:
         doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
     except ExtractError as exc:
@@ -203,33 +202,6 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
         if on_progress:
             on_progress("files", done, total)
     return outcomes, fault
-
-
-def _write_streamed(store: Store, path: Path, row: DocumentRow, chunk: ChunkSettings, *,
-                    updated: bool) -> FileOutcome:
-    """Stages 3-5 for a plain-text file, in bounded pieces (``iter_text``, ``chunk_stream``).
-
-    The file is read, decoded, chunked and written piece by piece inside the one transaction
-    that replaces the document, so memory stays bounded whatever the file's size and the old
-    version is replaced atomically: a decoding error half-way rolls it all back.
-    """
-    drafts = chunk_stream(row.title, iter_text(path), chunk)
-    written = 0
-
-    def counted(first: ChunkDraft) -> Iterator[ChunkDraft]:
-        nonlocal written
-        for draft in itertools.chain((first,), drafts):
-            written += 1
-            yield draft
-
-    try:
-        first = next(drafts, None)  # detects the encoding, reads up to the first chunk
-        if first is None:
-            return FileOutcome(row.source, "failed", reason="no text to index")
-        store.replace_document(row, counted(first))
-    except ExtractError as exc:
-        return FileOutcome(row.source, "failed", reason=exc.reason)
-    return FileOutcome(row.source, "updated" if updated else "added", chunks=written)
 
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,

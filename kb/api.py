@@ -297,7 +297,8 @@ class KnowledgeBase:
             "reembed_target": target.description if target else None,
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),
-            "fts_integrity": "ok" if self.store.fts_integrity_ok() else "FAILED",
+            "fts_integrity": ("not checked (read-only file)" if self.store.read_only  # an INSERT
+                              else "ok" if self.store.fts_integrity_ok() else "FAILED"),
             "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
         }
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 from urllib.request import pathname2url
@@ -83,3 +85,29 @@ def rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
         except sqlite3.Error:  # the error being raised says more
             pass
+
+
+@contextmanager
+def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """An IMMEDIATE transaction on ``conn``, committed at the end, rolled back on any error.
+
+    Raises:
+        StoreError: a storage fault began or ended the transaction (SQLite's reason, one
+            line); nothing of it was written. Other errors propagate as they are.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        fault = storage_fault(exc, path)
+        if fault is None:
+            raise
+        raise fault from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        rollback(conn)
+        fault = storage_fault(exc, path)
+        if fault is not None:
+            raise fault from exc
+        raise

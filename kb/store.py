@@ -18,19 +18,18 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
-from kb.connection import OpenMode, connect, open_mode, rollback, storage_fault
+from kb.connection import OpenMode, connect, immediate, open_mode
 from kb.errors import SchemaError, StoreError
 from kb.readers import ReaderPool
 from kb.schema import check_schema, migrate
 from kb.store_search import SearchPrimitives, VectorMatrix
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
-from kb.types import Chunk, ChunkDraft, Document
+from kb.types import Chunk, ChunkDraft, Document, DocumentRow
 
 _HEALTHY_SQL = """
 SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
@@ -85,21 +84,6 @@ def set_vectors_if_unchanged(c: sqlite3.Connection, rows: Sequence[EmbeddedChunk
         "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
         "WHERE id = ? AND context_prefix = ? AND text = ?",
         [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentRow:
-    """Fields of a document to insert (ids and timestamps are the store's)."""
-
-    source: str
-    source_type: str
-    title: str
-    content_hash: str
-    size: int
-    mtime: float
-    created_at: datetime
-    warnings: tuple[str, ...] = ()
-    models_pending: bool = False  # model stages unfinished: status ``pending_models``
 
 
 class Store(SearchPrimitives):
@@ -169,33 +153,16 @@ class Store(SearchPrimitives):
 
         Raises:
             StoreError: the file is read-only, or a storage fault (disk full, I/O error) ended
-                the transaction; nothing of it was written. Other errors propagate as they
-                are, after the rollback.
+                the transaction (``kb.connection.immediate``); nothing of it was written.
         """
         if self.read_only:
             raise StoreError(f"{self.path}: read-only (the file or its folder cannot be "
                              "written): searching works, changing it does not", path=self.path)
-        with self._lock:
-            try:
-                self._writer.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                fault = storage_fault(exc, self.path)
-                if fault is None:
-                    raise
-                raise fault from exc
-            try:
-                yield self._writer
-                if bump:
-                    self._writer.execute(
-                        "INSERT INTO meta(key, value) VALUES ('generation', '1') "
-                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
-                self._writer.execute("COMMIT")
-            except BaseException as exc:
-                rollback(self._writer)
-                fault = storage_fault(exc, self.path)
-                if fault is not None:
-                    raise fault from exc
-                raise
+        with self._lock, immediate(self._writer, self.path) as c:
+            yield c
+            if bump:
+                c.execute("INSERT INTO meta(key, value) VALUES ('generation', '1') "
+                          "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
     def get_meta(self, key: str) -> str | None:
         """A meta value, or ``None`` when unset."""
