@@ -2,7 +2,8 @@
 
 The hostile input is a small, well-formed PDF written with pypdf: its pages all draw one
 Flate-compressed content stream that inflates to hundreds of thousands of text operators, so
-pypdf's text extraction spends about a minute on an 8 KB file (52 s here).
+extracting this 8 KB file takes minutes: 52 s in pypdf, 144 s with pdfminer.six's layout
+analysis, which kb now reads PDF pages with (measured here).
 """
 
 from __future__ import annotations

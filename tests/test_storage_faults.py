@@ -138,12 +138,15 @@ def test_wal_database_on_read_only_media_can_be_searched_and_ingest_is_one_line(
         f"{_kb(db, 'search', 'who invented the box kite', '--json')} > {out}/search.json "
         f"2> {out}/search.err\n"
         f"{_kb(db, 'docs', '--json')} > {out}/docs.json\n"
+        f"{_kb(db, 'status')} > {out}/status.txt\n"
         f"set +e; {_kb(db, 'ingest', str(new))} > {out}/stdout 2> {out}/stderr; "
         f"echo $? > {out}/rc")
     assert result.returncode == 0, result.stderr + (out / "search.err").read_text()
     found = json.loads((out / "search.json").read_text())
     assert found["references"][0]["title"] == "Box kites"
     assert len((out / "docs.json").read_text().splitlines()) == 2
+    status = (out / "status.txt").read_text()
+    assert "FAILED" not in status and "not checked (read-only file)" in status
     stderr = (out / "stderr").read_text()
     assert (out / "rc").read_text().strip() == "1"
     assert "Traceback" not in stderr
