@@ -6,7 +6,8 @@ installed). Inputs:
 
 - two-column pages made here with reportlab whose content stream runs *row by row* (left
   line, right line, ...), and the same text drawn column by column, and a three-column page
-  drawn row by row: the exact text is known;
+  drawn row by row; and, where LibreOffice is installed, a two-column DOCX section (written
+  with python-docx) converted to PDF by LibreOffice: the exact text is known;
 - real multi-column papers from the shared document set (a LaTeX two-column article, a
   three-column Federal Register page), with passages copied by hand from the page images,
   each spanning several lines of one column.
@@ -106,6 +107,39 @@ def make_columns(path: Path, *, columns: int, row_by_row: bool, seed: int) -> li
     return kept
 
 
+def make_libreoffice_columns(path: Path, *, seed: int) -> list[str]:
+    """A two-column page written with python-docx and converted to PDF by LibreOffice.
+
+    Returns the sentences in reading order. Needs ``soffice`` (LibreOffice) on the PATH.
+    """
+    import tempfile
+
+    from docx import Document
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    rng = random.Random(seed)
+    sentences = [_sentence(rng, n) for n in range(1, 61)]
+    document = Document()
+    for start in range(0, len(sentences), 4):
+        document.add_paragraph(" ".join(sentences[start:start + 4]))
+    cols = OxmlElement("w:cols")
+    cols.set(qn("w:num"), "2")
+    cols.set(qn("w:space"), "454")
+    document.sections[0]._sectPr.append(cols)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / (path.stem + ".docx")
+        document.save(str(source))
+        subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", tmp,
+                        str(source)], capture_output=True, check=True, timeout=300)
+        shutil.copy(Path(tmp) / (path.stem + ".pdf"), path)
+    from pypdf import PdfReader
+
+    first_page = fold(PdfReader(path).pages[0].extract_text() or "")
+    # Keep the sentences that begin and end on page 1 (a page holds about 30).
+    return [s for s in sentences if fold(s)[:25] in first_page and fold(s)[-20:] in first_page]
+
+
 def fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = re.sub(r"(?<=[a-z])-\s+(?=[a-z])", "", text)  # line-end hyphenation
@@ -154,6 +188,10 @@ def main() -> None:
                                 ("reportlab-3col row-by-row", 3, True)):
         path = out / (name.replace(" ", "_") + ".pdf")
         inputs[name] = (path, 1, make_columns(path, columns=columns, row_by_row=rows, seed=7))
+    if shutil.which("soffice"):
+        path = out / "libreoffice-2col.pdf"
+        inputs["libreoffice-2col (python-docx + soffice)"] = (
+            path, 1, make_libreoffice_columns(path, seed=8))
     inputs.update(REAL)
     methods: dict[str, Callable[[Path, int], str]] = {
         "pypdf": pypdf_plain, "pypdf layout": pypdf_layout, "pdfminer.six": pdfminer}

@@ -2,8 +2,10 @@
 
 Fixtures: two pages made with reportlab (``bench/pdf_reading_order.py``, ``make_columns``)
 whose content streams draw a two- and a three-column page *row by row* (left line, right
-line, ...), with the sentences they hold in reading order; and py-pdf/sample-files 026, a
-two-column LaTeX article, with passages copied by hand from its page image.
+line, ...), with the sentences they hold in reading order; a two-column DOCX section written
+with python-docx and converted to PDF by LibreOffice (``make_libreoffice_columns``); and
+py-pdf/sample-files 026, a two-column LaTeX article, with passages copied by hand from its
+page image.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ def test_no_chunk_holds_a_sentence_that_never_existed():
         for piece in re.split(r"(?<=\.)\s+", fold(chunk.text)):
             # every sentence in a chunk is a (possibly cut) sentence of the page
             assert any(piece in s or s in piece for s in sentences), piece
+
+
+def test_a_two_column_libreoffice_page_keeps_its_sentences_in_order():
+    sentences = json.loads((PDF / "libreoffice-two-columns.expected.json").read_text())
+    text = fold(extract(PDF / "libreoffice-two-columns.pdf").blocks[0].text)
+    assert [s for s in sentences if s not in text] == []
+    positions = [text.index(s) for s in sentences]
+    assert positions == sorted(positions)
 
 
 def test_a_two_column_latex_article_keeps_its_sentences():
