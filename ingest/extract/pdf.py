@@ -62,7 +62,9 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     not emitted; a warning names them, and another counts the images left unindexed.
 
     Raises:
-        EmptyDocumentError: the file is 0 bytes, or no page has a text layer.
+        EmptyDocumentError: the file is 0 bytes, no page has a text layer, or every page's
+            text is glyph codes of fonts without a Unicode map (``ingest.extract.quality``;
+            such pages among readable ones are left out with a warning).
         EncryptedError: a user password is needed (or, on an install without the
             ``cryptography`` dependency, the file is AES-encrypted).
         CorruptError: the file is malformed (pypdf's reason is given).
