@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 
 from kb.config import ChunkSettings
 from kb.types import BLOCK_SEPARATOR, ChunkDraft, ExtractedDocument
@@ -36,10 +37,83 @@ def context_prefix(title: str, heading_path: tuple[str, ...]) -> str:
     return " > ".join(p.strip() for p in parts if p.strip())
 
 
-def _cut_points(text: str) -> list[list[int]]:
-    """For each boundary kind, the sorted offsets where a new piece may start."""
-    return [sorted({m.end() for m in rx.finditer(text) if 0 < m.end() < len(text)})
-            for rx in _BOUNDARIES]
+# A character after which no boundary match can start or continue (not whitespace, not
+# sentence or clause punctuation, not a closing quote): a window scanned from just after one
+# finds exactly the boundaries the whole text has there (see ``_Window``).
+_COMPACT_CHARS = 1 << 16  # forgotten text is dropped from the window once this long
+_UNPLAIN = frozenset(".!?\"')]。！？；…”」』），、,;:：")
+
+
+def _plain(ch: str) -> bool:
+    return not ch.isspace() and ch not in _UNPLAIN
+
+
+class _Window:
+    """A sliding view of a text arriving in pieces: ``buf`` is ``text[base:base + len(buf)]``.
+
+    Cut points are computed per window, from a scan start just after a "plain" character (so
+    no boundary match crosses it, and the one-character lookbehinds see what they need) to one
+    character past the window's last candidate (so a whitespace run ending inside the window
+    is known to end there). Every boundary the chunker may use is therefore the one it would
+    find in the whole text, and the spans are identical however the text is cut into pieces.
+    """
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self._pieces = iter(pieces)
+        self.buf = ""
+        self.base = 0
+        self.eof = False
+
+    @property
+    def end(self) -> int:
+        """Offset just past the text received so far."""
+        return self.base + len(self.buf)
+
+    def fill(self, upto: int) -> None:
+        """Receive pieces until the text reaches offset ``upto`` or ends."""
+        parts = [self.buf]
+        size = self.end
+        while not self.eof and size < upto:
+            piece = next(self._pieces, None)
+            if piece is None:
+                self.eof = True
+            else:
+                parts.append(piece)
+                size += len(piece)
+        if len(parts) > 1:
+            self.buf = "".join(parts)
+
+    def text(self, start: int, end: int) -> str:
+        """``text[start:end]`` (both in the window)."""
+        return self.buf[start - self.base:end - self.base]
+
+    def scan_start(self, start: int) -> int:
+        """The last offset <= ``start`` just after a plain character (or the window's base)."""
+        i = start - self.base
+        while i > 0 and not _plain(self.buf[i - 1]):
+            i -= 1
+        return self.base + i
+
+    def drop_before(self, offset: int) -> None:
+        """Forget the text before ``offset`` (and its scan start's lookbehind character).
+
+        The text is copied only once the part to forget is large, so that sliding by one
+        chunk does not copy the whole window each time.
+        """
+        keep = max(self.base, self.scan_start(offset) - 1)
+        if keep - self.base > max(_COMPACT_CHARS, len(self.buf) // 2):
+            self.buf = self.buf[keep - self.base:]
+            self.base = keep
+
+    def cut_points(self, lo: int, hi: int) -> list[list[int]]:
+        """For each boundary kind, the sorted offsets in ``[lo, hi)`` where a piece may start.
+
+        Offset 0 and the end of the text are never cut points.
+        """
+        rel_lo, rel_hi = lo - self.base, min(hi, self.end) - self.base
+        total = self.end if self.eof else None
+        return [sorted({self.base + m.end() for m in rx.finditer(self.buf, rel_lo, rel_hi)}
+                       - {0, total}) for rx in _BOUNDARIES]
 
 
 def _best_cut(points: list[list[int]], lo: int, hi: int) -> tuple[int, int] | None:
@@ -60,32 +134,48 @@ def _first_start(points: list[list[int]], lo: int, hi: int) -> int | None:
     return None
 
 
+def iter_spans(pieces: Iterable[str], settings: ChunkSettings) -> Iterator[tuple[int, int, str]]:
+    """Spans of a text given in pieces, in windows of at most ``target_chars``.
+
+    Consecutive spans overlap by about ``overlap_chars`` (never more). Spans are not yet
+    stripped. Only a window of about ``target_chars + overlap_chars`` past the last piece
+    boundary is held (more only across a long run of whitespace or punctuation), and the
+    spans are the same however the text is cut into pieces.
+
+    Yields:
+        ``(start, end, text[start:end])``, offsets in code points of the whole text.
+    """
+    target, overlap = settings.target_chars, settings.overlap_chars
+    window = _Window(pieces)
+    start = 0
+    while True:
+        window.fill(start + target + 1)
+        if window.eof and window.end - start <= target:
+            if window.end > start or start == 0:
+                yield start, window.end, window.text(start, window.end)
+            return
+        # Candidates lie in (start + target // 2 - overlap, start + target], all after start.
+        points = window.cut_points(window.scan_start(start), start + target + 1)
+        cut = _best_cut(points, start + target // 2, start + target)
+        end, rank = cut if cut else (start + target, len(points))
+        yield start, end, window.text(start, end)
+        if overlap == 0 or rank == 0:  # a paragraph break needs no overlap
+            nxt = end
+        else:
+            # Start the next window up to `overlap` characters back, at a sentence or word start.
+            back = _first_start(points[2:], end - overlap, end)
+            nxt = max(end - overlap if back is None else back, start + 1)
+        start = nxt
+        window.drop_before(start)
+
+
 def split_spans(text: str, settings: ChunkSettings) -> list[tuple[int, int]]:
     """Spans (start, end) covering ``text`` in windows of at most ``target_chars``.
 
     Consecutive spans overlap by about ``overlap_chars`` (never more). Spans are not yet
     stripped.
     """
-    target, overlap = settings.target_chars, settings.overlap_chars
-    if len(text) <= target:
-        return [(0, len(text))]
-    points = _cut_points(text)
-    spans = []
-    start = 0
-    while start < len(text):
-        if len(text) - start <= target:
-            spans.append((start, len(text)))
-            break
-        cut = _best_cut(points, start + target // 2, start + target)
-        end, rank = cut if cut else (start + target, len(points))
-        spans.append((start, end))
-        if overlap == 0 or rank == 0:  # a paragraph break needs no overlap
-            start = end
-            continue
-        # Start the next window up to `overlap` characters back, at a sentence or word start.
-        back = _first_start(points[2:], end - overlap, end)
-        start = max(end - overlap if back is None else back, start + 1)
-    return spans
+    return [(s, e) for s, e, _ in iter_spans((text,), settings)]
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -94,6 +184,23 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def chunk_stream(title: str, pieces: Iterable[str], settings: ChunkSettings = ChunkSettings()
+                 ) -> Iterator[ChunkDraft]:
+    """Chunk a one-block document whose text arrives in pieces, holding only a window of it.
+
+    The chunks equal ``chunk_document`` of a document with that title and one block of
+    ``"".join(pieces)`` (offsets into that text); the pieces are consumed as chunks are taken.
+    """
+    prefix = context_prefix(title, ())
+    for start, _end, text in iter_spans(pieces, settings):
+        stripped = text.strip()
+        if not stripped or "\x00" in stripped:
+            continue
+        s = start + len(text) - len(text.lstrip())
+        yield ChunkDraft(text=stripped, context_prefix=prefix, char_start=s,
+                         char_end=s + len(stripped))
 
 
 def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettings()

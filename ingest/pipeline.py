@@ -5,9 +5,13 @@ Stages, per file (each one call into one module):
 1. **Discover** files under the given paths (``ingest.discover``); an unreadable folder
    becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
 2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
-3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone.
+3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone. PDF,
+   DOCX and HTML files are extracted in a worker process within a time and memory budget
+   (``ingest.worker``), so a file that keeps a parser busy is stopped and fails alone.
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
-   context prefix (title + heading path).
+   context prefix (title + heading path). A plain-text file (without an LLM stage) is read,
+   decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
+   size does not bound memory.
 5. **Write text first**: document, chunks and FTS rows replace any older version in one
    transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
    the row is marked ``pending_models``, so an ingest interrupted during the model calls
@@ -55,13 +59,15 @@ from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.extract import SUPPORTED_SUFFIXES, extract
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
+from ingest.stream import write_text_stream
+from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
-from kb.config import ChunkSettings, scale_warning
-from kb.errors import ExtractError
+from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
+from kb.errors import ExtractError, StoreError
 from kb.llm_cache import cached_reply
-from kb.store import DocumentRow, Store
-from kb.types import Block, ChunkDraft, ExtractedDocument, FileOutcome, IngestReport
+from kb.store import Store
+from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +75,7 @@ ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
+NOT_ATTEMPTED = "not attempted: the ingest stopped at a storage fault (see the failed file)"
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 
@@ -103,8 +110,8 @@ def _completer(store: Store, llm: LLM) -> Callable[[str], str]:
     return complete
 
 
-def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | None = None,
-                 vision: VisionModel | None = None) -> FileOutcome:
+def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: ExtractionWorker, *,
+                 llm: LLM | None = None, vision: VisionModel | None = None) -> FileOutcome:
     source = str(path)
     try:
         source.encode("utf-8")
@@ -119,15 +126,20 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | N
         if stat.st_size > MAX_FILE_BYTES:
             return FileOutcome(source, "failed",
                                reason=f"larger than the {MAX_FILE_BYTES // 2**20} MiB budget")
-        data = path.read_bytes()
+        with path.open("rb") as fh:  # in pieces: a large file is never held whole
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")
-    digest = hashlib.sha256(data).hexdigest()
     old = store.get_document(source=source)
     if old is not None and old.content_hash == digest and old.status != "pending_models":
         return FileOutcome(source, "unchanged")
+    if path.suffix.lower() == ".txt" and llm is None:  # streamed: no stage needs it whole
+        row = DocumentRow(source=source, source_type="txt", title=path.stem or path.name,
+                          content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
+                          created_at=datetime.fromtimestamp(stat.st_mtime, UTC))
+        return write_text_stream(store, path, row, chunk, updated=old is not None)
     try:
-        doc = extract(path)
+        doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
     except ExtractError as exc:
         return FileOutcome(source, "failed", reason=exc.reason)
     except Exception as exc:  # an extractor bug must not abort the batch
@@ -161,11 +173,43 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, *, llm: LLM | N
                        warnings=warnings)
 
 
+def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: ChunkSettings,
+                  worker: ExtractionWorker, *, llm: LLM | None, vision: VisionModel | None,
+                  on_progress: ProgressFn | None) -> tuple[list[FileOutcome], StoreError | None]:
+    """Stages 2-7 for each file found; the outcomes, and the storage fault that stopped them."""
+    total = sum(1 for item in found if isinstance(item, Path))
+    outcomes: list[FileOutcome] = []
+    done = 0
+    fault: StoreError | None = None
+    for item in found:
+        if isinstance(item, FileOutcome):  # what the walk could not read or follow
+            outcomes.append(item)
+            continue
+        if fault is not None:
+            outcomes.append(FileOutcome(str(item), "failed", reason=NOT_ATTEMPTED))
+            continue
+        try:
+            outcome = _ingest_file(store, item, chunk, worker, llm=llm, vision=vision)
+        except StoreError as exc:  # disk full, I/O error: the next writes would fail too
+            fault = exc
+            outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
+        if outcome.action == "failed" and store.get_document(source=outcome.path):
+            outcome = dataclasses.replace(outcome, reason=(
+                f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
+                "to drop it)"))
+        outcomes.append(outcome)
+        done += 1
+        if on_progress:
+            on_progress("files", done, total)
+    return outcomes, fault
+
+
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,
                  service: EmbeddingService | None, sync: bool = False,
                  on_progress: ProgressFn | None = None,
                  no_vectors_reason: str = "no embedder configured", llm: LLM | None = None,
-                 vision: VisionModel | None = None) -> IngestReport:
+                 vision: VisionModel | None = None,
+                 extract_timeout_s: float = EXTRACT_TIMEOUT_S) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -179,33 +223,31 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         llm: the chat model writing situating sentences (ingest-time: long timeouts,
             retries, a circuit breaker), or ``None`` for title + heading prefixes only.
         vision: the model describing images in PDF and DOCX files, or ``None``.
+        extract_timeout_s: the wall-clock budget for extracting one PDF, DOCX or HTML file.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
         folder the walk could not read (failed) or a broken symlink it met (skipped).
 
+        A storage fault (disk full, I/O error) stops the batch: the file being written fails
+        with SQLite's reason, the files after it are "not attempted", and no later stage
+        (sync, embedding) runs; what the report lists as added is committed.
+
     Raises:
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
             loop (before anything is written).
+        StoreError: the index is read-only (nothing is read or written).
     """
+    if store.read_only:
+        raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
+                         "cannot ingest; searching works", path=store.path)
     roots = [Path(p) for p in paths]
     found = list(discover(roots, SUPPORTED_SUFFIXES))
-    total = sum(1 for item in found if isinstance(item, Path))
-    outcomes: list[FileOutcome] = []
-    done = 0
-    for item in found:
-        if isinstance(item, FileOutcome):  # what the walk could not read or follow
-            outcomes.append(item)
-            continue
-        outcome = _ingest_file(store, item, chunk, llm=llm, vision=vision)
-        if outcome.action == "failed" and store.get_document(source=outcome.path):
-            outcome = dataclasses.replace(outcome, reason=(
-                f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
-                "to drop it)"))
-        outcomes.append(outcome)
-        done += 1
-        if on_progress:
-            on_progress("files", done, total)
+    with ExtractionWorker(timeout_s=extract_timeout_s) as worker:
+        outcomes, fault = _ingest_found(store, found, chunk, worker, llm=llm, vision=vision,
+                                        on_progress=on_progress)
+    if fault is not None:
+        return _stopped_report(store, outcomes, service)
     removed = remove_missing(store, roots) if sync else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, llm) if written else []
@@ -230,6 +272,27 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",
                         warnings=tuple(warnings))
+
+
+def _stopped_report(store: Store, outcomes: list[FileOutcome],
+                    service: EmbeddingService | None) -> IngestReport:
+    """The report of a batch a storage fault stopped: what was committed, nothing more.
+
+    No later stage runs (sync, embedding and status updates write too); each file listed as
+    added or updated is committed whole, the failed one left no trace, and the index stays
+    consistent (every write is one transaction).
+    """
+    skipped = sum(1 for o in outcomes if o.reason == NOT_ATTEMPTED)
+    counts = store.counts()
+    return IngestReport(outcomes=tuple(outcomes), vectors_pending=counts["chunks"] - counts[
+        "vectors"], embedder=service.fingerprint.description if service else "none",
+        warnings=(f"the ingest stopped at a storage fault: {_files(skipped)} not attempted, "
+                  "no vectors computed, nothing removed; what is listed as added or updated "
+                  "is committed",))
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def _situating_notes(store: Store, llm: LLM | None) -> list[str]:

@@ -142,7 +142,8 @@ class KnowledgeBase:
             return ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
                                 sync=sync, on_progress=on_progress,
                                 no_vectors_reason=problem or "no embedder configured",
-                                llm=self.ingest_llm, vision=self.vision)
+                                llm=self.ingest_llm, vision=self.vision,
+                                extract_timeout_s=self.config.extract_timeout_s)
 
     def sync(self, paths: Iterable[Path | str], *,
              on_progress: ProgressFn | None = None) -> IngestReport:
@@ -310,7 +311,8 @@ class KnowledgeBase:
             "reembed_target": target.description if target else None,
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),
-            "fts_integrity": "ok" if self.store.fts_integrity_ok() else "FAILED",
+            "fts_integrity": ("not checked (read-only file)" if self.store.read_only  # an INSERT
+                              else "ok" if self.store.fts_integrity_ok() else "FAILED"),
             "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
         }
 

@@ -21,7 +21,15 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli_query import QueryCommand
-from kb.config import HELPER_TIMEOUT_S, TOP_K, TOP_K_MAX, Config, SearchOptions, parse_instant
+from kb.config import (
+    EXTRACT_TIMEOUT_S,
+    HELPER_TIMEOUT_S,
+    TOP_K,
+    TOP_K_MAX,
+    Config,
+    SearchOptions,
+    parse_instant,
+)
 from kb.errors import KbError
 from kb.types import IngestReport, SearchResult
 
@@ -81,7 +89,8 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
     config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
                     ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"),
                     vision=obj.get("vision"),
-                    helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S))
+                    helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S),
+                    extract_timeout_s=obj.get("extract_timeout_s", EXTRACT_TIMEOUT_S))
     with KnowledgeBase(obj["db"], config) as kb:
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)
@@ -127,10 +136,15 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | No
               show_default=True, type=click.FloatRange(min=0.1),
               help="Cap in seconds on each query-time LLM call (expansion, LLM rerank); a "
                    "local model on a CPU needs far more than the default.")
+@click.option("--extract-timeout-s", envvar="KB_EXTRACT_TIMEOUT_S", default=EXTRACT_TIMEOUT_S,
+              show_default=True, type=click.FloatRange(min=0.1),
+              help="Budget in seconds for extracting one PDF, DOCX or HTML file at ingest; a "
+                   "file that takes longer is stopped and fails alone.")
 @click.version_option(package_name="kb-refuse-rag")
 @click.pass_context
 def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
-        reranker: str | None, vision: str | None, helper_timeout_s: float) -> None:
+        reranker: str | None, vision: str | None, helper_timeout_s: float,
+        extract_timeout_s: float) -> None:
     """kb: a local-first knowledge base that refuses near-topic noise."""
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
@@ -138,7 +152,8 @@ def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
     for noisy in ("pypdf", "jieba"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     ctx.obj = {"db": db, "embedder": embedder, "llm": llm, "reranker": reranker,
-               "vision": vision, "helper_timeout_s": helper_timeout_s}
+               "vision": vision, "helper_timeout_s": helper_timeout_s,
+               "extract_timeout_s": extract_timeout_s}
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:

@@ -50,6 +50,10 @@ def scale_warning(chunks: int) -> str | None:
 RERANK_MIN_SCORE = 0.5
 KEYWORD_MIN = 0.25  # floor: BM25 s_norm below this is not keyword evidence (a quarter of the idf)
 HELPER_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
+# Issue 11: extraction budget per PDF/DOCX/HTML file, wall-clock seconds (bench/README.md:
+# the slowest legitimate file measured here takes a small fraction of it).
+EXTRACT_TIMEOUT_S = 120.0
+EXTRACT_MEMORY_MIB = 4096  # issue 11: address-space cap of the extraction worker (Linux)
 
 EmbedderSpec = str
 SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
@@ -96,6 +100,8 @@ class Config:
             (``PipelineSettings.helper_timeout_s``).
         vision: vision model spec describing images in PDF and DOCX files at ingest
             (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
+        extract_timeout_s: wall-clock budget in seconds for extracting one PDF, DOCX or
+            HTML file (``ingest.worker``); past it the file fails alone.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -107,6 +113,7 @@ class Config:
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     vision: str | None = None
     helper_timeout_s: float = HELPER_TIMEOUT_S
+    extract_timeout_s: float = EXTRACT_TIMEOUT_S
 
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with

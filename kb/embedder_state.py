@@ -23,7 +23,7 @@ from kb.backends import Embedder
 from kb.backends.embedding import EmbeddingService
 from kb.backends.registry import make_embedder, server_model_id
 from kb.config import Config
-from kb.errors import BackendError, FingerprintMismatch
+from kb.errors import BackendError, FingerprintMismatch, StoreError
 from kb.store import LIVE_FINGERPRINT_KEY, Store
 from kb.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY
 
@@ -124,7 +124,7 @@ class EmbedderState:
         try:
             with self.store.write(bump=False) as c:
                 c.execute(_RECORD_SPEC_SQL, (LIVE_SPEC_KEY, spec, LIVE_FINGERPRINT_KEY, key))
-        except sqlite3.Error as exc:  # e.g. a read-only file: searches work without it
+        except (sqlite3.Error, StoreError) as exc:  # e.g. a read-only file: searches work
             log.info("could not record the embedder spec: %s", exc)
 
     def stored(self) -> tuple[str | None, str]:

@@ -10,7 +10,8 @@ built-in ``ValueError`` or ``TypeError`` instead::
     │   ├── EncryptedError       needs a user password
     │   ├── CorruptError         unreadable or malformed file
     │   ├── EmptyDocumentError   no extractable text (empty file, scan without text layer)
-    │   └── UnsupportedTypeError the file type has no extractor
+    │   ├── UnsupportedTypeError the file type has no extractor
+    │   └── BudgetExceededError  extraction ran past its time or memory budget
     ├── BackendError             a model backend failed (.backend)
     │   ├── BackendUnavailable   not installed, not reachable, or its circuit is open
     │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
@@ -79,6 +80,12 @@ class UnsupportedTypeError(ExtractError):
     """No extractor handles this file type."""
 
     kind = "unsupported"
+
+
+class BudgetExceededError(ExtractError):
+    """Extraction ran past the per-file time or memory budget and was stopped."""
+
+    kind = "budget"
 
 
 class BackendError(KbError):

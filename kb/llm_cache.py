@@ -42,11 +42,11 @@ def cached_reply(store: Store, model_id: str, request: str, call: Callable[[], s
     row = store.conn.execute("SELECT completion FROM llm_cache WHERE key = ?", (key,)).fetchone()
     if row and (accept is None or accept(str(row[0]))):
         return str(row[0])
-    if row:  # cached before ``accept`` existed, or by a caller without it: ask again
+    if row and not store.read_only:  # cached before ``accept`` existed, or unparsed: ask again
         with store.write(bump=False) as c:
             c.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
     reply = call()
-    if accept is not None and not accept(reply):
+    if (accept is not None and not accept(reply)) or store.read_only:
         return reply
     with store.write(bump=False) as c:
         c.execute("INSERT OR REPLACE INTO llm_cache(key, model, completion, created_at) "

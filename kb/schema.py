@@ -121,6 +121,39 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+def check_schema(conn: sqlite3.Connection, *, writable: bool) -> set[int]:
+    """Check, without writing, that ``conn``'s file is a kb database this kb can use.
+
+    Args:
+        conn: a connection to the file.
+        writable: whether pending migrations can be applied; when not (a read-only file),
+            a file that needs one is refused.
+
+    Returns:
+        The migration numbers already applied (empty for a new, empty file).
+
+    Raises:
+        SchemaError: another application's database (tables but no ``migrations``), a file
+            written by a newer kb, or (``writable`` false) one that needs migrating.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and "migrations" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise SchemaError(f"not a kb database: it already holds other tables ({shown}); "
+                          "pass another --db")
+    done = ({row[0] for row in conn.execute("SELECT version FROM migrations")}
+            if tables else set())
+    if done and max(done) > SCHEMA_VERSION:
+        raise SchemaError(
+            f"database schema version {max(done)} is newer than this kb ({SCHEMA_VERSION}); "
+            "upgrade kb"
+        )
+    if not writable and {version for version, _, _ in MIGRATIONS} - done:
+        raise SchemaError("read-only, and it needs a schema upgrade (or is empty): open it "
+                          "once where it can be written")
+    return done
+
+
 def migrate(conn: sqlite3.Connection) -> list[int]:
     """Apply every migration not yet recorded, each in its own transaction.
 
@@ -134,21 +167,11 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
         SchemaError: the file was written by a newer kb (unknown migration numbers), or is
             another application's database (tables but no ``migrations``); nothing is written.
     """
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if tables and "migrations" not in tables:
-        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
-        raise SchemaError(f"not a kb database: it already holds other tables ({shown}); "
-                          "pass another --db")
+    done = check_schema(conn, writable=True)
     conn.execute(
         "CREATE TABLE IF NOT EXISTS migrations "
         "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
     )
-    done = {row[0] for row in conn.execute("SELECT version FROM migrations")}
-    if done and max(done) > SCHEMA_VERSION:
-        raise SchemaError(
-            f"database schema version {max(done)} is newer than this kb ({SCHEMA_VERSION}); "
-            "upgrade kb"
-        )
     applied = []
     for version, name, step in MIGRATIONS:
         if version in done:

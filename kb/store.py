@@ -6,6 +6,8 @@ cached vector matrix is stale (cache inserts, on which no cached data depends, d
 Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are always written and deleted in
 the same transaction. WAL mode, a reader per thread (``kb.readers``) and a busy timeout keep
 readers from waiting on a writer. No model or network call is ever made inside ``write()``.
+A file that cannot be written opens read-only, and a storage fault (disk full) is one
+``StoreError`` with SQLite's reason (``kb.connection``).
 Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.vectorspace``.
 """
 
@@ -14,22 +16,21 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
+from kb.connection import OpenMode, connect, immediate, open_mode
 from kb.errors import SchemaError, StoreError
 from kb.readers import ReaderPool
-from kb.schema import migrate
+from kb.schema import check_schema, migrate
 from kb.store_search import SearchPrimitives, VectorMatrix
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
-from kb.types import Chunk, ChunkDraft, Document
+from kb.types import Chunk, ChunkDraft, Document, DocumentRow
 
-BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
 _HEALTHY_SQL = """
 SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
    AND NOT EXISTS (SELECT 1 FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))
@@ -85,21 +86,6 @@ def set_vectors_if_unchanged(c: sqlite3.Connection, rows: Sequence[EmbeddedChunk
         [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentRow:
-    """Fields of a document to insert (ids and timestamps are the store's)."""
-
-    source: str
-    source_type: str
-    title: str
-    content_hash: str
-    size: int
-    mtime: float
-    created_at: datetime
-    warnings: tuple[str, ...] = ()
-    models_pending: bool = False  # model stages unfinished: status ``pending_models``
-
-
 class Store(SearchPrimitives):
     """One kb SQLite file: a reader connection per thread and one serialised writer.
 
@@ -115,12 +101,17 @@ class Store(SearchPrimitives):
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
         self._mix: tuple[int, tuple[int, int]] = (-1, (0, 0))
         self._readers = ReaderPool(self._connect)
+        self.mode: OpenMode = "rw"
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.mode = open_mode(self.path)
             self._writer = self._connect()
-            migrate(self._writer)  # first: it refuses another application's file untouched
-            self._writer.execute("PRAGMA journal_mode = WAL")
+            if self.read_only:
+                check_schema(self._writer, writable=False)
+            else:
+                migrate(self._writer)  # first: it refuses another application's file untouched
+                self._writer.execute("PRAGMA journal_mode = WAL")
             self._check_tokenizer()
             self.repair()
         except SchemaError as exc:
@@ -128,14 +119,17 @@ class Store(SearchPrimitives):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open as a kb database ({exc})",
                              path=self.path) from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open ({exc.strerror or exc})",
+                             path=self.path) from exc
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the file was opened read-only (``write()`` raises ``StoreError``)."""
+        return self.mode != "rw"
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
+        return connect(self.path, self.mode)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -156,19 +150,20 @@ class Store(SearchPrimitives):
 
     @contextmanager
     def write(self, *, bump: bool = True) -> Iterator[sqlite3.Connection]:
-        """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``."""
-        with self._lock:
-            self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._writer
-                if bump:
-                    self._writer.execute(
-                        "INSERT INTO meta(key, value) VALUES ('generation', '1') "
-                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
-                self._writer.execute("COMMIT")
-            except BaseException:
-                self._writer.execute("ROLLBACK")
-                raise
+        """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``.
+
+        Raises:
+            StoreError: the file is read-only, or a storage fault (disk full, I/O error) ended
+                the transaction (``kb.connection.immediate``); nothing of it was written.
+        """
+        if self.read_only:
+            raise StoreError(f"{self.path}: read-only (the file or its folder cannot be "
+                             "written): searching works, changing it does not", path=self.path)
+        with self._lock, immediate(self._writer, self.path) as c:
+            yield c
+            if bump:
+                c.execute("INSERT INTO meta(key, value) VALUES ('generation', '1') "
+                          "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
     def get_meta(self, key: str) -> str | None:
         """A meta value, or ``None`` when unset."""
@@ -194,9 +189,11 @@ class Store(SearchPrimitives):
             SchemaError: the index needs rebuilding but the file cannot be written.
         """
         stored = self.get_meta("tokenizer_fingerprint")
-        if stored == TOKENIZER_FINGERPRINT:
-            return
+        if stored == TOKENIZER_FINGERPRINT or (stored is None and self.read_only):
+            return  # current, or a read-only file with nothing recorded: only read
         try:
+            if self.read_only:
+                raise sqlite3.OperationalError("the file is read-only")
             with self.write() as c:
                 c.execute("DELETE FROM chunks_fts")
                 c.executemany("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)", (
@@ -234,7 +231,7 @@ class Store(SearchPrimitives):
                              path=self.path)
         fixed = {"orphan_chunks": 0, "orphan_fts": 0, "orphan_staged": 0, "missing_fts": 0}
         healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
-        if healthy:  # the common case: no write, so read-only files open and caches stay warm
+        if healthy or self.read_only:  # the common case: no write, caches stay warm
             return fixed
         with self.write() as c:
             fixed["orphan_chunks"] = c.execute(
@@ -289,13 +286,14 @@ class Store(SearchPrimitives):
             for r in rows
         ]
 
-    def replace_document(self, doc: DocumentRow, chunks: Sequence[ChunkDraft]) -> int:
+    def replace_document(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
         """Insert a document with its chunks and FTS rows, replacing any with the same source.
 
         Runs in one transaction: either the old version or the new one is visible, never both
-        and never half. With ``doc.models_pending`` the content hash carries
-        ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status is
-        ``pending_models``.
+        and never half. ``chunks`` may be a generator producing them as they are written (an
+        exception it raises rolls everything back). With ``doc.models_pending`` the content
+        hash carries ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status
+        is ``pending_models``.
 
         Returns:
             The new document id.

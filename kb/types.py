@@ -129,6 +129,21 @@ class Document:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """Fields of a document to insert (ids and timestamps are the store's)."""
+
+    source: str
+    source_type: str
+    title: str
+    content_hash: str
+    size: int
+    mtime: float
+    created_at: datetime
+    warnings: tuple[str, ...] = ()
+    models_pending: bool = False  # model stages unfinished: status ``pending_models``
+
+
+@dataclass(frozen=True, slots=True)
 class Chunk:
     """A stored chunk row (embedding excluded)."""
 

@@ -17,6 +17,8 @@ EXPECTED_FAILURES = {
     "pdf/pdfplumber-password-example.pdf": "encrypted",
     "pdf/ocrmypdf-linn.pdf": "empty",
     "pdf/pdfplumber-empty.pdf": "empty",
+    "pdf/reportlab-unmapped-font-cjk.pdf": "empty",  # fonts without a Unicode map
+    "pdf/reportlab-unmapped-font-latin.pdf": "empty",
     "pdf/ocrmypdf-invalid.pdf": "corrupt",
     "docx/python-docx-having-images.docx": "empty",
     "docx/python-docx-tbl-having-tables.docx": "empty",

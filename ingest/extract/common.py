@@ -17,7 +17,7 @@ from kb.errors import CorruptError, EmptyDocumentError
 from kb.types import Block, ExtractedDocument, ImageRef, SourceType
 
 # Byte-order marks, longest first so UTF-32 is not mistaken for UTF-16.
-_BOMS: tuple[tuple[bytes, str], ...] = (
+BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
     (codecs.BOM_UTF8, "utf-8"),
@@ -67,7 +67,7 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         ValueError: no encoding decodes the bytes plausibly (binary content).
 
     """
-    for bom, encoding in _BOMS:
+    for bom, encoding in BOMS:
         if data.startswith(bom):
             try:
                 return data[len(bom) :].decode(encoding), encoding
@@ -85,6 +85,15 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         except (LookupError, UnicodeDecodeError):
             pass
     return _detect(data)
+
+
+def detect_encoding(data: bytes) -> str:
+    """The legacy encoding ``decode_bytes`` would pick for ``data`` (no BOM, not UTF-8).
+
+    Raises:
+        ValueError: no encoding decodes the bytes plausibly (binary content).
+    """
+    return _detect(data)[1]
 
 
 def _detect(data: bytes) -> tuple[str, str]:

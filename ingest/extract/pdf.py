@@ -1,4 +1,11 @@
-"""PDF via pypdf: one block per page with a text layer; scans and images are reported.
+"""PDF: one block per page with a text layer; scans and images are reported.
+
+pypdf opens the file (encryption, metadata, pages, images); each page's text comes from
+pdfminer.six's layout analysis, which orders text boxes by position, so a multi-column page
+is read column by column whatever order its content stream draws the lines in (pypdf reads
+stream order: a two-column page drawn row by row came out across the gutter). The choice was
+measured (``bench/pdf_reading_order.py``, table in ``bench/README.md``). A page pdfminer cannot
+read falls back to pypdf's text.
 
 Images are located (``ImageRef``: object number, page, pixel size) but not decoded here;
 ``load_pdf_images`` decodes them when a vision model is to describe them.
@@ -6,12 +13,19 @@ Images are located (``ImageRef``: object number, page, pixel size) but not decod
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import LAParams, LTTextBox
+from pdfminer.pdfdocument import PDFDocument
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import StreamObject
@@ -25,10 +39,13 @@ from ingest.extract.common import (
     require_nonempty,
 )
 from ingest.extract.pdf_hidden import strip_hidden_text
+from ingest.extract.quality import control_codes, unmapped
 from kb.errors import CorruptError, EncryptedError, ExtractError
 from kb.types import Block, ExtractedDocument, ImageRef
 
 NO_TEXT_LAYER_REASON = "no text layer on any page (scanned PDF?)"
+UNMAPPED_REASON = ("its fonts have no Unicode map (no ToUnicode): the text layer holds glyph "
+                   "codes, not text; OCR it to index it (e.g. ocrmypdf --force-ocr)")
 # Metadata titles that are really file names or placeholders ("Microsoft Word - a.doc").
 _FILENAME_TITLE_RE = re.compile(
     r"\.(?:exe|docx?|rtf|odt|pdf|tex|dvi|ps|indd|qxd|pptx?|xlsx?|txt|html?)$", re.I
@@ -46,30 +63,36 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     not emitted; a warning names them, and another counts the images left unindexed.
 
     Raises:
-        EmptyDocumentError: the file is 0 bytes, or no page has a text layer.
-        EncryptedError: a user password is needed, or AES decryption needs the optional
-            ``cryptography`` package.
+        EmptyDocumentError: the file is 0 bytes, no page has a text layer, or every page's
+            text is glyph codes of fonts without a Unicode map (``ingest.extract.quality``;
+            such pages among readable ones are left out with a warning).
+        EncryptedError: a user password is needed (or, on an install without the
+            ``cryptography`` dependency, the file is AES-encrypted).
         CorruptError: the file is malformed (pypdf's reason is given).
 
     """
     require_nonempty(path)
     try:
         with path.open("rb") as stream:
-            return _extract(path, PdfReader(stream))
+            data = stream.read()
+        return _extract(path, PdfReader(io.BytesIO(data)), data)
     except ExtractError:
         raise
-    except DependencyError as exc:  # AES without the optional `cryptography` package
-        raise EncryptedError(path, f"encrypted; cannot decrypt: {exc}") from exc
+    except DependencyError as exc:  # AES on an install that lacks `cryptography`
+        raise EncryptedError(path, "AES-encrypted; opening it needs the `cryptography` "
+                             f"package (pip install cryptography): {exc}") from exc
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
         raise CorruptError(path, f"malformed PDF: {_describe(exc)}") from exc
 
 
-def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
+def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     _unlock(path, reader)
+    laid_out = _layout_texts(data, len(reader.pages))
     blocks: list[Block] = []
     empty_pages: list[int] = []
+    unmapped_pages: list[int] = []
     failed_pages: list[int] = []
     hidden_pages: list[int] = []
     first_failure = ""
@@ -80,18 +103,25 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
         if strip_hidden_text(page):  # white on a blank page, or ~1-point text
             hidden_pages.append(number)
         try:
-            raw = page.extract_text() or ""
+            entry = laid_out[number - 1] if laid_out else None
+            if entry is None:  # pdfminer could not read this page: pypdf's stream order
+                raw = page.extract_text() or ""
+                entry = raw, control_codes(raw)
         except DependencyError:
             raise
         except Exception as exc:  # one broken content stream must not lose the other pages
             failed_pages.append(number)
             first_failure = first_failure or _describe(exc)
             continue
-        block = make_block(clean_text(raw, nfkc=True), page=number)
-        if block is None:
-            empty_pages.append(number)
-        else:
+        raw, codes = entry
+        block = None if unmapped(codes, raw) else make_block(clean_text(raw, nfkc=True),
+                                                               page=number)
+        if block is not None:
             blocks.append(block)
+        elif codes:
+            unmapped_pages.append(number)
+        else:
+            empty_pages.append(number)
         # A page's images are described after its text (or in its place on a scanned page).
         images.extend(ImageRef(key=str(idnum), position=len(blocks), page=number,
                                width_px=width, height_px=height)
@@ -103,6 +133,8 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
             raise CorruptError(path, failure)
     warnings = [
         *([_no_text_warning(empty_pages)] if empty_pages else []),
+        *([f"{_pages(unmapped_pages)}: fonts without a Unicode map (the text is glyph codes); "
+           "not indexed"] if unmapped_pages else []),
         *([failure] if failure else []),
         *([images_not_indexed(len(images))] if images else []),
         *([f"hidden text not indexed on page(s) {_ranges(hidden_pages)} (white on a blank "
@@ -115,9 +147,51 @@ def _extract(path: Path, reader: PdfReader) -> ExtractedDocument:
         source_type="pdf",
         warnings=warnings,
         created_at=_created_at(reader),
-        empty_reason=NO_TEXT_LAYER_REASON,
+        empty_reason=UNMAPPED_REASON if unmapped_pages else NO_TEXT_LAYER_REASON,
         images=images,
     )
+
+
+class _Aggregator(PDFPageAggregator):
+    """pdfminer's page aggregator, counting and dropping glyphs without a Unicode mapping.
+
+    pdfminer writes such a glyph as "(cid:N)"; it is no text (pypdf gave a control
+    character, which ``clean_text`` drops). ``unmapped`` counts them since the last reset.
+    """
+
+    unmapped = 0
+
+    def handle_undefined_char(self, font: Any, cid: int) -> str:
+        self.unmapped += 1
+        return ""
+
+
+def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | None:
+    """Each page's text in pdfminer.six's layout order, with its count of unmapped glyphs.
+
+    Returns:
+        One ``(text, unmapped glyphs)`` per page, ``None`` for a page pdfminer failed on;
+        ``None`` as a whole when it cannot open the file or finds another number of pages
+        than pypdf.
+    """
+    try:
+        document = PDFDocument(PDFParser(io.BytesIO(data)), password="")
+        resources = PDFResourceManager(caching=True)
+        device = _Aggregator(resources, laparams=LAParams())
+        interpreter = PDFPageInterpreter(resources, device)
+        texts: list[tuple[str, int] | None] = []
+        for page in PDFPage.create_pages(document):
+            try:
+                device.unmapped = 0
+                interpreter.process_page(page)
+                # Boxes in layout order; each ends with a newline, as pypdf's lines do.
+                texts.append(("".join(item.get_text() for item in device.get_result()
+                                      if isinstance(item, LTTextBox)), device.unmapped))
+            except Exception:  # one page pdfminer cannot lay out: pypdf reads it
+                texts.append(None)
+    except Exception:  # the document as a whole: pypdf reads every page
+        return None
+    return texts if len(texts) == pages else None
 
 
 def _unlock(path: Path, reader: PdfReader) -> None:
@@ -126,6 +200,10 @@ def _unlock(path: Path, reader: PdfReader) -> None:
     result = reader.decrypt("")
     if result == PasswordType.NOT_DECRYPTED:
         raise EncryptedError(path, "encrypted with a user password")
+
+
+def _pages(numbers: list[int]) -> str:
+    return f"page {numbers[0]}" if len(numbers) == 1 else f"pages {_ranges(numbers)}"
 
 
 def _no_text_warning(pages: list[int]) -> str:

@@ -1,20 +1,32 @@
-"""Plain text and Markdown: decode the bytes, then split Markdown at ATX headings."""
+"""Plain text and Markdown: decode the bytes, then split Markdown at ATX headings.
+
+Plain text is read, decoded and cleaned in bounded pieces (``iter_text``), so a 100 MB file
+never sits in memory whole: the ingest pipeline chunks and writes it as it arrives.
+"""
 
 from __future__ import annotations
 
+import codecs
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from ingest.extract.common import (
+    BOMS,
     build_document,
     clean_text,
     decode_bytes,
+    detect_encoding,
     make_block,
     one_line,
     read_bytes,
+    require_nonempty,
 )
-from kb.errors import CorruptError
+from kb.errors import CorruptError, EmptyDocumentError
 from kb.types import Block, ExtractedDocument
+
+PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
+DETECT_SAMPLE_BYTES = 8 << 20  # a legacy encoding is detected on the first 8 MiB at most
 
 # CommonMark: up to 3 spaces of indent, 1-6 '#', then a space/tab or the end of the line.
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -42,15 +54,103 @@ def read_text(path: Path) -> str:
 def extract_text(path: Path) -> ExtractedDocument:
     """Extract a plain-text file as one block titled with the file stem.
 
+    The block's text is ``"".join(iter_text(path))``.
+
     Raises:
         CorruptError: unreadable, or not text in any detectable encoding.
         EmptyDocumentError: the file is empty or whitespace only.
 
     """
-    text = read_text(path)
+    text = "".join(iter_text(path))
     return build_document(
         path, title=None, blocks=[make_block(text)], source_type="txt", empty_reason="no text"
     )
+
+
+def text_encoding(path: Path) -> tuple[str, int]:
+    """The encoding of a text file and the bytes to skip (its byte-order mark), read in pieces.
+
+    As ``decode_bytes``: a byte-order mark; else UTF-8 when the whole file is valid UTF-8;
+    else charset-normalizer's guess on the first ``DETECT_SAMPLE_BYTES`` (cut at a line end).
+
+    Raises:
+        CorruptError: the file cannot be read, or no encoding decodes it plausibly.
+        EmptyDocumentError: the file is 0 bytes.
+    """
+    require_nonempty(path)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+            for bom, encoding in BOMS:
+                if head.startswith(bom):
+                    return encoding, len(bom)
+            fh.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            try:
+                while piece := fh.read(PIECE_BYTES):
+                    decoder.decode(piece)
+                decoder.decode(b"", final=True)
+                return "utf-8", 0
+            except UnicodeDecodeError:
+                pass
+            fh.seek(0)
+            sample = fh.read(DETECT_SAMPLE_BYTES)
+            if fh.read(1):  # more follows: end the sample at a line end
+                sample = sample[:sample.rfind(b"\n") + 1] or sample
+    except OSError as exc:
+        raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        return detect_encoding(sample), 0
+    except ValueError as exc:
+        raise CorruptError(path, str(exc)) from exc
+
+
+def iter_text(path: Path) -> Iterator[str]:
+    """The text of a plain-text file in pieces of about ``PIECE_BYTES``, decoded and cleaned.
+
+    The pieces join to what ``make_block(clean_text(decoded))`` keeps: newlines are LF, NUL
+    and other control characters are gone, leading blank lines and trailing whitespace are
+    dropped. A file is read twice at most (once to check UTF-8), never held whole.
+
+    Raises:
+        CorruptError: unreadable, not text in any detectable encoding, or a byte sequence
+            the detected encoding cannot decode (its offset is given).
+        EmptyDocumentError: the file is empty or whitespace only.
+    """
+    encoding, skip = text_encoding(path)
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    pending = ""  # cleaned trailing whitespace, not yet known to be followed by text
+    carry = ""  # a CR ending a piece: with an LF starting the next it is one newline
+    started = False
+    offset = skip
+    try:
+        with path.open("rb") as fh:
+            fh.seek(skip)
+            while True:
+                data = fh.read(PIECE_BYTES)
+                try:
+                    raw = decoder.decode(data, final=not data)
+                except UnicodeDecodeError as exc:
+                    raise CorruptError(path, f"not valid {encoding} at byte "
+                                       f"{offset + exc.start}") from exc
+                offset += len(data)
+                raw, carry = carry + raw, ""
+                if data and raw.endswith("\r"):
+                    raw, carry = raw[:-1], "\r"
+                cleaned = pending + clean_text(raw)
+                body = cleaned.rstrip()
+                pending = cleaned[len(body):]
+                if body and not started:
+                    body = body.lstrip("\n")
+                    started = True
+                if body:
+                    yield body
+                if not data:
+                    break
+    except OSError as exc:
+        raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if not started:
+        raise EmptyDocumentError(path, "no text")
 
 
 def extract_markdown(path: Path) -> ExtractedDocument:

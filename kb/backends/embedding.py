@@ -144,6 +144,8 @@ class EmbeddingService:
 
     def _cache_put(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         # No generation bump: no cached index data depends on embedding_cache.
+        if self.store.read_only:  # a read-only file is searched without caching
+            return
         with self.store.write(bump=False) as c:
             c.executemany("INSERT OR REPLACE INTO embedding_cache(key, vector) VALUES (?, ?)",
                           [(k, vector_to_blob(v)) for k, v in items])

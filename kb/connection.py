@@ -1,0 +1,113 @@
+"""Opening a kb SQLite file: read-write where it can be written, else read-only; storage faults.
+
+A file on read-only media, or whose file or folder this process cannot write, is opened
+read-only: ``mode=ro``, or ``mode=ro&immutable=1`` when SQLite can neither find nor create the
+WAL index (``-shm``) beside it. SQLite needs that index to read a WAL database unless the file
+is declared immutable (https://sqlite.org/wal.html#readonly); it is absent and uncreatable only
+when no process is writing the file now (a writer keeps it), which is the case on read-only
+media. A process that starts writing the file later, from an account that may write where this
+one may not, is not seen by an immutable reader.
+
+A storage fault is a write that fails for want of space or by an I/O error (SQLITE_FULL
+"database or disk is full", SQLITE_IOERR), or on a read-only file (SQLITE_READONLY).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+from urllib.request import pathname2url
+
+from kb.errors import StoreError
+
+OpenMode = Literal["rw", "ro", "immutable"]
+BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
+# SQLite primary result codes of a storage fault (https://sqlite.org/rescode.html).
+STORAGE_FAULT_CODES = frozenset({8, 10, 13})  # SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
+
+
+def open_mode(path: Path) -> OpenMode:
+    """How ``path`` can be opened: ``rw``, else ``ro``, else ``immutable``.
+
+    ``rw`` when the file and its folder can be written (or the file does not exist yet: it is
+    created there, and an unwritable folder then fails with SQLite's reason).
+    """
+    folder = path.parent if str(path.parent) else Path(".")
+    if not path.exists() or (os.access(path, os.W_OK) and os.access(folder, os.W_OK)):
+        return "rw"
+    probe = sqlite3.connect(uri(path, "ro"), uri=True)
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return "ro"
+    except sqlite3.OperationalError:  # "unable to open database file": no -shm possible
+        return "immutable"
+    finally:
+        probe.close()
+
+
+def uri(path: Path, mode: OpenMode) -> str:
+    """The SQLite URI filename opening ``path`` in ``mode``."""
+    query = {"rw": "", "ro": "?mode=ro", "immutable": "?mode=ro&immutable=1"}[mode]
+    return f"file:{pathname2url(str(path.absolute()))}{query}"
+
+
+def connect(path: Path, mode: OpenMode) -> sqlite3.Connection:
+    """An autocommit connection to ``path`` in ``mode``, usable from any thread."""
+    conn = sqlite3.connect(uri(path, mode), isolation_level=None, check_same_thread=False,
+                           timeout=BUSY_TIMEOUT_MS / 1000, uri=True)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def storage_fault(exc: BaseException, path: Path) -> StoreError | None:
+    """A one-line ``StoreError`` carrying SQLite's reason when ``exc`` is a storage fault."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.Error) or code is None or code & 0xFF not in \
+            STORAGE_FAULT_CODES:
+        return None
+    return StoreError(f"{path}: cannot write: {exc}", path=path)
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already done so.
+
+    After SQLITE_FULL or SQLITE_IOERR SQLite may roll back by itself; a ROLLBACK then fails
+    with "cannot rollback - no transaction is active", which must not mask the real reason.
+    """
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the error being raised says more
+            pass
+
+
+@contextmanager
+def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """An IMMEDIATE transaction on ``conn``, committed at the end, rolled back on any error.
+
+    Raises:
+        StoreError: a storage fault began or ended the transaction (SQLite's reason, one
+            line); nothing of it was written. Other errors propagate as they are.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        fault = storage_fault(exc, path)
+        if fault is None:
+            raise
+        raise fault from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        rollback(conn)
+        fault = storage_fault(exc, path)
+        if fault is not None:
+            raise fault from exc
+        raise
