@@ -13,6 +13,14 @@ between positives and negatives, capped so that at least ``MIN_KEPT_RELEVANT`` o
 pass (the floor only judges candidates without keyword evidence, and cross-language or
 paraphrased questions have nothing else, so it must not cost much recall). The result is stored
 in the index for the embedder's fingerprint (``retrieve.calibration.save_calibration``).
+
+The judge's threshold (``calibrate_judge``): every query runs through the full search on the
+set's index and keeps its best ``answer_p`` (0 when nothing passed the evidence gate). With
+unanswerable queries in the set (no qrels row), the threshold maximises the refusal of the
+unanswerable ones minus the false refusal of the answerable ones, with false refusal at most
+``MAX_FALSE_REFUSAL``; without them, it refuses at most ``GATED_FALSE_REFUSAL`` of the
+answerable queries that passed the gate (the rule the shipped threshold was fitted with,
+``bench/fit_judge.py``). It is stored per fingerprint (``retrieve.calibration``).
 """
 
 from __future__ import annotations
@@ -24,12 +32,16 @@ from pathlib import Path
 import numpy as np
 
 from eval.datasets import load_qrels, load_queries
-from eval.retrieval import SOURCE_PREFIX
+from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from kb.api import KnowledgeBase
+from kb.config import PipelineSettings, SearchOptions
 from retrieve.calibration import Calibration, load_calibration
+from retrieve.pipeline import search
 from retrieve.recall import cosine_baseline
 
 MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
+MAX_FALSE_REFUSAL = 0.10  # a calibrated judge refuses at most 1 in 10 answerable questions
+GATED_FALSE_REFUSAL = 0.05  # without unanswerable questions: bench/fit_judge.py's rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,3 +120,82 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
                               floor=round(min(max(floor, 0.0), 1.0), 4),
                               source=f"kb calibrate {stamp} on {dataset.name}")
     return CalibrationReport(calibration, tuple(pos), tuple(neg), tpr, fpr)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeCalibration:
+    """The judge threshold fitted on a set, and what it does there.
+
+    Attributes:
+        threshold: ``answer_p`` from which a passage passes, in [0, 1].
+        refusal_rate: unanswerable queries refused at it (``None`` without any).
+        false_refusal_rate: answerable queries refused at it.
+        answerable: answerable queries measured.
+        unanswerable: unanswerable queries measured.
+    """
+
+    threshold: float
+    refusal_rate: float | None
+    false_refusal_rate: float
+    answerable: int
+    unanswerable: int
+
+
+def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
+                    max_false_refusal: float = MAX_FALSE_REFUSAL,
+                    gated_quantile: float = GATED_FALSE_REFUSAL) -> float:
+    """The threshold on a question's best ``answer_p`` (see the module docstring).
+
+    A question is refused when its best ``answer_p`` is below the threshold or 0 (nothing
+    passed the evidence gate). Candidates are the observed values; ties prefer the lower one.
+
+    Args:
+        answerable: best ``answer_p`` of each answerable question, in [0, 1].
+        unanswerable: the same for the unanswerable ones (may be empty).
+        max_false_refusal: the share of answerable questions the threshold may refuse.
+        gated_quantile: without unanswerable questions, the share of the answerable ones
+            that passed the gate the threshold refuses.
+
+    Raises:
+        ValueError: no answerable question passed the evidence gate.
+    """
+    gated = answerable[answerable > 0]
+    if gated.size == 0:
+        raise ValueError("no answerable question passed the judge's evidence gate: nothing "
+                         "to calibrate on (are the questions answered by the set's corpus?)")
+    if unanswerable.size == 0:
+        return float(np.quantile(gated, gated_quantile))
+    best = (-2.0, float(gated.min()))
+    for t in np.unique(np.concatenate([gated, unanswerable[unanswerable > 0]])):
+        false_refusal = float(((answerable < t) | (answerable <= 0)).mean())
+        if false_refusal > max_false_refusal + 1e-12:
+            continue
+        refusal = float(((unanswerable < t) | (unanswerable <= 0)).mean())
+        if refusal - false_refusal > best[0]:
+            best = (refusal - false_refusal, float(t))
+    return best[1]
+
+
+def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
+    """Fit the judge threshold on an index of ``dataset`` (see the module docstring).
+
+    Raises:
+        ValueError: no answerable question passed the evidence gate.
+    """
+    qrels = load_qrels(dataset)
+    engines = engines_for(index, PipelineSettings())
+    answerable: list[float] = []
+    unanswerable: list[float] = []
+    for q in load_queries(dataset):
+        result = search(index.store, q.text, SearchOptions(decay=False), engines=engines,
+                        now=FIXED_TIME)
+        best = max((j.answer_p for j in result.diagnostics.judge), default=0.0)
+        relevant = any(g > 0 for g in qrels.get(q._id, {}).values())
+        (answerable if relevant else unanswerable).append(best)
+    a, u = np.array(answerable), np.array(unanswerable)
+    t = judge_threshold(a, u)
+    return JudgeCalibration(
+        threshold=round(t, 6),
+        refusal_rate=float(((u < t) | (u <= 0)).mean()) if u.size else None,
+        false_refusal_rate=float(((a < t) | (a <= 0)).mean()), answerable=a.size,
+        unanswerable=u.size)

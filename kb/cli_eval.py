@@ -22,13 +22,18 @@ from kb.errors import KbError
 @click.pass_context
 @errors_as_one_line
 def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -> None:
-    """Calibrate the embedder's score scale and relevance floor on a golden set; store it."""
+    """Calibrate the score scale, relevance floor and judge threshold on a golden set; store them.
+
+    The judge threshold is fitted on the set's questions: those without a qrels row count as
+    unanswerable (see ``eval.calibrate``).
+    """
     import tempfile
 
     from eval.calibrate import calibrate as run_calibration
+    from eval.calibrate import calibrate_judge
     from eval.datasets import dataset_dir
     from eval.retrieval import open_index
-    from retrieve.calibration import save_calibration
+    from retrieve.calibration import save_calibration, save_judge_threshold
 
     folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
     with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
@@ -40,13 +45,19 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
                                embedder=ctx.obj["embedder"], on_progress=bar)
         try:
             report = run_calibration(index, folder)
+            judged = calibrate_judge(index, folder)
         finally:
             index.close()
         if not dry_run:
             save_calibration(kb.store, service.fingerprint.key, report.calibration)
+            save_judge_threshold(kb.store, service.fingerprint.key, judged.threshold,
+                                 report.calibration.source)
     out = {**dataclasses.asdict(report.calibration), "fingerprint": service.fingerprint.key,
            "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
-           "queries": len(report.negatives), "stored": not dry_run}
+           "queries": len(report.negatives), "judge_threshold": judged.threshold,
+           "judge_refusal_rate": judged.refusal_rate,
+           "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
+           "stored": not dry_run}
     if as_json:
         emit_json(out)
     else:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
-from kb.textindex import STOPWORDS, cjk_tokens, has_cjk, normalise_word, split_phrases
+from kb.textindex import STOPWORDS, has_cjk, normalise_word, split_phrases
 from retrieve.lexicon import Lexicon
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
@@ -189,7 +189,7 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 if w in ZH_STOPWORDS or not _CJK_RUN.fullmatch(w) or len(w) < 2:
                     continue
                 alt = lexicon.english(w) if lexicon else ()
-                out.setdefault(w, Term(w, True, tuple(cjk_tokens(w)), w, alt))
+                out.setdefault(w, Term(w, True, tuple(_in_order_tokens(w)), w, alt))
         else:
             for w in _LATIN_WORD.findall(piece):
                 low = _fold(w)
@@ -233,7 +233,7 @@ def term_df(term: Term, df: Mapping[str, int]) -> int:
 
 def _translation_df(word: str, df: Mapping[str, int]) -> int:
     if _CJK_RUN.fullmatch(word):
-        return min((df.get(t, 0) for t in cjk_tokens(word)), default=0)
+        return min((df.get(t, 0) for t in _in_order_tokens(word)), default=0)
     return df.get(word, 0)
 
 
@@ -241,7 +241,7 @@ def index_tokens(term: Term) -> list[str]:
     """Every index token whose frequency ``term_df`` may read (own form and translations)."""
     out = list(term.index_tokens)
     for t in term.translations:
-        out += cjk_tokens(t) if _CJK_RUN.fullmatch(t) else [t]
+        out += _in_order_tokens(t) if _CJK_RUN.fullmatch(t) else [t]
     return out
 
 

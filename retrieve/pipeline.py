@@ -72,7 +72,6 @@ from retrieve.judge_signals import Term, content_terms, translation_tokens
 from retrieve.lexicon import crosses_languages, shared_lexicon
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import interruptible
-from retrieve.rerank import judge_order
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -308,11 +307,10 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
             store, service.fingerprint.key if service else None,
             service.embedder.model_id if service else None)
         head = top[:JUDGE_TOP_N]
+        # the ranking keeps the fused order: reordered by answer_p it lost nDCG@10 on every
+        # bundled set; the judge decides what is handed out, and in which order (_search)
         verdicts = trace.run("judge", lambda: _judge(store, query, terms, head, chunks,
                                                      vectors, model, trace))
-        ordered = judge_order(head, verdicts, vectors, texts,
-                              mmr_lambda=settings.mmr_lambda) + [
-            c for c in ordered if c.chunk_id not in verdicts]
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
@@ -361,11 +359,12 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
     near_duplicate = near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE)
     judged_out = 0
     if r.verdicts is not None:  # the offline judge: hand out what it passes
-        head = [c for c in r.ordered if c.chunk_id in r.verdicts]
-        chosen = {v.chunk_id for v in handed_out(list(r.verdicts.values()))}
-        passing = [c for c in head if c.chunk_id in chosen]
-        judged_out = len(head) - len(passing)
         relevance = {cid: v.answer_p for cid, v in r.verdicts.items()}
+        head = [c for c in r.ordered if c.chunk_id in relevance]
+        chosen = {v.chunk_id for v in handed_out(list(r.verdicts.values()))}
+        passing = sorted((c for c in head if c.chunk_id in chosen),
+                         key=lambda c: -relevance[c.chunk_id])  # best first
+        judged_out = len(head) - len(passing)
         selected = rerank.select(passing, r.texts, r.vectors, k=options.top_k,
                                  max_per_doc=options.max_chunks_per_doc,
                                  near_duplicate_cosine=near_duplicate)

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from kb.config import MMR_LAMBDA, NEAR_DUPLICATE_COSINE
-from kb.textindex import tokenize
 from kb.types import Candidate
 
 _SPACE = re.compile(r"\s+")
@@ -91,28 +89,6 @@ def mmr_order(candidates: Sequence[Candidate], vectors: Mapping[int, np.ndarray]
         chosen.append(candidates[pick])
         np.maximum(max_sim, sim[pick], out=max_sim)
     return chosen
-
-
-def judge_order(candidates: Sequence[Candidate], verdicts: Mapping[int, Any],
-                vectors: Mapping[int, np.ndarray], texts: Mapping[int, str], *,
-                mmr_lambda: float = MMR_LAMBDA) -> list[Candidate]:
-    """Order judged candidates by MMR with the judge's ``answer_p`` as relevance.
-
-    Args:
-        candidates: the judged candidates.
-        verdicts: chunk id -> verdict with an ``answer_p`` in [0, 1].
-        vectors: chunk id -> L2-normalised vector (may miss some).
-        texts: chunk id -> text (token-set similarity where a vector is missing).
-        mmr_lambda: relevance weight in [0, 1].
-
-    Returns:
-        The same candidates (unchanged), best first.
-    """
-    scored = [replace(c, score=verdicts[c.chunk_id].answer_p) for c in candidates]
-    tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
-    order = mmr_order(scored, vectors, tokens, mmr_lambda=mmr_lambda)
-    by_id = {c.chunk_id: c for c in candidates}
-    return [by_id[c.chunk_id] for c in order]
 
 
 def order_by_scores(candidates: Sequence[Candidate], scores: Sequence[float]

