@@ -22,6 +22,8 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +92,30 @@ def _hit(limit: int | None) -> bool:
     return peak_kib * 1024 >= 0.95 * limit
 
 
+@contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Hide the caller's main module from multiprocessing while a worker starts.
+
+    forkserver and spawn import the parent's ``__main__`` again in the child (found by its
+    ``__spec__`` or ``__file__``), so a user's script that ingests at its top level, without an
+    ``if __name__ == "__main__":`` guard, would run again in the worker and fail. The worker
+    needs nothing of the caller's script, so for the start the two attributes are taken away.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved: dict[str, Any] = {k: main.__dict__[k] for k in ("__spec__", "__file__")
+                             if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None  # read unconditionally by multiprocessing
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
 class ExtractionWorker:
     """Extracts files in a child process, one at a time, each within the budget.
 
@@ -131,7 +157,8 @@ class ExtractionWorker:
             parent, child = self._context.Pipe()
             self._process = self._context.Process(  # type: ignore[attr-defined]
                 target=_serve, args=(child, self.memory_mib), daemon=True, name="kb-extract")
-            self._process.start()
+            with _main_module_hidden():
+                self._process.start()
             child.close()
             self._conn = parent
             self.started += 1

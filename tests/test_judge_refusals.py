@@ -1,0 +1,145 @@
+"""The judge through the whole search, on real documents and the real embedded model.
+
+Two indexes of real documents from ``golden/demo/docs``: one of about 10 chunks (a Chinese
+news article) and one of about 200 (English and Chinese web pages and office files). Nonsense,
+stop words and off-topic questions in six scripts must find nothing that passes the judge on
+either; answerable questions must pass. The 100,000-chunk index is measured in
+``bench/judge.py``.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from eval.retrieval import engines_for
+from kb.api import KnowledgeBase
+from kb.config import PipelineSettings, SearchOptions
+from retrieve.calibration import load_judge_model, save_judge_threshold
+from retrieve.pipeline import search
+
+DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"
+SMALL = ["qq-deepmind-dnc.html"]
+MEDIUM = ["google-sre-monitoring.html", "qq-deepmind-dnc.html", "bbc-obama-gun-laws.html",
+          "open-source-licences-compared.docx", "zen-of-python.pdf",
+          "chinese-english-note.docx", "moliere-unicode-headers-footers.docx"]
+
+NONSENSE = ["xyzabcxyz qwpl", "blorf quandle zibber", "啊啊啊嗯嗯", "щшзхъ фывап",
+            "ثخحجد شسيبل", "ぬるぽ がっ ふがふが", "😀🎉🔥"]
+STOP_WORDS = ["the", "what is it", "x", "of and or", "的", "是什么", "了吗"]
+OFF_TOPIC = ["How do I bake sourdough bread?", "What is the capital of Australia?",
+             "豆腐怎么做才好吃", "昨晚的足球比赛谁赢了", "Как приготовить борщ?",
+             "Какая погода завтра в Москве?", "كيف أطبخ الأرز؟", "ما هي عاصمة فرنسا؟",
+             "寿司の作り方を教えてください", "⚽🏆❓"]
+
+
+def _index(tmp_path_factory, names):
+    folder = tmp_path_factory.mktemp("docs")
+    for name in names:
+        shutil.copy(DEMO_DOCS / name, folder / name)
+    kb = KnowledgeBase(folder / "kb.db")
+    kb.ingest([folder])
+    return kb
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    kb = _index(tmp_path_factory, SMALL)
+    yield kb
+    kb.close()
+
+
+@pytest.fixture(scope="module")
+def medium(tmp_path_factory):
+    kb = _index(tmp_path_factory, MEDIUM)
+    yield kb
+    kb.close()
+
+
+def test_index_sizes(small, medium):
+    assert 8 <= small.store.counts_chunks() <= 12
+    assert 150 <= medium.store.counts_chunks() <= 250
+
+
+@pytest.mark.parametrize("query", NONSENSE + STOP_WORDS + OFF_TOPIC)
+@pytest.mark.parametrize("size", ["small", "medium"])
+def test_nonsense_stop_words_and_off_topic_are_refused(request, size, query):
+    kb = request.getfixturevalue(size)
+    result = kb.search(query, decay=False)
+    assert result.insufficient_evidence, [(r.relevance, r.text[:60]) for r in result.references]
+    assert all(r.weak_evidence for r in result.references)
+    assert not any(j.passed for j in result.diagnostics.judge)
+
+
+@pytest.mark.parametrize(("size", "query", "needle"), [
+    ("medium", "What are the four golden signals of monitoring?", "latency, traffic, errors"),
+    ("medium", "Which open source licence is described as viral?", "viral"),
+    ("small", "DeepMind 的 DNC 是什么？", "可微神经计算机"),
+    ("medium", "DeepMind 的 DNC 是什么？", "可微神经计算机"),
+])
+def test_answerable_questions_pass_with_answer_p_as_relevance(request, size, query, needle):
+    kb = request.getfixturevalue(size)
+    result = kb.search(query, decay=False)
+    assert not result.insufficient_evidence
+    assert any(needle in r.text for r in result.references)
+    judged = {j.number: j for j in result.diagnostics.judge}
+    for ref in result.references:  # the percentage printed is the judge's answer_p
+        assert ref.relevance == round(100 * judged[ref.number].answer_p)
+        assert judged[ref.number].passed and not ref.weak_evidence
+    relevance = [r.relevance for r in result.references]
+    assert relevance == sorted(relevance, reverse=True)  # best first
+
+
+def test_a_top_k_asked_for_is_filled_with_weak_references_after_the_passing_ones(medium):
+    short = medium.search("What are the four golden signals of monitoring?", decay=False)
+    long = medium.search("What are the four golden signals of monitoring?", decay=False,
+                         top_k=8, max_chunks_per_doc=8)  # one document holds every candidate
+    assert len(long.references) == 8 and len(short.references) < 8
+    passing = [r for r in long.references if not r.weak_evidence]
+    assert [r.chunk_id for r in passing] == [r.chunk_id for r in short.references]
+    assert long.references[:len(passing)] == tuple(passing)  # passing first, then weak
+    assert "[weak: did not pass the judge]" in long.context
+    assert not long.insufficient_evidence
+
+
+def test_a_calibrated_threshold_stored_in_the_index_decides(medium):
+    service, _ = medium.embedding_service()
+    key = service.fingerprint.key
+    question = "What are the four golden signals of monitoring?"
+    shipped = load_judge_model(medium.store, key, service.embedder.model_id)
+    assert not medium.search(question, decay=False).insufficient_evidence
+    save_judge_threshold(medium.store, key, 0.999, "test: refuse everything")
+    try:
+        model = load_judge_model(medium.store, key, service.embedder.model_id)
+        assert model.threshold == 0.999 and model.source == "test: refuse everything"
+        assert medium.search(question, decay=False).insufficient_evidence
+    finally:
+        save_judge_threshold(medium.store, key, shipped.threshold, shipped.source)
+    assert not medium.search(question, decay=False).insufficient_evidence
+
+
+def test_with_the_judge_off_nothing_is_judged(medium):
+    engines = engines_for(medium, PipelineSettings(judge=False))
+    result = search(medium.store, "What are the four golden signals of monitoring?",
+                    SearchOptions(decay=False), engines=engines)
+    stages = {s.stage: s for s in result.diagnostics.stages}
+    assert stages["judge"].status == "skipped" and result.diagnostics.judge == ()
+    assert result.references
+
+
+def test_a_script_without_a_main_guard_can_ingest(tmp_path):
+    """The extraction worker must not run the caller's script again (forkserver/spawn)."""
+    import subprocess
+    import sys
+
+    shutil.copy(DEMO_DOCS / "zen-of-python.pdf", tmp_path / "zen.pdf")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from kb.api import KnowledgeBase\n"
+        f"kb = KnowledgeBase({str(tmp_path / 'kb.db')!r})\n"
+        f"report = kb.ingest([{str(tmp_path / 'zen.pdf')!r}])\n"
+        "print(report.count('added'), report.count('failed'))\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, env={"KB_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["1", "0"]
