@@ -165,6 +165,24 @@ class SearchPrimitives:
         self._vectors = {fingerprint: (gen, vm)}
         return vm
 
+    def has_vectors(self, fingerprint: str) -> bool:
+        """Whether any chunk has a vector of ``fingerprint``."""
+        return self.conn.execute(
+            "SELECT 1 FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL "
+            "LIMIT 1", (fingerprint,)).fetchone() is not None
+
+    def vectors_of(self, chunk_ids: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
+        """Chunk id -> stored vector of ``fingerprint`` (chunks without one are left out)."""
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[start:start + 500])
+            out.update((int(cid), np.frombuffer(blob, dtype="<f4").astype(np.float32))
+                       for cid, blob in self.conn.execute(
+                           f"SELECT id, embedding FROM chunks WHERE id IN "
+                           f"({','.join('?' * len(part))}) AND embedding_fingerprint = ? "
+                           "AND embedding IS NOT NULL", [*part, fingerprint]))
+        return out
+
     def token_chunk_counts(self, tokens: Sequence[str]) -> dict[str, int]:
         """Index token -> number of chunks holding it (FTS5 vocabulary); absent tokens omitted."""
         out: dict[str, int] = {}

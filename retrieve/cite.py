@@ -8,9 +8,11 @@ when they are insufficient.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from kb.types import Reference
+from kb.injection import flag_fields
+from kb.types import Candidate, Chunk, Document, JudgeRecord, Reference
+from retrieve.judge import Verdict
 
 # Line breaks of every kind, other control characters, and bidirectional overrides (which can
 # make a header read differently from its characters), shown escaped in a header field.
@@ -71,3 +73,51 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
         lines += [WEAK_NOTE, ""]
     lines.append(INSTRUCTION)
     return "\n".join(lines)
+
+
+def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
+               documents: Mapping[int, Document | None], relevance: Mapping[int, float],
+               weak: frozenset[int]) -> list[Reference]:
+    """Numbered references for the chunks handed out, in order.
+
+    Args:
+        selected: the candidates handed out, in citation order.
+        chunks: chunk id -> chunk row.
+        documents: document id -> document, ``None`` when it was deleted meanwhile (its
+            chunks are left out).
+        relevance: chunk id -> relevance in [0, 1]; the reference carries it in percent.
+        weak: chunk ids handed out without passing (flagged ``weak_evidence``).
+    """
+    refs: list[Reference] = []
+    for c in selected:
+        ch, doc = chunks[c.chunk_id], documents.get(c.doc_id)
+        if doc is None:  # deleted between stages by a concurrent writer
+            continue
+        refs.append(Reference(
+            number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id,
+            relevance=round(100 * min(1.0, max(0.0, relevance.get(c.chunk_id, 0.0)))),
+            title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
+            heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
+            char_end=ch.char_end, created_at=doc.created_at.isoformat(),
+            weak_evidence=c.chunk_id in weak,
+            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
+    return refs
+
+
+def judge_records(refs: Sequence[Reference], verdicts: Mapping[int, Verdict] | None
+                  ) -> tuple[JudgeRecord, ...]:
+    """Per reference, the offline judge's reasons (empty when it did not run)."""
+    if verdicts is None:
+        return ()
+    out = []
+    for ref in refs:
+        v = verdicts.get(ref.chunk_id)
+        if v is None:
+            continue
+        s = v.signals
+        out.append(JudgeRecord(
+            number=ref.number, answer_p=round(v.answer_p, 4), passed=v.passed,
+            focus_found=s.focus_found, focus_missing=s.focus_missing,
+            best_sentence=s.best_sentence, answer_type=s.answer_type,
+            type_found=s.type_found))
+    return tuple(out)

@@ -25,7 +25,6 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TypeVar
 
 import numpy as np
 
@@ -40,17 +39,14 @@ from kb.config import (
     parse_instant,
 )
 from kb.errors import SearchCancelled
-from kb.injection import flag_fields
-from kb.store import Store, blob_to_vector
+from kb.store import Store
 from kb.store_search import Filters
 from kb.textindex import has_search_text, tokenize
 from kb.types import (
     Candidate,
     Chunk,
     Diagnostics,
-    JudgeRecord,
     RecallList,
-    Reference,
     SearchResult,
 )
 from retrieve import cite, rerank
@@ -64,10 +60,11 @@ from retrieve.calibration import (
 from retrieve.decay import apply_decay
 from retrieve.evidence import gather
 from retrieve.expand import UNUSABLE, try_expand
-from retrieve.floor import RELAX_KEEP, apply_floor
+from retrieve.floor import apply_floor
 from retrieve.fuse import fuse
+from retrieve.handout import hand_out
 from retrieve.hybrid import recall_lists
-from retrieve.judge import JUDGE_TOP_N, JudgeModel, Verdict, handed_out, judge
+from retrieve.judge import JUDGE_TOP_N, JudgeModel, Verdict, judge
 from retrieve.judge_signals import Term, content_terms, translation_tokens
 from retrieve.lexicon import crosses_languages, shared_lexicon
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
@@ -75,7 +72,6 @@ from retrieve.recall import interruptible
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"
 
 
@@ -247,7 +243,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     pool = settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k)
     service = engines.embedding if settings.recall != "bm25" else None
     calibration = GENERIC
-    if service is not None and not _has_vectors(store, service.fingerprint.key):
+    if service is not None and not store.has_vectors(service.fingerprint.key):
         trace.degraded.append(f"vectors: the index holds none from {service.embedder.model_id} "
                               "(run `kb reembed`); BM25 only")
         service = None
@@ -289,7 +285,8 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     top = kept[:RERANK_TOP_N]
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
-    vectors = _vectors_of(store, service, top)
+    vectors = (store.vectors_of([c.chunk_id for c in top], service.fingerprint.key)
+               if service is not None else {})
     judged: dict[int, float] | None = None
     verdicts: dict[int, Verdict] | None = None
     if settings.rerank == "off":
@@ -355,93 +352,24 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             filters: Filters, created: dict[int, datetime], now: datetime,
             trace: Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
-    settings = engines.settings
-    near_duplicate = near_duplicate_cosine(r.calibration, NEAR_DUPLICATE_COSINE)
-    judged_out = 0
-    if r.verdicts is not None:  # the offline judge: hand out what it passes
-        relevance = {cid: v.answer_p for cid, v in r.verdicts.items()}
-        head = [c for c in r.ordered if c.chunk_id in relevance]
-        chosen = {v.chunk_id for v in handed_out(list(r.verdicts.values()))}
-        passing = sorted((c for c in head if c.chunk_id in chosen),
-                         key=lambda c: -relevance[c.chunk_id])  # best first
-        judged_out = len(head) - len(passing)
-        selected = rerank.select(passing, r.texts, r.vectors, k=options.top_k,
-                                 max_per_doc=options.max_chunks_per_doc,
-                                 near_duplicate_cosine=near_duplicate)
-        weak_ids: set[int] = set()
-        want = (options.top_k if options.fill
-                else 0 if selected else min(RELAX_KEEP, options.top_k))
-        if len(selected) < want:  # the closest ones, flagged weak, so the caller sees them
-            rest = [c for c in r.ordered if c not in selected]
-            extra = rerank.select([*selected, *rest], r.texts, r.vectors, k=want,
-                                  max_per_doc=options.max_chunks_per_doc,
-                                  near_duplicate_cosine=near_duplicate)[len(selected):]
-            weak_ids = {c.chunk_id for c in extra}
-            selected = [*selected, *extra]
-        insufficient = not any(c.chunk_id not in weak_ids for c in selected)
-    else:
-        # A judging reranker says "no" too: what it scores below the bar is not handed out;
-        # if it rejects everything, the best few it judged stay, flagged as weak evidence.
-        cut = rerank.judge_cut(r.ordered[:RERANK_TOP_N], r.judged,
-                               min_score=settings.rerank_min_score, relax_keep=RELAX_KEEP)
-        judged_out = cut.judged_out
-        selected = rerank.select(
-            list(cut.kept), r.texts, r.vectors, k=options.top_k,
-            max_per_doc=options.max_chunks_per_doc, near_duplicate_cosine=near_duplicate)
-        weak = r.relaxed or cut.rejected_all
-        weak_ids = {c.chunk_id for c in selected} if weak else set()
-        relevance = dict(r.judged) if r.judged is not None else {
-            c.chunk_id: min(1.0, max(c.vector, c.keyword)) for c in selected}
-        insufficient = not selected or weak
+    out = hand_out(r.ordered[:RERANK_TOP_N], options, verdicts=r.verdicts, judged=r.judged,
+                   relaxed=r.relaxed, rerank_min_score=engines.settings.rerank_min_score,
+                   texts=r.texts, vectors=r.vectors,
+                   near_duplicate_cosine=near_duplicate_cosine(r.calibration,
+                                                               NEAR_DUPLICATE_COSINE))
     # 6. cite
     # the selection comes from the reranked top, whose chunk rows rank() already fetched
-    refs = trace.run("cite", lambda: _references(store, selected, r.chunks, relevance,
-                                                 weak_ids))
-    insufficient = insufficient or not refs
+    documents = {c.doc_id: store.get_document(doc_id=c.doc_id) for c in out.selected}
+    refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, documents,
+                                                     out.relevance, out.weak))
+    insufficient = out.insufficient or not refs
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
-                       explain=tuple(trace.explain), judged_out=judged_out,
-                       judge=_judge_records(refs, r.verdicts))
+                       explain=tuple(trace.explain), judged_out=out.judged_out,
+                       judge=cite.judge_records(refs, r.verdicts))
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
-
-
-def _judge_records(refs: list[Reference], verdicts: dict[int, Verdict] | None
-                   ) -> tuple[JudgeRecord, ...]:
-    """Per reference, the judge's reasons (empty when the offline judge did not run)."""
-    if verdicts is None:
-        return ()
-    out = []
-    for ref in refs:
-        v = verdicts.get(ref.chunk_id)
-        if v is None:
-            continue
-        s = v.signals
-        out.append(JudgeRecord(
-            number=ref.number, answer_p=round(v.answer_p, 4), passed=v.passed,
-            focus_found=s.focus_found, focus_missing=s.focus_missing,
-            best_sentence=s.best_sentence, answer_type=s.answer_type,
-            type_found=s.type_found))
-    return tuple(out)
-
-
-def _has_vectors(store: Store, fingerprint: str) -> bool:
-    """Whether any chunk has a vector of ``fingerprint`` (else the vector lists are closed)."""
-    return store.conn.execute(
-        "SELECT 1 FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL LIMIT 1",
-        (fingerprint,)).fetchone() is not None
-
-
-def _vectors_of(store: Store, service: EmbeddingService | None,
-                candidates: list[Candidate]) -> dict[int, np.ndarray]:
-    if service is None or not candidates:
-        return {}
-    ids = [c.chunk_id for c in candidates]
-    rows = store.conn.execute(
-        f"SELECT id, embedding FROM chunks WHERE id IN ({','.join('?' * len(ids))}) "
-        "AND embedding_fingerprint = ?", [*ids, service.fingerprint.key]).fetchall()
-    return {int(cid): blob_to_vector(blob) for cid, blob in rows}
 
 
 def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
@@ -467,22 +395,3 @@ def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
             trace.degraded.append(f"rerank: LLM reranker failed ({exc}); MMR used")
     tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
     return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda), None
-
-
-def _references(store: Store, selected: list[Candidate], chunks: dict[int, Chunk],
-                relevance: dict[int, float], weak_ids: set[int]) -> list[Reference]:
-    """References for the selected candidates, relevance in percent of ``answer_p``."""
-    refs: list[Reference] = []
-    for c in selected:
-        ch, doc = chunks[c.chunk_id], store.get_document(doc_id=c.doc_id)
-        if doc is None:  # deleted between stages by a concurrent writer
-            continue
-        refs.append(Reference(
-            number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id,
-            relevance=round(100 * min(1.0, max(0.0, relevance.get(c.chunk_id, 0.0)))),
-            title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
-            heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
-            char_end=ch.char_end, created_at=doc.created_at.isoformat(),
-            weak_evidence=c.chunk_id in weak_ids,
-            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
-    return refs

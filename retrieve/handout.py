@@ -1,0 +1,100 @@
+"""What a search hands out: the references chosen from the ranking, and which are weak.
+
+Three cases, one pure function (``hand_out``):
+
+* **The offline judge ran** (``retrieve.judge``): the passages it passes, within
+  ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first; when none passes, the
+  closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
+  who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
+  ``top_k`` from the ranking, the extra ones flagged weak.
+* **A cross-encoder or the LLM judged** the candidates: what it scores at least
+  ``rerank_min_score``; if it rejects everything, the best few it judged, flagged weak.
+* **Nothing judged** (judge switched off): the ranking's top; weak only when the floor would
+  have dropped everything.
+
+In every case ``rerank.select`` keeps near-duplicates and more than ``max_chunks_per_doc``
+chunks of one document out of the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kb.config import SearchOptions
+from kb.types import Candidate
+from retrieve import rerank
+from retrieve.floor import RELAX_KEEP
+from retrieve.judge import Verdict, handed_out
+
+
+@dataclass(frozen=True, slots=True)
+class HandOut:
+    """The references chosen, in order, and how they stand.
+
+    Attributes:
+        selected: the candidates handed out, in citation order.
+        weak: chunk ids of those handed out without passing (flagged weak evidence).
+        relevance: chunk id -> relevance in [0, 1] (``answer_p``, or the judging model's
+            score, or the best of vector and keyword s_norm when nothing judged).
+        insufficient: no candidate handed out passed.
+        judged_out: candidates judged and not passed.
+    """
+
+    selected: tuple[Candidate, ...]
+    weak: frozenset[int]
+    relevance: dict[int, float]
+    insufficient: bool
+    judged_out: int
+
+
+def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
+             verdicts: Mapping[int, Verdict] | None, judged: Mapping[int, float] | None,
+             relaxed: bool, rerank_min_score: float, texts: Mapping[int, str],
+             vectors: Mapping[int, np.ndarray], near_duplicate_cosine: float) -> HandOut:
+    """Choose the references (see module docstring).
+
+    Args:
+        ordered: the ranking, best first (``retrieve.pipeline.Ranking.ordered``).
+        options: ``top_k``, ``max_chunks_per_doc`` and ``fill``.
+        verdicts: the offline judge's verdicts, or ``None`` when it did not run.
+        judged: a cross-encoder's or the LLM's scores in [0, 1], or ``None``.
+        relaxed: the floor would have dropped every candidate.
+        rerank_min_score: the bar of a judging model.
+        texts: chunk id -> text of the candidates that may be handed out.
+        vectors: chunk id -> vector (near-duplicates).
+        near_duplicate_cosine: the cosine above which two chunks are near-duplicates.
+    """
+    def select(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
+        return rerank.select(candidates, texts, vectors, k=k,
+                             max_per_doc=options.max_chunks_per_doc,
+                             near_duplicate_cosine=near_duplicate_cosine)
+
+    if verdicts is not None:
+        relevance = {cid: v.answer_p for cid, v in verdicts.items()}
+        head = [c for c in ordered if c.chunk_id in relevance]
+        chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}
+        passing = sorted((c for c in head if c.chunk_id in chosen),
+                         key=lambda c: -relevance[c.chunk_id])  # best first
+        selected = select(passing, options.top_k)
+        want = (options.top_k if options.fill
+                else 0 if selected else min(RELAX_KEEP, options.top_k))
+        weak: set[int] = set()
+        if len(selected) < want:  # the closest ones, flagged weak, so the caller sees them
+            extra = select([*selected, *(c for c in ordered if c not in selected)],
+                           want)[len(selected):]
+            weak = {c.chunk_id for c in extra}
+            selected += extra
+        return HandOut(tuple(selected), frozenset(weak), relevance,
+                       not any(c.chunk_id not in weak for c in selected),
+                       len(head) - len(passing))
+    cut = rerank.judge_cut(ordered, judged, min_score=rerank_min_score, relax_keep=RELAX_KEEP)
+    selected = select(list(cut.kept), options.top_k)
+    all_weak = relaxed or cut.rejected_all
+    relevance = dict(judged) if judged is not None else {
+        c.chunk_id: min(1.0, max(c.vector, c.keyword)) for c in selected}
+    return HandOut(tuple(selected),
+                   frozenset(c.chunk_id for c in selected) if all_weak else frozenset(),
+                   relevance, not selected or all_weak, cut.judged_out)
