@@ -21,7 +21,8 @@ MODES = {
     "dense": PipelineSettings(recall="vector", floor=False, rerank="off", pool=300),
     "rrf": PipelineSettings(weighted_fusion=False, floor=False, rerank="off", pool=300),
     "hybrid": PipelineSettings(floor=False, rerank="off", pool=300),
-    "hybrid+floor+mmr": PipelineSettings(pool=300),
+    "hybrid+floor+mmr": PipelineSettings(floor=True, pool=300),  # the default until session 3
+    "default": PipelineSettings(pool=300),  # kb search's settings (floor off, MMR, the judge)
 }
 
 

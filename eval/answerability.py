@@ -155,6 +155,17 @@ def holds_answer(item: Item, doc: str, text: str, char_start: int, char_end: int
 
 # --- judging the set -----------------------------------------------------------------------
 
+# Questions no knowledge base of documents answers, in six scripts: the judge refuses them on
+# any index (tests/test_judge_refusals.py at 10 and 200 chunks, bench/judge.py at 10k, 100k).
+REFUSE_ALWAYS = (
+    "xyzabcxyz qwpl", "blorf quandle zibber", "啊啊啊嗯嗯", "щшзхъ фывап", "ثخحجد شسيبل",
+    "ぬるぽ がっ ふがふが", "😀🎉🔥",  # nonsense
+    "the", "what is it", "x", "of and or", "的", "是什么", "了吗",  # stop words only
+    "How do I bake sourdough bread?", "What is the capital of Australia?", "豆腐怎么做才好吃",
+    "昨晚的足球比赛谁赢了", "Как приготовить борщ?", "Какая погода завтра в Москве?",
+    "كيف أطبخ الأرز؟", "ما هي عاصمة فرنسا؟", "寿司の作り方を教えてください", "⚽🏆❓",  # off topic
+)
+
 NONSENSE = {  # strings with no meaning in six scripts (and emoji): nothing can answer them
     "latin": ("xyzabcxyz qwpl", "blorf quandle zibber", "qqq vvv jjj", "mnbvcx lkjhg"),
     "cjk": ("啊啊啊嗯嗯", "呃哦嘿哈嗨", "嗯嗯哦哦啊", "咿呀嘿嘿呵"),

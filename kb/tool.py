@@ -281,7 +281,13 @@ def diagnostics_to_dict(d: Diagnostics) -> dict[str, Any]:
                        for s in d.stages],
             "degraded": list(d.degraded), "candidates": dict(d.candidates), "floor": d.floor,
             "floor_dropped": d.floor_dropped, "best_below_floor": d.best_below_floor,
-            "queries": list(d.queries), "error": d.error}
+            "queries": list(d.queries), "error": d.error,
+            # why each reference got its relevance (the offline judge; empty when it did not run)
+            "judge": [{"number": j.number, "answer_p": j.answer_p, "passed": j.passed,
+                       "focus_found": list(j.focus_found),
+                       "focus_missing": list(j.focus_missing),
+                       "best_sentence": j.best_sentence, "answer_type": j.answer_type,
+                       "type_found": j.type_found} for j in d.judge]}
 
 
 def result_to_dict(result: SearchResult) -> dict[str, Any]:

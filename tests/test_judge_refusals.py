@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from eval.answerability import REFUSE_ALWAYS
 from eval.retrieval import engines_for
 from kb.api import KnowledgeBase
 from kb.config import PipelineSettings, SearchOptions
@@ -23,15 +24,6 @@ SMALL = ["qq-deepmind-dnc.html"]
 MEDIUM = ["google-sre-monitoring.html", "qq-deepmind-dnc.html", "bbc-obama-gun-laws.html",
           "open-source-licences-compared.docx", "zen-of-python.pdf",
           "chinese-english-note.docx", "moliere-unicode-headers-footers.docx"]
-
-NONSENSE = ["xyzabcxyz qwpl", "blorf quandle zibber", "啊啊啊嗯嗯", "щшзхъ фывап",
-            "ثخحجد شسيبل", "ぬるぽ がっ ふがふが", "😀🎉🔥"]
-STOP_WORDS = ["the", "what is it", "x", "of and or", "的", "是什么", "了吗"]
-OFF_TOPIC = ["How do I bake sourdough bread?", "What is the capital of Australia?",
-             "豆腐怎么做才好吃", "昨晚的足球比赛谁赢了", "Как приготовить борщ?",
-             "Какая погода завтра в Москве?", "كيف أطبخ الأرز؟", "ما هي عاصمة فرنسا؟",
-             "寿司の作り方を教えてください", "⚽🏆❓"]
-
 
 def _index(tmp_path_factory, names):
     folder = tmp_path_factory.mktemp("docs")
@@ -61,7 +53,7 @@ def test_index_sizes(small, medium):
     assert 150 <= medium.store.counts_chunks() <= 250
 
 
-@pytest.mark.parametrize("query", NONSENSE + STOP_WORDS + OFF_TOPIC)
+@pytest.mark.parametrize("query", REFUSE_ALWAYS)
 @pytest.mark.parametrize("size", ["small", "medium"])
 def test_nonsense_stop_words_and_off_topic_are_refused(request, size, query):
     kb = request.getfixturevalue(size)
