@@ -20,12 +20,14 @@ DeepMind 的 DNC 是什么？
 QUERIES
 printf '\n=== xylophone zeppelin quasar?\n(no passage holds these words: kb flags the result as weak evidence, insufficient)\n'
 "${KB[@]}" search --no-decay "xylophone zeppelin quasar?"
-printf '\n=== How much did Google pay to acquire DeepMind?\n'
-printf '(near-topic and unanswerable: the article says Google acquired DeepMind in 2014, no price.\n'
-printf ' The offline judge refuses it: no passage has a number of money near the acquisition.)\n'
-"${KB[@]}" search --no-decay "How much did Google pay to acquire DeepMind?"
-printf '\n=== Who wrote The Zen of Python?\n(near-topic and unanswerable: the document lists the aphorisms, never their author; refused)\n'
-"${KB[@]}" search --no-decay "Who wrote The Zen of Python?"
+printf '\n=== Where is DeepMind headquartered?\n'
+printf '(near-topic and unanswerable: the article is about DeepMind and names London only in its\n'
+printf ' example data. The offline judge refuses it: no passage holds "headquartered" or a place\n'
+printf ' near what the question asks; kb search --explain prints the reasons.)\n'
+"${KB[@]}" search --no-decay --explain "Where is DeepMind headquartered?"
+printf '\n=== DeepMind计划什么时候把DNC用到商业产品中？ (when will DeepMind put DNC into products?)\n'
+printf '(near-topic and unanswerable: the article only hopes DNC pushes computing forward; refused)\n'
+"${KB[@]}" search --no-decay "DeepMind计划什么时候把DNC用到商业产品中？"
 printf '\n=== 谁创办了 DeepMind？ (who founded DeepMind?)\n'
 printf '(near-topic and unanswerable too, but the judge lets it through: it cannot read that the\n'
 printf ' passages about DeepMind never name a founder (measured limit: README, "The judge").\n'
