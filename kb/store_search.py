@@ -207,22 +207,25 @@ class SearchPrimitives:
                              ) -> dict[tuple[int, str], int]:
         """(document id, key) -> chunks of that document matching the key's phrase.
 
-        One query per (document, phrase), constrained to the document's chunk ids, so a
-        common term costs what the document's chunks cost, not its whole posting list (a join
-        over "cell" in a 100k-chunk index took 200 ms; this, under 1 ms for 10 documents).
+        One query per phrase, constrained to the documents' chunk ids (``rowid IN``), so a
+        common term costs what those chunks cost, not its whole posting list (a plain join
+        over "cell" in a 100k-chunk index took 200 ms; this, about 1 ms).
 
         Args:
             phrases: key -> a *safe* FTS5 phrase (quoted tokens, see ``kb.textindex``).
             doc_ids: the documents to count in.
         """
+        ids = sorted(set(doc_ids))
         out: dict[tuple[int, str], int] = {}
-        for doc_id in sorted(set(doc_ids)):
-            for key, phrase in phrases.items():
-                (n,) = self.conn.execute(
-                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
-                    "(SELECT id FROM chunks WHERE doc_id = ?)", (phrase, doc_id)).fetchone()
-                if n:
-                    out[(int(doc_id), key)] = int(n)
+        if not ids:
+            return out
+        marks = ",".join("?" * len(ids))
+        for key, phrase in phrases.items():
+            for doc_id, n in self.conn.execute(
+                    "SELECT c.doc_id, count(*) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+                    f"WHERE f.rowid IN (SELECT id FROM chunks WHERE doc_id IN ({marks})) "
+                    "AND chunks_fts MATCH ? GROUP BY c.doc_id", [*ids, phrase]):
+                out[(int(doc_id), key)] = int(n)
         return out
 
     def script_mix(self) -> tuple[int, int]:

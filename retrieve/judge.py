@@ -300,14 +300,20 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
         found = [t for t in f_terms if holder.has(t)]
         missing = [(t, w) for t, w in focus if not holder.has(t)]
-        sents = sentences(p.text) or [p.text]
-        basis = (f_terms, f_weights) if f_terms else (list(terms), weights)
-        scores = [coverage(basis[0], basis[1], passage_terms(x)) for x in sents]
-        best = int(np.argmax(scores))
-        window = " ".join(sents[max(0, best - 1): best + 2])
-        filler = novel_filler(window, wanted, query) if wanted != "other" else None
-        p_script = script_of(p.text)
         full = passage_terms(p.context + "\n" + p.text)
+        matched = sum(1 for t in uncommon if full.has(t))
+        ev = evidence(terms, weights, common, full)
+        gate = ev >= MIN_EVIDENCE and (matched >= min(2, len(uncommon)) or any(
+            full.has(t) for t in terms if t.text in topic))
+        sents = sentences(p.text) or [p.text]
+        best, scores, filler = 0, [0.0], None
+        if gate:  # sentence evidence only where the model will score the passage
+            basis = (f_terms, f_weights) if f_terms else (list(terms), weights)
+            scores = [coverage(basis[0], basis[1], passage_terms(x)) for x in sents]
+            best = int(np.argmax(scores))
+            window = " ".join(sents[max(0, best - 1): best + 2])
+            filler = novel_filler(window, wanted, query) if wanted != "other" else None
+        p_script = script_of(p.text)
         features = {
             "coverage": coverage(terms, weights, full),
             "focus_coverage": coverage(f_terms, f_weights, holder),
@@ -323,12 +329,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             "rank": rank / JUDGE_TOP_N,
             "cross_language": float("none" not in (q_script, p_script)
                                     and q_script != p_script),
-            "evidence": evidence(terms, weights, common, full),
+            "evidence": ev,
         }
-        matched = sum(1 for t in uncommon if full.has(t))
-        gate = (features["evidence"] >= MIN_EVIDENCE
-                and (matched >= min(2, len(uncommon)) or any(full.has(t) for t in terms
-                                                             if t.text in topic)))
         out.append(Signals(
             focus_found=tuple(t.surface or t.text for t in found),
             focus_missing=tuple(t.surface or t.text for t, _ in missing),
