@@ -65,9 +65,8 @@ _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"count|total|fraction|level|concentration))\b", re.I)),
     ("person", re.compile(r"\b(who|whom|whose|which person|what person|which (author|"
                           r"scientist|king|leader|president|founder))\b", re.I)),
-    ("place", re.compile(r"\b(where|what (country|city|region|place|location|state|province|"
-                         r"town|continent|island)|which (country|city|region|place|state|"
-                         r"province|town|continent|island))\b", re.I)),
+    ("place", re.compile(r"\b(where|what is the capital|(what|which) (country|city|region|"
+                         r"place|location|state|province|town|continent|island))\b", re.I)),
 )
 _EN_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"\b(what is (the|its|their) name|what was (the|its|their) name|what (is|was|are|were) "
@@ -85,8 +84,8 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
-    ("place", re.compile(r"哪里|哪儿|何地|在哪|哪个(国家|城市|地方|省|市|县|地区)|什么地方|"
-                         r"哪座城市|哪国")),
+    ("place", re.compile(r"哪里|哪儿|何地|在哪|首都|省会|哪个(国家|城市|地方|省|市|县|地区)|"
+                         r"什么地方|哪座城市|哪国")),
     _ZH_NAME,
 )
 _EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
