@@ -52,5 +52,9 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
 
     store = Store(db)
     raw = store.get_meta(f"calibration:{out['fingerprint']}")
+    judge = store.get_meta(f"judge_threshold:{out['fingerprint']}")
     store.close()
     assert raw and json.loads(raw)["span"] == out["span"]
+    # the judge's threshold, fitted on the set's questions (q4 has no qrels row: unanswerable)
+    assert 0 < out["judge_threshold"] <= 1 and out["judge_false_refusal_rate"] <= 0.34
+    assert judge and json.loads(judge)["threshold"] == out["judge_threshold"]
