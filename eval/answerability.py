@@ -28,6 +28,8 @@ from eval.datasets import golden_dir
 
 Part = Literal["squad2", "cmrc", "own"]
 Split = Literal["train", "test"]
+Kind = Literal["question", "nonsense", "offtopic"]
+OFFTOPIC_PER_PART = 40  # other parts' questions asked of each part's index, per split
 PARTS: tuple[Part, ...] = ("squad2", "cmrc", "own")
 PART_DIRS: dict[Part, str] = {"squad2": "squad2-normans", "cmrc": "cmrc", "own": "own"}
 SQUAD_TEST_EVERY = 3  # SQuAD paragraphs with index % 3 == 2 are the test split
@@ -49,6 +51,7 @@ class Item:
         doc: the corpus ``_id`` of the document the question is about.
         span: for SQuAD, the character span of the question's paragraph in the document's
             text; ``None`` elsewhere (the whole document).
+        kind: ``question`` (of the part), ``nonsense`` or ``offtopic`` (``synthetic_items``).
     """
 
     _id: str
@@ -60,6 +63,7 @@ class Item:
     answers: tuple[str, ...]
     doc: str
     span: tuple[int, int] | None = None
+    kind: Kind = "question"
 
 
 def part_dir(part: Part) -> Path:
@@ -153,8 +157,6 @@ def holds_answer(item: Item, doc: str, text: str, char_start: int, char_end: int
     return any(normalise(a) in body for a in item.answers if a.strip())
 
 
-# --- judging the set -----------------------------------------------------------------------
-
 # Questions no knowledge base of documents answers, in six scripts: the judge refuses them on
 # any index (tests/test_judge_refusals.py at 10 and 200 chunks, bench/judge.py at 10k, 100k).
 REFUSE_ALWAYS = (
@@ -177,24 +179,24 @@ NONSENSE = {  # strings with no meaning in six scripts (and emoji): nothing can 
 }
 
 
-def synthetic_items(part: Part, others: dict[Part, list[Item]], *, per_part: int,
-                    split: Split) -> list[Item]:
+def synthetic_items(part: Part, others: dict[Part, list[Item]], *, split: Split,
+                    per_part: int = OFFTOPIC_PER_PART) -> list[Item]:
     """Unanswerable questions for one part's index: nonsense, stop words, other parts' questions.
 
     Questions written for another corpus are off topic here (none of the parts share a
-    subject). ``train`` takes the first ``per_part`` of each other part's questions, ``test``
-    the last ``per_part``, so the two never overlap.
+    subject): the first ``per_part`` of each other part's questions of the same split, so no
+    test question's text is ever a training item, and the reverse.
     """
     out: list[Item] = []
     for script, texts in NONSENSE.items():
         for i, text in enumerate(texts):
             if (i % 2 == 0) == (split == "train"):
-                out.append(Item(f"{part}-nonsense-{script}-{i}", part, split, text, "", False,
-                                (), ""))
+                out.append(Item(f"{part}-nonsense-{script}-{i}", part, split, text, "-", False,
+                                (), "", kind="nonsense"))
     for other, items in sorted(others.items()):
         if other == part:
             continue
-        chosen = items[:per_part] if split == "train" else items[-per_part:]
-        out += [Item(f"{part}-offtopic-{it._id}", part, split, it.text, it.lang, False, (), "")
-                for it in chosen]
+        chosen = [it for it in items if it.split == split][:per_part]
+        out += [Item(f"{part}-offtopic-{it._id}", part, split, it.text, it.lang, False, (), "",
+                     kind="offtopic") for it in chosen]
     return out

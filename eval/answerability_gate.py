@@ -29,8 +29,6 @@ from eval.suite import IndexInfo, SetReport, cache_path, open_cached_index
 from kb.config import Config, PipelineSettings, SearchOptions
 from retrieve.pipeline import search
 
-OFFTOPIC_PER_PART = 40  # other parts' questions asked of each part's index (test side)
-
 
 def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     """P(a positive scores above a negative), ties counting half; 0.5 when a side is empty.
@@ -76,8 +74,7 @@ def evaluate_answerability(name: str, folder: Path, cache_dir: Path, *, config: 
         try:
             engines = engines_for(kb, settings)
             test = [it for it in items_by_part[part] if it.split == "test"]
-            synthetic = synthetic_items(part, items_by_part, per_part=OFFTOPIC_PER_PART,
-                                        split="test")
+            synthetic = synthetic_items(part, items_by_part, split="test")
             outcomes: list[tuple[Item, bool, float]] = []
             for item in [*test, *synthetic]:
                 start = time.perf_counter()
@@ -85,7 +82,7 @@ def evaluate_answerability(name: str, folder: Path, cache_dir: Path, *, config: 
                                 engines=engines, now=FIXED_TIME)
                 times.append((time.perf_counter() - start) * 1e3)
                 notes.update(dict.fromkeys(result.diagnostics.degraded))
-                best = max((j.answer_p for j in result.diagnostics.judge), default=0.0)
+                best = result.diagnostics.best_answer_p or 0.0
                 outcomes.append((item, result.insufficient_evidence, best))
         finally:
             kb.close()

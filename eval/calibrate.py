@@ -1,7 +1,8 @@
 """Calibrate an embedding model's vector score scale and relevance floor on a golden set.
 
 For every judged query of a BEIR-format set (with ``distractors.tsv`` when present), kb computes
-each chunk's *margin*: its cosine minus the query's baseline (``retrieve.recall.cosine_baseline``).
+each chunk's *margin*: its cosine minus the query's baseline for chunks of its kind
+(``retrieve.recall.group_baselines``, as search computes it).
 
 * positives: per answerable query, the best margin among the chunks of its relevant documents;
 * negatives: per query, the best margin among chunks of documents that are not relevant
@@ -37,7 +38,7 @@ from kb.api import KnowledgeBase
 from kb.config import PipelineSettings, SearchOptions
 from retrieve.calibration import Calibration, load_calibration
 from retrieve.pipeline import search
-from retrieve.recall import cosine_baseline
+from retrieve.recall import group_baselines
 
 MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
 MAX_FALSE_REFUSAL = 0.10  # a calibrated judge refuses at most 1 in 10 answerable questions
@@ -101,7 +102,7 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
     pos, neg = [], []
     for q in load_queries(dataset):
         scores = vm.matrix @ service.embed_query(q.text)
-        margins = scores - cosine_baseline(scores, fallback.cos_unrelated)
+        margins = scores - group_baselines(scores, vm.groups, fallback.cos_unrelated)
         relevant = np.isin(doc_of_row, [d for d, g in qrels.get(q._id, {}).items() if g > 0])
         if relevant.any():
             pos.append(float(margins[relevant].max()))
@@ -189,7 +190,7 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
     for q in load_queries(dataset):
         result = search(index.store, q.text, SearchOptions(decay=False), engines=engines,
                         now=FIXED_TIME)
-        best = max((j.answer_p for j in result.diagnostics.judge), default=0.0)
+        best = result.diagnostics.best_answer_p or 0.0
         relevant = any(g > 0 for g in qrels.get(q._id, {}).values())
         (answerable if relevant else unanswerable).append(best)
     a, u = np.array(answerable), np.array(unanswerable)

@@ -19,8 +19,7 @@ from ingest.embed import backfill_vectors
 from ingest.pipeline import ingest_records
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.pipeline import Engines, _scope, rank
-from retrieve.trace import Trace
+from retrieve.pipeline import Engines, ranking
 
 SOURCE_PREFIX = "golden://"
 EVAL_DEPTH = 100  # documents ranked per query (recall@100)
@@ -66,15 +65,17 @@ def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
 
 def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,
                    depth: int = EVAL_DEPTH) -> list[str]:
-    """Corpus ids ranked for ``query`` by the pipeline (stages 1-5, decay off)."""
+    """Corpus ids ranked by the pipeline (``retrieve.pipeline.ranking``, decay off).
+
+    Each document takes its best chunk's place.
+    """
     engines = engines_for(kb, settings)
     options = SearchOptions(top_k=20, decay=False)
-    filters, created = _scope(kb.store, options)
-    ranking = rank(kb.store, query, options, engines, filters, created, FIXED_TIME, Trace())
+    result = ranking(kb.store, query, options, engines=engines, now=FIXED_TIME)
     doc_source = _doc_sources(kb)
     ranked: list[str] = []
     seen: set[int] = set()
-    for c in ranking.ordered:
+    for c in result.ordered:
         if c.doc_id not in seen:
             seen.add(c.doc_id)
             ranked.append(doc_source[c.doc_id])

@@ -189,8 +189,10 @@ class Store(SearchPrimitives):
             SchemaError: the index needs rebuilding but the file cannot be written.
         """
         stored = self.get_meta("tokenizer_fingerprint")
-        if stored == TOKENIZER_FINGERPRINT or (stored is None and self.read_only):
-            return  # current, or a read-only file with nothing recorded: only read
+        if stored == TOKENIZER_FINGERPRINT:
+            return
+        if stored is None and self.read_only and not self.counts_chunks():
+            return  # an empty read-only file: nothing to index, nothing to record
         try:
             if self.read_only:
                 raise sqlite3.OperationalError("the file is read-only")

@@ -71,8 +71,8 @@ class VectorMatrix:
     groups: np.ndarray | None = None
 
 
-MULTIBYTE_RATIO = 1.5  # UTF-8 bytes per character from which a text counts as non-Latin
-SHORT_CHUNK_CHARS = 80  # a chunk shorter than this (navigation, headings) has its own baseline
+MULTIBYTE_RATIO = 1.5  # UTF-8 bytes per character: Latin text is about 1.0, Cyrillic 2, CJK 3
+SHORT_CHUNK_CHARS = 80  # under 80: a navigation line or heading (issue 13 counted such chunks)
 # A chunk's baseline group, computed by SQLite from the text alone: bit 0 = mostly non-Latin
 # script (UTF-8 needs >= 1.5 bytes per character: Cyrillic, Greek, Arabic, CJK, Thai...),
 # bit 1 = shorter than SHORT_CHUNK_CHARS. An embedding model puts such chunks at other cosines.
@@ -194,6 +194,15 @@ class SearchPrimitives:
                 part).fetchall())
         return out
 
+    def fts_match_count(self, match: str) -> int:
+        """Number of chunks matching a *safe* MATCH expression (a phrase's chunk frequency).
+
+        Raises:
+            sqlite3.OperationalError: FTS5 rejected the expression.
+        """
+        return int(self.conn.execute(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (match,)).fetchone()[0])
+
     def doc_chunk_counts(self, doc_ids: Sequence[int]) -> dict[int, int]:
         """Document id -> its number of chunks, for the documents given."""
         ids = sorted(set(doc_ids))
@@ -229,11 +238,11 @@ class SearchPrimitives:
         return out
 
     def script_mix(self) -> tuple[int, int]:
-        """(chunks mostly in a non-Latin script, all chunks), cached until the next write."""
+        """(chunks holding Han characters, all chunks), cached until the next write."""
         gen = self.generation()
         if self._mix[0] != gen:
             row = self.conn.execute(
-                f"SELECT coalesce(sum({BASELINE_GROUP_SQL} % 2), 0), count(*) FROM chunks"
+                "SELECT coalesce(sum(text GLOB '*[\u3400-\u9fff]*'), 0), count(*) FROM chunks"
             ).fetchone()
             self._mix = (gen, (int(row[0]), int(row[1])))
         return self._mix[1]

@@ -50,6 +50,8 @@ TOKENIZER_FINGERPRINT = ("kb-fts-v2:nfkd-fold+snowball-english|cjk-bigram+jieba3
 # Han (incl. ext. A and compatibility), Hiragana, Katakana, Hangul syllables.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_CHARS = _CJK  # the CJK ranges kb tokenizes as bigrams (Han, kana, Hangul)
+CJK_RUN = _CJK_RUN
 _WORD = re.compile(rf"[{_CJK}]+|[{SEA_SCRIPTS}]+|[^\W_{_CJK}{SEA_SCRIPTS}]+")
 # Quoted phrases: "straight" or “curly” double quotes (typed by macOS and phones).
 _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
@@ -194,14 +196,14 @@ class KeywordQuery:
         return list(dict.fromkeys(t for clause in self.clauses for alt in clause for t in alt))
 
 
-def split_phrases(query: str) -> tuple[list[Clause], str]:
+def split_phrases(query: str) -> tuple[list[tuple[Clause, str]], str]:
     """The quoted phrases and hyphenated compounds of a query, and the text left around them.
 
     Returns:
-        (a clause per phrase, as in ``keyword_query``, in query order; the rest of the query
-        with each phrase replaced by a space).
+        (per phrase, in query order, its clause as in ``keyword_query`` and its text as
+        written; the rest of the query with each phrase replaced by a space).
     """
-    clauses: list[Clause] = []
+    clauses: list[tuple[Clause, str]] = []
 
     def phrase(match: re.Match[str]) -> str:
         text = next(g for g in match.groups() if g is not None) if match.groups() else match[0]
@@ -210,9 +212,9 @@ def split_phrases(query: str) -> tuple[list[Clause], str]:
         tokens = tuple(token_parts(text)[0])
         if len(tokens) > 1 and match.re is _HYPHENATED:
             joined = tuple(tokenize(_HYPHENS.sub("", text)))
-            clauses.append((tokens, joined) if len(joined) == 1 else (tokens,))
+            clauses.append(((tokens, joined) if len(joined) == 1 else (tokens,), text))
         elif tokens:
-            clauses.append((tokens,) if len(tokens) > 1 else ((tokens[0],),))
+            clauses.append(((tokens,) if len(tokens) > 1 else ((tokens[0],),), text))
         return " "
 
     rest = _HYPHENATED.sub(phrase, _QUOTED.sub(phrase, query))
@@ -231,7 +233,8 @@ def keyword_query(query: str) -> KeywordQuery:
     Returns:
         Clauses in query order; empty when the query has no word characters.
     """
-    clauses, rest = split_phrases(query)
+    phrases, rest = split_phrases(query)
+    clauses = [clause for clause, _ in phrases]
     terms = tokenize(rest, drop_stopwords=True)
     if not clauses and not terms:
         terms = tokenize(rest)
@@ -258,6 +261,16 @@ def match_expression(query: KeywordQuery | Sequence[str]) -> str | None:
 def phrase_expression(tokens: list[str]) -> str:
     """An FTS5 MATCH phrase of index tokens in order (each token holds only word characters)."""
     return '"' + " ".join(tokens).replace('"', '""') + '"'
+
+
+def cut_words(text: str) -> list[str]:
+    """Jieba's word cut of CJK text (its precise mode), for judging a query's terms."""
+    return list(_jieba().lcut(text))
+
+
+def cut_for_search(text: str) -> list[str]:
+    """Jieba's search-mode cut: the words inside a CJK word, and the word (dictionaries)."""
+    return list(_jieba().cut_for_search(text))
 
 
 def has_cjk(text: str) -> bool:

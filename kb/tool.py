@@ -282,6 +282,7 @@ def diagnostics_to_dict(d: Diagnostics) -> dict[str, Any]:
             "degraded": list(d.degraded), "candidates": dict(d.candidates), "floor": d.floor,
             "floor_dropped": d.floor_dropped, "best_below_floor": d.best_below_floor,
             "queries": list(d.queries), "error": d.error,
+            "best_answer_p": d.best_answer_p,
             # why each reference got its relevance (the offline judge; empty when it did not run)
             "judge": [{"number": j.number, "answer_p": j.answer_p, "passed": j.passed,
                        "focus_found": list(j.focus_found),

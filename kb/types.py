@@ -373,6 +373,8 @@ class Diagnostics:
             threshold) or a judging reranker (cross-encoder or LLM, below
             ``PipelineSettings.rerank_min_score``); 0 when none judged.
         judge: per reference, the offline judge's reasons (empty when it did not run).
+        best_answer_p: the best ``answer_p`` among the candidates the offline judge scored
+            (0 when none passed its evidence gate), or ``None`` when it did not run.
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -386,6 +388,7 @@ class Diagnostics:
     explain: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
     judged_out: int = 0
     judge: tuple[JudgeRecord, ...] = ()
+    best_answer_p: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

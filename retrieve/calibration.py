@@ -16,10 +16,13 @@ another model's numbers. Models kb ships with have measured defaults here.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import asdict, dataclass
 
 from kb.store import Store
-from retrieve.judge import LEXICAL, JudgeModel, shipped_model
+from retrieve.judge_model import LEXICAL, JudgeModel, shipped_model
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +87,15 @@ def load_judge_model(store: Store, fingerprint: str | None,
         model_id: the embedding model's id, or ``None``.
     """
     model = shipped_model(model_id)
-    raw = store.get_meta(JUDGE_KEY.format(fingerprint or LEXICAL))
+    key = JUDGE_KEY.format(fingerprint or LEXICAL)
+    raw = store.get_meta(key)
     if raw:
-        stored = json.loads(raw)
-        model = model.with_threshold(float(stored["threshold"]), str(stored["source"]))
+        try:
+            stored = json.loads(raw)
+            model = model.with_threshold(float(stored["threshold"]), str(stored["source"]))
+        except (ValueError, TypeError, KeyError) as exc:  # a hand-edited meta row
+            log.warning("ignoring malformed %s in the index (%s); using the shipped threshold",
+                        key, exc)
     return model
 
 

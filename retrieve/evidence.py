@@ -12,18 +12,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from kb.store import Store
 from kb.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 from retrieve.judge import IndexStats, Passage
-from retrieve.judge_signals import Term, index_tokens, phrase_tokens
+from retrieve.terms import Term, index_tokens, phrase_tokens
 
 
 def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
-           chunks: Mapping[int, Chunk], vectors: Mapping[int, np.ndarray]
-           ) -> tuple[list[Passage], IndexStats, str | None]:
+           chunks: Mapping[int, Chunk]) -> tuple[list[Passage], IndexStats, str | None]:
     """The judge's inputs for ``candidates`` (those without a chunk row are left out).
 
     Args:
@@ -31,7 +28,6 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
         terms: the query's content terms.
         candidates: the candidates to judge, best first.
         chunks: chunk id -> chunk row (fetched by the orchestrator).
-        vectors: chunk id -> stored vector, where there is one.
 
     Returns:
         The passages, the statistics, and why the FTS5 statistics are missing when its
@@ -42,8 +38,9 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
     """
     passages = [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
-                        chunks[c.chunk_id].context_prefix, c.cosine, c.vector, c.keyword,
-                        c.evidence, vectors.get(c.chunk_id))
+                        # title and heading path: an LLM's situating sentence follows them
+                        chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
+                        c.vector, c.keyword, c.evidence)
                 for c in candidates if c.chunk_id in chunks]
     docs = [p.doc_id for p in passages]
     tokens = [t for term in terms for t in index_tokens(term)]

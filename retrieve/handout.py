@@ -6,7 +6,7 @@ Three cases, one pure function (``hand_out``):
   ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first; when none passes, the
   closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
   who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
-  ``top_k`` from the ranking, the extra ones flagged weak.
+  ``top_k``: the other passing passages first, then the ranking's next ones, flagged weak.
 * **A cross-encoder or the LLM judged** the candidates: what it scores at least
   ``rerank_min_score``; if it rejects everything, the best few it judged, flagged weak.
 * **Nothing judged** (judge switched off): the ranking's top; weak only when the floor would
@@ -74,22 +74,23 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
 
     if verdicts is not None:
         relevance = {cid: v.answer_p for cid, v in verdicts.items()}
-        head = [c for c in ordered if c.chunk_id in relevance]
+        head = sorted((c for c in ordered if c.chunk_id in relevance),
+                      key=lambda c: -relevance[c.chunk_id])  # best answer_p first
         chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}
-        passing = sorted((c for c in head if c.chunk_id in chosen),
-                         key=lambda c: -relevance[c.chunk_id])  # best first
-        selected = select(passing, options.top_k)
+        passed = {cid for cid, v in verdicts.items() if v.passed}
+        selected = select([c for c in head if c.chunk_id in chosen], options.top_k)
         want = (options.top_k if options.fill
                 else 0 if selected else min(RELAX_KEEP, options.top_k))
         weak: set[int] = set()
-        if len(selected) < want:  # the closest ones, flagged weak, so the caller sees them
-            extra = select([*selected, *(c for c in ordered if c not in selected)],
-                           want)[len(selected):]
-            weak = {c.chunk_id for c in extra}
+        if len(selected) < want:  # passed but below the share, then the closest: flagged weak
+            rest = [c for c in head if c.chunk_id in passed and c not in selected]
+            rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
+            extra = select([*selected, *rest], want)[len(selected):]
+            weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
             selected += extra
         return HandOut(tuple(selected), frozenset(weak), relevance,
-                       not any(c.chunk_id not in weak for c in selected),
-                       len(head) - len(passing))
+                       not any(c.chunk_id in passed for c in selected),
+                       len(verdicts) - len(passed))
     cut = rerank.judge_cut(ordered, judged, min_score=rerank_min_score, relax_keep=RELAX_KEEP)
     selected = select(list(cut.kept), options.top_k)
     all_weak = relaxed or cut.rejected_all

@@ -1,77 +1,65 @@
-"""Stage 5, judge: the probability that a candidate passage holds the answer (``answer_p``).
+"""Stage 6, judge: the probability that a candidate passage holds the answer (``answer_p``).
 
-Offline and without an LLM, from evidence a cosine alone cannot see (DESIGN 4.5):
+Offline and without an LLM, from evidence a cosine alone cannot see (DESIGN 4.5), for each of
+the top ``JUDGE_TOP_N`` candidates:
 
-1. **Focus coverage** (``retrieve.judge_signals``): the query's content terms (stems, jieba
-   words; with their CC-CEDICT translations, ``retrieve.lexicon``) weighted by idf, split into
-   *topic terms* (in the passage's title or heading path, or in at least ``TOPIC_SHARE`` of its
-   document's chunks) and *focus terms* (the rest); the passage's coverage of both, the idf
-   mass of the focus terms it misses, and the share of the query's mass no chunk holds at all.
-2. **Sentence evidence**: the passage's best sentence by focus coverage.
-3. **Answer type**: the expected answer type (who / when / how many / where / which name ...)
-   and whether the best sentence or its neighbours hold a filler of that type the query does
-   not already contain.
-4. **Vector and keyword evidence**: vector s_norm (per script and length, ``retrieve.recall``),
-   the cosine above the median of the candidates judged, BM25 s_norm, the fused score relative
-   to the best, the rank; whether the query and passage are in different scripts.
+1. **Evidence gate**: the passage (with its document's title and heading path) must hold at
+   least ``MIN_EVIDENCE`` of the query's idf mass (``retrieve.terms``: stop and question words
+   are no terms; Chinese and English terms also match their CC-CEDICT translations,
+   ``retrieve.lexicon``), and two of its terms, or its only term, or one *uncommon* term (in
+   at most ``COMMON_SHARE`` of the chunks). A query of stop words, nonsense or one letter, or
+   one sharing a single common word with a passage, finds no evidence: ``answer_p`` is 0.
+2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
+   not about (not in its title or heading path, nor in ``TOPIC_SHARE`` of its chunks): "who
+   founded", "default port"; the idf mass of the focus terms missing; the share of the query
+   no chunk holds; the best sentence's focus coverage; the expected answer type and whether a
+   filler of it sits near that sentence (``retrieve.answer_types``); the vector and BM25
+   scores, the cosine above the candidates' median, the fused score against the best, the
+   rank; whether query and passage are in different scripts.
+3. **Model**: a logistic regression (``retrieve.judge_model``, fitted offline by
+   ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
+   query time) gives ``answer_p`` in [0, 1], higher is better. A passage passes at
+   ``answer_p`` >= the threshold; passing passages within ``HAND_OUT_SHARE`` of the best are
+   handed out (``retrieve.handout``), and none passing flags the search
+   ``insufficient_evidence``.
 
-First the **evidence gate** (``Signals.gate``): a passage holds evidence only when its
-*uncommon* matched terms (in at most ``COMMON_SHARE`` of the chunks, or at most
-``COMMON_MIN_CHUNKS`` of them) carry at least
-``MIN_EVIDENCE`` of the query's idf mass, and it matches two uncommon terms (or the only one a
-one-term query has), or one and a term its document is about. Stop words are never terms, so a
-query of stop words, punctuation or nonsense, or one sharing a single common word with a
-passage, finds no evidence anywhere: ``answer_p`` is 0.
-
-Then a logistic regression (``JudgeModel``, coefficients fitted offline by ``bench/fit_judge.py``
-on the ``train`` split of ``golden/answerability``, shipped in ``judge_model.json``) turns the
-signals into ``answer_p`` in [0, 1], higher is better. A passage passes when ``answer_p`` is at
-least the model's calibrated threshold; the search is flagged ``insufficient_evidence`` when
-none passes. Only numpy is needed at query time. Each signal's AUC alone, the model's and the
-measured refusal rates are in ``bench/README.md``.
+Each signal's AUC alone, the model's and the refusal rates are in ``bench/README.md``.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from functools import lru_cache
-from importlib import resources
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from retrieve.judge_signals import (
-    AnswerType,
+from retrieve.answer_types import AnswerType, answer_type, novel_filler, sentences
+from retrieve.judge_model import JudgeModel
+from retrieve.terms import (
     PassageTerms,
     Term,
-    answer_type,
     coverage,
     idf_of,
-    novel_filler,
     passage_terms,
     script_of,
-    sentences,
     term_df,
     topic_terms,
 )
 
-JUDGE_TOP_N = 10  # candidates judged per query (the rest keep their fused order, unjudged)
-TOPIC_SHARE = 0.3  # a term in this share of its document's chunks (and >= 2 of them) is topic
-# The evidence gate (module docstring): the share of the query's idf mass a passage must hold
-# in uncommon terms; chosen on the train split (bench/fit_judge.py prints the trade-off).
+JUDGE_TOP_N = 10  # candidates judged per query; bench/fit_judge.py fits on the same 10
+# Evidence gate: the idf share a passage must hold. 0.2 kept 94% of the answerable training
+# questions' answers and refused 91% of the off-topic ones (kb's judge rows, train split).
 MIN_EVIDENCE = 0.2
-COMMON_SHARE = 0.1  # a term in more than this share of the chunks is common: no evidence alone
-COMMON_MIN_CHUNKS = 10  # ... and in more than this many (in a small index nothing is common)
-# A passing passage is handed out only when its answer_p is at least this share of the best
-# one's: on the train split, 0.5 raised the share of handed-out passages holding the answer
-# from 0.41 to 0.58 and lost 1 in 100 answers (bench/fit_judge.py).
+COMMON_SHARE = 0.1  # a term in more than a tenth of the chunks is common (a single one: none)
+COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index nothing is common
+TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
+# A passing passage is handed out when its answer_p is at least half the best one's: on the
+# train split this took the share of handed-out passages holding the answer from 0.41 to 0.58
+# and lost 1 answer in 100 (measured on kb's judge rows while fitting, see bench/README.md).
 HAND_OUT_SHARE = 0.5
-MODEL_FILE = "judge_model.json"
 
 FEATURES: tuple[str, ...] = (
-    "evidence", "coverage", "focus_coverage", "focus_missing", "absent", "sentence_focus",
+    "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus",
     "typed", "type_found", "vector", "cosine_rel", "keyword", "fused_rel", "rank",
     "cross_language",
 )
@@ -85,12 +73,12 @@ class Passage:
         chunk_id: the chunk.
         doc_id: its document.
         text: the raw chunk text (what is cited).
-        context: the chunk's context prefix (document title and heading path).
+        context: its document's title and heading path (the context prefix's first line;
+            an LLM's situating sentence is left out).
         cosine: best raw cosine to the query over the vector lists, or ``None``.
         vector: vector s_norm in [0, 1] (cosine above the query's baseline).
         keyword: keyword s_norm in [0, 1] (BM25 share of the query's idf).
         fused: fused score before time decay, >= 0.
-        embedding: the chunk's stored vector (L2-normalised), or ``None``.
     """
 
     chunk_id: int
@@ -101,7 +89,6 @@ class Passage:
     vector: float
     keyword: float
     fused: float
-    embedding: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,11 +116,13 @@ class Signals:
         focus_found: focus terms the passage holds (as the query wrote them).
         focus_missing: focus terms it lacks.
         topic: topic terms (the passage's document is about them).
-        best_sentence: the sentence covering the most focus weight.
+        best_sentence: the sentence covering the most focus weight (past the gate only).
         answer_type: the type the question asks for (``other``: none checkable).
         type_found: a filler of that type near the best sentence, if any.
-        gate: the passage passed the evidence gate (see module docstring).
-        features: feature name -> value, as the model saw them.
+        gate: the passage passed the evidence gate.
+        features: feature name -> value, as the model saw them: shares in [0, 1] except
+            ``focus_missing`` (idf mass over the log of the index size, >= 0), ``cosine_rel``
+            (a cosine difference) and the 0/1 flags.
     """
 
     focus_found: tuple[str, ...]
@@ -153,7 +142,7 @@ class Verdict:
     Attributes:
         chunk_id: the chunk.
         answer_p: probability in [0, 1] that it holds the answer (higher is better).
-        passed: ``answer_p`` reached the threshold.
+        passed: past the gate and ``answer_p`` at least the threshold.
         signals: the evidence behind it.
     """
 
@@ -163,94 +152,13 @@ class Verdict:
     signals: Signals
 
 
-@dataclass(frozen=True, slots=True)
-class JudgeModel:
-    """A fitted logistic regression over ``features`` (standardised), and its threshold.
-
-    ``answer_p = 1 / (1 + exp(-(intercept + sum_i coef_i * (x_i - mean_i) / scale_i)))``.
-
-    Attributes:
-        features: feature names, in the order of the vectors.
-        mean: per-feature mean on the training data.
-        scale: per-feature standard deviation (> 0).
-        coef: per-feature coefficient.
-        intercept: the bias.
-        threshold: ``answer_p`` from which a passage passes, in [0, 1].
-        source: where the numbers come from.
-    """
-
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float
-    source: str = "shipped"
-
-    def probability(self, values: Mapping[str, float]) -> float:
-        """``answer_p`` of one feature mapping (missing features count as their mean)."""
-        z = self.intercept
-        for name, m, s, c in zip(self.features, self.mean, self.scale, self.coef, strict=True):
-            z += c * (values.get(name, m) - m) / s
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
-
-    def with_threshold(self, threshold: float, source: str) -> JudgeModel:
-        """The same model with another threshold (``kb calibrate``)."""
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-        d = asdict(self)
-        d.update(threshold=threshold, source=source)
-        return JudgeModel(**d)
-
-
-def model_to_json(model: JudgeModel) -> str:
-    """The JSON form of a model (``model_from_json`` reads it back)."""
-    return json.dumps(asdict(model))
-
-
-def model_from_json(raw: str) -> JudgeModel:
-    """A ``JudgeModel`` from its JSON form (``judge_model.json``).
-
-    Raises:
-        ValueError: the JSON lacks a field or its lengths disagree.
-    """
-    d = json.loads(raw)
-    try:
-        model = JudgeModel(tuple(d["features"]), tuple(d["mean"]), tuple(d["scale"]),
-                           tuple(d["coef"]), float(d["intercept"]), float(d["threshold"]),
-                           str(d.get("source", "shipped")))
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"judge model: missing or malformed field ({exc})") from exc
-    n = len(model.features)
-    if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
-        raise ValueError("judge model: features, mean, scale and coef differ in length")
-    return model
-
-
-LEXICAL = "lexical"  # the shipped model without vector signals (BM25 only, other embedders)
-
-
-@lru_cache(maxsize=8)
-def shipped_model(model_id: str | None) -> JudgeModel:
-    """The model shipped with kb (``retrieve/judge_model.json``) for an embedding model.
-
-    The file holds one model per embedding model it was fitted with, and ``lexical``, fitted
-    without the vector signals (their scale differs per model): the one used for any other
-    embedder and for BM25-only searches (``model_id`` ``None``).
-    """
-    raw = resources.files("retrieve").joinpath(MODEL_FILE).read_text(encoding="utf-8")
-    variants = json.loads(raw)["models"]
-    chosen = variants.get(model_id or LEXICAL, variants[LEXICAL])
-    return model_from_json(json.dumps(chosen))
-
-
 def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats: IndexStats,
           model: JudgeModel) -> list[Verdict]:
     """Judge each passage: ``answer_p``, pass or not, and the signals behind it.
 
     Args:
         query: the user's question.
-        terms: its content terms (``retrieve.judge_signals.content_terms``).
+        terms: its content terms (``retrieve.terms.content_terms``).
         passages: the candidates to judge, best first by fused score.
         stats: index statistics for the terms and the passages' documents.
         model: the fitted model and threshold.
@@ -267,59 +175,65 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
 
 
 def handed_out(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """The verdicts whose passages are handed out, in the order given.
-
-    A passage is handed out when it passed and its ``answer_p`` is at least ``HAND_OUT_SHARE``
-    of the best passing one's.
-    """
+    """The passing verdicts within ``HAND_OUT_SHARE`` of the best ``answer_p``, in order."""
     best = max((v.answer_p for v in verdicts if v.passed), default=0.0)
     return [v for v in verdicts if v.passed and v.answer_p >= HAND_OUT_SHARE * best]
 
 
 def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passage],
                     stats: IndexStats) -> list[Signals]:
-    """The signals of each passage (see module docstring), features named as in ``FEATURES``."""
+    """The signals of each passage (see the module docstring).
+
+    Args:
+        query: the user's question.
+        terms: its content terms.
+        passages: the candidates, best first by fused score (may be empty).
+        stats: index statistics.
+
+    Returns:
+        One ``Signals`` per passage, features named as in ``FEATURES``.
+    """
     n = max(stats.n_chunks, 1)
     weights = [idf_of(t, stats.df, n) for t in terms]
-    max_idf = math.log(n + 0.5)
+    max_idf = float(np.log(1.0 + (n + 0.5) / 0.5))  # a term in no chunk
     total = sum(weights)
     absent = (sum(w for t, w in zip(terms, weights, strict=True) if term_df(t, stats.df) == 0)
               / total) if total else 0.0
+    common = {t.text for t in terms
+              if term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS)}
     wanted = answer_type(query)
     q_script = script_of(query)
     cosines = [p.cosine for p in passages if p.cosine is not None]
     median_cos = float(np.median(cosines)) if cosines else 0.0
-    best_fused = max(p.fused for p in passages) or 1.0
-    common = [term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS) for t in terms]
-    uncommon = [t for t, c in zip(terms, common, strict=True) if not c]
+    best_fused = max((p.fused for p in passages), default=0.0) or 1.0
     out = []
     for rank, p in enumerate(passages):
-        holder = passage_terms(p.text)
-        topic = _topics(terms, p, stats)
+        holder, context = passage_terms(p.text), passage_terms(p.context)
+        full = holder.union(context)
+        topic = _topics(terms, p, context, stats)
+        held = [t for t in terms if full.has(t)]
+        ev = coverage(terms, weights, full) if terms else 0.0
+        gate = ev >= MIN_EVIDENCE and (len(held) >= min(2, len(terms))
+                                       or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
-        found = [t for t in f_terms if holder.has(t)]
         missing = [(t, w) for t, w in focus if not holder.has(t)]
-        full = passage_terms(p.context + "\n" + p.text)
-        matched = sum(1 for t in uncommon if full.has(t))
-        ev = evidence(terms, weights, common, full)
-        gate = ev >= MIN_EVIDENCE and (matched >= min(2, len(uncommon)) or any(
-            full.has(t) for t in terms if t.text in topic))
         sents = sentences(p.text) or [p.text]
-        best, scores, filler = 0, [0.0], None
+        best, best_cover, filler = 0, 0.0, None
         if gate:  # sentence evidence only where the model will score the passage
             basis = (f_terms, f_weights) if f_terms else (list(terms), weights)
-            scores = [coverage(basis[0], basis[1], passage_terms(x)) for x in sents]
-            best = int(np.argmax(scores))
+            covers = [coverage(basis[0], basis[1], passage_terms(x)) for x in sents]
+            best = int(np.argmax(covers))
+            best_cover = covers[best]
             window = " ".join(sents[max(0, best - 1): best + 2])
             filler = novel_filler(window, wanted, query) if wanted != "other" else None
         p_script = script_of(p.text)
         features = {
-            "coverage": coverage(terms, weights, full),
+            "evidence": ev,
             "focus_coverage": coverage(f_terms, f_weights, holder),
             "focus_missing": sum(w for _, w in missing) / max_idf,
             "absent": absent,
-            "sentence_focus": scores[best],
+            "sentence_focus": best_cover,
             "typed": float(wanted != "other"),
             "type_found": float(filler is not None),
             "vector": p.vector,
@@ -329,33 +243,19 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             "rank": rank / JUDGE_TOP_N,
             "cross_language": float("none" not in (q_script, p_script)
                                     and q_script != p_script),
-            "evidence": ev,
         }
         out.append(Signals(
-            focus_found=tuple(t.surface or t.text for t in found),
+            focus_found=tuple(t.surface or t.text for t in f_terms if holder.has(t)),
             focus_missing=tuple(t.surface or t.text for t, _ in missing),
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features))
     return out
 
 
-def evidence(terms: Sequence[Term], weights: Sequence[float], common: Sequence[bool],
-             holder: PassageTerms) -> float:
-    """The share of the query's idf mass a passage holds in *uncommon* terms, in [0, 1].
-
-    0 for a query without content terms (nonsense, punctuation, stop words), and for one whose
-    only overlap with the passage is common words (in more than ``COMMON_SHARE`` of the chunks).
-    """
-    total = sum(weights)
-    if total <= 0:
-        return 0.0
-    return sum(w for t, w, c in zip(terms, weights, common, strict=True)
-               if not c and holder.has(t)) / total
-
-
-def _topics(terms: Sequence[Term], p: Passage, stats: IndexStats) -> set[str]:
+def _topics(terms: Sequence[Term], p: Passage, context: PassageTerms,
+            stats: IndexStats) -> set[str]:
     """Terms the passage's document is about: in its title or headings, or frequent in it."""
-    topic = topic_terms(terms, p.context)
+    topic = topic_terms(terms, context)
     n = stats.doc_chunks.get(p.doc_id, 0)
     for t in terms:
         k = stats.doc_term_chunks.get((p.doc_id, t.text), 0)

@@ -32,12 +32,12 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from kb.textindex import STOPWORDS, normalise_word
+from kb.textindex import STOPWORDS, cut_for_search, normalise_word
 
 log = logging.getLogger(__name__)
 LEXICON_FORMAT = 2  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
-MAX_FAN_OUT = 40  # an English stem naming more Chinese words than this is no evidence
+MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _PIECES = re.compile(r"[,;]")
@@ -107,10 +107,7 @@ class Lexicon:
         found = self._zh_en.get(word)
         if found:
             return found
-        from kb.textindex import _jieba
-
-        with _lock:
-            parts = [p for p in _jieba().cut_for_search(word) if p != word and len(p) >= 2]
+        parts = [p for p in cut_for_search(word) if p != word and len(p) >= 2]
         out: list[str] = []
         for p in parts:
             out += [s for s in self._zh_en.get(p, ()) if s not in out]
@@ -122,16 +119,16 @@ class Lexicon:
 
 
 def crosses_languages(query: str, script_mix: tuple[int, int]) -> bool:
-    """Whether a query may need translating: the index holds chunks of the other script.
+    """Whether a query may need translating: the index holds text of the other language.
 
     Args:
         query: the question.
-        script_mix: (chunks mostly in a non-Latin script, all chunks) of the index.
+        script_mix: (chunks holding Han characters, all chunks) of the index.
     """
-    non_latin, total = script_mix
-    cjk = _CJK_ONLY.search(query) is not None
-    latin = _WORD.search(query) is not None
-    return (cjk and total > non_latin) or (latin and non_latin > 0)
+    han, total = script_mix
+    chinese = _CJK_ONLY.search(query) is not None
+    english = _WORD.search(query) is not None
+    return (chinese and total > han) or (english and han > 0)
 
 
 @lru_cache(maxsize=1)

@@ -10,9 +10,13 @@
    (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
 5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; a judging
-   reranker's rejects are cut (``rerank.judge_cut``); then select the top k without
-   near-duplicates and with at most ``max_chunks_per_doc`` per document.
-6. **Cite** (``retrieve.cite``): references and the context block.
+   reranker's rejects are cut (``rerank.judge_cut``).
+6. **Judge** (``retrieve.judge``, when no cross-encoder or LLM judged): the offline
+   answerability judge scores the first ``JUDGE_TOP_N`` fused candidates from text, BM25
+   statistics and jieba; then ``retrieve.handout`` selects the top k of the passages it
+   passed, without near-duplicates and with at most ``max_chunks_per_doc`` per document,
+   and says "insufficient" when none passed. **Cite** (``retrieve.cite``): references and
+   the context block.
 
 Every stage is timed and traced in ``Diagnostics``. ``search`` never raises for a search-time
 failure: the caller gets an empty result whose diagnostics carry the reason.
@@ -42,13 +46,7 @@ from kb.errors import SearchCancelled
 from kb.store import Store
 from kb.store_search import Filters
 from kb.textindex import has_search_text, tokenize
-from kb.types import (
-    Candidate,
-    Chunk,
-    Diagnostics,
-    RecallList,
-    SearchResult,
-)
+from kb.types import Candidate, Chunk, Diagnostics, RecallList, SearchResult
 from retrieve import cite, rerank
 from retrieve.calibration import (
     GENERIC,
@@ -64,11 +62,12 @@ from retrieve.floor import apply_floor
 from retrieve.fuse import fuse
 from retrieve.handout import hand_out
 from retrieve.hybrid import recall_lists
-from retrieve.judge import JUDGE_TOP_N, JudgeModel, Verdict, judge
-from retrieve.judge_signals import Term, content_terms, translation_tokens
+from retrieve.judge import JUDGE_TOP_N, Verdict, judge
+from retrieve.judge_model import JudgeModel
 from retrieve.lexicon import crosses_languages, shared_lexicon
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import interruptible
+from retrieve.terms import Term, content_terms, translation_tokens
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -174,6 +173,16 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
 
 
+def ranking(store: Store, query: str, options: SearchOptions, *, engines: Engines,
+            now: datetime) -> Ranking:
+    """Stages 1-6 without the hand-out (for evaluation): the ranking and the judge's verdicts.
+
+    Unlike ``search`` it raises whatever a stage raises.
+    """
+    filters, created = _scope(store, options)
+    return rank(store, well_formed(query), options, engines, filters, created, now, Trace())
+
+
 @dataclass(frozen=True, slots=True)
 class Ranking:
     """Candidates in final order, before the top-k selection, with what the stages saw.
@@ -184,10 +193,9 @@ class Ranking:
         queries: the queries searched.
         counts: hits per recall list.
         calibration: the score anchors used.
-        floor: the floor applied, or ``None`` when off.
-        dropped: candidates the floor removed.
-        best_below: best cosine among them.
-        relaxed: the floor would have dropped everything.
+        floor, dropped, best_below, relaxed: the floor applied (``None`` when off), the
+            candidates it removed, the best cosine among them, whether it would have
+            dropped everything.
         vectors: chunk id -> vector for the reranked candidates.
         chunks: chunk id -> chunk row for the reranked candidates (what is cited).
         judged: chunk id -> relevance in [0, 1] from a judging reranker (cross-encoder or
@@ -209,16 +217,11 @@ class Ranking:
     judged: dict[int, float] | None = None
     verdicts: dict[int, Verdict] | None = None
 
-    @property
-    def texts(self) -> dict[int, str]:
-        """Chunk id -> raw chunk text for the reranked candidates."""
-        return {cid: ch.text for cid, ch in self.chunks.items()}
-
 
 def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
          filters: Filters, created: dict[int, datetime], now: datetime,
          trace: Trace) -> Ranking:
-    """Stages 1-5 without the top-k cut (shared by ``search`` and the evaluation)."""
+    """Stages 1-6 without the hand-out and citing (shared by ``search`` and the evaluation)."""
     settings = engines.settings
     # 1. expand
     if engines.llm is None:
@@ -281,7 +284,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         kept = fused
         trace.skip("floor", "switched off by settings" if vectors_used
                    else "no vectors: the floor needs cosine scores")
-    # 5. judge and rerank the top N
+    # 5. rerank the top N; 6. judge the first JUDGE_TOP_N
     top = kept[:RERANK_TOP_N]
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
@@ -307,7 +310,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         # the ranking keeps the fused order: reordered by answer_p it lost nDCG@10 on every
         # bundled set; the judge decides what is handed out, and in which order (_search)
         verdicts = trace.run("judge", lambda: _judge(store, query, terms, head, chunks,
-                                                     vectors, model, trace))
+                                                     model, trace))
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
@@ -338,10 +341,9 @@ def _recall(store: Store, query: str, queries: list[str], pool: int, filters: Fi
 
 
 def _judge(store: Store, query: str, terms: list[Term], head: list[Candidate],
-           chunks: dict[int, Chunk], vectors: dict[int, np.ndarray],
-           model: JudgeModel, trace: Trace) -> dict[int, Verdict]:
-    """Stage 5's judge over ``head``: the evidence read once, then the pure judge."""
-    passages, stats, problem = gather(store, terms, head, chunks, vectors)
+           chunks: dict[int, Chunk], model: JudgeModel, trace: Trace) -> dict[int, Verdict]:
+    """Stage 6's judge over ``head``: the evidence read once, then the pure judge."""
+    passages, stats, problem = gather(store, terms, head, chunks)
     if problem:
         trace.degraded.append(f"judge: index statistics unavailable ({problem}); every term "
                               "counts as rare")
@@ -354,11 +356,10 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
     r = rank(store, query, options, engines, filters, created, now, trace)
     out = hand_out(r.ordered[:RERANK_TOP_N], options, verdicts=r.verdicts, judged=r.judged,
                    relaxed=r.relaxed, rerank_min_score=engines.settings.rerank_min_score,
-                   texts=r.texts, vectors=r.vectors,
+                   texts={cid: ch.text for cid, ch in r.chunks.items()}, vectors=r.vectors,
                    near_duplicate_cosine=near_duplicate_cosine(r.calibration,
                                                                NEAR_DUPLICATE_COSINE))
-    # 6. cite
-    # the selection comes from the reranked top, whose chunk rows rank() already fetched
+    # 6. hand out (above) and cite, from the chunk rows rank() already fetched
     documents = {c.doc_id: store.get_document(doc_id=c.doc_id) for c in out.selected}
     refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, documents,
                                                      out.relevance, out.weak))
@@ -367,7 +368,9 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
                        explain=tuple(trace.explain), judged_out=out.judged_out,
-                       judge=cite.judge_records(refs, r.verdicts))
+                       judge=cite.judge_records(refs, r.verdicts),
+                       best_answer_p=None if r.verdicts is None else max(
+                           (v.answer_p for v in r.verdicts.values()), default=0.0))
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
 

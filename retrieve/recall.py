@@ -19,8 +19,7 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
   (``retrieve.calibration``). The groups split chunks by script (mostly Latin, or not: the
   model puts Chinese text at higher cosines) and length (under 80 characters: navigation and
   headings sit higher too), see ``kb.store_search.BASELINE_GROUP_SQL``. A group of fewer than
-  ``MIN_GROUP_CHUNKS`` chunks uses the median over all chunks when the index has at least
-  ``MIN_BASELINE_CHUNKS``, else the model's calibrated ``cos_unrelated``.
+  ``MIN_GROUP_CHUNKS`` chunks uses the model's calibrated ``cos_unrelated`` instead.
 * Translated BM25 (``translated_recall``): the same scale over clauses whose alternatives are a
   query term's dictionary translations (``retrieve.lexicon``).
 * LIKE fallback: the share of query terms found.
@@ -41,8 +40,10 @@ from kb.store_search import Filters
 from kb.textindex import KeywordQuery, match_expression
 from kb.types import Hit, RecallList
 
-MIN_BASELINE_CHUNKS = 200  # below this the median cosine is too noisy to be the baseline
-MIN_GROUP_CHUNKS = 30  # a baseline group this large has its own median
+# A group of at least 30 chunks has its own median as baseline; under that the median of so
+# few cosines is mostly the passages of the one topic, and the model's calibrated unrelated
+# cosine stands in (30: the usual floor for a sample median's stability).
+MIN_GROUP_CHUNKS = 30
 SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
 PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
@@ -62,9 +63,7 @@ def _idf_sum(store: Store, query: KeywordQuery) -> float:
     if not query.clauses or n_chunks == 0:
         return 1.0
     terms = [alt[0] for clause in query.clauses for alt in clause if len(alt) == 1]
-    df = dict(store.conn.execute(
-        f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(terms))})",
-        terms).fetchall()) if terms else {}
+    df = store.token_chunk_counts(terms)
     # A term no chunk contains still counts (with the idf of a term in no chunk): a chunk that
     # matches "capital" cannot be strong evidence for "capital of Australia" when nothing in
     # the index mentions Australia.
@@ -72,9 +71,8 @@ def _idf_sum(store: Store, query: KeywordQuery) -> float:
     for clause in query.clauses:
         best = 0.0
         for alt in clause:
-            n = df.get(alt[0], 0) if len(alt) == 1 else store.conn.execute(
-                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                (match_expression(KeywordQuery(((alt,),))),)).fetchone()[0]
+            n = df.get(alt[0], 0) if len(alt) == 1 else store.fts_match_count(
+                match_expression(KeywordQuery(((alt,),))))
             # min: two reads, and an ingest may add chunks in between
             best = max(best, _idf(min(int(n), n_chunks), n_chunks))
         total += best
@@ -100,32 +98,21 @@ def interruptible(store: Store, cancel: threading.Event | None) -> Iterator[None
         conn.set_progress_handler(None, 0)
 
 
-def cosine_baseline(scores: np.ndarray, cos_unrelated: float) -> float:
-    """The query's baseline cosine: its median over all chunks, or the model's fallback.
-
-    Args:
-        scores: cosines of one query against every stored chunk, shape (n,).
-        cos_unrelated: the calibrated fallback for indexes under ``MIN_BASELINE_CHUNKS``.
-    """
-    return float(np.median(scores)) if len(scores) >= MIN_BASELINE_CHUNKS else cos_unrelated
-
-
 def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
                     cos_unrelated: float) -> np.ndarray:
-    """Each chunk's baseline cosine: its group's median, else the index's, else the fallback.
+    """Each chunk's baseline cosine: its group's median, or the model's fallback.
 
     Args:
         scores: cosines of one query against every stored chunk, shape (n,).
         groups: each chunk's baseline group, shape (n,), or ``None`` for one group.
-        cos_unrelated: the calibrated fallback for small indexes.
+        cos_unrelated: the calibrated fallback for groups under ``MIN_GROUP_CHUNKS``.
 
     Returns:
         Shape (n,), float32.
     """
-    overall = cosine_baseline(scores, cos_unrelated)
-    out = np.full(scores.shape, overall, dtype=np.float32)
+    out = np.full(scores.shape, cos_unrelated, dtype=np.float32)
     if groups is None:
-        return out
+        groups = np.zeros(scores.shape, dtype=np.int8)
     for g in np.unique(groups):
         mask = groups == g
         if mask.sum() >= MIN_GROUP_CHUNKS:

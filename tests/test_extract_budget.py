@@ -9,6 +9,7 @@ analysis, which kb now reads PDF pages with (measured here).
 from __future__ import annotations
 
 import io
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -25,6 +26,7 @@ from kb.config import Config
 from kb.errors import BudgetExceededError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "docs"
+DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"
 
 
 def busy_pdf(path: Path, *, operators: int = 300_000, pages: int = 20) -> Path:
@@ -120,3 +122,18 @@ def test_a_file_past_the_memory_budget_fails_with_that_reason(tmp_path):
         with pytest.raises(BudgetExceededError, match="exceeded the 400 MiB memory budget"):
             worker.extract(bomb)
         assert worker.extract(FIXTURES / "docx" / "python-docx-blk-paras-and-tables.docx").blocks
+
+
+def test_a_script_without_a_main_guard_can_ingest(tmp_path):
+    """The extraction worker must not run the caller's script again (forkserver/spawn)."""
+    shutil.copy(DEMO_DOCS / "zen-of-python.pdf", tmp_path / "zen.pdf")  # a real PDF
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from kb.api import KnowledgeBase\n"
+        f"kb = KnowledgeBase({str(tmp_path / 'kb.db')!r})\n"
+        f"report = kb.ingest([{str(tmp_path / 'zen.pdf')!r}])\n"
+        "print(report.count('added'), report.count('failed'))\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, env={"KB_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["1", "0"]

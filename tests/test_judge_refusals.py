@@ -11,11 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 from eval.answerability import REFUSE_ALWAYS
 from eval.retrieval import engines_for
 from kb.api import KnowledgeBase
-from kb.config import PipelineSettings, SearchOptions
+from kb.config import Config, PipelineSettings, SearchOptions
 from retrieve.calibration import load_judge_model, save_judge_threshold
 from retrieve.pipeline import search
 
@@ -119,19 +120,37 @@ def test_with_the_judge_off_nothing_is_judged(medium):
     assert result.references
 
 
-def test_a_script_without_a_main_guard_can_ingest(tmp_path):
-    """The extraction worker must not run the caller's script again (forkserver/spawn)."""
-    import subprocess
-    import sys
+def test_a_long_list_keeps_passing_passages_unflagged(medium):
+    result = medium.search("What are the four golden signals of monitoring?", decay=False,
+                           top_k=8, max_chunks_per_doc=8)
+    passed = {j.number for j in result.diagnostics.judge if j.passed}
+    for ref in result.references:  # weak means "did not pass", never "passed but below"
+        assert ref.weak_evidence == (ref.number not in passed)
+    assert result.diagnostics.best_answer_p == max(j.answer_p for j in result.diagnostics.judge)
 
-    shutil.copy(DEMO_DOCS / "zen-of-python.pdf", tmp_path / "zen.pdf")
-    script = tmp_path / "script.py"
-    script.write_text(
-        "from kb.api import KnowledgeBase\n"
-        f"kb = KnowledgeBase({str(tmp_path / 'kb.db')!r})\n"
-        f"report = kb.ingest([{str(tmp_path / 'zen.pdf')!r}])\n"
-        "print(report.count('added'), report.count('failed'))\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=300, env={"KB_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.split() == ["1", "0"]
+
+@pytest.fixture(scope="module")
+def single_topic(tmp_path_factory):
+    """One long document (BM25 only): its own words are common in the index."""
+    folder = tmp_path_factory.mktemp("one")
+    shutil.copy(DEMO_DOCS / "google-sre-monitoring.html", folder / "sre.html")
+    write(folder / "seoul.md", "# 서울\n\n서울의 인구는 약 940만 명이다. 삼성전자의 창업자는 "
+          "이병철이다.\n")
+    write(folder / "sony.md", "# ソニー\n\nソニーの創業者は井深大と盛田昭夫である。\n")
+    kb = KnowledgeBase(folder / "kb.db", Config(embedder="none"))
+    kb.ingest([folder])
+    yield kb
+    kb.close()
+
+
+@pytest.mark.parametrize(("query", "needle"), [
+    ("What are the four golden signals of monitoring?", "latency, traffic, errors"),
+    ("What is latency?", "latency"),
+    ("서울의 인구는?", "940만"),
+    ("ソニーの創業者は誰ですか", "井深大"),
+])
+def test_a_single_topic_index_and_korean_and_japanese_questions_are_answered(
+        single_topic, query, needle):
+    result = single_topic.search(query, decay=False)
+    assert not result.insufficient_evidence, [j for j in result.diagnostics.judge]
+    assert any(needle in r.text for r in result.references)

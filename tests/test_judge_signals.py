@@ -8,39 +8,38 @@ import pytest
 
 from eval.answerability_gate import roc_auc
 from eval.calibrate import judge_threshold
+from retrieve.answer_types import answer_type, novel_filler, sentences
 from retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
     HAND_OUT_SHARE,
-    LEXICAL,
     MIN_EVIDENCE,
     IndexStats,
-    JudgeModel,
     Passage,
     Signals,
     Verdict,
-    evidence,
     handed_out,
     judge,
+    passage_signals,
+)
+from retrieve.judge_model import (
+    LEXICAL,
+    JudgeModel,
     model_from_json,
     model_to_json,
-    passage_signals,
     shipped_model,
-)
-from retrieve.judge_signals import (
-    answer_type,
-    content_terms,
-    coverage,
-    idf_of,
-    novel_filler,
-    passage_terms,
-    script_of,
-    sentences,
-    term_df,
-    translation_tokens,
 )
 from retrieve.lexicon import Lexicon, crosses_languages
 from retrieve.recall import group_baselines
+from retrieve.terms import (
+    content_terms,
+    coverage,
+    idf_of,
+    passage_terms,
+    script_of,
+    term_df,
+    translation_tokens,
+)
 
 # --- terms -----------------------------------------------------------------------------------
 
@@ -56,9 +55,21 @@ def test_content_terms_drop_stop_and_question_words_in_both_languages():
     assert _texts("北土城站的日均客流量是多少？") == ["土城", "日均", "客流量"]
 
 
-@pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉"])
+@pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉",
+                                   '"the"', "что это такое", "ما هو", "これは何ですか"])
 def test_stop_words_punctuation_emoji_and_a_lone_letter_are_no_terms(query):
     assert _texts(query) == []
+
+
+def test_korean_and_japanese_words_are_terms():
+    assert _texts("서울의 인구는?") == ["서울", "인구"]  # particles come off
+    assert _texts("ソニーの創業者は誰ですか") == ["ソニー", "創業者"]  # hiragana is grammar
+    assert passage_terms("삼성전자의 창업자는 이병철이다").has(content_terms("삼성전자")[0])
+
+
+def test_a_phrase_mixing_scripts_is_its_words_and_a_thai_phrase_keeps_its_marks():
+    assert _texts('"DeepMind 公司"') == ["deepmind", "公司"]
+    assert all(passage_terms("เขากินข้าวแล้ว").has(t) for t in content_terms('"กินข้าว"'))
 
 
 def test_phrases_and_hyphenated_compounds_are_one_term_matched_in_order():
@@ -85,9 +96,12 @@ def test_idf_is_bm25s_and_a_cjk_word_counts_as_its_rarest_bigram():
     (term,) = content_terms("客流量")  # bigrams 客流, 流量
     df = {"客流": 3, "流量": 40}
     assert term_df(term, df) == 3
-    assert idf_of(term, df, 100) == pytest.approx(math.log((100 - 3 + 0.5) / 3.5))
+    assert idf_of(term, df, 100) == pytest.approx(math.log(1 + (100 - 3 + 0.5) / 3.5))
     (absent,) = content_terms("zeppelin")
-    assert idf_of(absent, {}, 100) == pytest.approx(math.log(100.5 / 0.5))
+    assert idf_of(absent, {}, 100) == pytest.approx(math.log(1 + 100.5 / 0.5))
+    # never negative: a term in every chunk of a one-chunk index still weighs a little
+    (everywhere,) = content_terms("kite")
+    assert idf_of(everywhere, {"kite": 1}, 1) == pytest.approx(math.log(1 + 0.5 / 1.5))
 
 
 def test_coverage_is_the_idf_weighted_share_held():
@@ -95,14 +109,6 @@ def test_coverage_is_the_idf_weighted_share_held():
     held = passage_terms("Hargrave built them.")
     assert coverage([a, b], [1.0, 2.0], held) == pytest.approx(2 / 3)
     assert coverage([], [], held) == 1.0  # nothing asked: nothing missing
-
-
-def test_evidence_counts_only_uncommon_terms():
-    a, b = content_terms("kites hargrave")
-    held = passage_terms("Box kites by Hargrave.")
-    assert evidence([a, b], [1.0, 3.0], [True, False], held) == pytest.approx(0.75)
-    assert evidence([a, b], [1.0, 3.0], [True, True], held) == 0.0
-    assert evidence([], [], [], held) == 0.0  # no content terms: no evidence
 
 
 # --- answer types ----------------------------------------------------------------------------
@@ -163,6 +169,12 @@ def test_translated_terms_match_the_other_language_and_search_their_tokens():
     assert Lexicon.from_json(LEXICON.to_json()).english("发明") == ("invent",)  # one stem
 
 
+def test_a_translated_term_weighs_as_its_commonest_searched_translation():
+    (found,) = content_terms("创办", LEXICON)
+    assert term_df(found, {"establish": 5, "found": 400}) == 400
+    assert term_df(found, {"创办": 2, "found": 400}) == 2  # its own form first
+
+
 def test_translation_is_looked_up_only_when_the_index_holds_the_other_script():
     assert crosses_languages("谁创办了 DeepMind", (10, 100))  # CJK query, Latin chunks exist
     assert not crosses_languages("谁创办了", (100, 100))  # all chunks CJK
@@ -177,8 +189,9 @@ def test_group_baselines_take_each_groups_median():
     groups = np.array([0] * 30 + [1] * 30 + [2, 2], dtype=np.int8)
     base = group_baselines(scores, groups, cos_unrelated=0.74)
     assert base[0] == pytest.approx(0.70) and base[30] == pytest.approx(0.90)
-    assert base[60] == pytest.approx(0.74)  # a group of 2 (and an index under 200): fallback
-    assert group_baselines(scores, None, 0.74)[0] == pytest.approx(0.74)
+    assert base[60] == pytest.approx(0.74)  # a group of 2: the model's fallback
+    assert group_baselines(scores, None, 0.74)[0] == pytest.approx(0.70)  # one group of 62
+    assert group_baselines(scores[:20], None, 0.74)[0] == pytest.approx(0.74)  # under 30
 
 
 # --- the model, the gate, the hand-out -------------------------------------------------------
@@ -194,8 +207,12 @@ def test_logistic_model_by_hand():
         m.with_threshold(1.5, "bad")
     with pytest.raises(ValueError, match="differ in length"):
         model_from_json(json.dumps({**json.loads(model_to_json(m)), "coef": [1.0]}))
+    with pytest.raises(ValueError, match="positive"):
+        model_from_json(json.dumps({**json.loads(model_to_json(m)), "scale": [1.0, 0.0]}))
     with pytest.raises(ValueError, match="missing"):
         model_from_json("{}")
+    with pytest.raises(ValueError, match="malformed"):
+        model_from_json("not json")
 
 
 def test_the_shipped_models_load_and_use_known_features():
@@ -207,39 +224,55 @@ def test_the_shipped_models_load_and_use_known_features():
 
 
 def _passage(cid, text, context="Kites", doc=1, cosine=0.8, fused=1.0):
-    return Passage(cid, doc, text, context, cosine, 0.5, 0.5, fused, None)
+    return Passage(cid, doc, text, context, cosine, 0.5, 0.5, fused)
 
 
 STATS = IndexStats(n_chunks=1000, df={"kite": 5, "hargrav": 2, "invent": 30, "box": 400},
                    doc_chunks={1: 4}, doc_term_chunks={(1, "kite"): 4})
+QUESTION = "who invented box kites with hargrave"  # invent, box, kite, hargrav
 
 
-def test_the_gate_wants_two_uncommon_terms_or_one_with_the_documents_topic():
-    terms = content_terms("who invented box kites with hargrave")  # invent, box, kite, hargrav
-    assert max(STATS.df["box"], 0) > max(0.1 * 1000, COMMON_MIN_CHUNKS)  # "box" is common
-    both, one, none = passage_signals("who invented box kites with hargrave", terms, [
+def test_the_gate_wants_idf_mass_and_two_terms_or_an_uncommon_one():
+    terms = content_terms(QUESTION)
+    assert STATS.df["box"] > max(0.1 * 1000, COMMON_MIN_CHUNKS)  # "box" is common
+    both, common_only, none = passage_signals(QUESTION, terms, [
         _passage(1, "Hargrave invented the box kite."),
-        _passage(2, "Hargrave sold a box.", context="Sales"),
-        _passage(3, "A box of nothing.", context="Boxes")], STATS)
+        _passage(2, "A box of nothing.", context="Boxes"),
+        _passage(3, "Nothing at all.", context="Other")], STATS)
     assert both.gate and both.features["evidence"] >= MIN_EVIDENCE
-    assert not one.gate  # one uncommon term, and its document is not about kites
+    assert not common_only.gate  # one common word shared: no evidence
     assert not none.gate and none.features["evidence"] == 0
-    topic_only, = passage_signals("kites hargrave", content_terms("kites hargrave"),
-                                  [_passage(4, "Kites fly.")], STATS)
-    assert "kite" in topic_only.topic and topic_only.gate  # one uncommon term + the topic
+    (one_rare,) = passage_signals(QUESTION, terms, [_passage(4, "Hargrave's notes.", doc=2,
+                                                            context="Notes")], STATS)
+    # one rare term held carries its idf: evidence enough for the model to weigh
+    assert "kite" not in one_rare.topic and one_rare.gate
+    (topic,) = passage_signals("kites hargrave", content_terms("kites hargrave"),
+                               [_passage(5, "Kites fly.")], STATS)
+    assert "kite" in topic.topic and topic.gate  # its only term held... of two: evidence
+
+
+def test_in_a_single_topic_index_the_topic_words_still_count():
+    # every chunk is about monitoring: its words are common, yet the question is answerable
+    stats = IndexStats(n_chunks=100, df={"golden": 30, "signal": 40, "monitor": 90},
+                       doc_chunks={1: 100}, doc_term_chunks={})
+    q = "what are the golden signals of monitoring"
+    (s,) = passage_signals(q, content_terms(q), [_passage(
+        1, "The four golden signals of monitoring are latency, traffic, errors and "
+        "saturation.", context="Monitoring")], stats)
+    assert s.gate and s.features["evidence"] == pytest.approx(1.0)
 
 
 def test_judge_gives_zero_without_evidence_and_passes_at_the_threshold():
-    terms = content_terms("who invented box kites with hargrave")
+    terms = content_terms(QUESTION)
     passages = [_passage(1, "Hargrave invented the box kite in 1893."),
                 _passage(2, "A box of nothing.", context="Boxes")]
     lenient = JudgeModel(("evidence",), (0.0,), (1.0,), (1.0,), 0.0, 0.5)
     strict = lenient.with_threshold(0.99, "test")
-    good, bad = judge("who invented box kites with hargrave", terms, passages, STATS, lenient)
+    good, bad = judge(QUESTION, terms, passages, STATS, lenient)
     assert good.passed and good.answer_p > 0.5 and good.signals.answer_type == "person"
     assert bad.answer_p == 0.0 and not bad.passed
-    assert not judge("who invented box kites with hargrave", terms, passages[:1], STATS,
-                     strict)[0].passed
+    assert not judge(QUESTION, terms, passages[:1], STATS, strict)[0].passed
+    assert judge(QUESTION, terms, [], STATS, lenient) == []  # nothing to judge: no error
 
 
 def _verdict(cid, p, passed=True):

@@ -1,0 +1,291 @@
+"""A query's content terms, their weights, and whether a passage holds them (pure functions).
+
+Terms are what the index searches by (``kb.textindex``): words of spaced scripts folded and,
+for Latin letters, Snowball-stemmed; Han text cut into words by jieba; Hangul and katakana
+runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary words. Stop and
+question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
+lists (``stopwordsiso``, MIT) for the other scripts a question may come in; so is a lone letter.
+A quoted phrase or hyphenated compound is one term, held only as consecutive words.
+
+Each term weighs its idf in the index, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the BM25 idf as
+Lucene computes it, never negative: Robertson & Zaragoza 2009; Lucene ``BM25Similarity``), so a
+common word weighs little and a word in no chunk weighs most, in an index of any size.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
+from kb.textindex import CJK_CHARS, CJK_RUN, STOPWORDS, cut_words, normalise_word, split_phrases
+from retrieve.lexicon import Lexicon
+
+TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
+PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KATAKANA = re.compile(r"[\u30a0-\u30ff]+")
+_HANGUL = re.compile(r"[\uac00-\ud7af]+")
+# Korean particles and polite endings written onto a word (the commonest, longest first)
+_KO_ENDING = re.compile(r"(?:입니까|습니까|입니다|습니다|에서|으로|에게|까지|부터|처럼|"
+                        r"은|는|이|가|을|를|의|에|로|와|과|도|만)$")
+_SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}]+")  # scripts matched as substrings
+_SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
+
+# English question words and fillers beyond kb.textindex.STOPWORDS (which keeps the index's
+# query side unchanged): they say what kind of answer is wanted, not what it is about.
+QUESTION_WORDS = frozenset(
+    """whom whose many much long often far old kind type name named called describe
+    also been being about there here any some other than more most very just only its
+    was were is are be am did does do done happen happened mean means according""".split())
+# Chinese stop and question words (function words, interrogatives): a subset of the
+# Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
+ZH_STOPWORDS = frozenset(
+    """什么 哪个 哪些 哪里 哪儿 哪一 哪一年 哪年 哪天 哪一天 哪位 何时 何地 何人 多少 多大
+    多久 多长 多高 多远 几个 几年 几位 几次 什么样 怎样 怎么 怎么样 如何 为什么 为何 是否
+    是不是 有没有 一个 一种 哪家 哪座 哪条 哪所 哪国 哪部 第几 分别 主要 以及 其中 之一
+    可以 应该 需要 称为 叫做 名为 什么时候 哪个国家 哪个城市""".split())
+# stopwords-iso languages written in scripts other than Latin (a Latin word is only dropped by
+# the English lists: German "die" or French "son" are English content words)
+OTHER_SCRIPT_LANGS = ("ru", "uk", "bg", "el", "ar", "fa", "he", "hi", "ja", "ko", "th", "zh")
+
+
+@lru_cache(maxsize=1)
+def _other_script_stopwords() -> frozenset[str]:
+    import stopwordsiso
+
+    return frozenset(w.casefold() for w in stopwordsiso.stopwords(OTHER_SCRIPT_LANGS)
+                     if not w.isascii())
+
+
+def _fold(word: str) -> str:
+    folded = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in folded if not unicodedata.combining(c)).casefold()
+
+
+def is_stop(word: str) -> bool:
+    """Whether a word (as written) is a stop or question word, or a lone letter."""
+    low = _fold(word)
+    if low in STOPWORDS or low in QUESTION_WORDS or low in ZH_STOPWORDS:
+        return True
+    if len(low) == 1 and low.isalpha():
+        return True
+    return not low.isascii() and low in _other_script_stopwords()
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One content term of a query.
+
+    Attributes:
+        text: the term as the judge matches it: a stem (spaced scripts), a word (CJK, Thai and
+            the other spaceless scripts), or, for a phrase, its tokens joined by spaces.
+        spaceless: a word of a script written without spaces, matched as a substring of the
+            passage's text in those scripts.
+        index_tokens: the index tokens whose chunk frequencies give its idf (a CJK word: its
+            character bigrams in order).
+        surface: the word as the query wrote it (for diagnostics).
+        translations: the term in the other language (``retrieve.lexicon``): English stems for
+            a Chinese word, Chinese words for an English stem; a passage holding one of the
+            first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
+            joined form (``email`` for ``e-mail``).
+        phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
+    """
+
+    text: str
+    spaceless: bool
+    index_tokens: tuple[str, ...]
+    surface: str = ""
+    translations: tuple[str, ...] = ()
+    phrase: bool = False
+
+
+def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
+    """The query's content terms, distinct, in order (see the module docstring).
+
+    Args:
+        query: the question.
+        lexicon: translations to attach (Chinese and English), or ``None``.
+    """
+    out: dict[str, Term] = {}
+    phrases, rest = split_phrases(query)
+    for clause, raw in phrases:
+        tokens, alias = clause[0], tuple(a[0] for a in clause[1:] if len(a) == 1)
+        if len(tokens) == 1 or not all(_SPACED_WORD.fullmatch(t) for t in tokens):
+            rest += " " + raw  # one word, or a phrase mixing scripts: its words as terms
+        else:
+            text = " ".join(tokens)
+            out.setdefault(text, Term(text, False, tokens, raw, alias, phrase=True))
+    for piece in _split_scripts(rest):
+        if SEA_RUN.fullmatch(piece):
+            words = [(w, tuple(sea_parts(w)[0])) for w in sea_words(piece)]
+        elif CJK_RUN.fullmatch(piece):
+            words = [(w, tuple(_bigrams(w))) for w in _cjk_words(piece)]
+        else:
+            for w in _SPACED_WORD.findall(piece):
+                stem = normalise_word(w)
+                if stem and not is_stop(w):
+                    alt = lexicon.chinese(stem) if lexicon else ()
+                    out.setdefault(stem, Term(stem, False, (stem,), w, alt))
+            continue
+        for w, tokens in words:
+            if len(w) >= 2 and not is_stop(w):
+                alt = lexicon.english(w) if lexicon and _HAN.fullmatch(w) else ()
+                out.setdefault(w, Term(w, True, tokens, w, alt))
+    return list(out.values())
+
+
+def _cjk_words(run: str) -> list[str]:
+    """Words of a CJK run: jieba's for Han text, whole runs of katakana or Hangul.
+
+    Hiragana is left out (in Japanese it carries grammar: particles and endings); a Hangul
+    word loses a trailing particle or polite ending (``서울의`` -> ``서울``), which Korean
+    writes onto the word it follows.
+    """
+    out: list[str] = []
+    for m in re.finditer(f"{_HAN.pattern}|{_KATAKANA.pattern}|{_HANGUL.pattern}", run):
+        word = m.group()
+        if _HAN.fullmatch(word):
+            out += cut_words(word)
+        elif _HANGUL.fullmatch(word):
+            out.append(_KO_ENDING.sub("", word) if len(word) > 2 else word)
+        else:
+            out.append(word)
+    return out
+
+
+def _split_scripts(text: str) -> list[str]:
+    """``text`` cut into runs of one spaceless script (CJK; Thai...) and the text between."""
+    out: list[str] = []
+    last = 0
+    for m in re.finditer(f"{CJK_RUN.pattern}|{SEA_RUN.pattern}", text):
+        if m.start() > last:
+            out.append(text[last:m.start()])
+        out.append(m.group())
+        last = m.end()
+    if last < len(text):
+        out.append(text[last:])
+    return out
+
+
+def _bigrams(word: str) -> list[str]:
+    """The consecutive character bigrams of a CJK word (its phrase in the index)."""
+    return [word[i:i + 2] for i in range(len(word) - 1)] or [word]
+
+
+def _tokens_of(word: str) -> list[str]:
+    return _bigrams(word) if CJK_RUN.fullmatch(word) else [word]
+
+
+def term_df(term: Term, df: Mapping[str, int]) -> int:
+    """Chunks holding the term (an estimate), from its tokens' chunk frequencies.
+
+    A multi-token word cannot be in more chunks than its rarest token, so that token's count
+    stands for the word's (an upper bound). A term the index lacks in its own language counts
+    by the *most* frequent of the translations that match (``TRANSLATIONS_SEARCHED``): any of
+    them may be the one a passage holds, so the term weighs no more than the commonest.
+    """
+    own = min((df.get(t, 0) for t in term.index_tokens), default=0)
+    if own or not term.translations:
+        return own
+    return max((min((df.get(t, 0) for t in _tokens_of(w)), default=0)
+                for w in term.translations[:TRANSLATIONS_SEARCHED]), default=0)
+
+
+def index_tokens(term: Term) -> list[str]:
+    """Every index token whose chunk frequency ``term_df`` may read."""
+    out = list(term.index_tokens)
+    for w in term.translations[:TRANSLATIONS_SEARCHED]:
+        out += _tokens_of(w)
+    return out
+
+
+def translation_tokens(term: Term) -> list[tuple[str, ...]]:
+    """A term's searched translations as index-token tuples (a CJK word: its bigram phrase)."""
+    return [tuple(_tokens_of(w)) for w in term.translations[:TRANSLATIONS_SEARCHED]]
+
+
+def phrase_tokens(term: Term) -> list[str]:
+    """The index tokens whose phrase finds the term in a chunk (its own form)."""
+    return list(term.index_tokens)
+
+
+def idf_of(term: Term, df: Mapping[str, int], n_chunks: int) -> float:
+    """The term's weight: ``ln(1 + (N - n + 0.5) / (n + 0.5))`` with ``n = term_df``, > 0."""
+    n = min(term_df(term, df), n_chunks)
+    return math.log(1.0 + (n_chunks - n + 0.5) / (n + 0.5))
+
+
+@dataclass(frozen=True, slots=True)
+class PassageTerms:
+    """What a passage holds, for term matching.
+
+    Attributes:
+        stems: its words in spaced scripts, normalised as the index does.
+        spaceless_text: its runs of spaceless scripts (CJK, Thai...), joined without spaces.
+        sequence: its normalised words in order, space-separated and padded (phrases).
+    """
+
+    stems: frozenset[str]
+    spaceless_text: str
+    sequence: str = ""
+
+    def has(self, term: Term) -> bool:
+        """Whether the passage holds ``term`` or one of its searched translations."""
+        alternatives = term.translations[:TRANSLATIONS_SEARCHED]
+        if term.phrase:
+            return f" {term.text} " in self.sequence or any(t in self.stems
+                                                              for t in alternatives)
+        if term.spaceless:
+            return term.text in self.spaceless_text or any(t in self.stems
+                                                            for t in alternatives)
+        return term.text in self.stems or any(t in self.spaceless_text for t in alternatives)
+
+    def union(self, other: PassageTerms) -> PassageTerms:
+        """What either passage holds (a phrase must lie within one of them)."""
+        return PassageTerms(self.stems | other.stems,
+                            self.spaceless_text + "\n" + other.spaceless_text,
+                            self.sequence + "\n" + other.sequence)
+
+
+@lru_cache(maxsize=PASSAGE_CACHE)
+def passage_terms(text: str) -> PassageTerms:
+    """The matchable content of a passage (see ``PassageTerms``); cached by text."""
+    words = [normalise_word(w) for w in _SPACED_WORD.findall(text)]
+    return PassageTerms(frozenset(words), "".join(_SPACELESS.findall(text)),
+                        " " + " ".join(words) + " ")
+
+
+def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTerms) -> float:
+    """Weighted share of ``terms`` the passage holds, in [0, 1] (1.0 when there are none)."""
+    total = sum(weights)
+    if total <= 0:
+        return 1.0
+    return sum(w for t, w in zip(terms, weights, strict=True) if holder.has(t)) / total
+
+
+def topic_terms(terms: Iterable[Term], context: PassageTerms) -> set[str]:
+    """Terms a passage's context (its document's title and heading path) holds."""
+    return {t.text for t in terms if context.has(t)}
+
+
+_CJK_LETTER = re.compile(f"[{CJK_CHARS}]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def script_of(text: str) -> str:
+    """The script of ``text`` for the judge's cross-language signal.
+
+    Returns:
+        ``cjk`` when at least a third of its letters are CJK, ``latin`` when it has other
+        letters, ``none`` without letters.
+    """
+    letters = len(_LETTER.findall(text))
+    if letters == 0:
+        return "none"
+    return "cjk" if len(_CJK_LETTER.findall(text)) * 3 >= letters else "latin"
