@@ -242,10 +242,6 @@ def keyword_query(query: str) -> KeywordQuery:
     return KeywordQuery(tuple(dict.fromkeys(clauses)))
 
 
-def _quoted(tokens: Sequence[str]) -> str:
-    return '"' + " ".join(tokens).replace('"', '""') + '"'
-
-
 def match_expression(query: KeywordQuery | Sequence[str]) -> str | None:
     """An FTS5 MATCH expression OR-ing every quoted term and phrase, or ``None`` when empty.
 
@@ -254,11 +250,11 @@ def match_expression(query: KeywordQuery | Sequence[str]) -> str | None:
     """
     clauses = query.clauses if isinstance(query, KeywordQuery) else tuple(
         ((t,),) for t in query)
-    alternatives = [_quoted(alt) for clause in clauses for alt in clause]
+    alternatives = [phrase_expression(alt) for clause in clauses for alt in clause]
     return " OR ".join(alternatives) or None
 
 
-def phrase_expression(tokens: list[str]) -> str:
+def phrase_expression(tokens: Sequence[str]) -> str:
     """An FTS5 MATCH phrase of index tokens in order (each token holds only word characters)."""
     return '"' + " ".join(tokens).replace('"', '""') + '"'
 

@@ -80,14 +80,18 @@ def sentences(text: str) -> list[str]:
 def answer_type(query: str) -> AnswerType:
     """The expected answer type of a question (``other`` when none of the five)."""
     patterns = _ZH_TYPES if has_cjk(query) else _EN_TYPES
-    for kind, pattern in patterns:
-        if pattern.search(query):
-            return kind
-    if has_cjk(query):  # a Chinese question may still use English wh-words, and vice versa
-        for kind, pattern in _EN_TYPES:
-            if pattern.search(query):
-                return kind
-    return "other"
+    kind = _first_asked(query, patterns)
+    if kind is None and has_cjk(query):  # a Chinese question may use English wh-words
+        kind = _first_asked(query, _EN_TYPES)
+    return kind or "other"
+
+
+def _first_asked(query: str, patterns: tuple[tuple[AnswerType, re.Pattern[str]], ...]
+                 ) -> AnswerType | None:
+    """The type whose interrogative comes first ("how much ... when travelling": a number)."""
+    found = [(m.start(), i, kind) for i, (kind, pattern) in enumerate(patterns)
+             if (m := pattern.search(query))]
+    return min(found)[2] if found else None
 
 
 def fillers(text: str, kind: AnswerType) -> list[str]:
@@ -109,10 +113,93 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     return out + [m.group() for m in pattern.finditer(text)]
 
 
+# The units a question may ask its number in (Li & Roth's NUM subclasses that text marks) and
+# how a passage writes them; a number answering "多少天" or "how many days" carries one.
+_UNIT_FORMS: dict[str, tuple[str, ...]] = {
+    "money": ("元", "块", "美元", "欧元", "英镑", "日元", "港元", "人民币", "¥", "￥", "$", "€",
+              "£", "eur", "usd", "rmb", "cny", "gbp", "dollar", "euro", "pound", "yuan", "cent"),
+    "day": ("天", "日", "个工作日", "day", "working day", "business day"),
+    "week": ("周", "个星期", "星期", "week"),
+    "month": ("个月", "月", "month"),
+    "year": ("年", "岁", "周年", "year"),
+    "hour": ("小时", "个小时", "钟头", "hour", "hr", "h"),
+    "minute": ("分钟", "minute", "min"),
+    "second": ("秒", "second", "sec", "ms", "millisecond"),
+    "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
+}
+_DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
+_ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
+                            r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|(价格|费用|金额)")
+_EN_UNIT_ASKED = re.compile(r"\bhow many (days?|weeks?|months?|years?|hours?|minutes?|"
+                            r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
+                            r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
+                            r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
+                            r"(?:price|cost|fee|charge)s?\b)", re.I)
+_ZH_UNIT_KEY = {"个月": "month", "个星期": "week", "个小时": "hour", "钱": "money", "块": "money",
+                "元": "money", "天": "day", "日": "day", "周": "week", "星期": "week",
+                "月": "month", "年": "year", "岁": "year", "小时": "hour", "分钟": "minute",
+                "秒": "second"}
+
+
+def asked_units(query: str) -> tuple[str, ...]:
+    """The units the question asks its number in (``()``: any number answers it).
+
+    ``多少天`` and ``how many days`` ask for days; ``多久`` and ``how long`` for any duration;
+    ``how old`` for years; a price or ``多少钱`` for money; ``what percentage`` for a percent.
+    """
+    m = _ZH_UNIT_ASKED.search(query)
+    if m:
+        if m.group(1):
+            return (_ZH_UNIT_KEY[m.group(1)],)
+        return _DURATION if m.group(2) else ("percent",) if m.group(3) else ("money",)
+    m = _EN_UNIT_ASKED.search(query)
+    if not m:
+        return ()
+    if m.group(1):
+        word = m.group(1).lower().rstrip("s")
+        return ("money",) if word in ("dollar", "euro") else (word,)
+    if m.group(2):
+        return _DURATION
+    return ("year",) if m.group(3) else ("percent",) if m.group(4) else ("money",)
+
+
+def _with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
+    """Whether the number ``m`` in ``text`` is written with one of ``units``.
+
+    The unit follows the number ("15天", "25 days", "40 pounds"); money may also precede it
+    ("$60", "EUR 60"). A Latin unit is a whole word, its plural included.
+    """
+    after = text[m.end():m.end() + 16].lstrip().casefold()
+    before = text[max(0, m.start() - 4):m.start()].rstrip().casefold()
+    for unit in units:
+        for form in _UNIT_FORMS[unit]:
+            word = form.isascii() and form.isalpha()
+            if after.startswith(form) and (not word or _word_ends(after[len(form):])):
+                return True
+            if unit == "money" and before.endswith(form) and (not word or len(form) == 3):
+                return True
+    return False
+
+
+def _word_ends(rest: str) -> bool:
+    """Whether a Latin unit ends where ``rest`` begins (or after a plural ``s``)."""
+    rest = rest[1:] if rest[:1] == "s" else rest
+    return not rest[:1].isalpha()
+
+
 def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
-    """The first filler of ``kind`` in ``text`` whose words the query does not all contain."""
+    """The first filler of ``kind`` in ``text`` whose words the query does not all contain.
+
+    A number must carry the unit the question asks it in (``asked_units``), when it asks one.
+    """
     q = query.casefold()
-    for f in fillers(text, kind):
+    units = asked_units(query) if kind == "number" else ()
+    if units:
+        candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
+                      if _with_unit(text, m, units)]
+    else:
+        candidates = fillers(text, kind)
+    for f in candidates:
         words = [w for w in re.findall(r"\w+", f.casefold()) if w not in STOPWORDS]
         if words and not all(w in q for w in words):
             return f

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from kb.store import Store
 from kb.textindex import phrase_expression
 from kb.types import Candidate, Chunk
-from retrieve.judge import IndexStats, Passage
+from retrieve.judge import IndexStats, Passage, Verdict, judge
+from retrieve.judge_model import JudgeModel
 from retrieve.terms import Term, index_tokens, phrase_tokens
 
 
@@ -54,3 +55,17 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
             raise
         return passages, IndexStats(n_chunks, {}, doc_chunks, {}), str(exc)
     return passages, IndexStats(n_chunks, df, doc_chunks, doc_term), None
+
+
+def judge_candidates(store: Store, query: str, terms: Sequence[Term],
+                     candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
+                     model: JudgeModel) -> tuple[dict[int, Verdict], str | None]:
+    """Verdicts on ``candidates`` (best match first), and why index statistics are missing.
+
+    The evidence is read once (``gather``), then the pure ``retrieve.judge.judge`` decides.
+
+    Raises:
+        sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
+    """
+    passages, stats, problem = gather(store, terms, candidates, chunks)
+    return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}, problem

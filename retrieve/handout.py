@@ -74,8 +74,9 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
 
     if verdicts is not None:
         relevance = {cid: v.answer_p for cid, v in verdicts.items()}
+        # best answer_p first; time decay orders what passes, never hides it
         head = sorted((c for c in ordered if c.chunk_id in relevance),
-                      key=lambda c: -relevance[c.chunk_id])  # best answer_p first
+                      key=lambda c: -relevance[c.chunk_id] * _age_factor(c))
         chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}
         passed = {cid for cid, v in verdicts.items() if v.passed}
         selected = select([c for c in head if c.chunk_id in chosen], options.top_k)
@@ -84,7 +85,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
         weak: set[int] = set()
         if len(selected) < want:  # passed but below the share, then the closest: flagged weak
             rest = [c for c in head if c.chunk_id in passed and c not in selected]
-            rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
+            rest += [c for c in head if c.chunk_id not in passed and c not in selected]
+            rest += [c for c in ordered if c.chunk_id not in relevance]
             extra = select([*selected, *rest], want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
             selected += extra
@@ -99,3 +101,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
     return HandOut(tuple(selected),
                    frozenset(c.chunk_id for c in selected) if all_weak else frozenset(),
                    relevance, not selected or all_weak, cut.judged_out)
+
+
+def _age_factor(candidate: Candidate) -> float:
+    """The time-decay factor applied to ``candidate`` in (0, 1] (1 when decay is off)."""
+    return candidate.score / candidate.evidence if candidate.evidence > 0 else 1.0

@@ -56,13 +56,13 @@ from retrieve.calibration import (
     near_duplicate_cosine,
 )
 from retrieve.decay import apply_decay
-from retrieve.evidence import gather
+from retrieve.evidence import judge_candidates
 from retrieve.expand import UNUSABLE, try_expand
 from retrieve.floor import apply_floor
 from retrieve.fuse import fuse
 from retrieve.handout import hand_out
 from retrieve.hybrid import recall_lists
-from retrieve.judge import JUDGE_TOP_N, Verdict, judge
+from retrieve.judge import JUDGE_TOP_N, Verdict
 from retrieve.judge_model import JudgeModel
 from retrieve.lexicon import crosses_languages, shared_lexicon
 from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
@@ -169,6 +169,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     except SearchCancelled as exc:
         return _empty(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception
+        if cancel is not None and cancel.is_set():  # any stage's statement "interrupted"
+            return _empty(query, "search cancelled by the caller", trace)
         log.exception("search failed")
         return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
 
@@ -188,8 +190,9 @@ class Ranking:
     """Candidates in final order, before the top-k selection, with what the stages saw.
 
     Attributes:
-        ordered: reranked top ``RERANK_TOP_N`` followed by the remaining floor-passing
-            candidates in fused order.
+        ordered: the reranked candidates (top ``RERANK_TOP_N``, plus the judge's
+            ``JUDGE_TOP_N`` best matches before decay that decay pushed below it), then the
+            remaining floor-passing candidates in fused order.
         queries: the queries searched.
         counts: hits per recall list.
         calibration: the score anchors used.
@@ -285,7 +288,11 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         trace.skip("floor", "switched off by settings" if vectors_used
                    else "no vectors: the floor needs cosine scores")
     # 5. rerank the top N; 6. judge the first JUDGE_TOP_N
+    # the judge sees the best matches whatever their age (decay orders, never hides)
+    head = sorted(kept, key=lambda c: (-c.evidence, c.chunk_id))[:JUDGE_TOP_N]
     top = kept[:RERANK_TOP_N]
+    top += [c for c in head if c not in top]
+    in_top = {c.chunk_id for c in top}
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
     vectors = (store.vectors_of([c.chunk_id for c in top], service.fingerprint.key)
@@ -306,16 +313,18 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         model = engines.judge_model or load_judge_model(
             store, service.fingerprint.key if service else None,
             service.embedder.model_id if service else None)
-        head = top[:JUDGE_TOP_N]
         # the ranking keeps the fused order: reordered by answer_p it lost nDCG@10 on every
         # bundled set; the judge decides what is handed out, and in which order (_search)
-        verdicts = trace.run("judge", lambda: _judge(store, query, terms, head, chunks,
-                                                     model, trace))
+        verdicts, problem = trace.run("judge", lambda: judge_candidates(
+            store, query, terms, head, chunks, model))
+        if problem:
+            trace.degraded.append(f"judge: index statistics unavailable ({problem}); every "
+                                  "term counts as rare")
     if options.explain:
         trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
                                               for c in ordered)))
-    return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
-                   calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
+    return Ranking((*ordered, *(c for c in kept if c.chunk_id not in in_top)), tuple(queries),
+                   counts, calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
                    judged, verdicts)
 
 
@@ -340,22 +349,13 @@ def _recall(store: Store, query: str, queries: list[str], pool: int, filters: Fi
     return lists, terms
 
 
-def _judge(store: Store, query: str, terms: list[Term], head: list[Candidate],
-           chunks: dict[int, Chunk], model: JudgeModel, trace: Trace) -> dict[int, Verdict]:
-    """Stage 6's judge over ``head``: the evidence read once, then the pure judge."""
-    passages, stats, problem = gather(store, terms, head, chunks)
-    if problem:
-        trace.degraded.append(f"judge: index statistics unavailable ({problem}); every term "
-                              "counts as rare")
-    return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}
-
-
 def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
             filters: Filters, created: dict[int, datetime], now: datetime,
             trace: Trace) -> SearchResult:
     r = rank(store, query, options, engines, filters, created, now, trace)
-    out = hand_out(r.ordered[:RERANK_TOP_N], options, verdicts=r.verdicts, judged=r.judged,
-                   relaxed=r.relaxed, rerank_min_score=engines.settings.rerank_min_score,
+    out = hand_out([c for c in r.ordered if c.chunk_id in r.chunks], options,
+                   verdicts=r.verdicts, judged=r.judged, relaxed=r.relaxed,
+                   rerank_min_score=engines.settings.rerank_min_score,
                    texts={cid: ch.text for cid, ch in r.chunks.items()}, vectors=r.vectors,
                    near_duplicate_cosine=near_duplicate_cosine(r.calibration,
                                                                NEAR_DUPLICATE_COSINE))

@@ -37,7 +37,7 @@ import numpy as np
 from kb.errors import SearchCancelled
 from kb.store import Store
 from kb.store_search import Filters
-from kb.textindex import KeywordQuery, match_expression
+from kb.textindex import KeywordQuery, match_expression, phrase_expression
 from kb.types import Hit, RecallList
 
 # A group of at least 30 chunks has its own median as baseline; under that the median of so
@@ -72,7 +72,7 @@ def _idf_sum(store: Store, query: KeywordQuery) -> float:
         best = 0.0
         for alt in clause:
             n = df.get(alt[0], 0) if len(alt) == 1 else store.fts_match_count(
-                match_expression(KeywordQuery(((alt,),))))
+                phrase_expression(alt))
             # min: two reads, and an ingest may add chunks in between
             best = max(best, _idf(min(int(n), n_chunks), n_chunks))
         total += best

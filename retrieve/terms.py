@@ -34,7 +34,8 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]+")
 # Korean particles and polite endings written onto a word (the commonest, longest first)
 _KO_ENDING = re.compile(r"(?:입니까|습니까|입니다|습니다|에서|으로|에게|까지|부터|처럼|"
                         r"은|는|이|가|을|를|의|에|로|와|과|도|만)$")
-_SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}]+")  # scripts matched as substrings
+# scripts matched as substrings, with the digits written among them ("满10年")
+_SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}0-9]+")
 _SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
 
 # English question words and fillers beyond kb.textindex.STOPWORDS (which keeps the index's
@@ -49,7 +50,18 @@ ZH_STOPWORDS = frozenset(
     """什么 哪个 哪些 哪里 哪儿 哪一 哪一年 哪年 哪天 哪一天 哪位 何时 何地 何人 多少 多大
     多久 多长 多高 多远 几个 几年 几位 几次 什么样 怎样 怎么 怎么样 如何 为什么 为何 是否
     是不是 有没有 一个 一种 哪家 哪座 哪条 哪所 哪国 哪部 第几 分别 主要 以及 其中 之一
-    可以 应该 需要 称为 叫做 名为 什么时候 哪个国家 哪个城市""".split())
+    可以 应该 需要 称为 叫做 名为 什么时候 时候 哪个国家 哪个城市""".split())
+# a word opening with an interrogative asks, it does not name: 几天, 多少钱, 哪一届, 什么颜色
+_ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日周人件本张分秒]|多少|哪|什么|怎么|"
+                        r"怎样|如何|为何|为什么)")
+# Han characters that carry grammar, never half of a content word jieba failed to find
+_ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从对向到给让为以而之其吗呢吧"
+                               "啊着过个很不没")
+# a verb's trailing direction or preposition ("顺延到", "成立于"): the verb is the content word
+_ZH_VERB_TAIL = re.compile(r"(?<=..)[到于至在给向]$")
+_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
+_ZH_NUMERAL = re.compile("[零〇一二两三四五六七八九十百千万]+")
 # stopwords-iso languages written in scripts other than Latin (a Latin word is only dropped by
 # the English lists: German "die" or French "son" are English content words)
 OTHER_SCRIPT_LANGS = ("ru", "uk", "bg", "el", "ar", "fa", "he", "hi", "ja", "ko", "th", "zh")
@@ -75,7 +87,39 @@ def is_stop(word: str) -> bool:
         return True
     if len(low) == 1 and low.isalpha():
         return True
+    if _HAN.fullmatch(low) and _ZH_ASKING.match(low):
+        return True
     return not low.isascii() and low in _other_script_stopwords()
+
+
+def arabic_numerals(text: str) -> str:
+    """Chinese numerals written as Arabic digits (``满十年`` -> ``满10年``, ``二十三`` -> ``23``).
+
+    A run of numeral characters is read as one number below 100,000 (digit-by-digit when it
+    holds no unit character: ``二〇二四`` -> ``2024``); a run it cannot read is left as it is.
+    Both the query's terms and the passages are written this way before matching.
+    """
+    def value(m: re.Match[str]) -> str:
+        run = m.group()
+        if not any(c in _ZH_UNITS for c in run):
+            return "".join(str(_ZH_DIGITS[c]) for c in run)
+        total, digit = 0, None
+        for c in run:
+            if c in "零〇":  # a placeholder: 三百零五
+                continue
+            if c in _ZH_DIGITS:
+                if digit is not None:  # two digits in a row beside units: not a number
+                    return run
+                digit = _ZH_DIGITS[c]
+            elif c == "万":
+                total = (total + (digit or 0) or 1) * 10_000
+                digit = None
+            else:
+                total += (1 if digit is None else digit) * _ZH_UNITS[c]
+                digit = None
+        return str(total + (digit or 0))
+
+    return _ZH_NUMERAL.sub(value, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +180,8 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):
                 alt = lexicon.english(w) if lexicon and _HAN.fullmatch(w) else ()
-                out.setdefault(w, Term(w, True, tokens, w, alt))
+                text = arabic_numerals(w)  # as the passages are matched: 十年 -> 10年
+                out.setdefault(text, Term(text, True, tokens, w, alt))
     return list(out.values())
 
 
@@ -151,12 +196,32 @@ def _cjk_words(run: str) -> list[str]:
     for m in re.finditer(f"{_HAN.pattern}|{_KATAKANA.pattern}|{_HANGUL.pattern}", run):
         word = m.group()
         if _HAN.fullmatch(word):
-            out += cut_words(word)
+            out += _han_words(word)
         elif _HANGUL.fullmatch(word):
             out.append(_KO_ENDING.sub("", word) if len(word) > 2 else word)
         else:
             out.append(word)
     return out
+
+
+def _han_words(text: str) -> list[str]:
+    """Jieba's words of Han text, mended where its dictionary falls short.
+
+    Consecutive single characters none of which carries grammar are one word jieba did not
+    know (``年`` ``假`` -> ``年假``); a verb loses a trailing preposition (``顺延到`` -> ``顺延``);
+    """
+    out: list[str] = []
+    pending = ""
+    for w in [*cut_words(text), ""]:
+        if len(w) == 1 and w not in _ZH_FUNCTION_CHARS:
+            pending += w
+            continue
+        if pending:
+            out.append(pending)
+            pending = ""
+        if w:
+            out.append(w)
+    return [_ZH_VERB_TAIL.sub("", w) if not is_stop(w) else w for w in out]
 
 
 def _split_scripts(text: str) -> list[str]:
@@ -257,7 +322,7 @@ class PassageTerms:
 def passage_terms(text: str) -> PassageTerms:
     """The matchable content of a passage (see ``PassageTerms``); cached by text."""
     words = [normalise_word(w) for w in _SPACED_WORD.findall(text)]
-    return PassageTerms(frozenset(words), "".join(_SPACELESS.findall(text)),
+    return PassageTerms(frozenset(words), arabic_numerals("".join(_SPACELESS.findall(text))),
                         " " + " ".join(words) + " ")
 
 

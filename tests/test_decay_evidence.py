@@ -22,3 +22,26 @@ def test_an_old_answer_survives_decay_against_a_new_passing_mention(tmp_path):
     sources = [r.source for r in result.references]
     assert str(old.resolve()) in sources
     assert sources[0] == str(old.resolve()) or str(new.resolve()) not in sources
+
+
+def test_decay_never_hides_an_old_answer_behind_many_new_mentions(tmp_path):
+    """Twelve new notes that mention the topic outrank, after decay, a two-year-old answer;
+    the judge still sees and passes it, with the same relevance as without decay."""
+    old = write(tmp_path / "d" / "travel-policy.md", "# Travel expense policy\n\n"
+                "The per diem for travel outside Germany is 60 EUR per day.\n")
+    for i in range(12):
+        write(tmp_path / "d" / f"note-{i}.md", f"# Team note {i}\n\nTravel planning for trip "
+              f"{i}: book the train early and keep the receipts for the expense report.\n")
+    two_years = time.time() - 730 * 86_400
+    os.utime(old, (two_years, two_years))
+    query = "What is the per diem for travel outside Germany?"
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "d"])
+        decayed = kb.search(query)
+        evergreen = kb.search(query, decay=False)
+    assert not evergreen.insufficient_evidence
+    assert not decayed.insufficient_evidence
+    first = {r.source: r.relevance for r in evergreen.references}
+    got = {r.source: r.relevance for r in decayed.references}
+    assert str(old.resolve()) in got
+    assert got[str(old.resolve())] == first[str(old.resolve())]

@@ -1,0 +1,65 @@
+"""Chinese word mending, numerals and the units a question asks for (hand-checked examples)."""
+
+import pytest
+
+from retrieve.answer_types import answer_type, asked_units, novel_filler
+from retrieve.terms import arabic_numerals, content_terms, passage_terms
+
+
+@pytest.mark.parametrize(("text", "digits"), [
+    ("十", "10"), ("二十三", "23"), ("三百零五", "305"), ("一万二千", "12000"),
+    ("一百万", "1000000"), ("两千", "2000"), ("二〇二四年", "2024年"), ("满十年", "满10年"),
+    ("十二三", "十二三"),  # two digits in a row beside a unit: not one number, left alone
+])
+def test_chinese_numerals_are_written_in_digits(text, digits):
+    assert arabic_numerals(text) == digits
+
+
+def test_question_words_single_characters_and_verb_tails_are_mended():
+    terms = {t.text: t for t in content_terms("工作满十年有几天年假？")}
+    # 几天 asks; 年 + 假 (jieba cuts them apart) are one word; 十年 matches 10年
+    assert set(terms) == {"工作", "10年", "年假"}
+    assert terms["10年"].index_tokens == ("十年",)  # the index holds the text as written
+    assert [t.text for t in content_terms("年假可以顺延到什么时候？")] == ["年假", "顺延"]
+    assert [t.text for t in content_terms("的车")] == []  # grammar characters join nothing
+
+
+def test_numerals_match_in_either_form():
+    term = next(t for t in content_terms("工作满十年有几天年假？") if t.text == "10年")
+    assert passage_terms("员工满10年享受10天年假").has(term)
+    assert passage_terms("员工满十年享受十天年假").has(term)
+    assert not passage_terms("员工满二十年享受二十天年假").has(term)  # twenty is not ten
+
+
+@pytest.mark.parametrize(("query", "units"), [
+    ("咖啡机多少钱？", ("money",)),
+    ("病假可以休多少天？", ("day",)),
+    ("How many days of leave do I get?", ("day",)),
+    ("How much does the allotment charge for a full plot?", ("money",)),
+    ("How old was he?", ("year",)),
+    ("What percentage of users log in daily?", ("percent",)),
+    ("How many engineers are on call?", ()),
+])
+def test_the_unit_a_question_asks_its_number_in(query, units):
+    assert answer_type(query) == "number"
+    assert asked_units(query) == units
+
+
+def test_the_first_interrogative_decides_the_answer_type():
+    assert answer_type("How much money do I get per day when travelling abroad?") == "number"
+    assert answer_type("When was the gateway installed?") == "date"
+
+
+@pytest.mark.parametrize(("text", "query", "filler"), [
+    ("咖啡机在三楼，免费使用。", "咖啡机多少钱？", None),  # a floor is not a price
+    ("咖啡机售价1200元。", "咖啡机多少钱？", "1200"),
+    ("病假需要二级医院的证明。", "病假可以休多少天？", None),
+    ("病假每年可休15天。", "病假可以休多少天？", "15"),
+    ("The per diem is $60.", "How much money do I get per day?", "60"),
+    ("The per diem is EUR 60.", "How much money do I get per day?", "60"),
+    ("Leave: 25 days a year.", "How many days of leave do I get?", "25"),
+    ("We have 3 dayshift teams.", "How many days of leave do I get?", None),
+    ("Plot 12 is full.", "How much does the allotment charge for a full plot?", None),
+])
+def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
+    assert novel_filler(text, "number", query) == filler
