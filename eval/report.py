@@ -104,6 +104,8 @@ def render_text(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
     rows = [[r.name, str(r.queries)] + [_fmt(r.metrics.get(m), m) for m, _ in TABLE_COLUMNS]
             for r in reports]
     lines += _table(headers, rows)
+    for r in reports:
+        lines += _answerability_lines(r)
     lines.append("")
     lines.append("ranking over the judged queries, per document: R = recall, P = precision;")
     lines.append("references handed out (sets with distractors.tsv): refP@3 = precision, "
@@ -124,6 +126,22 @@ def render_text(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
     for r in reports:
         if r.stages is not None:
             lines += [""] + render_stage_check(r, r.stages)
+    return lines
+
+
+def _answerability_lines(report: SetReport) -> list[str]:
+    """Per-part judge figures of an answerability set (metrics ``<part>_auc`` and rates)."""
+    parts = sorted(m[:-len("_auc")] for m in report.metrics if m.endswith("_auc"))
+    if not parts:
+        return []
+    rows = [[part] + [_fmt(report.metrics.get(f"{part}{suffix}"), suffix) for suffix in
+                      ("_auc", "_refusal_rate", "_false_refusal_rate")] for part in parts]
+    lines = ["", f"{report.name} (judge AUC over questions; refusal of unanswerable and "
+             "false refusal of answerable ones):"]
+    lines += _table(["part", "AUC", "refusal", "false ref."], rows)
+    extra = {m: v for m, v in report.metrics.items()
+             if not any(m.startswith(p + "_") for p in parts) and m.endswith("_rate")}
+    lines += [f"{m}: {_fmt(v, m)}" for m, v in sorted(extra.items())]
     return lines
 
 

@@ -68,7 +68,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
 @cli.command(name="eval")
 @click.option("--set", "sets", multiple=True, metavar="NAME",
               help="A bundled golden set or a folder in BEIR layout (repeatable; default: "
-              "scifact-small, cmrc2018-small, precision).")
+              "scifact-small, cmrc2018-small, precision, answerability).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON document: metrics per set, stage checks, gate results.")
 @click.option("--gate", is_flag=True,

@@ -88,9 +88,13 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
                   "description": "The question or keywords to search for, in any language."},
-        "top_k": {"type": "integer", "minimum": 1, "maximum": TOP_K_MAX, "default": TOP_K,
-                  "description": f"How many references to return (default {TOP_K}, "
-                                 f"at most {TOP_K_MAX})."},
+        # no JSON Schema "default": a host that fills in defaults would always send it, and
+        # a top_k sent asks for exactly that many references
+        "top_k": {"type": "integer", "minimum": 1, "maximum": TOP_K_MAX,
+                  "description": f"Omit it to get only the passages that hold the answer (at "
+                                 f"most {TOP_K}). Set it to get that many references (at most "
+                                 f"{TOP_K_MAX}): the passing ones first, the rest flagged "
+                                 "weak_evidence."},
         "sources": {**_STRING_LIST,
                     "description": "Only documents whose source (absolute file path or URI) "
                                    "equals or starts with one of these, e.g. a folder path."},
