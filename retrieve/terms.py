@@ -92,6 +92,21 @@ def is_stop(word: str) -> bool:
     return not low.isascii() and low in _other_script_stopwords()
 
 
+def is_name(term: Term, query: str) -> bool:
+    """Whether the query writes ``term`` as a name (Latin script only).
+
+    A name is a capitalised word not opening the question ("Australia", "DeepMind") or an
+    acronym ("DNC"); in a query written in title case or capitals nothing is.
+    """
+    word = term.surface
+    if term.phrase or term.spaceless or not word.isascii() or not word[:1].isupper():
+        return False
+    words = re.findall(r"[^\W\d_]+", query)
+    if len(words) >= 3 and sum(w[:1].isupper() for w in words) > 0.6 * len(words):
+        return False  # "What Is The Capital Of Australia"
+    return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
+
+
 def arabic_numerals(text: str) -> str:
     """Chinese numerals written as Arabic digits (``满十年`` -> ``满10年``, ``二十三`` -> ``23``).
 

@@ -3,7 +3,7 @@
 import pytest
 
 from retrieve.answer_types import answer_type, asked_units, novel_filler
-from retrieve.terms import arabic_numerals, content_terms, passage_terms
+from retrieve.terms import arabic_numerals, content_terms, is_name, passage_terms
 
 
 @pytest.mark.parametrize(("text", "digits"), [
@@ -63,3 +63,30 @@ def test_the_first_interrogative_decides_the_answer_type():
 ])
 def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
     assert novel_filler(text, "number", query) == filler
+
+
+@pytest.mark.parametrize(("query", "names"), [
+    ("What is the capital of Australia?", ["Australia"]),
+    ("Who founded the DNC project?", ["DNC"]),
+    ("Australia has what capital?", []),  # the question's first word is capitalised anyway
+    ("What Is The Capital Of Australia", []),  # title case: capitals say nothing
+    ("GPL means what?", ["GPL"]),
+])
+def test_names_are_capitalised_words_inside_the_question_and_acronyms(query, names):
+    assert [t.surface for t in content_terms(query) if is_name(t, query)] == names
+
+
+def test_a_name_the_index_never_mentions_fails_the_gate():
+    from retrieve.judge import IndexStats, Passage, passage_signals
+
+    text = "Capital expenditure rose in the third quarter, the report says."
+    passage = Passage(1, 1, text, "Report", None, 0.0, 0.8, 0.5)
+    query = "What is the capital of Australia?"
+    terms = content_terms(query)
+    known = IndexStats(100, {"capit": 3, "australia": 2}, {1: 1}, {})
+    unknown = IndexStats(100, {"capit": 3}, {1: 1}, {})
+    failed = IndexStats(100, {}, {1: 1}, {}, complete=False)  # FTS5 failed: nothing is known
+    # the index also holds Chinese: "Australia" may be there as 澳大利亚 beyond the dictionary
+    mixed = IndexStats(100, {"capit": 3}, {1: 1}, {}, one_language=False)
+    assert [passage_signals(query, terms, [passage], s)[0].gate
+            for s in (known, unknown, failed, mixed)] == [True, False, True, True]
