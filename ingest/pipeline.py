@@ -32,7 +32,8 @@ Then, once for the batch:
 8. **Embed** every chunk without a current vector, outside any transaction
    (``ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
 9. **Sync** (optional): documents under a synced folder whose file is gone are removed with their
-   chunks, FTS rows and vectors.
+   chunks, FTS rows and vectors; a folder that holds no files at all keeps its documents and
+   fails (``ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``.
 
 Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
@@ -57,6 +58,7 @@ from ingest.chunk import chunk_document
 from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
 from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
+from ingest.empty_folders import kept_empty_folders
 from ingest.extract import SUPPORTED_SUFFIXES, extract
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from ingest.stream import write_text_stream
@@ -209,7 +211,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  on_progress: ProgressFn | None = None,
                  no_vectors_reason: str = "no embedder configured", llm: LLM | None = None,
                  vision: VisionModel | None = None,
-                 extract_timeout_s: float = EXTRACT_TIMEOUT_S) -> IngestReport:
+                 extract_timeout_s: float = EXTRACT_TIMEOUT_S,
+                 allow_empty: bool = False) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -224,10 +227,13 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             retries, a circuit breaker), or ``None`` for title + heading prefixes only.
         vision: the model describing images in PDF and DOCX files, or ``None``.
         extract_timeout_s: the wall-clock budget for extracting one PDF, DOCX or HTML file.
+        allow_empty: with ``sync``, a folder that holds no files loses its documents too;
+            without it they are kept and the folder is a failed outcome.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
-        folder the walk could not read (failed) or a broken symlink it met (skipped).
+        folder the walk could not read (failed), a synced folder kept because it holds no
+        files (failed), or a broken symlink the walk met (skipped).
 
         A storage fault (disk full, I/O error) stops the batch: the file being written fails
         with SQLite's reason, the files after it are "not attempted", and no later stage
@@ -248,7 +254,12 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                                         on_progress=on_progress)
     if fault is not None:
         return _stopped_report(store, outcomes, service)
-    removed = remove_missing(store, roots) if sync else ()
+    removed: tuple[str, ...] = ()
+    if sync:
+        kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
+        outcomes += kept
+        removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
+                                         not in {o.path for o in kept}])
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, llm) if written else []
     retried = store.count_pending_models()

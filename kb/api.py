@@ -125,8 +125,13 @@ class KnowledgeBase:
     # --- ingest ------------------------------------------------------------------------------
 
     def ingest(self, paths: Iterable[Path | str], *, sync: bool = False,
+               allow_empty: bool = False,
                on_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``ingest.pipeline``.
+
+        With ``sync``, documents under the given folders whose files are gone are removed;
+        a folder that holds no files at all keeps its documents and is reported failed (an
+        unmounted drive looks empty) unless ``allow_empty`` is set.
 
         Raises:
             FileNotFoundError: a given path does not exist.
@@ -143,12 +148,18 @@ class KnowledgeBase:
                                 sync=sync, on_progress=on_progress,
                                 no_vectors_reason=problem or "no embedder configured",
                                 llm=self.ingest_llm, vision=self.vision,
-                                extract_timeout_s=self.config.extract_timeout_s)
+                                extract_timeout_s=self.config.extract_timeout_s,
+                                allow_empty=allow_empty)
 
-    def sync(self, paths: Iterable[Path | str], *,
+    def sync(self, paths: Iterable[Path | str], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None) -> IngestReport:
-        """Ingest folders and remove documents whose files are gone from them."""
-        return self.ingest(paths, sync=True, on_progress=on_progress)
+        """Ingest folders and remove documents whose files are gone from them.
+
+        A folder that holds no files at all while the index has documents from it keeps them
+        and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
+        ``allow_empty`` is set: then they are removed too.
+        """
+        return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress)
 
     def reembed(self, *, discard_staged: bool = False,
                 on_progress: ProgressFn | None = None) -> ReembedReport:

@@ -55,12 +55,21 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
 @cli.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines output.")
+@click.option("--allow-empty", is_flag=True,
+              help="A folder that holds no files is really empty: remove its documents too "
+                   "(without it they are kept and the folder fails: an unmounted drive looks "
+                   "empty).")
 @click.pass_context
 @errors_as_one_line
-def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
-    """Ingest folders and remove documents whose files are gone from them."""
+def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empty: bool) -> None:
+    """Ingest folders and remove documents whose files are gone from them.
+
+    A folder that holds no files at all while the index has documents from it keeps them and
+    is reported FAILED (exit 1): an unmounted drive or share looks like an empty folder. Pass
+    --allow-empty when it really is empty.
+    """
     with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
-        report = kb.sync(folders, on_progress=bar)
+        report = kb.sync(folders, allow_empty=allow_empty, on_progress=bar)
     _print_report(report, as_json)
     # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
     sys.exit(1 if report.count("failed") else 0)
