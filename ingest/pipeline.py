@@ -5,9 +5,10 @@ Stages, per file (each one call into one module):
 1. **Discover** files under the given paths (``ingest.discover``); an unreadable folder
    becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
 2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
-3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone. PDF,
-   DOCX and HTML files are extracted in a worker process within a time and memory budget
-   (``ingest.worker``), so a file that keeps a parser busy is stopped and fails alone.
+3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone, and
+   an empty file (0 bytes, or whitespace only) is skipped. PDF, DOCX and HTML files are
+   extracted in a worker process within a time and memory budget (``ingest.worker``), so
+   a file that keeps a parser busy is stopped and fails alone.
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
    context prefix (title + heading path). A plain-text file (without an LLM stage) is read,
    decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
@@ -60,13 +61,14 @@ from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
 from ingest.empty_folders import kept_empty_folders
 from ingest.extract import SUPPORTED_SUFFIXES, extract
+from ingest.extract.text import EMPTY_FILE
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from ingest.stream import write_text_stream
+from ingest.stream import no_text_outcome, write_text_stream
 from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
-from kb.errors import ExtractError, StoreError
+from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.llm_cache import cached_reply
 from kb.store import Store
 from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
@@ -128,6 +130,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         if stat.st_size > MAX_FILE_BYTES:
             return FileOutcome(source, "failed",
                                reason=f"larger than the {MAX_FILE_BYTES // 2**20} MiB budget")
+        if stat.st_size == 0:  # nothing to index is not a failure (a new, blank note)
+            return FileOutcome(source, "skipped", reason=EMPTY_FILE)
         with path.open("rb") as fh:  # in pieces: a large file is never held whole
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
@@ -142,6 +146,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         return write_text_stream(store, path, row, chunk, updated=old is not None)
     try:
         doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
+    except EmptyDocumentError as exc:  # whitespace only is empty, skipped; a scan fails
+        return no_text_outcome(source, path, exc.reason)
     except ExtractError as exc:
         return FileOutcome(source, "failed", reason=exc.reason)
     except Exception as exc:  # an extractor bug must not abort the batch
@@ -153,7 +159,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
                       warnings=doc.warnings)
     drafts = chunk_document(doc, chunk)
     if not drafts:
-        return FileOutcome(source, "failed", reason="no text to index")
+        return no_text_outcome(source, path, "no text to index")
     describe = _describer(store, vision) if vision is not None else None
     if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
         _write_document(store, dataclasses.replace(
@@ -195,7 +201,8 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
         except StoreError as exc:  # disk full, I/O error: the next writes would fail too
             fault = exc
             outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
-        if outcome.action == "failed" and store.get_document(source=outcome.path):
+        if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and store.get_document(
+                source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
                 "to drop it)"))
