@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
@@ -26,8 +27,9 @@ from kb.config import (
     Config,
     PipelineSettings,
     SearchOptions,
-    check_query_length,
+    check_query,
     scale_warning,
+    type_name,
 )
 from kb.embedder_state import EmbedderState
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
@@ -37,6 +39,27 @@ from kb.vectorspace import ReembedTarget
 from retrieve.calibration import meta_key as calibration_key
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
+
+PathArg = str | os.PathLike[str]
+
+
+def path_list(paths: PathArg | Iterable[PathArg]) -> list[Path | str]:
+    """``paths`` as a list: one ``str`` or ``os.PathLike`` is one path, not its characters.
+
+    Raises:
+        TypeError: ``paths`` is neither a path nor an iterable of paths (the message names
+            the first item that is not one).
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    elif isinstance(paths, bytes | bytearray) or not isinstance(paths, Iterable):
+        raise TypeError(f"paths must be a path (str or os.PathLike) or a list of paths, got "
+                        f"{type_name(paths)}")
+    items = list(paths)
+    for i, item in enumerate(items):
+        if not isinstance(item, str | os.PathLike):
+            raise TypeError(f"paths[{i}] must be a str or os.PathLike, got {type_name(item)}")
+    return [item if isinstance(item, str) else Path(item) for item in items]
 
 
 class KnowledgeBase:
@@ -124,19 +147,22 @@ class KnowledgeBase:
 
     # --- ingest ------------------------------------------------------------------------------
 
-    def ingest(self, paths: Iterable[Path | str], *, sync: bool = False,
+    def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False,
                on_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``ingest.pipeline``.
 
-        With ``sync``, documents under the given folders whose files are gone are removed;
-        a folder that holds no files at all keeps its documents and is reported failed (an
-        unmounted drive looks empty) unless ``allow_empty`` is set.
+        ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
+        documents under the given folders whose files are gone are removed; a folder that
+        holds no files at all keeps its documents and is reported failed (an unmounted drive
+        looks empty) unless ``allow_empty`` is set.
 
         Raises:
+            TypeError: ``paths`` is neither a path nor an iterable of paths.
             FileNotFoundError: a given path does not exist.
             kb.errors.FingerprintMismatch: the index holds vectors of another model.
         """
+        paths = path_list(paths)
         service, problem = self.embedding_service()
         if service is not None:
             mismatch = self._embedding.check(service)
@@ -151,7 +177,7 @@ class KnowledgeBase:
                                 extract_timeout_s=self.config.extract_timeout_s,
                                 allow_empty=allow_empty)
 
-    def sync(self, paths: Iterable[Path | str], *, allow_empty: bool = False,
+    def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest folders and remove documents whose files are gone from them.
 
@@ -243,13 +269,22 @@ class KnowledgeBase:
         ``diagnostics.error`` says it was cancelled.
 
         Raises:
+            TypeError: ``query`` is not a string, ``options`` not a ``SearchOptions``, both
+                ``options`` and keyword arguments are given, or an option has the wrong type.
             ValueError: malformed options, or a query longer than
                 ``kb.config.MAX_QUERY_CHARS`` code points.
         """
-        check_query_length(query)
+        check_query(query)
         if options is None:
             kwargs.setdefault("fill", "top_k" in kwargs)
             options = SearchOptions(**kwargs)
+        elif not isinstance(options, SearchOptions):
+            raise TypeError(f"options must be a kb.config.SearchOptions, got "
+                            f"{type_name(options)} (or pass top_k=... and the other options "
+                            "as keywords)")
+        elif kwargs:
+            raise TypeError(f"pass either options or keyword options, not both (got options "
+                            f"and {', '.join(sorted(kwargs))})")
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
                           reranker=self.reranker, settings=PipelineSettings(
