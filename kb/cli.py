@@ -1,7 +1,9 @@
 """The ``kb`` command line: parse, call the Python API, format.
 
 Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists); messages and
-progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1.
+progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1,
+a bad value exit 2; with ``--json`` the error is also a JSON document on stdout
+(``errors_as_one_line``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
-from kb.errors import KbError
+from kb.errors import DocumentNotFound, KbError
 from kb.types import SearchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,18 +54,47 @@ def _to_json(obj: Any) -> Any:
 def emit_json(obj: Any) -> None:
     """Print one JSON document (sorted keys, so output is byte-stable)."""
     click.echo(json.dumps(_to_json(obj), ensure_ascii=False, sort_keys=True))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta["kb.json_emitted"] = True
+
+
+def _error_kind(exc: Exception) -> str:
+    """The error's ``type`` in JSON, in the tool's and HTTP API's words."""
+    if isinstance(exc, ValueError | TypeError | click.UsageError):
+        return "invalid_arguments"
+    if isinstance(exc, FileNotFoundError | DocumentNotFound):
+        return "not_found"
+    return "failed"
 
 
 def errors_as_one_line(fn: F) -> F:
-    """Turn KbError / missing files / bad values into one stderr line and a non-zero exit."""
+    """Turn KbError / missing files / bad values into one stderr line and a non-zero exit.
+
+    Exit 1 for a ``KbError`` or a missing file, 2 for a bad value (``ValueError``) or a usage
+    error the command raises (click's own rule). With ``--json`` (``as_json``) the error is
+    also printed on stdout, unless the command printed its JSON already, as one document
+    ``{"error": {"type": "invalid_arguments" | "not_found" | "failed", "message": ...}}``,
+    the shape of the HTTP API's errors. Option mistakes click finds before the command runs
+    are its usage errors on stderr only.
+    """
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def as_json(exc: Exception) -> None:
+            ctx = click.get_current_context(silent=True)
+            if kwargs.get("as_json") and not (ctx and ctx.meta.get("kb.json_emitted")):
+                emit_json({"error": {"type": _error_kind(exc), "message": str(exc)}})
         try:
             return fn(*args, **kwargs)
+        except click.UsageError as exc:
+            as_json(exc)
+            raise
         except (KbError, FileNotFoundError) as exc:
+            as_json(exc)
             click.echo(f"kb: error: {exc}", err=True)
             sys.exit(1)
         except ValueError as exc:
+            as_json(exc)
             click.echo(f"kb: error: {exc}", err=True)
             sys.exit(2)
     return wrapper  # type: ignore[return-value]
@@ -212,6 +243,12 @@ def search_options(fn: F) -> F:
     return fn
 
 
+def _failure(result: SearchResult) -> dict[str, str] | None:
+    """The ``error`` of a search's JSON: ``None``, or why the search failed."""
+    error = result.diagnostics.error
+    return {"type": "failed", "message": error} if error else None
+
+
 def _print_result(result: SearchResult, explain: bool) -> None:
     if result.diagnostics.error:
         click.echo(f"kb: {result.diagnostics.error}", err=True)
@@ -249,7 +286,8 @@ def _print_result(result: SearchResult, explain: bool) -> None:
 @cli.command(cls=QueryCommand)
 @click.argument("query")
 @search_options
-@click.option("--json", "as_json", is_flag=True, help="JSON output (the full SearchResult).")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: the full SearchResult and error (null, or why it failed).")
 @click.option("--explain", is_flag=True, help="Print per-stage traces (stderr; in JSON too).")
 @click.pass_context
 @errors_as_one_line
@@ -266,7 +304,7 @@ def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str,
         data = _to_json(result)
         for stage in data["diagnostics"]["stages"]:
             stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
-        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True))
+        emit_json({**data, "error": _failure(result)})  # as `kb context --json`
     else:
         _print_result(result, explain)
 
@@ -293,8 +331,7 @@ def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str
     if as_json:
         emit_json({"query": result.query, "context": result.context,
                    "insufficient_evidence": result.insufficient_evidence,
-                   "error": ({"type": "failed", "message": result.diagnostics.error}
-                             if result.diagnostics.error else None)})
+                   "error": _failure(result)})
     else:
         click.echo(result.context)
 
