@@ -36,6 +36,7 @@ from kb.errors import BackendError, DocumentNotFound, ReembedConflict
 from kb.store import Store
 from kb.types import Document, IngestReport, SearchResult
 from kb.vectorspace import ReembedTarget
+from retrieve.calibration import judge_threshold_in_use
 from retrieve.calibration import meta_key as calibration_key
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
@@ -343,10 +344,17 @@ class KnowledgeBase:
         return doc
 
     def status(self) -> dict[str, Any]:
-        """Counts, embedder, fingerprint state, an unfinished re-embed, and integrity."""
+        """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
+
+        ``judge_threshold`` (in [0, 1]) and ``judge_threshold_source`` (``shipped (...)`` or
+        ``kb calibrate <date> on <set>``) are those of the stored vectors' model, or of the
+        BM25-only judge when the index has none or the configured embedder is ``none``.
+        """
         key, description = self._embedding.stored()
         counts = self.store.counts()
         target = vectorspace.reembed_target(self.store)
+        threshold, source = judge_threshold_in_use(
+            self.store, None if self.config.embedder == "none" else key)
         return {
             "path": str(self.store.path),
             **counts,
@@ -354,6 +362,8 @@ class KnowledgeBase:
             "documents_pending_models": self.store.count_pending_models(),
             "embedder_configured": self.config.embedder,
             "embedder_stored": description if key else None,
+            "judge_threshold": threshold,
+            "judge_threshold_source": source,
             "reembed_target": target.description if target else None,
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),
