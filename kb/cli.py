@@ -89,14 +89,10 @@ def errors_as_one_line(fn: F) -> F:
         except click.UsageError as exc:
             as_json(exc)
             raise
-        except (KbError, FileNotFoundError) as exc:
+        except (KbError, FileNotFoundError, ValueError) as exc:
             as_json(exc)
             click.echo(f"kb: error: {exc}", err=True)
-            sys.exit(1)
-        except ValueError as exc:
-            as_json(exc)
-            click.echo(f"kb: error: {exc}", err=True)
-            sys.exit(2)
+            sys.exit(1 if isinstance(exc, KbError | FileNotFoundError) else 2)
     return wrapper  # type: ignore[return-value]
 
 
