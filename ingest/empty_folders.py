@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kb.store import Store
 from kb.types import FileOutcome
-from kb.walk import walk_files
+from kb.walk import WalkError, walk_files
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 
@@ -23,10 +23,17 @@ ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 def holds_no_files(folder: Path, suffixes: frozenset[str]) -> bool:
     """Whether a walk of ``folder`` finds no file with one of ``suffixes`` (stops at the first).
 
-    What the walk cannot read (a folder, a broken link) is not a file: a folder that holds
-    only such entries holds no files.
+    What the walk cannot read inside it (a subfolder, a broken link) is not a file: a folder
+    that holds only such entries holds no files. A folder that cannot be listed at all is not
+    known to hold none (the walk reports it as failed, and its documents stay anyway).
     """
-    return next(walk_files(folder, suffixes, on_error=lambda _: None), None) is None
+    unlisted: list[WalkError] = []
+
+    def on_error(error: WalkError) -> None:
+        if error.path == folder:
+            unlisted.append(error)
+
+    return next(walk_files(folder, suffixes, on_error=on_error), None) is None and not unlisted
 
 
 def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[str]

@@ -1,7 +1,9 @@
 """`kb sync` on a folder that holds no files (an unmounted drive) keeps its documents."""
 
 import json
+import os
 
+import pytest
 from click.testing import CliRunner
 from conftest import write
 
@@ -64,3 +66,20 @@ def test_the_api_keeps_an_emptied_folder_unless_allowed(tmp_path, kb_bm25):
     report = kb_bm25.sync([keep], allow_empty=True)
     assert report.count("failed") == 0 and len(report.removed) == 2
     assert [d.source for d in kb_bm25.documents()] == [str(gone[1].resolve())]
+
+
+def test_a_folder_that_cannot_be_listed_is_reported_once_and_kept(tmp_path, kb_bm25):
+    folder = tmp_path / "locked"
+    _notes(folder, 2)
+    kb_bm25.sync([folder])
+    folder.chmod(0o000)
+    try:
+        if os.access(folder, os.R_OK | os.X_OK):
+            pytest.skip("the permission bypass reads a mode-000 folder (root with "
+                        "CAP_DAC_OVERRIDE); run without it to test this")
+        report = kb_bm25.sync([folder])
+    finally:
+        folder.chmod(0o755)
+    assert [(o.path, o.reason) for o in report.outcomes] == [
+        (str(folder.resolve()), "cannot read folder: Permission denied")]
+    assert report.removed == () and len(kb_bm25.documents()) == 2
