@@ -199,12 +199,7 @@ def load_qrels(directory: Path | str) -> Qrels:
             the file and line.
 
     """
-    directory = Path(directory)
-    path = directory / "qrels.tsv"
-    if not path.is_file():
-        path = directory / "qrels" / "test.tsv"
-    if not path.is_file():
-        raise FileNotFoundError(f"no qrels.tsv or qrels/test.tsv in {directory}")
+    path = qrels_path(directory)
     qrels: Qrels = {}
     seen: set[tuple[str, str]] = set()
     with path.open(encoding="utf-8", newline="") as f:
@@ -228,6 +223,55 @@ def load_qrels(directory: Path | str) -> Qrels:
             if score > 0:
                 qrels.setdefault(query_id, {})[doc_id] = score
     return qrels
+
+
+def qrels_path(directory: Path | str) -> Path:
+    """The set's qrels file: ``qrels.tsv``, else BEIR's ``qrels/test.tsv``.
+
+    Raises:
+        FileNotFoundError: neither exists.
+    """
+    directory = Path(directory)
+    for path in (directory / "qrels.tsv", directory / "qrels" / "test.tsv"):
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no qrels.tsv or qrels/test.tsv in {directory}")
+
+
+def check_qrels_ids(directory: Path | str) -> None:
+    """Refuse relevance judgements (score > 0) naming a query or document the set lacks.
+
+    Such a row is a typo or a judgement against another corpus; a relevant document missing
+    from the corpus would make its question look answerable when nothing in the index
+    answers it.
+
+    Raises:
+        FileNotFoundError: a file of the set is missing.
+        ValueError: a file is malformed (see the loaders), or qrels rows name ids the corpus
+            or the queries file does not hold; the message names the files and the first
+            five ids, each with its query.
+    """
+    directory = Path(directory)
+    qrels_file, corpus_file = qrels_path(directory), _find(directory, "corpus")
+    queries_file = _find(directory, "queries")
+    qrels = load_qrels(directory)
+    documents = {d._id for d in load_corpus(directory)}
+    queries = {q._id for q in load_queries(directory)}
+    lost_queries = [q for q in qrels if q not in queries]
+    lost_docs = [(d, q) for q, judged in qrels.items() for d in judged if d not in documents]
+    problems = []
+    if lost_docs:
+        shown = ", ".join(f"{d!r} (query {q!r})" for d, q in lost_docs[:5])
+        more = f" and {len(lost_docs) - 5} more" if len(lost_docs) > 5 else ""
+        problems.append(f"{qrels_file} names corpus ids that are not in {corpus_file}: "
+                        f"{shown}{more}")
+    if lost_queries:
+        shown = ", ".join(repr(q) for q in lost_queries[:5])
+        more = f" and {len(lost_queries) - 5} more" if len(lost_queries) > 5 else ""
+        problems.append(f"{qrels_file} names query ids that are not in {queries_file}: "
+                        f"{shown}{more}")
+    if problems:
+        raise ValueError("; ".join(problems))
 
 
 def _candidates(stem: str) -> tuple[str, str]:

@@ -5,9 +5,10 @@ Stages, per file (each one call into one module):
 1. **Discover** files under the given paths (``ingest.discover``); an unreadable folder
    becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
 2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
-3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone. PDF,
-   DOCX and HTML files are extracted in a worker process within a time and memory budget
-   (``ingest.worker``), so a file that keeps a parser busy is stopped and fails alone.
+3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone, and
+   an empty file (0 bytes, or whitespace only) is skipped. PDF, DOCX and HTML files are
+   extracted in a worker process within a time and memory budget (``ingest.worker``), so
+   a file that keeps a parser busy is stopped and fails alone.
 4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
    context prefix (title + heading path). A plain-text file (without an LLM stage) is read,
    decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
@@ -32,7 +33,8 @@ Then, once for the batch:
 8. **Embed** every chunk without a current vector, outside any transaction
    (``ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
 9. **Sync** (optional): documents under a synced folder whose file is gone are removed with their
-   chunks, FTS rows and vectors.
+   chunks, FTS rows and vectors; a folder that holds no files at all keeps its documents and
+   fails (``ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``.
 
 Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
@@ -57,14 +59,16 @@ from ingest.chunk import chunk_document
 from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
 from ingest.discover import MAX_FILE_BYTES, discover
 from ingest.embed import backfill_vectors
+from ingest.empty_folders import kept_empty_folders
 from ingest.extract import SUPPORTED_SUFFIXES, extract
+from ingest.extract.text import EMPTY_FILE
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from ingest.stream import write_text_stream
+from ingest.stream import no_text_outcome, write_text_stream
 from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.backends.embedding import EmbeddingService
 from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
-from kb.errors import ExtractError, StoreError
+from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.llm_cache import cached_reply
 from kb.store import Store
 from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
@@ -126,6 +130,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         if stat.st_size > MAX_FILE_BYTES:
             return FileOutcome(source, "failed",
                                reason=f"larger than the {MAX_FILE_BYTES // 2**20} MiB budget")
+        if stat.st_size == 0:  # nothing to index is not a failure (a new, blank note)
+            return FileOutcome(source, "skipped", reason=EMPTY_FILE)
         with path.open("rb") as fh:  # in pieces: a large file is never held whole
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
@@ -140,6 +146,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         return write_text_stream(store, path, row, chunk, updated=old is not None)
     try:
         doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
+    except EmptyDocumentError as exc:  # whitespace only is empty, skipped; a scan fails
+        return no_text_outcome(source, path, exc.reason)
     except ExtractError as exc:
         return FileOutcome(source, "failed", reason=exc.reason)
     except Exception as exc:  # an extractor bug must not abort the batch
@@ -151,7 +159,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
                       warnings=doc.warnings)
     drafts = chunk_document(doc, chunk)
     if not drafts:
-        return FileOutcome(source, "failed", reason="no text to index")
+        return no_text_outcome(source, path, "no text to index")
     describe = _describer(store, vision) if vision is not None else None
     if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
         _write_document(store, dataclasses.replace(
@@ -193,7 +201,8 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
         except StoreError as exc:  # disk full, I/O error: the next writes would fail too
             fault = exc
             outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
-        if outcome.action == "failed" and store.get_document(source=outcome.path):
+        if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and store.get_document(
+                source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
                 "to drop it)"))
@@ -209,7 +218,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  on_progress: ProgressFn | None = None,
                  no_vectors_reason: str = "no embedder configured", llm: LLM | None = None,
                  vision: VisionModel | None = None,
-                 extract_timeout_s: float = EXTRACT_TIMEOUT_S) -> IngestReport:
+                 extract_timeout_s: float = EXTRACT_TIMEOUT_S,
+                 allow_empty: bool = False) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -224,10 +234,13 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             retries, a circuit breaker), or ``None`` for title + heading prefixes only.
         vision: the model describing images in PDF and DOCX files, or ``None``.
         extract_timeout_s: the wall-clock budget for extracting one PDF, DOCX or HTML file.
+        allow_empty: with ``sync``, a folder that holds no files loses its documents too;
+            without it they are kept and the folder is a failed outcome.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
-        folder the walk could not read (failed) or a broken symlink it met (skipped).
+        folder the walk could not read (failed), a synced folder kept because it holds no
+        files (failed), or a broken symlink the walk met (skipped).
 
         A storage fault (disk full, I/O error) stops the batch: the file being written fails
         with SQLite's reason, the files after it are "not attempted", and no later stage
@@ -248,7 +261,12 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                                         on_progress=on_progress)
     if fault is not None:
         return _stopped_report(store, outcomes, service)
-    removed = remove_missing(store, roots) if sync else ()
+    removed: tuple[str, ...] = ()
+    if sync:
+        kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
+        outcomes += kept
+        removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
+                                         not in {o.path for o in kept}])
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = _situating_notes(store, llm) if written else []
     retried = store.count_pending_models()

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ingest.chunk import chunk_stream
-from ingest.extract.text import iter_text
+from ingest.extract.text import EMPTY_FILE, TEXT_SUFFIXES, is_blank_text, iter_text
 from kb.config import ChunkSettings
-from kb.errors import ExtractError
+from kb.errors import EmptyDocumentError, ExtractError
 from kb.store import Store
 from kb.types import ChunkDraft, DocumentRow, FileOutcome
 
@@ -35,8 +35,9 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         updated: whether a version of the file was indexed before (the outcome's action).
 
     Returns:
-        ``added``/``updated`` with the chunks written, or ``failed`` with the reason (the
-        file's own: unreadable, undecodable, no text); nothing is written then.
+        ``added``/``updated`` with the chunks written, ``skipped`` ("empty file") for a file
+        of whitespace only, or ``failed`` with the reason (the file's own: unreadable,
+        undecodable, no text); nothing is written then.
 
     Raises:
         StoreError: a storage fault (disk full); nothing of the document was written.
@@ -53,8 +54,23 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
     try:
         first = next(drafts, None)  # detects the encoding, reads up to the first chunk
         if first is None:
-            return FileOutcome(row.source, "failed", reason="no text to index")
+            return no_text_outcome(row.source, path, "no text to index")
         store.replace_document(row, counted(first))
+    except EmptyDocumentError as exc:
+        return no_text_outcome(row.source, path, exc.reason)
     except ExtractError as exc:
         return FileOutcome(row.source, "failed", reason=exc.reason)
     return FileOutcome(row.source, "updated" if updated else "added", chunks=written)
+
+
+def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:
+    """The outcome of a file without text to index.
+
+    ``skipped`` ("empty file") when it is 0 bytes or whitespace only (nothing was meant to be
+    indexed, as for a broken symlink); otherwise ``failed`` with ``reason`` (a scanned PDF, a
+    page of markup only: content kb could not read).
+    """
+    if path.suffix.lower() in TEXT_SUFFIXES and is_blank_text(path):
+        return FileOutcome(source, "skipped", reason=EMPTY_FILE)
+    return FileOutcome(source, "failed", reason=reason)
+

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
@@ -26,17 +27,40 @@ from kb.config import (
     Config,
     PipelineSettings,
     SearchOptions,
-    check_query_length,
+    check_query,
     scale_warning,
+    type_name,
 )
 from kb.embedder_state import EmbedderState
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
 from kb.store import Store
 from kb.types import Document, IngestReport, SearchResult
 from kb.vectorspace import ReembedTarget
+from retrieve.calibration import judge_threshold_in_use
 from retrieve.calibration import meta_key as calibration_key
 from retrieve.pipeline import Engines
 from retrieve.pipeline import search as run_search
+
+PathArg = str | os.PathLike[str]
+
+
+def path_list(paths: PathArg | Iterable[PathArg]) -> list[Path | str]:
+    """``paths`` as a list: one ``str`` or ``os.PathLike`` is one path, not its characters.
+
+    Raises:
+        TypeError: ``paths`` is neither a path nor an iterable of paths (the message names
+            the first item that is not one).
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    elif isinstance(paths, bytes | bytearray) or not isinstance(paths, Iterable):
+        raise TypeError(f"paths must be a path (str or os.PathLike) or a list of paths, got "
+                        f"{type_name(paths)}")
+    items = list(paths)
+    for i, item in enumerate(items):
+        if not isinstance(item, str | os.PathLike):
+            raise TypeError(f"paths[{i}] must be a str or os.PathLike, got {type_name(item)}")
+    return [item if isinstance(item, str) else Path(item) for item in items]
 
 
 class KnowledgeBase:
@@ -124,14 +148,22 @@ class KnowledgeBase:
 
     # --- ingest ------------------------------------------------------------------------------
 
-    def ingest(self, paths: Iterable[Path | str], *, sync: bool = False,
+    def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
+               allow_empty: bool = False,
                on_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``ingest.pipeline``.
 
+        ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
+        documents under the given folders whose files are gone are removed; a folder that
+        holds no files at all keeps its documents and is reported failed (an unmounted drive
+        looks empty) unless ``allow_empty`` is set.
+
         Raises:
+            TypeError: ``paths`` is neither a path nor an iterable of paths.
             FileNotFoundError: a given path does not exist.
             kb.errors.FingerprintMismatch: the index holds vectors of another model.
         """
+        paths = path_list(paths)
         service, problem = self.embedding_service()
         if service is not None:
             mismatch = self._embedding.check(service)
@@ -143,12 +175,18 @@ class KnowledgeBase:
                                 sync=sync, on_progress=on_progress,
                                 no_vectors_reason=problem or "no embedder configured",
                                 llm=self.ingest_llm, vision=self.vision,
-                                extract_timeout_s=self.config.extract_timeout_s)
+                                extract_timeout_s=self.config.extract_timeout_s,
+                                allow_empty=allow_empty)
 
-    def sync(self, paths: Iterable[Path | str], *,
+    def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None) -> IngestReport:
-        """Ingest folders and remove documents whose files are gone from them."""
-        return self.ingest(paths, sync=True, on_progress=on_progress)
+        """Ingest folders and remove documents whose files are gone from them.
+
+        A folder that holds no files at all while the index has documents from it keeps them
+        and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
+        ``allow_empty`` is set: then they are removed too.
+        """
+        return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress)
 
     def reembed(self, *, discard_staged: bool = False,
                 on_progress: ProgressFn | None = None) -> ReembedReport:
@@ -232,13 +270,22 @@ class KnowledgeBase:
         ``diagnostics.error`` says it was cancelled.
 
         Raises:
+            TypeError: ``query`` is not a string, ``options`` not a ``SearchOptions``, both
+                ``options`` and keyword arguments are given, or an option has the wrong type.
             ValueError: malformed options, or a query longer than
                 ``kb.config.MAX_QUERY_CHARS`` code points.
         """
-        check_query_length(query)
+        check_query(query)
         if options is None:
             kwargs.setdefault("fill", "top_k" in kwargs)
             options = SearchOptions(**kwargs)
+        elif not isinstance(options, SearchOptions):
+            raise TypeError(f"options must be a kb.config.SearchOptions, got "
+                            f"{type_name(options)} (or pass top_k=... and the other options "
+                            "as keywords)")
+        elif kwargs:
+            raise TypeError(f"pass either options or keyword options, not both (got options "
+                            f"and {', '.join(sorted(kwargs))})")
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
                           reranker=self.reranker, settings=PipelineSettings(
@@ -297,10 +344,17 @@ class KnowledgeBase:
         return doc
 
     def status(self) -> dict[str, Any]:
-        """Counts, embedder, fingerprint state, an unfinished re-embed, and integrity."""
+        """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
+
+        ``judge_threshold`` (in [0, 1]) and ``judge_threshold_source`` (``shipped (...)`` or
+        ``kb calibrate <date> on <set>``) are those of the stored vectors' model, or of the
+        BM25-only judge when the index has none or the configured embedder is ``none``.
+        """
         key, description = self._embedding.stored()
         counts = self.store.counts()
         target = vectorspace.reembed_target(self.store)
+        threshold, source = judge_threshold_in_use(
+            self.store, None if self.config.embedder == "none" else key)
         return {
             "path": str(self.store.path),
             **counts,
@@ -308,6 +362,8 @@ class KnowledgeBase:
             "documents_pending_models": self.store.count_pending_models(),
             "embedder_configured": self.config.embedder,
             "embedder_stored": description if key else None,
+            "judge_threshold": threshold,
+            "judge_threshold_source": source,
             "reembed_target": target.description if target else None,
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),

@@ -1,7 +1,9 @@
 """The ``kb`` command line: parse, call the Python API, format.
 
 Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists); messages and
-progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1.
+progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1,
+a bad value exit 2; with ``--json`` the error is also a JSON document on stdout
+(``errors_as_one_line``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
-from kb.errors import KbError
-from kb.types import IngestReport, SearchResult
+from kb.errors import DocumentNotFound, KbError
+from kb.types import SearchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"
@@ -52,20 +54,45 @@ def _to_json(obj: Any) -> Any:
 def emit_json(obj: Any) -> None:
     """Print one JSON document (sorted keys, so output is byte-stable)."""
     click.echo(json.dumps(_to_json(obj), ensure_ascii=False, sort_keys=True))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta["kb.json_emitted"] = True
+
+
+def _error_kind(exc: Exception) -> str:
+    """The error's ``type`` in JSON, in the tool's and HTTP API's words."""
+    if isinstance(exc, ValueError | TypeError | click.UsageError):
+        return "invalid_arguments"
+    if isinstance(exc, FileNotFoundError | DocumentNotFound):
+        return "not_found"
+    return "failed"
 
 
 def errors_as_one_line(fn: F) -> F:
-    """Turn KbError / missing files / bad values into one stderr line and a non-zero exit."""
+    """Turn KbError / missing files / bad values into one stderr line and a non-zero exit.
+
+    Exit 1 for a ``KbError`` or a missing file, 2 for a bad value (``ValueError``) or a usage
+    error the command raises (click's own rule). With ``--json`` (``as_json``) the error is
+    also printed on stdout, unless the command printed its JSON already, as one document
+    ``{"error": {"type": "invalid_arguments" | "not_found" | "failed", "message": ...}}``,
+    the shape of the HTTP API's errors. Option mistakes click finds before the command runs
+    are its usage errors on stderr only.
+    """
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def as_json(exc: Exception) -> None:
+            ctx = click.get_current_context(silent=True)
+            if kwargs.get("as_json") and not (ctx and ctx.meta.get("kb.json_emitted")):
+                emit_json({"error": {"type": _error_kind(exc), "message": str(exc)}})
         try:
             return fn(*args, **kwargs)
-        except (KbError, FileNotFoundError) as exc:
+        except click.UsageError as exc:
+            as_json(exc)
+            raise
+        except (KbError, FileNotFoundError, ValueError) as exc:
+            as_json(exc)
             click.echo(f"kb: error: {exc}", err=True)
-            sys.exit(1)
-        except ValueError as exc:
-            click.echo(f"kb: error: {exc}", err=True)
-            sys.exit(2)
+            sys.exit(1 if isinstance(exc, KbError | FileNotFoundError) else 2)
     return wrapper  # type: ignore[return-value]
 
 
@@ -156,99 +183,6 @@ def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
                "extract_timeout_s": extract_timeout_s}
 
 
-def _print_report(report: IngestReport, as_json: bool) -> None:
-    if as_json:
-        for o in report.outcomes:
-            emit_json({"type": "file", **_to_json(o)})
-        emit_json({"type": "summary", "documents_added": report.count("added"),
-                   "documents_updated": report.count("updated"),
-                   "unchanged": report.count("unchanged"), "skipped": report.count("skipped"),
-                   "failed": report.count("failed"), "chunks": report.chunks,
-                   "removed": list(report.removed), "vectors_pending": report.vectors_pending,
-                   "embedder": report.embedder, "warnings": list(report.warnings)})
-        return
-    for o in report.outcomes:
-        if o.action in ("failed", "skipped"):
-            click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
-        for w in o.warnings:
-            click.echo(f"WARN     {o.path}: {w}")
-    for src in report.removed:
-        click.echo(f"REMOVED  {src}")
-    for w in report.warnings:
-        click.echo(f"WARN     {w}")
-    click.echo(
-        f"{report.count('added')} added, {report.count('updated')} updated, "
-        f"{report.count('unchanged')} unchanged, {report.count('skipped')} skipped, "
-        f"{report.count('failed')} failed; {report.chunks} chunks written; "
-        f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}")
-
-
-@cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--json", "as_json", is_flag=True,
-              help="JSON Lines: one line per file, then a summary.")
-@click.pass_context
-@errors_as_one_line
-def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
-    """Ingest files and folders (recursively) into the knowledge base."""
-    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
-        report = kb.ingest(paths, on_progress=bar)
-    _print_report(report, as_json)
-    # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
-    sys.exit(1 if report.count("failed") else 0)
-
-
-@cli.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines output.")
-@click.pass_context
-@errors_as_one_line
-def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool) -> None:
-    """Ingest folders and remove documents whose files are gone from them."""
-    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
-        report = kb.sync(folders, on_progress=bar)
-    _print_report(report, as_json)
-    # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
-    sys.exit(1 if report.count("failed") else 0)
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON output: the summary.")
-@click.option("--discard-staged", is_flag=True,
-              help="First drop the vectors staged by an unfinished re-embed (live vectors are "
-                   "never touched).")
-@click.pass_context
-@errors_as_one_line
-def reembed(ctx: click.Context, as_json: bool, discard_staged: bool) -> None:
-    """Give every chunk a vector of the configured embedder.
-
-    With the stored model: fill in missing vectors. With another model: build its vectors
-    beside the stored ones (searches keep using those) and switch when every chunk has one;
-    an interrupted run resumes where it stopped. Exits 1 when it stopped early.
-    """
-    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
-        report = kb.reembed(discard_staged=discard_staged, on_progress=bar)
-    if as_json:
-        emit_json({**_to_json(report), "complete": report.complete})
-    else:
-        for w in report.warnings:
-            click.echo(f"WARN     {w}")
-        if report.discarded:
-            click.echo(f"discarded {report.discarded} staged vectors")
-        if report.mode == "backfill":
-            click.echo(f"{report.embedded} vectors written; {report.pending} of {report.chunks} "
-                       f"chunks waiting for vectors; embedder: {report.embedder}")
-        elif report.switched:
-            click.echo(f"switched from {report.previous} to {report.embedder}: all "
-                       f"{report.chunks - report.pending} chunks re-embedded "
-                       f"({report.embedded} in this run)")
-        else:
-            click.echo(f"re-embed to {report.embedder} incomplete: {report.pending} of "
-                       f"{report.chunks} chunks still to embed; search keeps using "
-                       f"{report.previous}; run `kb reembed` again to resume")
-    sys.exit(0 if report.complete else 1)
-
-
 def _source_prefix(value: str) -> str:
     """A ``--source`` value as stored sources spell it.
 
@@ -305,6 +239,12 @@ def search_options(fn: F) -> F:
     return fn
 
 
+def _failure(result: SearchResult) -> dict[str, str] | None:
+    """The ``error`` of a search's JSON: ``None``, or why the search failed."""
+    error = result.diagnostics.error
+    return {"type": "failed", "message": error} if error else None
+
+
 def _print_result(result: SearchResult, explain: bool) -> None:
     if result.diagnostics.error:
         click.echo(f"kb: {result.diagnostics.error}", err=True)
@@ -323,27 +263,30 @@ def _print_result(result: SearchResult, explain: bool) -> None:
         click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     for rung in result.diagnostics.degraded:
         click.echo(f"note: degraded: {rung}", err=True)
-    if explain:
+    if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
         for s in d.stages:
-            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}", err=True)
+            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}")
         click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
-                   f"{d.floor_dropped}; best below floor {d.best_below_floor}", err=True)
+                   f"{d.floor_dropped}; best below floor {d.best_below_floor}")
         for stage, items in d.explain:
-            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]), err=True)
+            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]))
         for j in d.judge:
             click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
                        f"{'passed' if j.passed else 'not passed'}; focus found "
                        f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
                        f"{j.answer_type} (found: {j.type_found}); best sentence: "
-                       f"{j.best_sentence[:120]!r}", err=True)
+                       f"{j.best_sentence[:120]!r}")
 
 
 @cli.command(cls=QueryCommand)
 @click.argument("query")
 @search_options
-@click.option("--json", "as_json", is_flag=True, help="JSON output (the full SearchResult).")
-@click.option("--explain", is_flag=True, help="Print per-stage traces (stderr; in JSON too).")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: the full SearchResult and error (null, or why it failed).")
+@click.option("--explain", is_flag=True,
+              help="Also print per-stage traces and the judge's reasons (stdout; with --json, "
+                   "in the JSON's diagnostics).")
 @click.pass_context
 @errors_as_one_line
 def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
@@ -359,7 +302,7 @@ def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str,
         data = _to_json(result)
         for stage in data["diagnostics"]["stages"]:
             stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
-        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True))
+        emit_json({**data, "error": _failure(result)})  # as `kb context --json`
     else:
         _print_result(result, explain)
 
@@ -386,8 +329,7 @@ def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str
     if as_json:
         emit_json({"query": result.query, "context": result.context,
                    "insufficient_evidence": result.insufficient_evidence,
-                   "error": ({"type": "failed", "message": result.diagnostics.error}
-                             if result.diagnostics.error else None)})
+                   "error": _failure(result)})
     else:
         click.echo(result.context)
 
@@ -447,7 +389,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
 
 # Commands defined in their own modules register themselves on import.
-from kb import cli_ask, cli_eval, cli_serve  # noqa: E402, F401
+from kb import cli_ask, cli_eval, cli_ingest, cli_serve  # noqa: E402, F401
 
 
 def main() -> None:

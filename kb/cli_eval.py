@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sys
 from pathlib import Path
@@ -18,24 +19,47 @@ from kb.errors import KbError
 @click.option("--set", "set_name", default="precision", show_default=True,
               help="A bundled golden set name, or a folder in BEIR layout (with distractors).")
 @click.option("--dry-run", is_flag=True, help="Measure and print, but do not store.")
+@click.option("--reset", is_flag=True,
+              help="Remove every calibration stored in the index (floors and judge "
+                   "thresholds): searches use the shipped defaults again.")
 @click.option("--json", "as_json", is_flag=True, help="JSON output.")
 @click.pass_context
 @errors_as_one_line
-def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -> None:
+def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
+              as_json: bool) -> None:
     """Calibrate the score scale, relevance floor and judge threshold on a golden set; store them.
 
     The judge threshold is fitted on the set's questions: those without a qrels row count as
-    unanswerable (see ``eval.calibrate``).
+    unanswerable (see ``eval.calibrate``). `kb status` shows the threshold in use and its
+    source; --reset returns to the shipped defaults.
+
+    Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
+    qrels rows naming a query or corpus id the set does not hold, no answerable question),
+    as for click's usage errors; 1 when kb cannot run the calibration (no embedder, an
+    index it cannot write).
     """
+    if reset:
+        if dry_run or ctx.get_parameter_source("set_name") != click.core.ParameterSource.DEFAULT:
+            raise click.UsageError("--reset takes no --set or --dry-run: it removes the stored "
+                                   "calibrations")
+        _reset(ctx, as_json)
+        return
     import tempfile
 
     from eval.calibrate import calibrate as run_calibration
     from eval.calibrate import calibrate_judge
-    from eval.datasets import dataset_dir
+    from eval.datasets import check_qrels_ids, dataset_dir
     from eval.retrieval import open_index
     from retrieve.calibration import save_calibration, save_judge_threshold
 
-    folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
+    try:  # the set is the caller's input: any problem with it is exit 2
+        if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
+            raise ValueError(f"{set_name}: no such folder (--set takes a bundled set's name "
+                             "or a folder in BEIR layout)")
+        folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
+        check_qrels_ids(folder)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
     with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
         service, problem = kb.embedding_service()
         if service is None:
@@ -61,8 +85,37 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, as_json: bool) -
     if as_json:
         emit_json(out)
     else:
+        width = max(len(k) for k in out) + 1
         for k, v in out.items():
-            click.echo(f"{k:14} {v}")
+            click.echo(f"{k:{width}}{v}")
+
+
+def _reset(ctx: click.Context, as_json: bool) -> None:
+    """``kb calibrate --reset``: remove the stored calibrations and say what was removed."""
+    from retrieve.calibration import reset_calibrations
+
+    with open_kb(ctx) as kb:
+        removed = reset_calibrations(kb.store)
+        status = kb.status()
+    shipped = {"judge_threshold": status["judge_threshold"],
+               "judge_threshold_source": status["judge_threshold_source"]}
+    if as_json:
+        emit_json({"removed": {k: _json_or_text(v) for k, v in removed.items()}, **shipped})
+        return
+    for key, value in removed.items():
+        click.echo(f"removed {key}: {value}")
+    if not removed:
+        click.echo("nothing to reset: the index holds no calibration")
+    click.echo(f"judge threshold now {shipped['judge_threshold']}, source: "
+               f"{shipped['judge_threshold_source']}")
+
+
+def _json_or_text(value: str) -> object:
+    """A stored meta value as JSON data, or as its text when it is not JSON (hand-edited)."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 @cli.command(name="eval")

@@ -122,6 +122,24 @@ RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6}
                      r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
 
 
+def type_name(value: object) -> str:
+    """How an error message names ``value``'s type: ``None``, or the type's name."""
+    return "None" if value is None else type(value).__name__
+
+
+def check_query(query: object) -> None:
+    """Refuse a query that is not a string, or is longer than ``MAX_QUERY_CHARS`` code points.
+
+    Raises:
+        TypeError: ``query`` is not a ``str`` (``"query must be a string, got None"``).
+        ValueError: ``query`` is too long (see ``check_query_length``).
+    """
+    if not isinstance(query, str):
+        hint = " (decode it first)" if isinstance(query, bytes | bytearray) else ""
+        raise TypeError(f"query must be a string, got {type_name(query)}{hint}")
+    check_query_length(query)
+
+
 def check_query_length(query: str) -> None:
     """Refuse a query longer than ``MAX_QUERY_CHARS`` code points (a caller mistake).
 
@@ -171,8 +189,10 @@ class SearchOptions:
 
     Attributes:
         top_k: references to return, 1..TOP_K_MAX.
-        sources: keep documents whose source equals or starts with one of these.
-        source_types: keep documents of these types (``pdf``, ``docx``, ``md``...).
+        sources: keep documents whose source equals or starts with one of these (a list or
+            tuple of strings; one string is one source).
+        source_types: keep documents of these types (``pdf``, ``docx``, ``md``...; one
+            string is one type).
         created_after: keep documents created at or after this RFC 3339 instant.
         created_before: keep documents created before this RFC 3339 instant.
         decay: apply time decay (switch off for evergreen documents).
@@ -181,6 +201,11 @@ class SearchOptions:
         fill: hand out ``top_k`` references even when fewer pass the judge, the rest flagged
             weak (recall-oriented callers: a ``top_k`` asked for explicitly); without it only
             what passes is handed out (the closest few, flagged weak, when nothing does).
+
+    Raises:
+        TypeError: ``top_k`` is not an integer, or ``sources``/``source_types`` are not
+            strings.
+        ValueError: a value is out of range, an unknown type, or not RFC 3339.
     """
 
     top_k: int = TOP_K
@@ -194,6 +219,10 @@ class SearchOptions:
     fill: bool = False
 
     def __post_init__(self) -> None:
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int):
+            raise TypeError(f"top_k must be an integer, got {type_name(self.top_k)}")
+        for name in ("sources", "source_types"):  # one string is one value, not its letters
+            object.__setattr__(self, name, _strings(getattr(self, name), name))
         if not 1 <= self.top_k <= TOP_K_MAX:
             raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
         if self.max_chunks_per_doc < 1:
@@ -208,6 +237,19 @@ class SearchOptions:
             raise ValueError(f"created_after must be earlier than created_before (got "
                              f"{self.created_after} and {self.created_before}): no document "
                              "can match")
+
+
+def _strings(value: object, name: str) -> tuple[str, ...]:
+    """A tuple of strings from one string or an iterable of them.
+
+    Raises:
+        TypeError: ``value`` is neither, or holds something else than strings.
+    """
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise TypeError(f"{name} must be a string or a list of strings, got {type_name(value)}")
 
 
 RecallMode = Literal["hybrid", "bm25", "vector"]

@@ -299,8 +299,9 @@ class Handler(BaseHTTPRequestHandler):
             self._fail(413, "too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
             return _ANSWERED
         self._consumed = True
+        example = '{"paths": [...]}' if self.path.startswith("/ingest") else '{"query": "..."}'
         try:
-            return decode_json(self.rfile.read(int(length)))
+            return decode_json(self.rfile.read(int(length)), example=example)
         except ValueError as exc:
             self._fail(400, "invalid_arguments", str(exc))
             return _ANSWERED

@@ -10,6 +10,7 @@ these is the caller's mistake: ``decode_json`` turns them into one ``ValueError`
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -17,15 +18,33 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number (RFC 8259)")
 
 
-def decode_json(body: bytes) -> Any:
-    """A request body as JSON data (an empty body is ``None``).
+def json_type(value: object) -> str:
+    """The JSON name of ``value``'s type (``null``, ``array``, ...), else its Python name."""
+    for kinds, name in ((type(None), "null"), (bool, "boolean"), (int | float, "number"),
+                        (str, "string"), (list | tuple, "array"), (Mapping, "object")):
+        if isinstance(value, kinds):
+            return name
+    return type(value).__name__
+
+
+def decode_json(body: bytes, *, example: str = '{"query": "..."}') -> Any:
+    """A request body as JSON data.
+
+    Args:
+        body: the request body.
+        example: the JSON object the endpoint expects, for the message of an empty body.
 
     Raises:
-        ValueError: the body is not UTF-8 JSON, holds ``NaN``/``Infinity`` or a number
-            Python will not convert (over ``sys.get_int_max_str_digits()`` digits, or out
-            of the float range), or nests deeper than the decoder's recursion limit. The
-            message is one short line starting "the body is not JSON".
+        ValueError: the body is empty or whitespace only ("the request body is empty: send
+            a JSON object, e.g. ``example``"), is not UTF-8 JSON, holds ``NaN``/``Infinity``
+            or a number Python will not convert (over ``sys.get_int_max_str_digits()``
+            digits, or out of the float range), or nests deeper than the decoder's recursion
+            limit. The message is one short line; but for an empty body, it starts "the body
+            is not JSON we accept".
     """
+    if not body.strip():
+        raise ValueError(f"the request body is empty: send a JSON object, e.g. {example} (see "
+                         "/openapi.json)")
     def finite(text: str) -> float:
         value = float(text)
         if value in (float("inf"), float("-inf")):
@@ -33,7 +52,7 @@ def decode_json(body: bytes) -> Any:
         return value
 
     try:
-        return json.loads(body or b"null", parse_constant=_no_constant, parse_float=finite)
+        return json.loads(body, parse_constant=_no_constant, parse_float=finite)
     except RecursionError:
         problem = "it nests too deeply"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit

@@ -42,6 +42,7 @@ from kb.config import (
     parse_instant,
 )
 from kb.injection import flag_fields
+from kb.request_json import json_type
 from kb.roots import PathRefused, confine
 from kb.types import Diagnostics, IngestReport, Reference, SearchResult, SourceType
 from retrieve.pipeline import well_formed
@@ -180,7 +181,7 @@ class SearchRequest:
 
 def _object(arguments: object) -> Mapping[str, Any]:
     if not isinstance(arguments, Mapping):
-        raise ValueError(f"arguments must be a JSON object, got {type(arguments).__name__}")
+        raise ValueError(f"arguments must be a JSON object, got {json_type(arguments)}")
     return arguments
 
 

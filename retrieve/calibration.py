@@ -10,7 +10,9 @@ Cosine similarities are not comparable across models: multilingual-e5 puts unrel
 
 ``kb calibrate`` measures them on a golden set with distractors and stores them in the index's
 ``meta`` under ``calibration:<fingerprint>``; a model switch (new fingerprint) never reuses
-another model's numbers. Models kb ships with have measured defaults here.
+another model's numbers. Models kb ships with have measured defaults here. The judge's
+threshold is stored beside them (``judge_threshold:<fingerprint>``); ``kb status`` shows the
+one in use and ``kb calibrate --reset`` removes them all (``reset_calibrations``).
 """
 
 from __future__ import annotations
@@ -109,3 +111,43 @@ def save_judge_threshold(store: Store, fingerprint: str | None, threshold: float
 def save_calibration(store: Store, fingerprint: str, calibration: Calibration) -> None:
     """Store a calibration for this fingerprint."""
     store.set_meta(meta_key(fingerprint), json.dumps(asdict(calibration)))
+
+
+def judge_threshold_in_use(store: Store, fingerprint: str | None) -> tuple[float, str]:
+    """The judge threshold searches over these vectors use, and where it comes from.
+
+    Args:
+        store: the open store.
+        fingerprint: the live vectors' fingerprint key (``model_id/dimensions/digest``), or
+            ``None`` for BM25-only searches.
+
+    Returns:
+        The threshold on ``answer_p``, in [0, 1], and its source: the one ``kb calibrate``
+        stored (``kb calibrate <date> on <set>``), else ``shipped (<how it was fitted>)``.
+    """
+    model_id = fingerprint.rsplit("/", 2)[0] if fingerprint else None
+    model = load_judge_model(store, fingerprint, model_id)
+    if model == shipped_model(model_id):
+        return model.threshold, f"shipped ({model.source})"
+    return model.threshold, model.source
+
+
+def reset_calibrations(store: Store) -> dict[str, str]:
+    """Delete every calibration the index holds: searches use the shipped defaults again.
+
+    Removes the calibrated score anchors and floor (``calibration:<fingerprint>``) and judge
+    thresholds (``judge_threshold:<fingerprint or lexical>``) of every embedding model, in
+    one transaction.
+
+    Returns:
+        The removed meta keys with their values (JSON text), in key order; empty when the
+        index held none.
+
+    Raises:
+        kb.errors.StoreError: the file is read-only.
+    """
+    with store.write() as c:
+        rows = c.execute("SELECT key, value FROM meta WHERE key GLOB 'calibration:*' OR key "
+                         "GLOB 'judge_threshold:*' ORDER BY key").fetchall()
+        c.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key, _ in rows])
+    return {str(key): str(value) for key, value in rows}

@@ -1,7 +1,8 @@
 """Stage 2's orchestration: hybrid recall for every query, BM25 and vectors side by side.
 
 For each query: a BM25 list (``retrieve.recall.bm25_recall``; an FTS failure, or no hit for a
-CJK query, falls back to a LIKE scan and says so) and a vector list
+CJK query, falls back to a LIKE scan and says so: a failure as a degraded rung, the designed
+CJK fallback as a note on the recall stage) and a vector list
 (``retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
 thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
 numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
@@ -54,7 +55,10 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
                            name=f"bm25:{i}", weight=weight)
         if bm25.hits or not has_cjk(q):
             return bm25
-        trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
+        # FTS5 worked: a short CJK query (one character, or words the bigram index cannot
+        # match) is found by scanning the text, by design; not a degradation
+        trace.note(f"fts: no index hits for this {_which(i)}Chinese/Japanese/Korean query; "
+                   "searched the text directly (LIKE)")
     except sqlite3.OperationalError as exc:
         trace.check()  # "interrupted" by a cancellation is not an FTS failure
         trace.degraded.append(f"fts: query {i} failed ({exc}); LIKE scan used")
@@ -65,6 +69,11 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
     needles = terms if has_cjk(q) else [w for w in words if w]
     return like_recall(store, needles or terms, pool=pool, filters=filters, name=f"like:{i}",
                        weight=weight)
+
+
+def _which(i: int) -> str:
+    """How a note names query ``i``: the question itself, or an expansion of it."""
+    return "" if i == 0 else f"expanded ({i}) "
 
 
 def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,

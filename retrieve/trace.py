@@ -2,6 +2,12 @@
 
 Every stage of ``retrieve.pipeline`` runs through ``Trace.run``, which times it, records it as
 ``ran`` or ``failed`` in ``Diagnostics.stages``, and first checks whether the caller cancelled.
+
+A *degraded rung* (``Trace.degraded``) is a part of the design that could not do its job (an
+embedder down, an FTS query failing, an LLM that did not answer): the result is worse than it
+would be. A *note* (``Trace.note``) says how a stage did its job when it took a designed path
+the caller may want to know about (a short CJK query found by scanning the text); it becomes
+part of that stage's reason in ``Diagnostics.stages``, never a degraded rung.
 """
 
 from __future__ import annotations
@@ -27,12 +33,19 @@ class Trace:
         degraded: degradation rungs taken, as sentences.
         explain: per-stage candidate traces (``--explain``).
         cancel: the caller's cancellation event, or ``None``.
+        notes: notes of the stage running now (``note``), added to its reason when it ends.
     """
 
     stages: list[StageTrace] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
     explain: list[tuple[str, tuple[tuple[int, float], ...]]] = field(default_factory=list)
     cancel: threading.Event | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Add an informational note to the stage running now (see the module docstring)."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     def check(self) -> None:
         """Raise ``SearchCancelled`` when the caller has cancelled the search."""
@@ -42,19 +55,25 @@ class Trace:
     def run(self, stage: str, fn: Callable[[], T], note: str = "") -> T:
         """Run one stage: check for cancellation, time it, record ``ran`` or ``failed``.
 
+        The recorded reason of a stage that ran is ``note`` followed by the notes the stage
+        added (``Trace.note``), joined with "; ".
+
         Raises:
             kb.errors.SearchCancelled: the caller cancelled before the stage started.
             Exception: whatever the stage raised (recorded as ``failed`` first).
         """
         self.check()
         start = time.perf_counter()
+        self.notes.clear()
         try:
             out = fn()
         except Exception as exc:
             self.stages.append(StageTrace(stage, "failed", f"{type(exc).__name__}: {exc}",
                                           (time.perf_counter() - start) * 1e3))
             raise
-        self.stages.append(StageTrace(stage, "ran", note, (time.perf_counter() - start) * 1e3))
+        reason = "; ".join(n for n in (note, *self.notes) if n)
+        self.notes.clear()
+        self.stages.append(StageTrace(stage, "ran", reason, (time.perf_counter() - start) * 1e3))
         return out
 
     def skip(self, stage: str, reason: str) -> None:

@@ -5,6 +5,8 @@ from click.testing import CliRunner
 
 from eval.calibrate import youden_threshold
 from kb.cli import cli
+from kb.store import Store
+from retrieve.judge_model import shipped_model
 
 
 def test_youden_threshold_separates_hand_made_samples():
@@ -41,6 +43,8 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     _write_set(tmp_path / "set")
     db = str(tmp_path / "kb.db")
     runner = CliRunner()
+    (tmp_path / "bees.md").write_text("# Bees\n\nHoneybees dance to show where food is.\n")
+    assert runner.invoke(cli, ["--db", db, "ingest", str(tmp_path / "bees.md")]).exit_code == 0
     r = runner.invoke(cli, ["--db", db, "calibrate", "--set", str(tmp_path / "set"), "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
@@ -48,8 +52,6 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     assert out["queries"] == 4
     status = runner.invoke(cli, ["--db", db, "status", "--json"])
     assert status.exit_code == 0
-    from kb.store import Store
-
     store = Store(db)
     raw = store.get_meta(f"calibration:{out['fingerprint']}")
     judge = store.get_meta(f"judge_threshold:{out['fingerprint']}")
@@ -58,3 +60,77 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     # the judge's threshold, fitted on the set's questions (q4 has no qrels row: unanswerable)
     assert 0 < out["judge_threshold"] <= 1 and out["judge_false_refusal_rate"] <= 0.34
     assert judge and json.loads(judge)["threshold"] == out["judge_threshold"]
+    # kb status shows the threshold in use and where it comes from
+    info = json.loads(status.output)
+    assert info["judge_threshold"] == out["judge_threshold"]
+    assert info["judge_threshold_source"] == json.loads(raw)["source"]
+    assert info["judge_threshold_source"].startswith("kb calibrate ")
+    assert info["judge_threshold_source"].endswith(" on set")
+    text = runner.invoke(cli, ["--db", db, "status"]).output
+    lines = dict(line.split(None, 1) for line in text.splitlines())
+    assert lines["judge_threshold_source"] == info["judge_threshold_source"]
+    # --reset: back to the shipped defaults
+    r = runner.invoke(cli, ["--db", db, "calibrate", "--reset", "--set", "precision"])
+    assert r.exit_code == 2 and "--reset takes no --set" in r.stderr
+    r = runner.invoke(cli, ["--db", db, "calibrate", "--reset", "--json"])
+    assert r.exit_code == 0, r.output
+    reset = json.loads(r.output)
+    assert set(reset["removed"]) == {f"calibration:{out['fingerprint']}",
+                                     f"judge_threshold:{out['fingerprint']}"}
+    assert reset["judge_threshold_source"].startswith("shipped (fitted ")
+    info = json.loads(runner.invoke(cli, ["--db", db, "status", "--json"]).output)
+    assert info["judge_threshold_source"] == reset["judge_threshold_source"]
+    assert info["judge_threshold"] == reset["judge_threshold"] != out["judge_threshold"]
+    store = Store(db)
+    assert store.get_meta(f"calibration:{out['fingerprint']}") is None
+    store.close()
+    r = runner.invoke(cli, ["--db", db, "calibrate", "--reset"])
+    assert r.exit_code == 0 and "nothing to reset" in r.output
+
+
+def test_status_shows_the_shipped_judge_threshold_of_a_bm25_index(tmp_path):
+    (tmp_path / "a.md").write_text("# Gulls\n\nGulls nest on the cliffs.\n")
+    db = str(tmp_path / "kb.db")
+    env = {"KB_EMBEDDER": "none"}
+    assert CliRunner().invoke(cli, ["--db", db, "ingest", str(tmp_path / "a.md")],
+                              env=env).exit_code == 0
+    r = CliRunner().invoke(cli, ["--db", db, "status"], env=env)
+    lines = dict(line.split(None, 1) for line in r.output.splitlines())
+    assert float(lines["judge_threshold"]) == shipped_model(None).threshold
+    assert lines["judge_threshold_source"] == f"shipped ({shipped_model(None).source})"
+
+
+def _calibrate(tmp_path, folder, *extra):
+    return CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
+                                    str(folder), *extra])
+
+
+def test_a_qrels_row_naming_a_missing_corpus_id_is_an_error_naming_it(tmp_path):
+    folder = tmp_path / "set"
+    _write_set(folder)
+    with (folder / "qrels.tsv").open("a") as f:
+        f.write("q4\td9\t1\nq9\td1\t1\n")  # d9 is no document, q9 no query
+    r = _calibrate(tmp_path, folder)
+    assert r.exit_code == 2, r.output
+    assert r.stderr == (f"kb: error: {folder / 'qrels.tsv'} names corpus ids that are not in "
+                        f"{folder / 'corpus.jsonl'}: 'd9' (query 'q4'); {folder / 'qrels.tsv'} "
+                        f"names query ids that are not in {folder / 'queries.jsonl'}: 'q9'\n")
+    assert not (tmp_path / "kb.db").exists()  # refused before anything was opened or stored
+
+
+def test_input_errors_of_calibrate_all_exit_2(tmp_path):
+    folder = tmp_path / "set"
+    _write_set(folder)
+    (folder / "queries.jsonl").unlink()
+    r = _calibrate(tmp_path, folder)
+    assert r.exit_code == 2
+    assert r.stderr == f"kb: error: no queries.jsonl.gz or queries.jsonl in {folder}\n"
+    r = _calibrate(tmp_path, tmp_path / "missing")
+    assert r.exit_code == 2 and "no such folder" in r.stderr
+    r = _calibrate(tmp_path, "no-such-bundled-set")
+    assert r.exit_code == 2 and "unknown dataset" in r.stderr
+    _write_set(tmp_path / "unjudged")
+    (tmp_path / "unjudged" / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t0\n")
+    r = _calibrate(tmp_path, tmp_path / "unjudged", "--dry-run")
+    assert r.exit_code == 2 and "no query has a relevant document" in r.stderr
+    assert "exit" in CliRunner().invoke(cli, ["calibrate", "--help"]).output.lower()

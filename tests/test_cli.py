@@ -87,14 +87,43 @@ def test_sync_exits_1_when_a_file_failed_like_ingest(tmp_path):
     db = str(tmp_path / "kb.db")
     folder = tmp_path / "d"
     write(folder / "good.md", "# Good\n\nGulls nest on the cliffs.\n")
-    empty = write(folder / "empty.md", "   \n")  # fails: no text to index
+    corrupt = write(folder / "corrupt.pdf", "%PDF-1.4 this is not a PDF at all\n")
     for command in ("ingest", "sync"):
         r = run("--db", db, command, str(folder))
         assert r.exit_code == 1, (command, r.output)
-        assert f"FAILED   {empty.resolve()}: no text" in r.output
-    empty.unlink()
+        assert f"FAILED   {corrupt.resolve()}: " in r.output
+    corrupt.unlink()
     r = run("--db", db, "sync", str(folder))
     assert r.exit_code == 0 and "0 failed" in r.output
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t\n", "\u3000\n", "\ufeff"])
+def test_an_empty_note_is_skipped_not_failed(tmp_path, text):
+    db = str(tmp_path / "kb.db")
+    folder = tmp_path / "d"
+    write(folder / "good.md", "# Good\n\nGulls nest on the cliffs.\n")
+    empty = [write(folder / f"empty{suffix}", text) for suffix in (".md", ".txt", ".html")]
+    for command in ("ingest", "sync", "sync"):
+        r = run("--db", db, command, str(folder))
+        assert r.exit_code == 0, (command, r.output)
+        for path in empty:
+            assert f"SKIPPED  {path.resolve()}: empty file\n" in r.output
+        assert "3 skipped, 0 failed" in r.output
+    r = run("--db", db, "ingest", str(folder), "--json")
+    skipped = [json.loads(x) for x in r.output.splitlines()[:-1]]
+    assert {(x["action"], x["reason"]) for x in skipped if "/d/empty" in x["path"]} == {
+        ("skipped", "empty file")}
+
+
+def test_an_emptied_note_keeps_its_indexed_version_and_says_so(tmp_path):
+    db = str(tmp_path / "kb.db")
+    note = write(tmp_path / "d" / "note.md", "# Note\n\nGulls nest on the cliffs.\n")
+    assert run("--db", db, "ingest", str(note.parent)).exit_code == 0
+    note.write_text("\n")
+    r = run("--db", db, "ingest", str(note.parent))
+    assert r.exit_code == 0
+    assert (f"SKIPPED  {note.resolve()}: empty file; the version indexed earlier is still "
+            "searched") in r.output
 
 
 def test_ingest_and_sync_exit_1_for_a_folder_kb_cannot_read(tmp_path):

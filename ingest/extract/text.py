@@ -22,10 +22,12 @@ from ingest.extract.common import (
     read_bytes,
     require_nonempty,
 )
-from kb.errors import CorruptError, EmptyDocumentError
+from kb.errors import CorruptError, EmptyDocumentError, ExtractError
 from kb.types import Block, ExtractedDocument
 
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
+EMPTY_FILE = "empty file"  # the reason an empty file is skipped, not failed
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})  # may be blank text
 DETECT_SAMPLE_BYTES = 8 << 20  # a legacy encoding is detected on the first 8 MiB at most
 
 # CommonMark: up to 3 spaces of indent, 1-6 '#', then a space/tab or the end of the line.
@@ -151,6 +153,33 @@ def iter_text(path: Path) -> Iterator[str]:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     if not started:
         raise EmptyDocumentError(path, "no text")
+
+
+def is_blank_text(path: Path) -> bool:
+    """Whether the file is empty: 0 bytes, or text that is whitespace only once decoded.
+
+    Read in pieces, stopping at the first character that is not whitespace. A file kb cannot
+    read or decode is not blank (it fails with its own reason); neither is one of control
+    characters such as NUL (binary, not an empty note).
+    """
+    try:
+        encoding, skip = text_encoding(path)
+    except EmptyDocumentError:  # 0 bytes
+        return True
+    except ExtractError:
+        return False
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    try:
+        with path.open("rb") as fh:
+            fh.seek(skip)
+            while True:
+                data = fh.read(PIECE_BYTES)
+                if decoder.decode(data, final=not data).strip():
+                    return False
+                if not data:
+                    return True
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def extract_markdown(path: Path) -> ExtractedDocument:

@@ -1,0 +1,64 @@
+"""The Python API takes one path as one path, and names a wrong type in its error."""
+
+import re
+
+import pytest
+from conftest import write
+
+from kb.config import SearchOptions
+
+
+def test_ingest_and_sync_take_one_path_as_a_str_or_a_pathlike(tmp_path, kb_bm25, monkeypatch):
+    folder = tmp_path / "notes"
+    note = write(folder / "kites.md", "# Box kites\n\nHargrave invented the box kite.\n")
+    monkeypatch.chdir(tmp_path)  # the README's `kb.ingest("notes")`, relative to the cwd
+    report = kb_bm25.ingest("notes")
+    assert report.count("added") == 1
+    assert kb_bm25.ingest(folder).count("unchanged") == 1
+    assert kb_bm25.sync(str(folder)).count("unchanged") == 1
+    assert [d.source for d in kb_bm25.documents()] == [str(note.resolve())]
+
+
+@pytest.mark.parametrize(("paths", "message"), [
+    (None, "paths must be a path (str or os.PathLike) or a list of paths, got None"),
+    (7, "paths must be a path (str or os.PathLike) or a list of paths, got int"),
+    (b"notes", "paths must be a path (str or os.PathLike) or a list of paths, got bytes"),
+    (["notes", None], "paths[1] must be a str or os.PathLike, got None"),
+])
+def test_ingest_names_a_wrong_type(kb_bm25, paths, message):
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        kb_bm25.ingest(paths)
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    (None, "query must be a string, got None"),
+    (42, "query must be a string, got int"),
+    (b"kites", "query must be a string, got bytes (decode it first)"),
+    (["kites"], "query must be a string, got list"),
+])
+def test_search_names_a_query_of_the_wrong_type(kb_bm25, query, message):
+    for call in (kb_bm25.search, kb_bm25.context):
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            call(query)
+
+
+def test_search_names_wrong_options(kb_bm25):
+    with pytest.raises(TypeError, match="options must be a kb.config.SearchOptions, got int"):
+        kb_bm25.search("kites", 5)
+    with pytest.raises(TypeError, match="not both .got options and top_k"):
+        kb_bm25.search("kites", SearchOptions(), top_k=3)
+    with pytest.raises(TypeError, match="^top_k must be an integer, got str$"):
+        kb_bm25.search("kites", top_k="3")
+    with pytest.raises(TypeError, match="^sources must be a string or a list of strings"):
+        kb_bm25.search("kites", sources=[None])
+
+
+def test_one_string_is_one_source_and_one_type(tmp_path, kb_bm25):
+    write(tmp_path / "a" / "kites.md", "# Box kites\n\nHargrave invented the box kite.\n")
+    write(tmp_path / "b" / "kites.txt", "Box kites fly in steady wind, said Hargrave.")
+    kb_bm25.ingest([tmp_path / "a", tmp_path / "b"])
+    assert SearchOptions(sources="/x", source_types="md").sources == ("/x",)
+    result = kb_bm25.search("box kites", source_types="md", top_k=5)
+    assert [r.source_type for r in result.references] == ["md"]
+    result = kb_bm25.search("box kites", sources=str((tmp_path / "b").resolve()), top_k=5)
+    assert [r.source_type for r in result.references] == ["txt"]
