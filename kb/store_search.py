@@ -3,13 +3,19 @@
 ``Store`` (``kb.store``) inherits these; they only read, through the calling thread's reader
 connection, and cache what is costly to load (the vector matrix, documents' creation times)
 until the index ``generation`` changes.
+
+``snapshot()`` holds one read transaction on that connection, so every read inside it (and every
+cached object, which is keyed by the generation read inside it) sees the same committed state
+of the file: a document committed by another connection or process half-way through a search is
+either wholly visible to it or not at all (WAL: https://sqlite.org/wal.html#concurrency).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -96,6 +102,28 @@ class SearchPrimitives:
         """The index generation (``Store.generation``)."""
         raise NotImplementedError
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction on this thread's connection for the block: one snapshot.
+
+        In WAL mode a reader keeps the snapshot of its transaction's first read until the
+        transaction ends, and never waits for a writer. Nested use joins the open transaction.
+        The transaction is ended (it wrote nothing) when the block ends, however it ends.
+        """
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error:  # e.g. interrupted: nothing was written, end it anyway
+                    conn.execute("ROLLBACK")
+
     def fts_search(self, match: str, limit: int, filters: Filters = Filters()
                    ) -> list[tuple[int, float]]:
         """BM25 search over FTS5.
@@ -162,7 +190,7 @@ class SearchPrimitives:
         vm = VectorMatrix(np.array([r[0] for r in rows], dtype=np.int64),
                           np.array([r[1] for r in rows], dtype=np.int64), matrix,
                           np.array([r[3] for r in rows], dtype=np.int8))
-        self._vectors = {fingerprint: (gen, vm)}
+        self._vectors = {fingerprint: (gen, vm)}  # keyed by the generation it was read at
         return vm
 
     def has_vectors(self, fingerprint: str) -> bool:
@@ -227,23 +255,28 @@ class SearchPrimitives:
     def script_mix(self) -> tuple[int, int]:
         """(chunks mostly in a non-Latin script, all chunks), cached until the next write."""
         gen = self.generation()
-        if self._mix[0] != gen:
-            row = self.conn.execute(
-                f"SELECT coalesce(sum({BASELINE_GROUP_SQL} % 2), 0), count(*) FROM chunks"
-            ).fetchone()
-            self._mix = (gen, (int(row[0]), int(row[1])))
-        return self._mix[1]
+        cached = self._mix  # one read: another thread may replace it meanwhile
+        if cached[0] == gen:
+            return cached[1]
+        row = self.conn.execute(
+            f"SELECT coalesce(sum({BASELINE_GROUP_SQL} % 2), 0), count(*) FROM chunks"
+        ).fetchone()
+        mix = (int(row[0]), int(row[1]))
+        self._mix = (gen, mix)
+        return mix
 
     def created_at_map(self) -> dict[int, datetime]:
         """Document id -> timezone-aware creation time, cached until the next write."""
         gen = self.generation()
-        if self._created[0] != gen:
-            out = {}
-            for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
-                t = datetime.fromisoformat(raw)
-                out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
-            self._created = (gen, out)
-        return self._created[1]
+        cached = self._created  # one read: another thread may replace it meanwhile
+        if cached[0] == gen:
+            return cached[1]
+        out = {}
+        for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
+            t = datetime.fromisoformat(raw)
+            out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
+        self._created = (gen, out)
+        return out
 
     def doc_ids_matching(self, filters: Filters) -> np.ndarray:
         """Ids of documents inside ``filters`` (int64 array)."""

@@ -14,8 +14,10 @@
    near-duplicates and with at most ``max_chunks_per_doc`` per document.
 6. **Cite** (``retrieve.cite``): references and the context block.
 
-Every stage is timed and traced in ``Diagnostics``. ``search`` never raises for a search-time
-failure: the caller gets an empty result whose diagnostics carry the reason.
+Every stage is timed and traced in ``Diagnostics``. A search reads one snapshot of the file
+(``Store.snapshot``): what other writers commit meanwhile reaches it whole or not at all.
+``search`` never raises for a search-time failure: the caller gets an empty result whose
+diagnostics carry the reason.
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
-        with interruptible(store, cancel):
+        with store.snapshot(), interruptible(store, cancel):  # one snapshot per search
             filters, created = _scope(store, options)
             return _search(store, query, options, engines, filters, created,
                            now or datetime.now(UTC), trace)

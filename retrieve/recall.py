@@ -37,7 +37,7 @@ import numpy as np
 
 from kb.errors import SearchCancelled
 from kb.store import Store
-from kb.store_search import Filters
+from kb.store_search import Filters, VectorMatrix
 from kb.textindex import KeywordQuery, match_expression
 from kb.types import Hit, RecallList
 
@@ -184,17 +184,17 @@ def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
         Hit(cid, doc_of[cid], rank, s, s) for rank, (cid, s) in enumerate(rows, start=1)))
 
 
-def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, pool: int,
+def vector_recall(vm: VectorMatrix, query_vector: np.ndarray, *, pool: int,
                   allowed_docs: np.ndarray | None, name: str, weight: float,
                   cos_unrelated: float, span: float,
                   cancel: threading.Event | None = None,
                   block_rows: int = SCAN_BLOCK_ROWS) -> RecallList:
-    """Exact cosine search over every stored vector of ``fingerprint``.
+    """Exact cosine search over a matrix of stored vectors (pure: no store access).
 
     Args:
-        store: the open store.
+        vm: the stored vectors of one fingerprint (``Store.vector_matrix``), read in the
+            search's snapshot, so its chunk ids are those the other stages read.
         query_vector: shape (dim,), L2-normalised.
-        fingerprint: only vectors of this fingerprint are searched.
         pool: maximum hits.
         allowed_docs: document ids inside the scope, or ``None`` for all.
         cos_unrelated: baseline cosine for small indexes.
@@ -207,7 +207,6 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
     Raises:
         kb.errors.SearchCancelled: ``cancel`` was set during the scan.
     """
-    vm = store.vector_matrix(fingerprint)
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
     q = query_vector.astype(np.float32)
