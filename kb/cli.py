@@ -30,7 +30,7 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
-from kb.errors import KbError
+from kb.errors import KbError, SearchFailed, StoreError
 from kb.types import IngestReport, SearchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -306,8 +306,6 @@ def search_options(fn: F) -> F:
 
 
 def _print_result(result: SearchResult, explain: bool) -> None:
-    if result.diagnostics.error:
-        click.echo(f"kb: {result.diagnostics.error}", err=True)
     if not result.references:
         click.echo("No relevant references found: the knowledge base does not hold the answer.")
     if result.references and result.insufficient_evidence:
@@ -360,8 +358,10 @@ def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str,
         for stage in data["diagnostics"]["stages"]:
             stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
         click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True))
-    else:
+    elif not result.diagnostics.error:
         _print_result(result, explain)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)
 
 
 @cli.command(cls=QueryCommand)
@@ -381,15 +381,15 @@ def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str
     with open_kb(ctx) as kb:
         result = kb.search(query, _search_options(top_k, source, type_, after, before,
                                                   no_decay))
-    if result.diagnostics.error:
-        click.echo(f"kb: {result.diagnostics.error}", err=True)
     if as_json:
         emit_json({"query": result.query, "context": result.context,
                    "insufficient_evidence": result.insufficient_evidence,
                    "error": ({"type": "failed", "message": result.diagnostics.error}
                              if result.diagnostics.error else None)})
-    else:
+    elif not result.diagnostics.error:
         click.echo(result.context)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)
 
 
 @cli.command()
@@ -431,7 +431,10 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
 @click.pass_context
 @errors_as_one_line
 def status(ctx: click.Context, as_json: bool) -> None:
-    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base."""
+    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base.
+
+    Exits 1 when the full-text index fails its integrity check.
+    """
     with open_kb(ctx) as kb:  # refuses a missing file
         info = kb.status()
     if as_json:
@@ -444,6 +447,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
                     click.echo(f"warning: {warning}", err=True)
             else:
                 click.echo(f"{k:{width}}{'-' if v is None else v}")  # "-": not set
+    if str(info["fts_integrity"]).startswith("FAILED"):
+        raise StoreError(f"{info['path']}: the full-text index is damaged: "
+                         f"{info['fts_integrity']}")
 
 
 # Commands defined in their own modules register themselves on import.

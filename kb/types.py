@@ -396,8 +396,11 @@ class SearchResult:
         query: the query as given.
         references: cited chunks, most relevant first (may be empty).
         context: the context block for a model, ending with the answer-only-from-these
-            instruction.
-        insufficient_evidence: ``True`` when nothing relevant enough was found.
+            instruction (when the search failed: that it failed, and not to read that as
+            missing evidence).
+        insufficient_evidence: ``True`` when the search ran and nothing relevant enough was
+            found; ``False`` when it failed (``diagnostics.error`` set): a failure says
+            nothing about what the documents hold.
         diagnostics: how the search went.
     """
 

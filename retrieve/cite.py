@@ -28,6 +28,11 @@ NO_EVIDENCE = (
     "No reference in the knowledge base is relevant to this question. Say plainly that the "
     "knowledge base does not have enough information to answer; do not guess."
 )
+SEARCH_FAILED = (
+    "The knowledge base could not be searched ({reason}), so nothing is known about what the "
+    "documents hold. Tell the user the search failed; do not say the documents lack the "
+    "answer, and do not guess."
+)
 WEAK_MARK = "[weak: did not pass the judge]"  # on the header of a weak reference in a list
 WEAK_NOTE = (
     "Note: these references are weak evidence (nothing passed the judge or the "
@@ -48,6 +53,11 @@ def header_field(text: str) -> str:
 def quote_safe(text: str) -> str:
     """``text`` with a zero-width space between adjacent double quotes (no triple quote left)."""
     return _QUOTE_RUN.sub('"\u200b', text)
+
+
+def failed_block(reason: str) -> str:
+    """The text handed to a model when the search itself failed (``reason``: one line)."""
+    return SEARCH_FAILED.format(reason=header_field(reason))
 
 
 def context_block(references: Sequence[Reference], *, weak: bool) -> str:

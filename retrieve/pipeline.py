@@ -9,9 +9,10 @@
 3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
    (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
-5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; a judging
-   reranker's rejects are cut (``rerank.judge_cut``); then select the top k without
-   near-duplicates and with at most ``max_chunks_per_doc`` per document.
+5. **Rerank** (``retrieve.reorder`` over ``retrieve.rerank``) the top 50: cross-encoder, else
+   LLM, else MMR; or the offline **judge** (``retrieve.judge``); what is handed out
+   (``retrieve.handout``): a judging reranker's rejects are cut, then the top k are selected
+   without near-duplicates and with at most ``max_chunks_per_doc`` per document.
 6. **Cite** (``retrieve.cite``): references and the context block.
 
 Every stage is timed and traced in ``Diagnostics``. A search reads one snapshot of the file
@@ -43,7 +44,7 @@ from kb.config import (
 from kb.errors import SearchCancelled
 from kb.store import Store
 from kb.store_search import Filters
-from kb.textindex import has_search_text, tokenize
+from kb.textindex import has_search_text
 from kb.types import (
     Candidate,
     Chunk,
@@ -51,7 +52,7 @@ from kb.types import (
     RecallList,
     SearchResult,
 )
-from retrieve import cite, rerank
+from retrieve import cite
 from retrieve.calibration import (
     GENERIC,
     Calibration,
@@ -69,8 +70,8 @@ from retrieve.hybrid import recall_lists
 from retrieve.judge import JUDGE_TOP_N, JudgeModel, Verdict, judge
 from retrieve.judge_signals import Term, content_terms, translation_tokens
 from retrieve.lexicon import crosses_languages, shared_lexicon
-from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import interruptible
+from retrieve.reorder import order_top
 from retrieve.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -100,10 +101,11 @@ class Engines:
     judge_model: JudgeModel | None = None
 
 
-def _empty(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
+def _failed(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
+    """A search that could not run: an error, never "the documents do not hold the answer"."""
     trace = trace or Trace()
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded), error=reason)
-    return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
+    return SearchResult(query, (), cite.failed_block(reason), False, diag)
 
 
 def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, datetime]]:
@@ -147,8 +149,11 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     Returns:
         A ``SearchResult``; empty and ``insufficient_evidence`` with the reason
         ``NOTHING_TO_SEARCH`` on a skipped ``recall`` stage for a query of punctuation
-        only (``...``, ``*``); empty with ``diagnostics.error`` set for an empty query, a
-        cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
+        only (``...``, ``*``); empty with ``diagnostics.error`` set, ``insufficient_evidence``
+        false and a context block saying the search failed, for an empty query, a cancelled
+        search, a full-text index found damaged in a read-only file, or when a stage failed
+        unexpectedly (e.g. the index was damaged after the file was opened). Never raises:
+        ``SearchOptions``
         validates itself (a malformed date raises ``ValueError`` when the options are built).
         Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
         ``SearchResult.query`` always encodes as UTF-8.
@@ -157,7 +162,10 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     if any(well_formed(s) != s for s in options.sources):  # a source path from any client
         options = replace(options, sources=tuple(well_formed(s) for s in options.sources))
     if not query or not query.strip():
-        return _empty(query, "empty query: nothing to search for")
+        return _failed(query, "empty query: nothing to search for")
+    if store.fts_problem is not None:  # found at open, in a file kb could not rebuild it in
+        return _failed(query, f"search failed: the full-text index is damaged ({store.fts_problem}"
+                       ") and the file is read-only: open it once where it can be written")
     if not has_search_text(query):  # "...", "()", "*": not a caller mistake, nothing to find
         trace = Trace()
         trace.skip("recall", NOTHING_TO_SEARCH)
@@ -170,10 +178,10 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
             return _search(store, query, options, engines, filters, created,
                            now or datetime.now(UTC), trace)
     except SearchCancelled as exc:
-        return _empty(query, str(exc), trace)
+        return _failed(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception
-        log.exception("search failed")
-        return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
+        log.info("search failed", exc_info=True)  # the result says why, in one line
+        return _failed(query, f"search failed: {type(exc).__name__}: {exc}", trace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,8 +303,9 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         ordered = top
         trace.skip("rerank", "switched off by settings")
     else:
-        ordered, judged = trace.run("rerank", lambda: _rerank(store, query, top, engines,
-                                                              vectors, texts, trace))
+        ordered, judged = trace.run("rerank", lambda: order_top(
+            store, query, top, reranker=engines.reranker, llm=engines.llm,
+            settings=settings, vectors=vectors, texts=texts, trace=trace))
     if judged is not None:
         trace.skip("judge", "a cross-encoder or the LLM judged the candidates")
     elif not settings.judge:
@@ -373,27 +382,3 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
 
-
-def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
-            vectors: dict[int, np.ndarray], texts: dict[int, str],
-            trace: Trace) -> tuple[list[Candidate], dict[int, float] | None]:
-    """Order ``top``; returns the order and, when a model judged them, its scores by chunk."""
-    passages = [texts.get(c.chunk_id, "") for c in top]
-    if engines.reranker is not None and engines.settings.rerank == "auto":
-        try:
-            scores = engines.reranker.score(query, passages)
-            return (rerank.order_by_scores(top, scores),
-                    {c.chunk_id: float(s) for c, s in zip(top, scores, strict=True)})
-        except Exception as exc:
-            trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
-    elif engines.llm is not None and engines.settings.rerank == "auto":
-        head = top[:LLM_RERANK_MAX]
-        try:
-            grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX],
-                                timeout_s=engines.settings.helper_timeout_s)
-            return (rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:],
-                    {c.chunk_id: g for c, g in zip(head, grades, strict=True)})
-        except Exception as exc:
-            trace.degraded.append(f"rerank: LLM reranker failed ({exc}); MMR used")
-    tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
-    return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda), None
