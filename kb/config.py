@@ -193,6 +193,12 @@ class SearchOptions:
     explain: bool = False
     fill: bool = False
 
+    @property
+    def scoped(self) -> bool:
+        """Whether a filter (sources, types, dates) narrows the search."""
+        return bool(self.sources or self.source_types or self.created_after
+                    or self.created_before)
+
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= TOP_K_MAX:
             raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
