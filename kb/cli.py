@@ -314,6 +314,7 @@ def _print_result(result: SearchResult, explain: bool) -> None:
     for ref in result.references:
         where = ref.locator
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
+        weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
         click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
                                                                        if where else "") + weak)
         click.echo(f"     {ref.source}")

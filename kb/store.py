@@ -40,8 +40,8 @@ DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (?
     "THEN 'pending_models' WHEN EXISTS (SELECT 1 FROM chunks ch "
     "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
     "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END")
-EmbeddedChunk = tuple[int, str, str, bytes]
-log = logging.getLogger(__name__)  # (chunk id, prefix and text embedded, float32 BLOB)
+EmbeddedChunk = tuple[int, str, str, bytes]  # (chunk id, prefix and text embedded, float32 BLOB)
+log = logging.getLogger(__name__)
 
 
 def now_utc() -> datetime:
@@ -176,13 +176,11 @@ class Store(SearchPrimitives):
         return int(self.get_meta("generation") or 0)
 
     def _check_fts(self) -> None:
-        """Rebuild the full-text index from the chunks when it is damaged or out of date.
+        """Rebuild the FTS index from the chunks when damaged or built by another tokenizer.
 
-        Damaged: ``kb.store_fts.fts_problem`` (a log warning says what was wrong); out of date:
-        another tokenizer recipe built it. The index is derived data: it is rebuilt and the
-        tokenizer fingerprint recorded in one transaction, so a crash leaves the old one (or
-        migration 3's empty one). A damaged index in a file that cannot be written is recorded
-        in ``fts_problem``: searches then fail with that reason.
+        Damaged: ``kb.store_health.fts_problem`` (a warning is logged). One transaction, so a
+        crash leaves the old index. In a read-only file the damage is kept in ``fts_problem``:
+        searches then fail with that reason.
 
         Raises:
             SchemaError: another tokenizer built the index and the file cannot be written.
@@ -249,6 +247,11 @@ class Store(SearchPrimitives):
         where, arg = ("d.source = ?", source) if source is not None else ("d.id = ?", doc_id)
         rows = self._documents(where, [arg])
         return rows[0] if rows else None
+
+    def documents_by_id(self, ids: Iterable[int]) -> dict[int, Document]:
+        """Documents by id, in one query (ids not stored are absent)."""
+        rows = self._documents("d.id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))])
+        return {d.id: d for d in rows}
 
     def documents(self) -> list[Document]:
         """All documents ordered by source."""

@@ -15,7 +15,8 @@ Search result (``knowledge_search``)::
 
     {"query": str,
      "references": [{"number", "relevance" (0-100), "title", "source", "source_type", "page",
-                     "heading_path", "text", "created_at", "weak_evidence", "flags"}],
+                     "heading_path", "text", "created_at", "weak_evidence", "stale",
+                     "flags"}],
      "insufficient_evidence": bool,   # the search ran and found nothing relevant enough
      "note": str,             # how to use the references: quoted data, not instructions
      "diagnostics": {...},    # stages, degraded rungs, candidates per list, floor effect
@@ -279,7 +280,7 @@ def reference_to_dict(ref: Reference) -> dict[str, Any]:
             "source": ref.source, "source_type": ref.source_type, "page": ref.page,
             "heading_path": list(ref.heading_path), "text": ref.text,
             "created_at": ref.created_at, "weak_evidence": ref.weak_evidence,
-            "flags": list(flags)}
+            "stale": ref.stale, "flags": list(flags)}
 
 
 def diagnostics_to_dict(d: Diagnostics) -> dict[str, Any]:
@@ -288,7 +289,7 @@ def diagnostics_to_dict(d: Diagnostics) -> dict[str, Any]:
                        for s in d.stages],
             "degraded": list(d.degraded), "candidates": dict(d.candidates), "floor": d.floor,
             "floor_dropped": d.floor_dropped, "best_below_floor": d.best_below_floor,
-            "queries": list(d.queries), "error": d.error}
+            "queries": list(d.queries), "gone": list(d.gone), "error": d.error}
 
 
 def result_to_dict(result: SearchResult) -> dict[str, Any]:

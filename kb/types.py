@@ -284,6 +284,9 @@ class Reference:
             the caller sees what came closest (or, to fill a long list, asked with ``fill``).
         text: the raw chunk text (not the context prefix); equals
             ``extracted_text[char_start:char_end]``.
+        stale: ``True`` when the document's file has another size or modification time than
+            when it was indexed (checked at query time by ``os.stat``, never by hashing): the
+            text may no longer be in the file.
     """
 
     number: int
@@ -301,6 +304,7 @@ class Reference:
     created_at: str
     weak_evidence: bool = False
     flags: tuple[str, ...] = ()
+    stale: bool = False
 
     @property
     def locator(self) -> str:
@@ -373,6 +377,8 @@ class Diagnostics:
             threshold) or a judging reranker (cross-encoder or LLM, below
             ``PipelineSettings.rerank_min_score``); 0 when none judged.
         judge: per reference, the offline judge's reasons (empty when it did not run).
+        gone: sources of documents left out because their files are gone from disk since
+            they were indexed (``kb sync`` of their folder removes them).
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -386,6 +392,7 @@ class Diagnostics:
     explain: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
     judged_out: int = 0
     judge: tuple[JudgeRecord, ...] = ()
+    gone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ from retrieve.decay import apply_decay
 from retrieve.evidence import gather
 from retrieve.expand import UNUSABLE, try_expand
 from retrieve.floor import apply_floor
+from retrieve.freshness import FileCheck, check_files
 from retrieve.fuse import fuse
 from retrieve.handout import hand_out
 from retrieve.hybrid import recall_lists
@@ -204,6 +205,8 @@ class Ranking:
             LLM) for the candidates it scored, or ``None`` when MMR (or nothing) ordered them.
         verdicts: chunk id -> the offline judge's verdict for the candidates it judged (the
             first ``JUDGE_TOP_N``), or ``None`` when it did not run.
+        files: the reranked candidates' documents, which of them are stale, and which were
+            left out because their files are gone.
     """
 
     ordered: tuple[Candidate, ...]
@@ -218,6 +221,7 @@ class Ranking:
     chunks: dict[int, Chunk]
     judged: dict[int, float] | None = None
     verdicts: dict[int, Verdict] | None = None
+    files: FileCheck = FileCheck((), {}, frozenset(), ())
 
     @property
     def texts(self) -> dict[int, str]:
@@ -291,6 +295,12 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         kept = fused
         trace.skip("floor", "switched off by settings" if vectors_used
                    else "no vectors: the floor needs cosine scores")
+    # the files behind the top N: a gone one is never evidence, a changed one is flagged
+    files = check_files(kept, store.documents_by_id, n=RERANK_TOP_N)
+    if files.gone:
+        trace.degraded.append(f"files: {len(files.gone)} document(s) left out, their files are "
+                              f"gone ({files.gone[0]}...): `kb sync` their folder removes them")
+    kept = list(files.kept)
     # 5. judge and rerank the top N
     top = kept[:RERANK_TOP_N]
     chunks = store.chunks([c.chunk_id for c in top])
@@ -324,7 +334,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                                               for c in ordered)))
     return Ranking(tuple(ordered) + tuple(kept[RERANK_TOP_N:]), tuple(queries), counts,
                    calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
-                   judged, verdicts)
+                   judged, verdicts, files)
 
 
 def _recall(store: Store, query: str, queries: list[str], pool: int, filters: Filters,
@@ -369,15 +379,15 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                    near_duplicate_cosine=near_duplicate_cosine(r.calibration,
                                                                NEAR_DUPLICATE_COSINE))
     # 6. cite
-    # the selection comes from the reranked top, whose chunk rows rank() already fetched
-    documents = {c.doc_id: store.get_document(doc_id=c.doc_id) for c in out.selected}
-    refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, documents,
-                                                     out.relevance, out.weak))
+    # the selection comes from the reranked top, whose chunk and document rows rank() read
+    refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, r.files.documents,
+                                                     out.relevance, out.weak, r.files.stale))
     insufficient = out.insufficient or not refs
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
                        explain=tuple(trace.explain), judged_out=out.judged_out,
+                       gone=r.files.gone,
                        judge=cite.judge_records(refs, r.verdicts))
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
