@@ -38,6 +38,9 @@ NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-
 # queries reached 0.51 (bench/README.md); cosine cannot tell them apart (0.977-0.986 against
 # distinct CMRC passages at up to 0.98).
 NEAR_DUPLICATE_JACCARD = 0.8
+# ... between chunks of at least this many characters: in a short chunk one word is much of what
+# it says (monthly reports differing only by the month's name are distinct answers).
+NEAR_DUPLICATE_MIN_CHARS = 200
 SHINGLE_CHARS = 5  # characters per shingle: language-agnostic (no tokenizer, CJK and Thai too)
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # DESIGN 1: the knowledge_search schema's maxLength, the one cap on every interface (tool, HTTP,

@@ -51,11 +51,15 @@ _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
-                  trace: Trace) -> RecallList:
-    """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit."""
+                  trace: Trace, *, hybrid: bool = False) -> RecallList:
+    """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit.
+
+    ``hybrid``: vector lists are fused with it (one-clause matches are capped,
+    ``retrieve.recall.keyword_s_norm``).
+    """
     try:  # quoted phrases and hyphenated compounds match as phrases
         bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,
-                           name=f"bm25:{i}", weight=weight)
+                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid)
         if bm25.hits or not has_cjk(q):
             return bm25
         trace.degraded.append(f"fts: no hits for CJK query {i}; LIKE scan used")
@@ -98,7 +102,8 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
-                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace)
+                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace,
+                                 hybrid=vector_job is not None)
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:

@@ -10,9 +10,9 @@ with ``lambda = 0.7``, ``rel`` the fused score scaled to [0, 1] by the best cand
 
 Whatever the ordering, ``select`` then walks it and skips a chunk that is a near-duplicate of
 one already taken, in this document or another (identical normalised text; character 5-gram
-Jaccard resemblance >= 0.8, e.g. a mail disclaimer differing by one word; or cosine above
-the model's near-duplicate threshold), or whose document already has ``max_per_doc`` chunks
-taken.
+Jaccard resemblance >= 0.8 between chunks of 200 characters or more, e.g. a mail disclaimer
+differing by one word; or cosine above the model's near-duplicate threshold), or whose
+document already has ``max_per_doc`` chunks taken.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kb.config import MMR_LAMBDA, NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD, SHINGLE_CHARS
+from kb.config import (
+    MMR_LAMBDA,
+    NEAR_DUPLICATE_COSINE,
+    NEAR_DUPLICATE_JACCARD,
+    NEAR_DUPLICATE_MIN_CHARS,
+    SHINGLE_CHARS,
+)
 from kb.types import Candidate
 
 _SPACE = re.compile(r"\s+")
@@ -161,12 +167,13 @@ def select(ordered: Sequence[Candidate], texts: Mapping[int, str],
     """Take up to ``k`` candidates in order, skipping near-duplicates and over-cap documents.
 
     A candidate is a near-duplicate of one taken before it when their normalised texts are
-    equal, their shingle sets' resemblance is at least ``near_duplicate_jaccard``, or their
-    vectors' cosine exceeds ``near_duplicate_cosine``.
+    equal, their shingle sets' resemblance is at least ``near_duplicate_jaccard`` (both texts
+    at least ``NEAR_DUPLICATE_MIN_CHARS`` long after normalising), or their vectors' cosine
+    exceeds ``near_duplicate_cosine``.
     """
     taken: list[Candidate] = []
     keys: set[str] = set()
-    taken_shingles: list[frozenset[str]] = []
+    taken_shingles: list[frozenset[str]] = []  # of the taken chunks long enough to compare
     per_doc: dict[int, int] = {}
     for c in ordered:
         if len(taken) >= k:
@@ -175,8 +182,9 @@ def select(ordered: Sequence[Candidate], texts: Mapping[int, str],
         key = normalise_text(text)
         if key in keys or per_doc.get(c.doc_id, 0) >= max_per_doc:
             continue
-        grams = shingles(text)
-        if any(resemblance(grams, t) >= near_duplicate_jaccard for t in taken_shingles):
+        grams = shingles(text) if len(key) >= NEAR_DUPLICATE_MIN_CHARS else None
+        if grams is not None and any(resemblance(grams, t) >= near_duplicate_jaccard
+                                     for t in taken_shingles):
             continue
         v = vectors.get(c.chunk_id)
         if v is not None and any(
@@ -186,6 +194,7 @@ def select(ordered: Sequence[Candidate], texts: Mapping[int, str],
             continue
         taken.append(c)
         keys.add(key)
-        taken_shingles.append(grams)
+        if grams is not None:
+            taken_shingles.append(grams)
         per_doc[c.doc_id] = per_doc.get(c.doc_id, 0) + 1
     return taken

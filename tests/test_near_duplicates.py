@@ -106,3 +106,15 @@ def test_resemblance_of_character_shingles():
     assert min(resemblance(variants[0], v) for v in variants) >= NEAR_DUPLICATE_JACCARD
     bodies = [shingles(b) for b in BODIES]
     assert max(resemblance(a, b) for i, a in enumerate(bodies) for b in bodies[i + 1:]) < 0.3
+
+
+def test_short_chunks_differing_by_one_word_are_distinct_answers():
+    from kb.types import Candidate
+    from retrieve.rerank import select
+
+    months = ("jan", "feb", "mar")
+    texts = {i: f"Monthly lighthouse inspection report for {m}." for i, m in enumerate(months)}
+    cands = [Candidate(i, i, 1.0, None, 0.0, 0.5) for i in texts]
+    assert len(select(cands, texts, {}, k=5, max_per_doc=3)) == 3
+    long = {i: NOTICE.format(w) for i, w in enumerate(WORDS[:3])}
+    assert len(select(cands, long, {}, k=5, max_per_doc=3)) == 1
