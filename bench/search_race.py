@@ -10,8 +10,10 @@ folder, then, for each interface in ``--via``:
   folder again and again (rewriting the files between two calls) while ``--searchers`` client
   threads POST ``/search``.
 
-The writer keeps going until every search has been answered, so every search overlaps writes;
-it runs at least one ingest and one re-ingest. A search *fails* when it raises, when its result
+The searchers search until they have made ``--searches`` searches *and* the writer has finished
+an ingest and a re-ingest; the writer keeps going until the searchers stop. So every search
+overlaps writes, and the searches span both runs (there are more than ``--searches`` when the
+ingests take longer). A search *fails* when it raises, when its result
 carries an error (``diagnostics.error``; HTTP: a status other than 200, or ``error`` set), and
 *hangs* when it takes longer than ``--hang-s``. Reports per interface: searches, failures (with
 the first few reasons), hangs, latency p50/p95/max in ms, write cycles.
@@ -99,7 +101,8 @@ def summarise(latencies: list[float], failures: list[str], hangs: int, cycles: i
             return None
         return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 1)
 
-    return {"searches": asked, "answered": len(latencies), "failures": len(failures),
+    return {"searches": len(latencies) + hangs, "asked_at_least": asked,
+            "answered": len(latencies), "failures": len(failures),
             "failure_samples": failures[:5], "hangs": hangs, "p50_ms": pct(50),
             "p95_ms": pct(95), "max_ms": round(ordered[-1], 1) if ordered else None,
             "write_cycles": cycles}
@@ -107,9 +110,13 @@ def summarise(latencies: list[float], failures: list[str], hangs: int, cycles: i
 
 # --- the API across processes ---------------------------------------------------------------
 
+MIN_WRITE_CYCLES = 2  # an ingest, then a re-ingest of every file
+MAX_SECONDS = 3600  # searchers stop by then even if the writer never finishes its two runs
+
+
 def _api_searcher(db: str, embedder: str, count: int, seed: int, hang_s: float,
-                  out: Any) -> None:
-    """A searcher process: ``count`` searches through the Python API; results to ``out``."""
+                  written: Any, out: Any) -> None:
+    """A searcher process: ``count`` searches or more (until ``written``); results to ``out``."""
     from kb.api import KnowledgeBase
     from kb.config import Config
 
@@ -117,8 +124,10 @@ def _api_searcher(db: str, embedder: str, count: int, seed: int, hang_s: float,
     latencies: list[float] = []
     failures: list[str] = []
     hangs = 0
+    start = time.monotonic()
     with KnowledgeBase(db, Config(embedder=embedder)) as kb:
-        for _ in range(count):
+        while (len(latencies) < count or not written.is_set()) and \
+                time.monotonic() - start < MAX_SECONDS:
             box: dict[str, Any] = {}
             query = rng.choice(QUERIES)
 
@@ -142,9 +151,9 @@ def _api_searcher(db: str, embedder: str, count: int, seed: int, hang_s: float,
     out.put({"latencies": latencies, "failures": failures, "hangs": hangs})
 
 
-def _writer(stop: Any, ingest: Any, folder: Path, files: int
+def _writer(stop: Any, written: Any, ingest: Any, folder: Path, files: int
             ) -> tuple[int, list[str]]:
-    """Ingest, rewrite every file, ingest again... until ``stop`` (at least twice).
+    """Ingest, rewrite every file, ingest again... until ``stop``; ``written`` once twice done.
 
     Returns:
         The ingest runs, and the problems they reported.
@@ -152,17 +161,20 @@ def _writer(stop: Any, ingest: Any, folder: Path, files: int
     problems: list[str] = []
     version = 0
     cycles = 0
-    while cycles < 2 or not stop.is_set():
+    while cycles < MIN_WRITE_CYCLES or not stop.is_set():
         problem = ingest()
         if problem:
             problems.append(problem)
         cycles += 1
         version += 1
         write_notes(folder, files, version)
+        if cycles >= MIN_WRITE_CYCLES:
+            written.set()
     return cycles, problems
 
 
-def _api_writer(db: str, embedder: str, folder: str, files: int, stop: Any, out: Any) -> None:
+def _api_writer(db: str, embedder: str, folder: str, files: int, stop: Any, written: Any,
+                out: Any) -> None:
     """The writer process: ``KnowledgeBase.ingest`` of the folder, rewritten between runs."""
     from kb.api import KnowledgeBase
     from kb.config import Config
@@ -173,7 +185,7 @@ def _api_writer(db: str, embedder: str, folder: str, files: int, stop: Any, out:
             failed = [o for o in report.outcomes if o.action == "failed"]
             return f"{len(failed)} files failed: {failed[0].reason}" if failed else None
 
-        out.put(_writer(stop, ingest, Path(folder), files))
+        out.put(_writer(stop, written, ingest, Path(folder), files))
 
 
 def run_api(work: Path, files: int, searches: int, embedder: str, searchers: int,
@@ -186,13 +198,14 @@ def run_api(work: Path, files: int, searches: int, embedder: str, searchers: int
     subprocess.run(kb_command(db, embedder, "ingest", str(work / "seed")), check=True,
                    capture_output=True)
     ctx = mp.get_context("spawn")
-    stop, written, out = ctx.Event(), ctx.Queue(), ctx.Queue()
+    stop, written, done, out = ctx.Event(), ctx.Event(), ctx.Queue(), ctx.Queue()
     writer = ctx.Process(target=_api_writer,
-                         args=(str(db), embedder, str(folder), files, stop, written))
+                         args=(str(db), embedder, str(folder), files, stop, written, done))
     writer.start()
     share = [searches // searchers + (1 if i < searches % searchers else 0)
              for i in range(searchers)]
-    procs = [ctx.Process(target=_api_searcher, args=(str(db), embedder, n, i, hang_s, out))
+    procs = [ctx.Process(target=_api_searcher,
+                         args=(str(db), embedder, n, i, hang_s, written, out))
              for i, n in enumerate(share)]
     for p in procs:
         p.start()
@@ -209,7 +222,7 @@ def run_api(work: Path, files: int, searches: int, embedder: str, searchers: int
         if p.is_alive():  # a hung search thread keeps its process: stop it
             p.kill()
     stop.set()
-    cycles, writer_problems = written.get()
+    cycles, writer_problems = done.get()
     writer.join()
     return {**summarise(latencies, failures, hangs, cycles, searches),
             "writer_problems": writer_problems[:3]}
@@ -246,24 +259,23 @@ def run_http(work: Path, files: int, searches: int, embedder: str, searchers: in
             status, data = _post(url, "/ingest", {"paths": [str(folder)]}, INGEST_TIMEOUT_S)
             return None if status == 200 else f"/ingest {status}: {data}"
 
-        stop = threading.Event()
+        stop, written = threading.Event(), threading.Event()
         box: dict[str, tuple[int, list[str]]] = {}
         writer = threading.Thread(
-            target=lambda: box.update(w=_writer(stop, ingest, folder, files)))
+            target=lambda: box.update(w=_writer(stop, written, ingest, folder, files)))
         writer.start()
         lock = threading.Lock()
         latencies: list[float] = []
         failures: list[str] = []
         hangs = [0]
-        left = [searches]
+        start = time.monotonic()
 
         def searcher(seed: int) -> None:
             rng = random.Random(seed)
-            while True:
+            while time.monotonic() - start < MAX_SECONDS:
                 with lock:
-                    if left[0] == 0:
+                    if len(latencies) + hangs[0] >= searches and written.is_set():
                         return
-                    left[0] -= 1
                 t0 = time.perf_counter()
                 try:
                     status, data = _post(url, "/search",

@@ -9,6 +9,8 @@
 3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
    (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
+   Then the files behind the top 50 are looked at (``retrieve.freshness``, one ``stat`` each): a
+   gone file's passages are dropped (``Diagnostics.gone``), a changed file's flagged ``stale``.
 5. **Rerank** (``retrieve.reorder`` over ``retrieve.rerank``) the top 50: cross-encoder, else
    LLM, else MMR; or the offline **judge** (``retrieve.judge``); what is handed out
    (``retrieve.handout``): a judging reranker's rejects are cut, then the top k are selected

@@ -31,7 +31,7 @@ def test_searches_during_ingest_and_reingest_never_fail_nor_hang(embedder, files
     report = json.loads(done.stdout)
     for via in ("api", "http"):
         r = report[via]
-        assert r["answered"] == searches, (via, r)
+        assert r["answered"] == r["searches"] >= searches, (via, r)
         assert r["failures"] == 0 and r["hangs"] == 0, (via, r)
         assert r["write_cycles"] >= 2 and not r["writer_problems"], (via, r)
     assert done.returncode == 0
