@@ -156,8 +156,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         false and a context block saying the search failed, for an empty query, a cancelled
         search, a full-text index found damaged in a read-only file, or when a stage failed
         unexpectedly (e.g. the index was damaged after the file was opened). Never raises:
-        ``SearchOptions``
-        validates itself (a malformed date raises ``ValueError`` when the options are built).
+        ``SearchOptions`` validates itself (a malformed date raises ``ValueError`` when the
+        options are built).
         Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
         ``SearchResult.query`` always encodes as UTF-8.
     """
@@ -223,7 +223,7 @@ class Ranking:
     chunks: dict[int, Chunk]
     judged: dict[int, float] | None = None
     verdicts: dict[int, Verdict] | None = None
-    files: FileCheck = FileCheck((), {}, frozenset(), ())
+    files: FileCheck = field(default_factory=lambda: FileCheck((), {}, frozenset(), ()))
 
     @property
     def texts(self) -> dict[int, str]:
@@ -300,8 +300,9 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     # the files behind the top N: a gone one is never evidence, a changed one is flagged
     files = check_files(kept, store.documents_by_id, n=RERANK_TOP_N)
     if files.gone:
+        shown = ", ".join(files.gone[:2]) + (", ..." if len(files.gone) > 2 else "")
         trace.degraded.append(f"files: {len(files.gone)} document(s) left out, their files are "
-                              f"gone ({files.gone[0]}...): `kb sync` their folder removes them")
+                              f"gone ({shown}); `kb sync` of their folder removes them")
     kept = list(files.kept)
     # 5. judge and rerank the top N
     top = kept[:RERANK_TOP_N]
