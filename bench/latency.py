@@ -101,8 +101,8 @@ def main() -> None:
         for q in queries:
             qv = service.embed_query(q)
             t0 = time.perf_counter()
-            vector_recall(kb.store, qv, service.fingerprint.key, pool=50, allowed_docs=None,
-                          name="v", weight=1.0, cos_unrelated=0.74, span=0.15)
+            vector_recall(vm, qv, pool=50, allowed_docs=None, name="v", weight=1.0,
+                          cos_unrelated=0.74, span=0.15)
             ours.append((time.perf_counter() - t0) * 1e3)
         print(json.dumps({
             "chunks": kb.store.counts_chunks(),

@@ -10,13 +10,17 @@ What a walk cannot read or follow becomes an outcome for the report rather than 
 
 A path given directly that does not exist, is a dangling symlink or a symlink loop is a caller
 mistake and raises before anything is read.
+
+A file a folder's walk reaches through a symlink that leads out of the folder is read (its
+source is its real path) and handed to ``on_link``, so the caller can report it and remember
+where it came from.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from kb.types import FileOutcome
@@ -54,14 +58,24 @@ def _given(raw: Path | str) -> Path:
     return path.resolve()
 
 
-def discover(paths: Iterable[Path | str], suffixes: frozenset[str]
-             ) -> Iterator[Path | FileOutcome]:
+LinkOut = Callable[[Path, Path, Path], None]  # (symlink as found, its real file, the folder)
+
+
+def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
+             on_link: LinkOut | None = None) -> Iterator[Path | FileOutcome]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
     Folders are walked by ``kb.walk.walk_files`` (hidden entries skipped, symlinked folders
     not followed). A path given directly is yielded whatever its suffix, so an unsupported
     file is reported rather than silently ignored. What a walk cannot read or follow is
     yielded where the walk met it as a ``FileOutcome`` (see the module docstring).
+
+    Args:
+        paths: files and folders.
+        suffixes: the suffixes to keep in folders, lower case with the dot.
+        on_link: called with (symlink, its real file, the folder walked) for each file reached
+            through a symlink whose real file lies outside the folder (before the file is
+            yielded, or instead of it when the file was yielded already).
 
     Raises:
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
@@ -96,7 +110,11 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str]
                 if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # else gone since the walk
                     yield from report(link_error(found, exc))
                 continue
-            if f.is_file() and f not in seen:
+            if not f.is_file():
+                continue
+            if on_link is not None and not f.is_relative_to(path):
+                on_link(found, f, path)
+            if f not in seen:
                 seen.add(f)
                 yield f
         for error in errors:

@@ -32,9 +32,12 @@ Then, once for the batch:
 
 8. **Embed** every chunk without a current vector, outside any transaction
    (``ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
-9. **Sync** (optional): documents under a synced folder whose file is gone are removed with their
-   chunks, FTS rows and vectors; a folder that holds no files at all keeps its documents and
-   fails (``ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``.
+9. **Prune**: documents under a folder given whose files are gone are removed with their chunks,
+   FTS rows and vectors; a folder that holds no files at all keeps its documents and fails
+   (``ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``. A file
+   reached through a symlink out of a folder is reported (its document's source is its real
+   path) and the link recorded (``kb.store_links``); a sync also removes such documents once
+   their files are gone.
 
 Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
@@ -46,11 +49,8 @@ indexed documents that have none (``kb rm`` and ingest again to add them).
 from __future__ import annotations
 
 import dataclasses
-import errno
 import hashlib
 import logging
-import os
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,6 +63,7 @@ from ingest.empty_folders import kept_empty_folders
 from ingest.extract import SUPPORTED_SUFFIXES, extract
 from ingest.extract.text import EMPTY_FILE
 from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
+from ingest.prune import remove_missing
 from ingest.stream import no_text_outcome, write_text_stream
 from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
@@ -71,6 +72,7 @@ from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.llm_cache import cached_reply
 from kb.store import Store
+from kb.store_links import record_links
 from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
@@ -227,19 +229,21 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         paths: files and/or folders (walked recursively).
         chunk: chunk sizes.
         service: the embedding service, or ``None`` to store text only (BM25).
-        sync: also remove documents under the given folders whose files are gone.
+        sync: also remove documents reached through symlinks in the given folders (recorded
+            by earlier ingests) whose files are gone; documents under the folders whose files
+            are gone are removed either way.
         on_progress: called with (phase, done, total) for ``files`` and ``vectors``.
         no_vectors_reason: why ``service`` is ``None``, for the report's warning.
         llm: the chat model writing situating sentences (ingest-time: long timeouts,
             retries, a circuit breaker), or ``None`` for title + heading prefixes only.
         vision: the model describing images in PDF and DOCX files, or ``None``.
         extract_timeout_s: the wall-clock budget for extracting one PDF, DOCX or HTML file.
-        allow_empty: with ``sync``, a folder that holds no files loses its documents too;
+        allow_empty: a folder given that holds no files loses its documents too;
             without it they are kept and the folder is a failed outcome.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
-        folder the walk could not read (failed), a synced folder kept because it holds no
+        folder the walk could not read (failed), a folder kept because it holds no
         files (failed), or a broken symlink the walk met (skipped).
 
         A storage fault (disk full, I/O error) stops the batch: the file being written fails
@@ -255,20 +259,23 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
                          "cannot ingest; searching works", path=store.path)
     roots = [Path(p) for p in paths]
-    found = list(discover(roots, SUPPORTED_SUFFIXES))
+    links: list[tuple[Path, Path, Path]] = []
+    found = list(discover(roots, SUPPORTED_SUFFIXES,
+                          on_link=lambda *link: links.append(link)))
     with ExtractionWorker(timeout_s=extract_timeout_s) as worker:
         outcomes, fault = _ingest_found(store, found, chunk, worker, llm=llm, vision=vision,
                                         on_progress=on_progress)
     if fault is not None:
         return _stopped_report(store, outcomes, service)
-    removed: tuple[str, ...] = ()
-    if sync:
-        kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
-        outcomes += kept
-        removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
-                                         not in {o.path for o in kept}])
+    record_links(store, ((str(link), str(real)) for link, real, _ in links))
+    kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
+    outcomes += kept
+    removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
+                                     not in {o.path for o in kept}], links=sync)
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
-    warnings = _situating_notes(store, llm) if written else []
+    warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
+                "removes it once that file is gone)" for link, real, folder in links]
+    warnings += _situating_notes(store, llm) if written else []
     retried = store.count_pending_models()
     if retried:
         warnings.append(f"status pending_models for {_documents(retried)} (a model call "
@@ -362,36 +369,3 @@ def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
         if _write_document(store, row, chunk_document(doc, chunk)):
             written += 1
     return written
-
-
-def remove_missing(store: Store, roots: Iterable[Path]) -> tuple[str, ...]:
-    """Delete documents stored under any folder in ``roots`` whose file no longer exists.
-
-    A document whose file kb cannot look at (e.g. in a folder it may not read, which the
-    report lists as failed) is kept: it is not known to be gone.
-
-    Returns:
-        The removed sources.
-    """
-    folders = [str(p.resolve()) for p in roots if p.is_dir()]
-    removed = []
-    for doc in store.documents():
-        inside = any(doc.source.startswith(f.rstrip("/") + "/") for f in folders)
-        if inside and _gone(Path(doc.source)):
-            store.delete_document(doc.source)
-            removed.append(doc.source)
-    return tuple(removed)
-
-
-def _gone(path: Path) -> bool:
-    """Whether no regular file is at ``path`` (``False`` when that cannot be told).
-
-    ``os.stat`` rather than ``Path.is_file``: from Python 3.13 ``is_file`` answers ``False``
-    on any error, so a folder kb may not read would look empty and its documents be deleted.
-    """
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)  # a folder where the file was: gone
-    except (FileNotFoundError, NotADirectoryError):
-        return True
-    except OSError as exc:
-        return exc.errno == errno.ELOOP  # a symlink loop holds no file; anything else: unsure

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from kb.backends import LLM
-from kb.errors import BackendError
+from kb.errors import BackendError, SearchFailed
 from kb.types import Reference, SearchResult
 
 ANSWER_TIMEOUT_S = 120.0  # a local model writes a paragraph in tens of seconds on a laptop CPU
@@ -71,9 +71,13 @@ def answer_question(llm: LLM, result: SearchResult, *,
         The answer, or kb's refusal.
 
     Raises:
+        kb.errors.SearchFailed: the search failed (``result.diagnostics.error``): kb does not
+            answer "no evidence" for documents it could not search.
         kb.errors.BackendError: the model failed, timed out, or replied with nothing; the
             message names the backend.
     """
+    if result.diagnostics.error:
+        raise SearchFailed(result.diagnostics.error)
     if result.insufficient_evidence or not result.references:
         return Answer(result.query, REFUSAL, result.references, (), refused=True, model=None)
     prompt = PROMPT.format(context=result.context, question=result.query)

@@ -367,10 +367,24 @@ class KnowledgeBase:
             "reembed_target": target.description if target else None,
             "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
                                if target else 0),
-            "fts_integrity": ("not checked (read-only file)" if self.store.read_only  # an INSERT
-                              else "ok" if self.store.fts_integrity_ok() else "FAILED"),
+            "fts_integrity": self._fts_integrity(),
             "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
         }
+
+    def _fts_integrity(self) -> str:
+        """The full-text index's state: ``ok`` or ``FAILED``, with a note.
+
+        FTS5's integrity-check (an INSERT), or, in a read-only file, the check made at open
+        (``kb.store_health.fts_problem``).
+        """
+        store = self.store
+        if store.read_only:
+            if store.fts_problem is not None:
+                return f"FAILED ({store.fts_problem}; a read-only file: not rebuilt)"
+            return "ok (read-only file: the check made at open)"
+        if not store.fts_integrity_ok():
+            return "FAILED (FTS5 integrity-check)"
+        return f"ok (rebuilt at open: {store.fts_rebuilt})" if store.fts_rebuilt else "ok"
 
 
 __all__ = ["KnowledgeBase"]

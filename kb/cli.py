@@ -32,7 +32,7 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
-from kb.errors import DocumentNotFound, KbError
+from kb.errors import DocumentNotFound, KbError, SearchFailed, StoreError
 from kb.types import SearchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -246,8 +246,6 @@ def _failure(result: SearchResult) -> dict[str, str] | None:
 
 
 def _print_result(result: SearchResult, explain: bool) -> None:
-    if result.diagnostics.error:
-        click.echo(f"kb: {result.diagnostics.error}", err=True)
     if not result.references:
         click.echo("No relevant references found: the knowledge base does not hold the answer.")
     if result.references and result.insufficient_evidence:
@@ -256,6 +254,7 @@ def _print_result(result: SearchResult, explain: bool) -> None:
     for ref in result.references:
         where = ref.locator
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
+        weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
         click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
                                                                        if where else "") + weak)
         click.echo(f"     {ref.source}")
@@ -303,8 +302,10 @@ def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str,
         for stage in data["diagnostics"]["stages"]:
             stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
         emit_json({**data, "error": _failure(result)})  # as `kb context --json`
-    else:
+    elif not result.diagnostics.error:
         _print_result(result, explain)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)
 
 
 @cli.command(cls=QueryCommand)
@@ -324,14 +325,14 @@ def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str
     with open_kb(ctx) as kb:
         result = kb.search(query, _search_options(top_k, source, type_, after, before,
                                                   no_decay))
-    if result.diagnostics.error:
-        click.echo(f"kb: {result.diagnostics.error}", err=True)
     if as_json:
         emit_json({"query": result.query, "context": result.context,
                    "insufficient_evidence": result.insufficient_evidence,
                    "error": _failure(result)})
-    else:
+    elif not result.diagnostics.error:
         click.echo(result.context)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)
 
 
 @cli.command()
@@ -373,7 +374,10 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
 @click.pass_context
 @errors_as_one_line
 def status(ctx: click.Context, as_json: bool) -> None:
-    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base."""
+    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base.
+
+    Exits 1 when the full-text index fails its integrity check.
+    """
     with open_kb(ctx) as kb:  # refuses a missing file
         info = kb.status()
     if as_json:
@@ -386,6 +390,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
                     click.echo(f"warning: {warning}", err=True)
             else:
                 click.echo(f"{k:{width}}{'-' if v is None else v}")  # "-": not set
+    if str(info["fts_integrity"]).startswith("FAILED"):
+        raise StoreError(f"{info['path']}: the full-text index is damaged: "
+                         f"{info['fts_integrity']}")
 
 
 # Commands defined in their own modules register themselves on import.

@@ -32,6 +32,16 @@ MMR_LAMBDA = 0.7  # DESIGN 4.5; Carbonell & Goldstein, SIGIR 1998
 RERANK_TOP_N = 50  # DESIGN 4.5: rerank the top 50
 MAX_CHUNKS_PER_DOC = 3  # issue 3: at most 3 chunks per document in the top k
 NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-duplicates
+# Issue 11: two chunks whose character 5-gram sets overlap this much (Jaccard resemblance,
+# Broder 1997) are near-duplicates: one-word variants of a 270-character mail disclaimer score
+# 0.89-0.93, while no pair of chunks from two documents in the top 20 of any bundled set's
+# queries reached 0.51 (bench/README.md); cosine cannot tell them apart (0.977-0.986 against
+# distinct CMRC passages at up to 0.98).
+NEAR_DUPLICATE_JACCARD = 0.8
+# ... between chunks of at least this many characters: in a short chunk one word is much of what
+# it says (monthly reports differing only by the month's name are distinct answers).
+NEAR_DUPLICATE_MIN_CHARS = 200
+SHINGLE_CHARS = 5  # characters per shingle: language-agnostic (no tokenizer, CJK and Thai too)
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # DESIGN 1: the knowledge_search schema's maxLength, the one cap on every interface (tool, HTTP,
 # MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
@@ -217,6 +227,12 @@ class SearchOptions:
     max_chunks_per_doc: int = MAX_CHUNKS_PER_DOC
     explain: bool = False
     fill: bool = False
+
+    @property
+    def scoped(self) -> bool:
+        """Whether a filter (sources, types, dates) narrows the search."""
+        return bool(self.sources or self.source_types or self.created_after
+                    or self.created_before)
 
     def __post_init__(self) -> None:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int):

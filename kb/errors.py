@@ -18,6 +18,7 @@ built-in ``ValueError`` or ``TypeError`` instead::
     ├── ReembedConflict          an unfinished re-embed to another model would be lost (.target)
     ├── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
     ├── SearchCancelled          the caller cancelled a search (never escapes ``search``)
+    ├── SearchFailed             a search could not run (.reason); never reads as "no evidence"
     └── PathRefused              a tool/HTTP ingest path outside the configured roots (.path)
 """
 
@@ -160,3 +161,19 @@ class PathRefused(KbError):
 
 class SearchCancelled(KbError):
     """The caller cancelled a search; ``search`` turns it into an empty result with the reason."""
+
+
+class SearchFailed(KbError):
+    """A search could not run (a damaged index, a storage error, a cancellation).
+
+    ``search`` itself never raises it: its result carries the reason in
+    ``diagnostics.error``. The CLI and ``KnowledgeBase.ask`` raise it, so a failure ends as an
+    error (a non-zero exit), never as "the knowledge base does not hold the answer".
+
+    Attributes:
+        reason: the result's ``diagnostics.error`` (also the message).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -173,6 +173,9 @@ def openapi_schema(*, token_required: bool) -> dict[str, Any]:
                     "heading_path": {"type": "array", "items": {"type": "string"}},
                     "text": {"type": "string"}, "created_at": {"type": "string"},
                     "weak_evidence": {"type": "boolean"},
+                    "stale": {"type": "boolean", "description": (
+                        "The document's file changed on disk (size or modification time) "
+                        "since it was indexed: the text may no longer be in it.")},
                     "flags": {"type": "array", "items": {"type": "string"}}}},
                 "Context": {**obj, "properties": {
                     "query": {"type": "string"}, "context": {"type": "string"},

@@ -14,6 +14,7 @@ Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``k
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kb import store_health as health
 from kb.connection import OpenMode, connect, immediate, open_mode
 from kb.errors import SchemaError, StoreError
 from kb.readers import ReaderPool
@@ -30,14 +32,6 @@ from kb.schema import check_schema, migrate
 from kb.store_search import SearchPrimitives, VectorMatrix
 from kb.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document, DocumentRow
-
-_HEALTHY_SQL = """
-SELECT NOT EXISTS (SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents))
-   AND NOT EXISTS (SELECT 1 FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))
-   AND NOT EXISTS (SELECT 1 FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))
-   AND NOT EXISTS (SELECT 1 FROM chunk_vectors_staging
-                   WHERE chunk_id NOT IN (SELECT id FROM chunks))
-"""
 
 LIVE_FINGERPRINT_KEY = "embedder_fingerprint"  # meta: the fingerprint of chunks.embedding
 PENDING_HASH_SUFFIX = "+pending"  # on documents.content_hash: model stages unfinished
@@ -47,6 +41,7 @@ DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (?
     "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
     "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END")
 EmbeddedChunk = tuple[int, str, str, bytes]  # (chunk id, prefix and text embedded, float32 BLOB)
+log = logging.getLogger(__name__)
 
 
 def now_utc() -> datetime:
@@ -102,6 +97,8 @@ class Store(SearchPrimitives):
         self._mix: tuple[int, tuple[int, int]] = (-1, (0, 0))
         self._readers = ReaderPool(self._connect)
         self.mode: OpenMode = "rw"
+        self.fts_problem: str | None = None  # the index is damaged and cannot be rebuilt here
+        self.fts_rebuilt: str | None = None  # what was wrong with the index rebuilt at open
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,7 +109,6 @@ class Store(SearchPrimitives):
             else:
                 migrate(self._writer)  # first: it refuses another application's file untouched
                 self._writer.execute("PRAGMA journal_mode = WAL")
-            self._check_tokenizer()
             self.repair()
         except SchemaError as exc:
             raise SchemaError(f"{self.path}: {exc}", path=self.path) from exc
@@ -179,43 +175,48 @@ class Store(SearchPrimitives):
         """A counter that changes on every committed write."""
         return int(self.get_meta("generation") or 0)
 
-    def _check_tokenizer(self) -> None:
-        """Index every chunk again when another tokenizer recipe built the FTS index.
+    def _check_fts(self) -> None:
+        """Rebuild the FTS index from the chunks when damaged or built by another tokenizer.
 
-        The index is derived data: the chunks are tokenized again and the fingerprint recorded
-        in one transaction, so a crash leaves the old index (or migration 3's empty one).
+        Damaged: ``kb.store_health.fts_problem`` (a warning is logged). One transaction, so a
+        crash leaves the old index. In a read-only file the damage is kept in ``fts_problem``:
+        searches then fail with that reason.
 
         Raises:
-            SchemaError: the index needs rebuilding but the file cannot be written.
+            SchemaError: another tokenizer built the index and the file cannot be written.
         """
+        problem = health.fts_problem(self.conn)
         stored = self.get_meta("tokenizer_fingerprint")
-        if stored == TOKENIZER_FINGERPRINT:
+        # an empty read-only file without a fingerprint has nothing to index, nothing to record
+        outdated = stored != TOKENIZER_FINGERPRINT and not (
+            stored is None and self.read_only and not self.counts_chunks())
+        if problem is None and not outdated:
             return
-        if stored is None and self.read_only and not self.counts_chunks():
-            return  # an empty read-only file: nothing to index, nothing to record
-        try:
-            if self.read_only:
-                raise sqlite3.OperationalError("the file is read-only")
-            with self.write() as c:
-                c.execute("DELETE FROM chunks_fts")
-                c.executemany("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)", (
-                    (cid, index_body(prefix, text)) for cid, prefix, text in
-                    c.execute("SELECT id, context_prefix, text FROM chunks")))
-                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES "
-                          "('tokenizer_fingerprint', ?)", (TOKENIZER_FINGERPRINT,))
-        except sqlite3.OperationalError as exc:
+        if self.read_only:
+            if problem is not None:
+                self.fts_problem = problem
+                return
             raise SchemaError(
                 f"{self.path}: the full-text index was built by another tokenizer "
-                f"({stored or 'an older kb'}) and cannot be rebuilt here ({exc}); open the file "
-                "once where it is writable, or ingest into a new file", path=self.path) from exc
+                f"({stored or 'an older kb'}) and cannot be rebuilt here (the file is "
+                "read-only); open the file once where it is writable, or ingest into a new "
+                "file", path=self.path)
+        with self.write() as c:
+            health.rebuild_fts(c)
+        if problem is not None:
+            self.fts_rebuilt = problem
+            log.warning("%s: the full-text index was damaged (%s); rebuilt from the chunks",
+                        self.path, problem)
 
     # --- integrity ---------------------------------------------------------------------------
 
     def repair(self) -> dict[str, int]:
-        """Integrity check plus orphan cleanup, run at open.
+        """Integrity checks plus orphan cleanup, run at open.
 
-        Removes chunks whose document is gone, FTS rows and staged vectors whose chunk is gone,
-        and indexes chunks missing from FTS, all in one transaction.
+        SQLite's quick_check; then the full-text index's (``_check_fts``: rebuilt when damaged
+        or built by another tokenizer); then removes chunks whose document is gone, FTS rows and
+        staged vectors whose chunk is gone, and indexes chunks missing from FTS, all in one
+        transaction.
 
         Returns:
             Counts of rows fixed per kind.
@@ -223,41 +224,22 @@ class Store(SearchPrimitives):
         Raises:
             StoreError: SQLite's quick_check reports corruption.
         """
-        problems = [line for r in self.conn.execute("PRAGMA quick_check")
-                    for line in str(r[0]).splitlines() if line.strip() and "***" not in line]
-        if problems != ["ok"]:
-            shown = "; ".join(problems[:2]) + (f" (+{len(problems) - 2} more)"
-                                               if len(problems) > 2 else "")
+        problem = health.quick_check(self.conn)
+        if problem is not None:
             raise StoreError(f"{self.path}: the database is corrupt (SQLite quick_check: "
-                             f"{shown}); restore a backup or ingest into a new file",
+                             f"{problem}); restore a backup or ingest into a new file",
                              path=self.path)
-        fixed = {"orphan_chunks": 0, "orphan_fts": 0, "orphan_staged": 0, "missing_fts": 0}
-        healthy = self.conn.execute(_HEALTHY_SQL).fetchone()[0]
-        if healthy or self.read_only:  # the common case: no write, caches stay warm
+        self._check_fts()
+        fixed = dict.fromkeys(("orphan_chunks", "orphan_fts", "orphan_staged", "missing_fts"), 0)
+        # the common case, a read-only file, or an index nothing can read: no write
+        if self.read_only or self.fts_problem is not None or not health.orphans_found(self.conn):
             return fixed
         with self.write() as c:
-            fixed["orphan_chunks"] = c.execute(
-                "DELETE FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").rowcount
-            fixed["orphan_fts"] = c.execute(
-                "DELETE FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)").rowcount
-            fixed["orphan_staged"] = c.execute("DELETE FROM chunk_vectors_staging WHERE "
-                                               "chunk_id NOT IN (SELECT id FROM chunks)").rowcount
-            missing = c.execute(
-                "SELECT id, context_prefix, text FROM chunks "
-                "WHERE id NOT IN (SELECT rowid FROM chunks_fts)").fetchall()
-            for cid, prefix, text in missing:
-                c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
-                          (cid, index_body(prefix, text)))
-            fixed["missing_fts"] = len(missing)
-        return fixed
+            return health.fix_orphans(c)
 
     def fts_integrity_ok(self) -> bool:
-        """FTS5's own integrity-check command passes."""
-        try:
-            self.conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
-        except sqlite3.DatabaseError:
-            return False
-        return True
+        """FTS5's own integrity-check command passes (``kb.store_health.integrity_ok``)."""
+        return health.integrity_ok(self.conn)
 
     # --- documents ---------------------------------------------------------------------------
 
@@ -267,6 +249,11 @@ class Store(SearchPrimitives):
         where, arg = ("d.source = ?", source) if source is not None else ("d.id = ?", doc_id)
         rows = self._documents(where, [arg])
         return rows[0] if rows else None
+
+    def documents_by_id(self, ids: Iterable[int]) -> dict[int, Document]:
+        """Documents by id, in one query (ids not stored are absent)."""
+        rows = self._documents("d.id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))])
+        return {d.id: d for d in rows}
 
     def documents(self) -> list[Document]:
         """All documents ordered by source."""

@@ -3,15 +3,22 @@
 ``Store`` (``kb.store``) inherits these; they only read, through the calling thread's reader
 connection, and cache what is costly to load (the vector matrix, documents' creation times)
 until the index ``generation`` changes.
+
+``snapshot()`` holds one read transaction on that connection, so every read inside it (and every
+cached object, which is keyed by the generation read inside it) sees the same committed state
+of the file: a document committed by another connection or process half-way through a search is
+either wholly visible to it or not at all (WAL: https://sqlite.org/wal.html#concurrency).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import numpy as np
 
@@ -71,6 +78,30 @@ class VectorMatrix:
     groups: np.ndarray | None = None
 
 
+class FtsRow(NamedTuple):
+    """One BM25 hit.
+
+    Attributes:
+        chunk_id: the chunk (the FTS row id).
+        score: FTS5's ``bm25()`` negated, higher is better, in [0, inf).
+        matched: the index tokens of the chunk that matched the expression (with
+            ``fts_search(..., matched=True)``; else empty).
+    """
+
+    chunk_id: int
+    score: float
+    matched: frozenset[str] = frozenset()
+
+
+_MARK_OPEN, _MARK_CLOSE = "\x01", "\x02"  # highlight() marks around each matched token
+
+
+def _matched_tokens(highlighted: str) -> frozenset[str]:
+    """The tokens between highlight marks in an index body (tokens joined by spaces)."""
+    return frozenset(token for part in highlighted.split(_MARK_OPEN)[1:]
+                     for token in part.split(_MARK_CLOSE, 1)[0].split())
+
+
 MULTIBYTE_RATIO = 1.5  # UTF-8 bytes per character: Latin text is about 1.0, Cyrillic 2, CJK 3
 SHORT_CHUNK_CHARS = 80  # under 80: a navigation line or heading (issue 13 counted such chunks)
 # A chunk's baseline group, computed by SQLite from the text alone: bit 0 = mostly non-Latin
@@ -96,34 +127,65 @@ class SearchPrimitives:
         """The index generation (``Store.generation``)."""
         raise NotImplementedError
 
-    def fts_search(self, match: str, limit: int, filters: Filters = Filters()
-                   ) -> list[tuple[int, float]]:
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction on this thread's connection for the block: one snapshot.
+
+        In WAL mode a reader keeps the snapshot of its transaction's first read until the
+        transaction ends, and never waits for a writer. Nested use joins the open transaction.
+        The transaction is ended (it wrote nothing) when the block ends, however it ends.
+        """
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error:  # e.g. interrupted: nothing was written, end it anyway
+                    conn.execute("ROLLBACK")
+
+    def fts_search(self, match: str, limit: int, filters: Filters = Filters(), *,
+                   matched: bool = False) -> list[FtsRow]:
         """BM25 search over FTS5.
 
         Args:
             match: a *safe* MATCH expression (see ``kb.textindex.match_expression``).
             limit: maximum hits, cut after filtering.
             filters: scope applied in the same query, before the cut.
+            matched: also return each hit's matched tokens (FTS5 ``highlight()`` over the
+                hits returned: about 3 ms more per search at 100k chunks).
 
         Returns:
-            (chunk id, BM25 score) best first; the score is FTS5's ``bm25()`` negated so that
-            higher is better, range [0, inf).
+            Hits best first (``FtsRow``).
 
         Raises:
             sqlite3.OperationalError: FTS5 rejected the expression.
         """
+        marks = (f", highlight(chunks_fts, 0, '{_MARK_OPEN}', '{_MARK_CLOSE}')" if matched
+                 else "")
         if not filters.active:  # FTS5 alone: no join to evaluate for every match (2x faster)
             rows = self.conn.execute(
-                "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? "
+                f"SELECT rowid, -rank{marks} FROM chunks_fts WHERE chunks_fts MATCH ? "
                 "ORDER BY rank, rowid LIMIT ?", (match, limit)).fetchall()
-            return [(int(r[0]), float(r[1])) for r in rows]
-        where, params = filters.sql()
-        rows = self.conn.execute(
-            "SELECT f.rowid, -bm25(chunks_fts) AS s FROM chunks_fts f "
-            "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id "
-            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s DESC, f.rowid LIMIT ?",
-            [match, *params, limit]).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
+        else:
+            where, params = filters.sql()
+            rows = self.conn.execute(
+                f"SELECT f.rowid, -bm25(chunks_fts) AS s{marks} FROM chunks_fts f "
+                "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id "
+                f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s DESC, f.rowid LIMIT ?",
+                [match, *params, limit]).fetchall()
+        return [FtsRow(int(r[0]), float(r[1]), _matched_tokens(r[2]) if matched else frozenset())
+                for r in rows]
+
+    def count_matching(self, match: str) -> int:
+        """How many chunks match a *safe* MATCH expression (a phrase's chunk frequency)."""
+        return int(self.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                     (match,)).fetchone()[0])
 
     def like_search(self, needles: Sequence[str], limit: int, filters: Filters = Filters()
                     ) -> list[tuple[int, float]]:
@@ -162,7 +224,7 @@ class SearchPrimitives:
         vm = VectorMatrix(np.array([r[0] for r in rows], dtype=np.int64),
                           np.array([r[1] for r in rows], dtype=np.int64), matrix,
                           np.array([r[3] for r in rows], dtype=np.int8))
-        self._vectors = {fingerprint: (gen, vm)}
+        self._vectors = {fingerprint: (gen, vm)}  # keyed by the generation it was read at
         return vm
 
     def has_vectors(self, fingerprint: str) -> bool:
@@ -193,15 +255,6 @@ class SearchPrimitives:
                 f"SELECT term, doc FROM chunks_vocab WHERE term IN ({','.join('?' * len(part))})",
                 part).fetchall())
         return out
-
-    def fts_match_count(self, match: str) -> int:
-        """Number of chunks matching a *safe* MATCH expression (a phrase's chunk frequency).
-
-        Raises:
-            sqlite3.OperationalError: FTS5 rejected the expression.
-        """
-        return int(self.conn.execute(
-            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (match,)).fetchone()[0])
 
     def doc_chunk_counts(self, doc_ids: Sequence[int]) -> dict[int, int]:
         """Document id -> its number of chunks, for the documents given."""
@@ -240,23 +293,28 @@ class SearchPrimitives:
     def script_mix(self) -> tuple[int, int]:
         """(chunks holding Han characters, all chunks), cached until the next write."""
         gen = self.generation()
-        if self._mix[0] != gen:
-            row = self.conn.execute(
-                "SELECT coalesce(sum(text GLOB '*[\u3400-\u9fff]*'), 0), count(*) FROM chunks"
-            ).fetchone()
-            self._mix = (gen, (int(row[0]), int(row[1])))
-        return self._mix[1]
+        cached = self._mix  # one read: another thread may replace it meanwhile
+        if cached[0] == gen:
+            return cached[1]
+        row = self.conn.execute(
+            "SELECT coalesce(sum(text GLOB '*[\u3400-\u9fff]*'), 0), count(*) FROM chunks"
+        ).fetchone()
+        mix = (int(row[0]), int(row[1]))
+        self._mix = (gen, mix)
+        return mix
 
     def created_at_map(self) -> dict[int, datetime]:
         """Document id -> timezone-aware creation time, cached until the next write."""
         gen = self.generation()
-        if self._created[0] != gen:
-            out = {}
-            for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
-                t = datetime.fromisoformat(raw)
-                out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
-            self._created = (gen, out)
-        return self._created[1]
+        cached = self._created  # one read: another thread may replace it meanwhile
+        if cached[0] == gen:
+            return cached[1]
+        out = {}
+        for doc_id, raw in self.conn.execute("SELECT id, created_at FROM documents"):
+            t = datetime.fromisoformat(raw)
+            out[int(doc_id)] = t if t.tzinfo else t.replace(tzinfo=UTC)
+        self._created = (gen, out)
+        return out
 
     def doc_ids_matching(self, filters: Filters) -> np.ndarray:
         """Ids of documents inside ``filters`` (int64 array)."""

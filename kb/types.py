@@ -284,6 +284,9 @@ class Reference:
             the caller sees what came closest (or, to fill a long list, asked with ``fill``).
         text: the raw chunk text (not the context prefix); equals
             ``extracted_text[char_start:char_end]``.
+        stale: ``True`` when the document's file has another size or modification time than
+            when it was indexed (checked at query time by ``os.stat``, never by hashing): the
+            text may no longer be in the file.
     """
 
     number: int
@@ -301,6 +304,7 @@ class Reference:
     created_at: str
     weak_evidence: bool = False
     flags: tuple[str, ...] = ()
+    stale: bool = False
 
     @property
     def locator(self) -> str:
@@ -375,6 +379,8 @@ class Diagnostics:
         judge: per reference, the offline judge's reasons (empty when it did not run).
         best_answer_p: the best ``answer_p`` among the candidates the offline judge scored
             (0 when none passed its evidence gate), or ``None`` when it did not run.
+        gone: sources of documents left out because their files are gone from disk since
+            they were indexed (``kb sync`` of their folder removes them).
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -389,6 +395,7 @@ class Diagnostics:
     judged_out: int = 0
     judge: tuple[JudgeRecord, ...] = ()
     best_answer_p: float | None = None
+    gone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,8 +406,11 @@ class SearchResult:
         query: the query as given.
         references: cited chunks, most relevant first (may be empty).
         context: the context block for a model, ending with the answer-only-from-these
-            instruction.
-        insufficient_evidence: ``True`` when nothing relevant enough was found.
+            instruction (when the search failed: that it failed, and not to read that as
+            missing evidence).
+        insufficient_evidence: ``True`` when the search ran and nothing relevant enough was
+            found; ``False`` when it failed (``diagnostics.error`` set): a failure says
+            nothing about what the documents hold.
         diagnostics: how the search went.
     """
 

@@ -28,7 +28,13 @@ NO_EVIDENCE = (
     "No reference in the knowledge base is relevant to this question. Say plainly that the "
     "knowledge base does not have enough information to answer; do not guess."
 )
+SEARCH_FAILED = (
+    "The knowledge base could not be searched ({reason}), so nothing is known about what the "
+    "documents hold. Tell the user the search failed; do not say the documents lack the "
+    "answer, and do not guess."
+)
 WEAK_MARK = "[weak: did not pass the judge]"  # on the header of a weak reference in a list
+STALE_MARK = "[stale: the file changed on disk since it was indexed]"
 WEAK_NOTE = (
     "Note: these references are weak evidence (nothing passed the judge or the "
     "reranker's judgement); they probably do not answer the question."
@@ -50,6 +56,11 @@ def quote_safe(text: str) -> str:
     return _QUOTE_RUN.sub('"\u200b', text)
 
 
+def failed_block(reason: str) -> str:
+    """The text handed to a model when the search itself failed (``reason``: one line)."""
+    return SEARCH_FAILED.format(reason=header_field(reason))
+
+
 def context_block(references: Sequence[Reference], *, weak: bool) -> str:
     """The text handed to a model: numbered quoted references, then the instruction.
 
@@ -68,6 +79,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
             head += f" [flagged: {', '.join(ref.flags)}]"
         if ref.weak_evidence and not weak:  # a long list: only some are weak
             head += f" {WEAK_MARK}"
+        if ref.stale:
+            head += f" {STALE_MARK}"
         lines += [head, '"""', quote_safe(ref.text), '"""', ""]
     if weak:
         lines += [WEAK_NOTE, ""]
@@ -77,21 +90,22 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
 
 def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
                documents: Mapping[int, Document | None], relevance: Mapping[int, float],
-               weak: frozenset[int]) -> list[Reference]:
+               weak: frozenset[int], stale: frozenset[int] = frozenset()) -> list[Reference]:
     """Numbered references for the chunks handed out, in order.
 
     Args:
         selected: the candidates handed out, in citation order.
         chunks: chunk id -> chunk row.
-        documents: document id -> document, ``None`` when it was deleted meanwhile (its
-            chunks are left out).
+        documents: document id -> document; a document absent or ``None`` (its file is gone,
+            ``retrieve.freshness``) leaves its chunks out.
         relevance: chunk id -> relevance in [0, 1]; the reference carries it in percent.
         weak: chunk ids handed out without passing (flagged ``weak_evidence``).
+        stale: document ids whose files changed since they were indexed (flagged ``stale``).
     """
     refs: list[Reference] = []
     for c in selected:
         ch, doc = chunks[c.chunk_id], documents.get(c.doc_id)
-        if doc is None:  # deleted between stages by a concurrent writer
+        if doc is None:  # its file is gone
             continue
         refs.append(Reference(
             number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id,
@@ -99,7 +113,7 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
             heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
             char_end=ch.char_end, created_at=doc.created_at.isoformat(),
-            weak_evidence=c.chunk_id in weak,
+            weak_evidence=c.chunk_id in weak, stale=c.doc_id in stale,
             flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
     return refs
 

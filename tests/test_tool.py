@@ -141,7 +141,8 @@ def test_invalid_arguments_give_a_clear_error_result(kb_bm25: KnowledgeBase, arg
     out = knowledge_search(kb_bm25, arguments)
     assert out["error"]["type"] == "invalid_arguments"
     assert message in out["error"]["message"]
-    assert out["references"] == [] and out["insufficient_evidence"] is True
+    # a caller mistake is an error, never an answer that the documents lack the evidence
+    assert out["references"] == [] and out["insufficient_evidence"] is False
     json.dumps(out)
 
 

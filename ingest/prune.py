@@ -1,0 +1,71 @@
+"""Stage 9 of an ingest: remove the documents whose files are gone.
+
+Documents under a folder given to ``kb ingest`` or ``kb sync`` whose files no longer exist are
+deleted with their chunks, FTS rows and vectors. A sync also deletes the documents an earlier
+ingest reached through a symlink under the folder (``kb.store_links``) once their files are
+gone. A file kb cannot look at is not known to be gone, and its document stays.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from kb.store import Store
+from kb.store_links import forget_links, links_under
+
+
+def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
+                   ) -> tuple[str, ...]:
+    """Delete documents stored under any folder in ``roots`` whose file no longer exists.
+
+    A document whose file kb cannot look at (e.g. in a folder it may not read, which the
+    report lists as failed) is kept: it is not known to be gone.
+
+    Args:
+        store: the open store.
+        roots: the paths given to the ingest; only folders count.
+        links: also delete the documents recorded as reached through a symlink under one of
+            the folders (``kb.store_links``) whose files are gone; the records of links that
+            are gone, or lead elsewhere now, are dropped (their documents stay).
+
+    Returns:
+        The removed sources.
+    """
+    folders = [str(p.resolve()).rstrip("/") for p in roots if p.is_dir()]
+    removed = []
+    for doc in store.documents():
+        inside = any(doc.source.startswith(f + "/") for f in folders)
+        if inside and _gone(Path(doc.source)):
+            store.delete_document(doc.source)
+            removed.append(doc.source)
+    if not links:
+        return tuple(removed)
+    for folder in folders:
+        forget = []
+        for link, source in links_under(store, folder):
+            if _gone(Path(source)):
+                if store.delete_document(source):
+                    removed.append(source)
+                forget.append(link)
+            elif _gone(Path(link)) or os.path.realpath(link) != source:
+                forget.append(link)
+        forget_links(store, forget)
+    return tuple(removed)
+
+
+def _gone(path: Path) -> bool:
+    """Whether no regular file is at ``path`` (``False`` when that cannot be told).
+
+    ``os.stat`` rather than ``Path.is_file``: from Python 3.13 ``is_file`` answers ``False``
+    on any error, so a folder kb may not read would look empty and its documents be deleted.
+    """
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)  # a folder where the file was: gone
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP  # a symlink loop holds no file; anything else: unsure
