@@ -101,8 +101,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
         weak: set[int] = set()
         if len(selected) < want:  # passed but below the share, then the closest: flagged weak
             rest = [c for c in head if c.chunk_id in passed and c not in selected]
-            rest += [c for c in head if c.chunk_id not in passed and c not in selected]
-            rest += [c for c in ordered if c.chunk_id not in relevance]
+            # the rest in the ranking's order: a failed passage's answer_p says little
+            rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
             extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
             selected += extra
