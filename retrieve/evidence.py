@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from kb.store import Store
 from kb.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 from retrieve.judge import IndexStats, Passage, Verdict, judge
 from retrieve.judge_model import JudgeModel
-from retrieve.lexicon import crosses_languages
 from retrieve.terms import Term, index_tokens, phrase_tokens
 
 
@@ -70,6 +68,4 @@ def judge_candidates(store: Store, query: str, terms: Sequence[Term],
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
     """
     passages, stats, problem = gather(store, terms, candidates, chunks)
-    if crosses_languages(query, store.script_mix()):
-        stats = replace(stats, one_language=False)
     return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}, problem

@@ -9,8 +9,9 @@ the top ``JUDGE_TOP_N`` candidates:
    ``retrieve.lexicon``), and two of its terms, or its only term, or one *uncommon* term (in
    at most ``COMMON_SHARE`` of the chunks). A query of stop words, nonsense or one letter, or
    one sharing a single common word with a passage, finds no evidence: ``answer_p`` is 0; so
-   does a question naming something an index in its language never mentions
-   (``retrieve.terms.is_name``: "the capital of Australia" where nothing says "Australia").
+   does a passage in the question's script when the question names something the index never
+   writes (``retrieve.terms.is_name``: "the capital of Australia" where nothing says
+   "Australia"; a passage in another script may write the name its own way).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (not in its title or heading path, nor in ``TOPIC_SHARE`` of its chunks): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -104,8 +105,6 @@ class IndexStats:
         doc_chunks: document id -> its number of chunks (for the documents judged).
         doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
         complete: ``df`` was read (``False`` when FTS5 failed: then no term is known absent).
-        one_language: the index holds no text in the query's other language (Chinese or
-            English), so a name it lacks cannot be there in translation either.
     """
 
     n_chunks: int
@@ -113,7 +112,6 @@ class IndexStats:
     doc_chunks: Mapping[int, int]
     doc_term_chunks: Mapping[tuple[int, str], int]
     complete: bool = True
-    one_language: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,9 +207,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
               / total) if total else 0.0
     common = {t.text for t in terms
               if term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS)}
-    # a name the index never mentions (nor its translations): no passage can be about it
-    unknown = [t for t in terms if stats.complete and stats.one_language
-               and is_name(t, query) and term_df(t, stats.df) == 0]
+    # a name the index never writes (nor its translations): no passage in the question's
+    # script can be about it (one in the other may write it in its own way: 安贞门, Anzhenmen)
+    unknown = [t for t in terms if stats.complete and is_name(t, query)
+               and term_df(t, stats.df) == 0]
     wanted = answer_type(query)
     q_script = script_of(query)
     cosines = [p.cosine for p in passages if p.cosine is not None]
@@ -224,7 +223,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         topic = _topics(terms, p, context, stats)
         held = [t for t in terms if full.has(t)]
         ev = coverage(terms, weights, full) if terms else 0.0
-        gate = not unknown and ev >= MIN_EVIDENCE and (
+        p_script = script_of(p.text)
+        crossed = "none" not in (q_script, p_script) and q_script != p_script
+        gate = (crossed or not unknown) and ev >= MIN_EVIDENCE and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
@@ -238,7 +239,6 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             best_cover = covers[best]
             window = " ".join(sents[max(0, best - 1): best + 2])
             filler = novel_filler(window, wanted, query) if wanted != "other" else None
-        p_script = script_of(p.text)
         features = {
             "evidence": ev,
             "focus_coverage": coverage(f_terms, f_weights, holder),
@@ -252,8 +252,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             "keyword": p.keyword,
             "fused_rel": p.fused / best_fused,
             "rank": rank / JUDGE_TOP_N,
-            "cross_language": float("none" not in (q_script, p_script)
-                                    and q_script != p_script),
+            "cross_language": float(crossed),
         }
         out.append(Signals(
             focus_found=tuple(t.surface or t.text for t in f_terms if holder.has(t)),
