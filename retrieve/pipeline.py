@@ -393,8 +393,8 @@ def _search(store: Store, query: str, options: SearchOptions, engines: Engines,
                        best_below_floor=r.best_below, queries=r.queries,
                        explain=tuple(trace.explain), judged_out=out.judged_out,
                        gone=r.files.gone, judge=cite.judge_records(refs, r.verdicts),
-                       best_answer_p=None if r.verdicts is None else max(
-                           (v.answer_p for v in r.verdicts.values()), default=0.0))
+                       best_answer_p=None if r.verdicts is None else round(max(
+                           (v.answer_p for v in r.verdicts.values()), default=0.0), 4))
     return SearchResult(query, tuple(refs), cite.context_block(refs, weak=insufficient),
                         insufficient, diag)
 
