@@ -55,7 +55,7 @@ QUERIES = {  # id -> (text, relevant, distractors)
     "q2": ("Why does sourdough bread rise?", ["b1"], ["b2"]),
     "q3": ("Which Roman towns did Vesuvius bury?", ["v1"], ["v2"]),
     "q4": ("Which SQLite extension provides full-text search?", ["d2"], ["d1"]),
-    "q5": ("When did Mount Fuji last erupt?", [], ["v1", "v2"]),
+    "q5": ("When did Vesuvius last erupt?", [], ["v1", "v2"]),
     "q6": ("zqxv wplkt grbfh?", [], []),
 }
 GATES = """version = 1
