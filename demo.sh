@@ -26,7 +26,8 @@ printf ' example data. The offline judge refuses it: no passage holds "headquart
 printf ' near what the question asks; kb search --explain prints the reasons.)\n'
 "${KB[@]}" search --no-decay --explain "Where is DeepMind headquartered?"
 printf '\n=== DeepMind计划什么时候把DNC用到商业产品中？ (when will DeepMind put DNC into products?)\n'
-printf '(near-topic and unanswerable: the article only hopes DNC pushes computing forward; refused)\n'
+printf '(near-topic and unanswerable: the article only hopes DNC pushes computing forward; the judge\n'
+printf ' lets it through at a low answer_p: the article'"'"'s dated byline reads as a "when" answer.)\n'
 "${KB[@]}" search --no-decay "DeepMind计划什么时候把DNC用到商业产品中？"
 printf '\n=== 谁创办了 DeepMind？ (who founded DeepMind?)\n'
 printf '(near-topic and unanswerable too, but the judge lets it through: it cannot read that the\n'
