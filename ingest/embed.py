@@ -5,7 +5,8 @@
 * ``rebuild_vectors`` switches models (``kb reembed`` with another model): every chunk is
   embedded into the staging area beside the live vectors, page by page, each page committed in
   its own short transaction; when every chunk has a staged vector,
-  ``kb.embedding.vectorspace.switch`` makes them live in one transaction. Searches keep reading the old vectors until then.
+  ``kb.embedding.vectorspace.switch`` makes them live in one transaction. Searches keep reading
+  the old vectors until then.
   Resumable: staged pages survive an interruption and a new run embeds only the chunks
   without one; chunks ingested meanwhile are picked up by the next pass.
 

@@ -4,7 +4,8 @@ HyDE: Gao, Ma, Lin & Callan, "Precise Zero-Shot Dense Retrieval without Relevanc
 (arXiv:2212.10496, 2022). The original query is always kept first; at most ``MAX_QUERIES``
 (5) in all, deduplicated; completions are cached in ``llm_cache`` (``kb.store.llm_cache``) so
 runs are reproducible. The reply's JSON object is read with
-``kb.retrieve.jsonreply.json_object`` (prose and code fences around it do not matter). A failing LLM yields the original query alone.
+``kb.retrieve.jsonreply.json_object`` (prose and code fences around it do not matter). A
+failing LLM yields the original query alone.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@
 3. **Fuse** (``kb.retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
    (``kb.retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``kb.retrieve.floor``): drop weak vector-only candidates; relax and flag if all
-   would go.
-   Then the files behind the top 50 are looked at (``kb.retrieve.freshness``, one ``stat`` each): a
-   gone file's passages are dropped (``Diagnostics.gone``), a changed file's flagged ``stale``.
+   would go. Then the files behind the top 50 are looked at (``kb.retrieve.freshness``, one
+   ``stat`` each): a gone file's passages are dropped (``Diagnostics.gone``), a changed file's
+   flagged ``stale``.
 5. **Rerank** (``kb.retrieve.reorder`` over ``kb.retrieve.rerank``) the top 50: cross-encoder, else
    LLM, else MMR; a judging reranker's rejects are cut (``rerank.judge_cut``).
 6. **Judge** (``kb.retrieve.judge``, when no cross-encoder or LLM judged): the offline

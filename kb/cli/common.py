@@ -4,9 +4,9 @@ Also opening the knowledge base, progress and the search scope options. The comm
 (``kb.cli.search``, ``kb.cli.documents``, ``kb.cli.ingest``, ``kb.cli.ask``, ``kb.cli.evaluate``,
 ``kb.cli.serve``) import this one and register their commands on ``cli``; ``kb.cli.main``
 imports them all. Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists);
-messages and progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1,
-a bad value exit 2; with ``--json`` the error is also a JSON document on stdout
-(``errors_as_one_line``).
+messages and progress go to stderr, progress only on a terminal. A ``KbError`` becomes one
+line and exit 1, a bad value exit 2; with ``--json`` the error is also a JSON document on
+stdout (``errors_as_one_line``).
 """
 
 from __future__ import annotations
