@@ -11,10 +11,10 @@ import json
 import time
 from pathlib import Path
 
-from eval.datasets import dataset_dir
-from eval.retrieval import evaluate, open_index
 from kb.backends.registry import make_embedder
 from kb.config import PipelineSettings
+from kb.eval.datasets import dataset_dir
+from kb.eval.retrieval import evaluate, open_index
 
 DENSE = PipelineSettings(recall="vector", floor=False, rerank="off", pool=300)
 SPEED_SAMPLE = 128  # chunks embedded to measure throughput

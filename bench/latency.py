@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.datasets import dataset_dir, load_corpus, load_queries
-from eval.retrieval import FIXED_TIME
-from ingest.pipeline import ingest_records
 from kb.api import KnowledgeBase
+from kb.eval.datasets import dataset_dir, load_corpus, load_queries
+from kb.eval.retrieval import FIXED_TIME
+from kb.ingest.pipeline import ingest_records
 from kb.store import set_vectors_if_unchanged, vector_to_blob
 
 
@@ -95,7 +95,7 @@ def main() -> None:
             np.argpartition(-s, 50)[:50]
             raw.append((time.perf_counter() - t0) * 1e3)
         # kb's own vector scan on the same matrix (mask-free path, as in recall)
-        from retrieve.recall import vector_recall
+        from kb.retrieve.recall import vector_recall
 
         ours = []
         for q in queries:

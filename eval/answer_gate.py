@@ -5,16 +5,16 @@ e.g. ``precision``). For each question (all of them, or ``limit`` chosen by
 ``pick_questions``):
 
 1. **Search** with the set's engines as ``kb ask`` does (``top_k`` = ``kb.config.TOP_K``),
-   decay off at ``eval.retrieval.FIXED_TIME``.
+   decay off at ``kb.eval.retrieval.FIXED_TIME``.
 2. **Answer** (``kb.answer.answer_question``): kb refuses without calling the model when the
    evidence is insufficient.
 3. **Judge**:
 
-   * faithfulness (``eval.faithfulness``) against the text of the references the model was
+   * faithfulness (``kb.eval.faithfulness``) against the text of the references the model was
      given. kb's refusal asserts nothing and scores 1.0 without a judge call; a reply in which
      the judge finds no statement (the model declined in its own words) also scores 1.0. Both
      count as *refusals*.
-   * answer relevance and context relevance (``eval.relevance``) for the answers that are not
+   * answer relevance and context relevance (``kb.eval.relevance``) for the answers that are not
      refusals; answer relevance needs an embedder (a BM25-only index leaves it unscored).
 
 Per set, ``metrics`` holds the mean of each score over the questions it was scored on (a score
@@ -34,18 +34,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from eval.datasets import Query, load_qrels, load_queries
-from eval.faithfulness import judge_faithfulness
-from eval.relevance import QueryEmbedder, judge_answer_relevance, judge_context_relevance
-from eval.retrieval import FIXED_TIME, engines_for
 from kb.answer import answer_question
 from kb.api import KnowledgeBase
 from kb.backends import LLM
 from kb.config import TOP_K, PipelineSettings, SearchOptions
 from kb.errors import KbError
-from kb.llm_cache import CachedLLM
+from kb.eval.datasets import Query, load_qrels, load_queries
+from kb.eval.faithfulness import judge_faithfulness
+from kb.eval.relevance import QueryEmbedder, judge_answer_relevance, judge_context_relevance
+from kb.eval.retrieval import FIXED_TIME, engines_for
+from kb.retrieve.pipeline import search as run_search
+from kb.store.llm_cache import CachedLLM
 from kb.types import Reference, SearchResult
-from retrieve.pipeline import search as run_search
 
 SCORES = ("faithfulness", "answer_relevance", "context_relevance")  # means reported per set
 
@@ -59,7 +59,7 @@ class AnswerGateConfig:
     Attributes:
         judge: the judge model, or ``None`` to judge with the knowledge base's own LLM.
         limit: judge at most this many questions per set (see ``pick_questions``), or all.
-        ragas: judge with the ``ragas`` package's own metrics (``eval.ragas_judge``) at this
+        ragas: judge with the ``ragas`` package's own metrics (``kb.eval.ragas_judge``) at this
             OpenAI-compatible endpoint, as ``(base_url, model, api_key)``, instead of kb's
             judges; ``judge`` is then unused.
     """
@@ -84,7 +84,7 @@ class JudgedAnswer:
         faithfulness: in [0, 1], ``None`` when the judgement failed.
         statements: the statements the judge extracted.
         unsupported: the statements the references do not support.
-        answer_relevance: see ``eval.relevance``; ``None`` for refusals, without an embedder,
+        answer_relevance: see ``kb.eval.relevance``; ``None`` for refusals, without an embedder,
             or when the judgement failed.
         context_relevance: in [0, 1]; ``None`` for refusals or when the judgement failed.
         error: why answering or judging failed, else ``None``.
@@ -269,7 +269,7 @@ def _judge_with_ragas(item: JudgedAnswer, answer: str, references: Sequence[Refe
                       embedder: QueryEmbedder | None,
                       ragas: tuple[str, str, str | None]) -> JudgedAnswer:
     """Judge one answer with ragas' own metrics (the optional ``ragas`` extra)."""
-    from eval.ragas_judge import ragas_scores
+    from kb.eval.ragas_judge import ragas_scores
 
     base_url, model, api_key = ragas
     embedding = getattr(embedder, "embedder", None)  # the service's Embedder

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from eval.datasets import golden_dir
+from kb.eval.datasets import golden_dir
 
 Part = Literal["squad2", "cmrc", "own"]
 Split = Literal["train", "test"]

@@ -1,6 +1,6 @@
 """``kb eval --set answerability``: the judge on questions it was never fitted on.
 
-For each part of ``golden/answerability`` (``eval.answerability``) the part's cached index is
+For each part of ``golden/answerability`` (``kb.eval.answerability``) the part's cached index is
 built or reused, and every question of its **test** split, plus nonsense, stop-word and
 off-topic questions made for the test side (``synthetic_items``), runs through the full
 search (default settings, no LLM, ``top_k`` 5, decay off). Per part, over the near-topic
@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from eval.answerability import PARTS, Item, load_items, part_dir, synthetic_items
-from eval.retrieval import FIXED_TIME, engines_for
-from eval.suite import IndexInfo, SetReport, cache_path, open_cached_index
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.pipeline import search
+from kb.eval.answerability import PARTS, Item, load_items, part_dir, synthetic_items
+from kb.eval.retrieval import FIXED_TIME, engines_for
+from kb.eval.suite import IndexInfo, SetReport, cache_path, open_cached_index
+from kb.retrieve.pipeline import search
 
 
 def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float:

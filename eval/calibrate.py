@@ -2,7 +2,7 @@
 
 For every judged query of a BEIR-format set (with ``distractors.tsv`` when present), kb computes
 each chunk's *margin*: its cosine minus the query's baseline for chunks of its kind
-(``retrieve.recall.group_baselines``, as search computes it).
+(``kb.retrieve.recall.group_baselines``, as search computes it).
 
 * positives: per answerable query, the best margin among the chunks of its relevant documents;
 * negatives: per query, the best margin among chunks of documents that are not relevant
@@ -13,7 +13,7 @@ floor is the threshold on ``margin / span`` maximising Youden's J = TPR - FPR (Y
 between positives and negatives, capped so that at least ``MIN_KEPT_RELEVANT`` of the positives
 pass (the floor only judges candidates without keyword evidence, and cross-language or
 paraphrased questions have nothing else, so it must not cost much recall). The result is stored
-in the index for the embedder's fingerprint (``retrieve.calibration.save_calibration``).
+in the index for the embedder's fingerprint (``kb.retrieve.calibration.save_calibration``).
 
 The judge's threshold (``calibrate_judge``): every query runs through the full search on the
 set's index and keeps its best ``answer_p`` (0 when nothing passed the evidence gate). With
@@ -21,7 +21,7 @@ unanswerable queries in the set (no qrels row), the threshold maximises the refu
 unanswerable ones minus the false refusal of the answerable ones, with false refusal at most
 ``MAX_FALSE_REFUSAL``; without them, it refuses at most ``GATED_FALSE_REFUSAL`` of the
 answerable queries that passed the gate (the rule the shipped threshold was fitted with,
-``bench/fit_judge.py``). It is stored per fingerprint (``retrieve.calibration``).
+``bench/fit_judge.py``). It is stored per fingerprint (``kb.retrieve.calibration``).
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.datasets import load_qrels, load_queries
-from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from kb.api import KnowledgeBase
 from kb.config import PipelineSettings, SearchOptions
-from retrieve.calibration import Calibration, load_calibration
-from retrieve.pipeline import search
-from retrieve.recall import group_baselines
+from kb.eval.datasets import load_qrels, load_queries
+from kb.eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
+from kb.retrieve.calibration import Calibration, load_calibration
+from kb.retrieve.pipeline import search
+from kb.retrieve.recall import group_baselines
 
 MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
 MAX_FALSE_REFUSAL = 0.10  # a calibrated judge refuses at most 1 in 10 answerable questions
@@ -84,7 +84,7 @@ def youden_threshold(positives: np.ndarray, negatives: np.ndarray) -> tuple[floa
 
 
 def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
-    """Measure margins on an index of ``dataset`` (see ``eval.retrieval.open_index``).
+    """Measure margins on an index of ``dataset`` (see ``kb.eval.retrieval.open_index``).
 
     Raises:
         ValueError: the index has no vectors or the set has no usable queries.

@@ -11,11 +11,11 @@ kb's addition: an answer that declines for lack of evidence asserts nothing, so 
 statement to contradict and scores 1.0 — an honest refusal is never penalised. Unsupported
 statements are listed so a release report can show *what* was made up.
 
-Judge replies are parsed tolerantly (``kb.jsonreply.json_array``: the longest JSON array
+Judge replies are parsed tolerantly (``kb.retrieve.jsonreply.json_array``: the longest JSON array
 anywhere in the reply, of one verdict per statement where there is one, so code fences, prose
 and a wrapping object do not matter; verdicts may be 1/0, true/false or yes/no); a reply that
 cannot be parsed raises ``ValueError`` rather than guessing a score. The relevance judges
-(``eval.relevance``) share these parsers.
+(``kb.eval.relevance``) share these parsers.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kb.backends import LLM
-from kb.jsonreply import json_array
+from kb.retrieve.jsonreply import json_array
 
 JUDGE_TIMEOUT_S = 120.0  # evaluation is offline: a slow local judge gets the backends'
 # full read timeout (kb.backends.http.READ_TIMEOUT_S)

@@ -19,12 +19,12 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.datasets import load_qrels, load_queries
-from eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
 from kb.api import KnowledgeBase
 from kb.config import PipelineSettings, SearchOptions
-from retrieve.pipeline import Engines
-from retrieve.pipeline import search as run_search
+from kb.eval.datasets import load_qrels, load_queries
+from kb.eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
+from kb.retrieve.pipeline import Engines
+from kb.retrieve.pipeline import search as run_search
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import because langchain-community 0.4 dropped ``chat_models.vertexai``)::
 
     pip install 'kb-refuse-rag[ragas]'
 
-    from eval.ragas_judge import ragas_scores
+    from kb.eval.ragas_judge import ragas_scores
     from kb.backends.registry import make_embedder
     scores = ragas_scores([(question, answer, [passage, ...])],
                           base_url="http://127.0.0.1:8080/v1", model="qwen2.5-7b-instruct",

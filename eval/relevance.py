@@ -14,7 +14,7 @@ practice a band near the top for most models (multilingual-e5's cosines between 
 questions are already about 0.7), so values are comparable only within one embedder. If the
 judge writes no question (the answer answers nothing) the score is 0.0, as RAGAS scores a
 noncommittal answer. kb's addition: an answer that declines for lack of evidence is not scored
-at all (``eval.answer_gate`` leaves it out of the mean) — a refusal is not an answer to weigh;
+at all (``kb.eval.answer_gate`` leaves it out of the mean) — a refusal is not an answer to weigh;
 refusals are counted instead, and faithfulness scores them 1.0.
 
 **Context relevance** (is what retrieval handed the model about the question?). RAGAS extracts
@@ -28,7 +28,7 @@ in [0, 1], higher is better. Judging whole references keeps the score comparable
 precision gate's reference precision, and avoids splitting Chinese and English text into
 sentences the same way in both languages. A near-topic distractor that was handed out lowers it.
 
-Replies are parsed with ``kb.jsonreply.json_array``; an unparseable reply, or a verdict
+Replies are parsed with ``kb.retrieve.jsonreply.json_array``; an unparseable reply, or a verdict
 list of the wrong length, raises ``ValueError``.
 """
 
@@ -40,9 +40,9 @@ from typing import Protocol
 
 import numpy as np
 
-from eval.faithfulness import JUDGE_TIMEOUT_S, item_text, judge_verdicts
 from kb.backends import LLM
-from kb.jsonreply import json_array
+from kb.eval.faithfulness import JUDGE_TIMEOUT_S, item_text, judge_verdicts
+from kb.retrieve.jsonreply import json_array
 
 N_QUESTIONS = 3  # RAGAS: questions generated per answer
 PASSAGE_MAX_CHARS = 1500  # a reference is shown to the judge up to this length

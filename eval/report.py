@@ -1,7 +1,7 @@
 """Format ``kb eval`` results: one JSON document, or plain-text tables.
 
-Pure functions from the measured ``SetReport``s (``eval.suite``) and gate results
-(``eval.gates``) to plain data or lines of text; the CLI prints them.
+Pure functions from the measured ``SetReport``s (``kb.eval.suite``) and gate results
+(``kb.eval.gates``) to plain data or lines of text; the CLI prints them.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval.answer_gate import AnswerGateReport
-from eval.gates import GateResult
-from eval.stages import VERDICT_METRICS, describe_settings
-from eval.suite import Faithfulness, SetReport, StageCheck
 from kb.config import PipelineSettings
+from kb.eval.answer_gate import AnswerGateReport
+from kb.eval.gates import GateResult
+from kb.eval.stages import VERDICT_METRICS, describe_settings
+from kb.eval.suite import Faithfulness, SetReport, StageCheck
 
 # Columns of the text tables: (metric name, header). The JSON holds every metric.
 TABLE_COLUMNS = (
@@ -58,7 +58,7 @@ def report_json(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
     "notes", "index", "stages"}`` (``stages``: ``{"baseline", "comparisons", "skipped"}`` or
     ``None``), each judged set under ``faithfulness`` is ``{"name", "questions", "available",
     "refused", "metrics", "notes", "unsupported", "errors", "items"}`` (see
-    ``eval.answer_gate``) and ``gate`` (present only when gating) is ``{"thresholds",
+    ``kb.eval.answer_gate``) and ``gate`` (present only when gating) is ``{"thresholds",
     "status", "results": [...]}``. Metrics are rounded to 4 decimals, times (``*_ms``) to
     0.1 ms.
     """

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from eval.datasets import load_corpus, load_qrels, load_queries
-from eval.metrics import evaluate_run
-from ingest.embed import backfill_vectors
-from ingest.pipeline import ingest_records
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.pipeline import Engines, ranking
+from kb.eval.datasets import load_corpus, load_qrels, load_queries
+from kb.eval.metrics import evaluate_run
+from kb.ingest.embed import backfill_vectors
+from kb.ingest.pipeline import ingest_records
+from kb.retrieve.pipeline import Engines, ranking
 
 SOURCE_PREFIX = "golden://"
 EVAL_DEPTH = 100  # documents ranked per query (recall@100)
@@ -65,7 +65,7 @@ def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
 
 def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,
                    depth: int = EVAL_DEPTH) -> list[str]:
-    """Corpus ids ranked by the pipeline (``retrieve.pipeline.ranking``, decay off).
+    """Corpus ids ranked by the pipeline (``kb.retrieve.pipeline.ranking``, decay off).
 
     Each document takes its best chunk's place.
     """

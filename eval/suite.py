@@ -6,19 +6,19 @@ For each set the steps are:
    ``<cache_dir>/<set>-<embedder>.db``; vectors are embedded once and reused while the corpus,
    the embedder and the chunk settings are unchanged (a digest of the three is stored in the
    index; a mismatch rebuilds it).
-2. **Ranking** (``eval.retrieval.evaluate``): every judged query ranked by the pipeline (stages
+2. **Ranking** (``kb.eval.retrieval.evaluate``): every judged query ranked by the pipeline (stages
    1-5), scored per document: recall@k, precision@k, nDCG@k, MRR@k and MRR, plus the ranking
    latency p50 (``rank_p50_ms``).
-3. **Precision gate** (``eval.precision.evaluate_precision``), for sets with ``distractors.tsv``:
+3. **Precision gate** (``kb.eval.precision.evaluate_precision``), for sets with ``distractors.tsv``:
    ``reference_precision@3`` (relevant share of the references handed out), ``distractor_
    pass_through`` (share of references that are planted distractors, lower is better) and
    ``refusal_rate`` (share of unanswerable queries answered with insufficient evidence) and
    ``false_refusal_rate`` (share of answerable ones flagged so, lower is better).
 4. **Latency** (``measure_latency``, run before step 2 while no query embedding is cached): the
-   full search (``retrieve.pipeline.search``) over the first ``LATENCY_QUERIES`` queries after
+   full search (``kb.retrieve.pipeline.search``) over the first ``LATENCY_QUERIES`` queries after
    one warm-up search: ``search_p50_ms``, ``search_p95_ms`` and each stage's p50 from the
    diagnostics (the query embedding is part of ``recall``).
-5. **Faithfulness gate** (``eval.answer_gate``, DESIGN 7.3), with an LLM and for sets with
+5. **Faithfulness gate** (``kb.eval.answer_gate``, DESIGN 7.3), with an LLM and for sets with
    ``distractors.tsv``: every question (or ``--faithfulness-limit`` of them) answered from its
    references and judged: faithfulness, answer relevance, context relevance, refusals and the
    unsupported statements. Without an LLM it is reported ``skipped``, never passed.
@@ -38,23 +38,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from eval.answer_gate import AnswerGateConfig, AnswerGateReport, judge_dataset
-from eval.datasets import golden_dir, load_queries
-from eval.precision import evaluate_precision, load_distractors
-from eval.retrieval import FIXED_TIME, engines_for, evaluate, open_index
-from eval.stages import (
+from kb.api import KnowledgeBase
+from kb.config import Config, PipelineSettings, SearchOptions
+from kb.eval.answer_gate import AnswerGateConfig, AnswerGateReport, judge_dataset
+from kb.eval.datasets import golden_dir, load_queries
+from kb.eval.precision import evaluate_precision, load_distractors
+from kb.eval.retrieval import FIXED_TIME, engines_for, evaluate, open_index
+from kb.eval.stages import (
     Comparison,
     SkippedStage,
     compare,
     skipped_stages,
     stage_variants,
 )
-from kb.api import KnowledgeBase
-from kb.config import Config, PipelineSettings, SearchOptions
+from kb.retrieve.pipeline import search as run_search
 from kb.store import Store
-from retrieve.pipeline import search as run_search
 
-ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (eval.answerability_gate)
+ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (answerability_gate)
 DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision", ANSWERABILITY)  # CI-sized sets
 LATENCY_QUERIES = 50  # queries timed through the full search per set (after one warm-up)
 WARM_UP_QUERY = "warm-up search, not timed"  # not a set query: its embedding must not be cached
@@ -91,7 +91,7 @@ class Faithfulness:
     """The faithfulness gate's outcome: ``skipped`` unless a judge LLM measured it.
 
     The measurements themselves are in each ``SetReport.answers``; the gate's bounds are
-    checked by ``eval.gates.check_faithfulness``.
+    checked by ``kb.eval.gates.check_faithfulness``.
 
     Attributes:
         status: ``measured``, or ``skipped`` (never ``passed`` without a measurement).
@@ -221,7 +221,7 @@ def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
 
     Raises:
         FileNotFoundError: the set lacks a corpus file.
-        RuntimeError: embedding failed (from ``eval.retrieval.open_index``).
+        RuntimeError: embedding failed (from ``kb.eval.retrieval.open_index``).
 
     """
     digest = index_digest(dataset, config)

@@ -26,8 +26,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ingest.extract.common import cut_at_word, one_line
 from kb.backends.http import READ_TIMEOUT_S
+from kb.ingest.extract.common import cut_at_word, one_line
 from kb.store import Store
 from kb.types import ChunkDraft
 

@@ -23,8 +23,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from kb.ingest.walk import WalkError, link_error, walk_files
 from kb.types import FileOutcome
-from kb.walk import WalkError, link_error, walk_files
 
 MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail alone
 
@@ -65,7 +65,7 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
              on_link: LinkOut | None = None) -> Iterator[Path | FileOutcome]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
-    Folders are walked by ``kb.walk.walk_files`` (hidden entries skipped, symlinked folders
+    Folders are walked by ``kb.ingest.walk.walk_files`` (hidden entries skipped, symlinked folders
     not followed). A path given directly is yielded whatever its suffix, so an unsupported
     file is reported rather than silently ignored. What a walk cannot read or follow is
     yielded where the walk met it as a ``FileOutcome`` (see the module docstring).

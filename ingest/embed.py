@@ -4,8 +4,9 @@
   (after an ingest, or ``kb reembed`` with the stored model).
 * ``rebuild_vectors`` switches models (``kb reembed`` with another model): every chunk is
   embedded into the staging area beside the live vectors, page by page, each page committed in
-  its own short transaction; when every chunk has a staged vector, ``kb.vectorspace.switch``
-  makes them live in one transaction. Searches keep reading the old vectors until then.
+  its own short transaction; when every chunk has a staged vector,
+  ``kb.embedding.vectorspace.switch`` makes them live in one transaction. Searches keep reading
+  the old vectors until then.
   Resumable: staged pages survive an interruption and a new run embeds only the chunks
   without one; chunks ingested meanwhile are picked up by the next pass.
 
@@ -26,8 +27,8 @@ from typing import Literal
 
 import numpy as np
 
-from kb import vectorspace
-from kb.backends.embedding import EmbeddingService
+from kb.embedding import vectorspace
+from kb.embedding.service import EmbeddingService
 from kb.store import EmbeddedChunk, vector_to_blob
 
 log = logging.getLogger(__name__)
@@ -95,8 +96,8 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
 
     Each page of vectors is committed in its own short transaction after the model call.
     ``on_progress`` is called with (``"vectors"``, done, total) after each page. Vectors are
-    written only where ``kb.vectorspace.destination`` says they are live: during a re-embed to
-    this model, new chunks are left to ``kb reembed`` (which stages them).
+    written only where ``kb.embedding.vectorspace.destination`` says they are live: during a
+    re-embed to this model, new chunks are left to ``kb reembed`` (which stages them).
 
     One pass, by chunk id: a chunk whose document was replaced while it was embedded gets
     no vector of its old text and waits for the next pass (the message counts such chunks).
@@ -140,7 +141,7 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
                   ) -> tuple[int, str | None]:
     """Stage a vector of ``service``'s fingerprint for each chunk without one (one pass).
 
-    A re-embed to that fingerprint must be in progress (``kb.vectorspace.begin_reembed``).
+    A re-embed to that fingerprint must be in progress (``kb.embedding.vectorspace.begin_reembed``).
     ``on_progress`` is called with (``"re-embed"``, chunks staged in all, chunks) per page.
 
     A chunk whose document was replaced while it was embedded is not staged; it stays for

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
 from kb.types import FileOutcome
-from kb.walk import WalkError, walk_files
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ingest.extract.common import cut_at_word, images_not_indexed, one_line
-from ingest.extract.docx import load_docx_images
-from ingest.extract.pdf import load_pdf_images
 from kb.backends.http import READ_TIMEOUT_S
+from kb.ingest.extract.common import cut_at_word, images_not_indexed, one_line
+from kb.ingest.extract.docx import load_docx_images
+from kb.ingest.extract.pdf import load_pdf_images
 from kb.types import Block, ExtractedDocument, ImageRef
 
 MAX_IMAGES_PER_DOCUMENT = 50  # ours: bounds the vision calls (and minutes) one file can cost

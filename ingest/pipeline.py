@@ -2,14 +2,14 @@
 
 Stages, per file (each one call into one module):
 
-1. **Discover** files under the given paths (``ingest.discover``); an unreadable folder
+1. **Discover** files under the given paths (``kb.ingest.discover``); an unreadable folder
    becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
 2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
-3. **Extract** text with structure (``ingest.extract``); a failure is that file's alone, and
+3. **Extract** text with structure (``kb.ingest.extract``); a failure is that file's alone, and
    an empty file (0 bytes, or whitespace only) is skipped. PDF, DOCX and HTML files are
-   extracted in a worker process within a time and memory budget (``ingest.worker``), so
+   extracted in a worker process within a time and memory budget (``kb.ingest.worker``), so
    a file that keeps a parser busy is stopped and fails alone.
-4. **Chunk** structure-first with a recursive fallback (``ingest.chunk``), each chunk with its
+4. **Chunk** structure-first with a recursive fallback (``kb.ingest.chunk``), each chunk with its
    context prefix (title + heading path). A plain-text file (without an LLM stage) is read,
    decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
    size does not bound memory.
@@ -17,10 +17,10 @@ Stages, per file (each one call into one module):
    transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
    the row is marked ``pending_models``, so an ingest interrupted during the model calls
    redoes the file next time.
-6. **Images** (``ingest.images``): with a vision model, pictures in PDF/DOCX files are
+6. **Images** (``kb.ingest.images``): with a vision model, pictures in PDF/DOCX files are
    described and the descriptions become text blocks where the pictures were (then the text
    is chunked again); without one the report says "image content not indexed (N images)".
-7. **Contextualise** (``ingest.contextualize``): with an LLM, one situating sentence per chunk
+7. **Contextualise** (``kb.ingest.contextualize``): with an LLM, one situating sentence per chunk
    within the DESIGN 3.3 budget, appended to its prefix; then the final version replaces the
    one of step 5. Model replies are cached in ``llm_cache``; a failing or slow model costs
    sentences or descriptions (the report counts them), never the file. When a model call
@@ -31,12 +31,12 @@ Stages, per file (each one call into one module):
 Then, once for the batch:
 
 8. **Embed** every chunk without a current vector, outside any transaction
-   (``ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
+   (``kb.ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
 9. **Prune**: documents under a folder given whose files are gone are removed with their chunks,
    FTS rows and vectors; a folder that holds no files at all keeps its documents and fails
-   (``ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``. A file
+   (``kb.ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``. A file
    reached through a symlink out of a folder is reported (its document's source is its real
-   path) and the link recorded (``kb.store_links``); a sync also removes such documents once
+   path) and the link recorded (``kb.store.links``); a sync also removes such documents once
    their files are gone.
 
 Model calls are made outside any write transaction. An unchanged file is skipped by its
@@ -55,24 +55,24 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ingest.chunk import chunk_document
-from ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
-from ingest.discover import MAX_FILE_BYTES, discover
-from ingest.embed import backfill_vectors
-from ingest.empty_folders import kept_empty_folders
-from ingest.extract import SUPPORTED_SUFFIXES, extract
-from ingest.extract.text import EMPTY_FILE
-from ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from ingest.prune import remove_missing
-from ingest.stream import no_text_outcome, write_text_stream
-from ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
-from kb.backends.embedding import EmbeddingService
 from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
+from kb.embedding.service import EmbeddingService
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
-from kb.llm_cache import cached_reply
+from kb.ingest.chunk import chunk_document
+from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
+from kb.ingest.discover import MAX_FILE_BYTES, discover
+from kb.ingest.embed import backfill_vectors
+from kb.ingest.empty_folders import kept_empty_folders
+from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
+from kb.ingest.extract.text import EMPTY_FILE
+from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
+from kb.ingest.prune import remove_missing
+from kb.ingest.stream import no_text_outcome, write_text_stream
+from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store
-from kb.store_links import record_links
+from kb.store.links import record_links
+from kb.store.llm_cache import cached_reply
 from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
 
 log = logging.getLogger(__name__)
@@ -360,7 +360,7 @@ def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
         body = text.replace("\x00", "").strip()
         if not body:
             continue
-        # One-line titles keep plain prefixes one line (see ingest.contextualize).
+        # One-line titles keep plain prefixes one line (see kb.ingest.contextualize).
         doc = ExtractedDocument(title=" ".join(title.split()) or source, blocks=(Block(body),),
                                 source_type="txt")
         row = DocumentRow(source=source, source_type=doc.source_type, title=doc.title,

@@ -2,7 +2,7 @@
 
 Documents under a folder given to ``kb ingest`` or ``kb sync`` whose files no longer exist are
 deleted with their chunks, FTS rows and vectors. A sync also deletes the documents an earlier
-ingest reached through a symlink under the folder (``kb.store_links``) once their files are
+ingest reached through a symlink under the folder (``kb.store.links``) once their files are
 gone. A file kb cannot look at is not known to be gone, and its document stays.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kb.store import Store
-from kb.store_links import forget_links, links_under
+from kb.store.links import forget_links, links_under
 
 
 def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
@@ -29,7 +29,7 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
         store: the open store.
         roots: the paths given to the ingest; only folders count.
         links: also delete the documents recorded as reached through a symlink under one of
-            the folders (``kb.store_links``) whose files are gone; the records of links that
+            the folders (``kb.store.links``) whose files are gone; the records of links that
             are gone, or lead elsewhere now, are dropped (their documents stay).
 
     Returns:

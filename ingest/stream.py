@@ -10,10 +10,10 @@ import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
-from ingest.chunk import chunk_stream
-from ingest.extract.text import EMPTY_FILE, TEXT_SUFFIXES, is_blank_text, iter_text
 from kb.config import ChunkSettings
 from kb.errors import EmptyDocumentError, ExtractError
+from kb.ingest.chunk import chunk_stream
+from kb.ingest.extract.text import EMPTY_FILE, TEXT_SUFFIXES, is_blank_text, iter_text
 from kb.store import Store
 from kb.types import ChunkDraft, DocumentRow, FileOutcome
 

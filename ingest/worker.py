@@ -57,7 +57,7 @@ def _serve(conn: multiprocessing.connection.Connection, memory_mib: int | None) 
 
         limit = memory_mib * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    from ingest.extract import extract
+    from kb.ingest.extract import extract
 
     while True:
         try:
@@ -142,7 +142,7 @@ class ExtractionWorker:
         self._context = multiprocessing.get_context(
             "forkserver" if "forkserver" in methods else "spawn")
         if "forkserver" in methods:  # workers fork with the parsers already imported
-            self._context.set_forkserver_preload(["ingest.extract"])
+            self._context.set_forkserver_preload(["kb.ingest.extract"])
         self._process: Any = None
         self._conn: multiprocessing.connection.Connection | None = None
 
@@ -165,12 +165,12 @@ class ExtractionWorker:
         return self._conn
 
     def extract(self, path: Path) -> ExtractedDocument:
-        """Extract ``path`` in the worker (see ``ingest.extract.extract``).
+        """Extract ``path`` in the worker (see ``kb.ingest.extract.extract``).
 
         Raises:
             BudgetExceededError: the file ran past the time or memory budget (the worker
                 is replaced).
-            ExtractError: what ``ingest.extract.extract`` raises, or a worker that died
+            ExtractError: what ``kb.ingest.extract.extract`` raises, or a worker that died
                 or crashed (``CorruptError`` with the reason).
         """
         conn = self._start()

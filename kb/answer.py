@@ -13,7 +13,7 @@
 
 A model may still decline in its own words (the context block asks it to when the references
 do not hold the answer); ``refused`` stays false then, because telling such a reply from an
-answer needs a judge (``eval.faithfulness`` counts a reply without statements as a refusal).
+answer needs a judge (``kb.eval.faithfulness`` counts a reply without statements as a refusal).
 """
 
 from __future__ import annotations

@@ -15,12 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ingest.embed import ReembedReport, backfill_vectors, rebuild_vectors
-from ingest.pipeline import ProgressFn, ingest_paths
-from kb import vectorspace
 from kb.answer import ANSWER_TIMEOUT_S, Answer, answer_question
 from kb.backends import LLM, Embedder, Reranker, VisionModel
-from kb.backends.embedding import EmbeddingService
 from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
 from kb.config import (
@@ -31,15 +27,19 @@ from kb.config import (
     scale_warning,
     type_name,
 )
-from kb.embedder_state import EmbedderState
+from kb.embedding import vectorspace
+from kb.embedding.service import EmbeddingService
+from kb.embedding.state import EmbedderState
+from kb.embedding.vectorspace import ReembedTarget
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
+from kb.ingest.embed import ReembedReport, backfill_vectors, rebuild_vectors
+from kb.ingest.pipeline import ProgressFn, ingest_paths
+from kb.retrieve.calibration import judge_threshold_in_use
+from kb.retrieve.calibration import meta_key as calibration_key
+from kb.retrieve.pipeline import Engines
+from kb.retrieve.pipeline import search as run_search
 from kb.store import Store
 from kb.types import Document, IngestReport, SearchResult
-from kb.vectorspace import ReembedTarget
-from retrieve.calibration import judge_threshold_in_use
-from retrieve.calibration import meta_key as calibration_key
-from retrieve.pipeline import Engines
-from retrieve.pipeline import search as run_search
 
 PathArg = str | os.PathLike[str]
 
@@ -130,7 +130,7 @@ class KnowledgeBase:
     def embedding_service(self) -> tuple[EmbeddingService | None, str | None]:
         """The configured embedder wrapped in kb's embedding service, built on first use.
 
-        A failed build is retried after ``kb.embedder_state.EMBEDDER_RETRY_S`` (the circuit
+        A failed build is retried after ``kb.embedding.state.EMBEDDER_RETRY_S`` (the circuit
         breaker's cooldown). Never waits for an ingest in progress.
 
         Returns:
@@ -151,7 +151,7 @@ class KnowledgeBase:
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False,
                on_progress: ProgressFn | None = None) -> IngestReport:
-        """Ingest files and folders (recursively); see ``ingest.pipeline``.
+        """Ingest files and folders (recursively); see ``kb.ingest.pipeline``.
 
         ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
         documents under the given folders whose files are gone are removed; a folder that
@@ -259,7 +259,7 @@ class KnowledgeBase:
 
     def search(self, query: str, options: SearchOptions | None = None, *,
                cancel: threading.Event | None = None, **kwargs: Any) -> SearchResult:
-        """Search; see ``retrieve.pipeline.search``. Keyword arguments build ``SearchOptions``.
+        """Search; see ``kb.retrieve.pipeline.search``. Keyword arguments build ``SearchOptions``.
 
         A ``top_k`` given as a keyword asks for that many references (``fill``: those the
         judge does not pass come last, flagged weak); without it, only what passes is handed
@@ -375,7 +375,7 @@ class KnowledgeBase:
         """The full-text index's state: ``ok`` or ``FAILED``, with a note.
 
         FTS5's integrity-check (an INSERT), or, in a read-only file, the check made at open
-        (``kb.store_health.fts_problem``).
+        (``kb.store.health.fts_problem``).
         """
         store = self.store
         if store.read_only:

@@ -111,7 +111,7 @@ class Config:
         vision: vision model spec describing images in PDF and DOCX files at ingest
             (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
         extract_timeout_s: wall-clock budget in seconds for extracting one PDF, DOCX or
-            HTML file (``ingest.worker``); past it the file fails alone.
+            HTML file (``kb.ingest.worker``); past it the file fails alone.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -294,7 +294,7 @@ class PipelineSettings:
         helper_timeout_s: the cap on each query-time LLM call (expansion, LLM rerank), in
             seconds; a slower model costs its stage for that search, never the search. DESIGN 5
             sets 2.5 s; a local model on a CPU needs far more (``bench/llm_stages.py``).
-        judge: run the offline judge (``retrieve.judge``) over the top candidates when no
+        judge: run the offline judge (``kb.retrieve.judge``) over the top candidates when no
             cross-encoder or LLM judges them: it sets ``answer_p``, the order, and what is
             handed out.
         rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it

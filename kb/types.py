@@ -250,7 +250,7 @@ class Candidate:
         score: fused (and possibly time-decayed) score, higher is better, >= 0.
         cosine: best raw cosine to any query over the vector lists, or ``None`` if in none.
         vector: best vector ``s_norm`` (cosine above the query's baseline, see
-            ``retrieve.recall``), 0.0 if in no vector list.
+            ``kb.retrieve.recall``), 0.0 if in no vector list.
         keyword: best BM25/LIKE ``s_norm`` over the keyword lists, 0.0 if in none.
         lists: names of the lists it appeared in.
         fused: the fused score before time decay, or ``None`` when ``score`` is undecayed.
@@ -335,7 +335,7 @@ class StageTrace:
 
 @dataclass(frozen=True, slots=True)
 class JudgeRecord:
-    """Why the offline judge gave one reference its relevance (``retrieve.judge``).
+    """Why the offline judge gave one reference its relevance (``kb.retrieve.judge``).
 
     Attributes:
         number: the reference's number.

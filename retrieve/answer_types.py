@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any, Literal
 
-from kb.textindex import STOPWORDS, has_cjk
+from kb.store.textindex import STOPWORDS, has_cjk
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -210,7 +210,7 @@ def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
 def _posseg() -> Any:
     import jieba.posseg
 
-    from kb.textindex import cut_words
+    from kb.store.textindex import cut_words
 
-    cut_words("初始化")  # jieba's dictionary, loaded once and quietly (kb.textindex)
+    cut_words("初始化")  # jieba's dictionary, loaded once and quietly (kb.store.textindex)
     return jieba.posseg

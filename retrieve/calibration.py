@@ -21,8 +21,8 @@ import json
 import logging
 from dataclasses import asdict, dataclass
 
+from kb.retrieve.judge_model import LEXICAL, JudgeModel, shipped_model
 from kb.store import Store
-from retrieve.judge_model import LEXICAL, JudgeModel, shipped_model
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from kb.injection import flag_fields
+from kb.retrieve.injection import flag_fields
+from kb.retrieve.judge import Verdict
 from kb.types import Candidate, Chunk, Document, JudgeRecord, Reference
-from retrieve.judge import Verdict
 
 # Line breaks of every kind, other control characters, and bidirectional overrides (which can
 # make a header read differently from its characters), shown escaped in a header field.
@@ -97,7 +97,7 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
         selected: the candidates handed out, in citation order.
         chunks: chunk id -> chunk row.
         documents: document id -> document; a document absent or ``None`` (its file is gone,
-            ``retrieve.freshness``) leaves its chunks out.
+            ``kb.retrieve.freshness``) leaves its chunks out.
         relevance: chunk id -> relevance in [0, 1]; the reference carries it in percent.
         weak: chunk ids handed out without passing (flagged ``weak_evidence``).
         stale: document ids whose files changed since they were indexed (flagged ``stale``).

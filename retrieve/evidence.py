@@ -1,7 +1,7 @@
 """The one store read the judge needs: candidate passages and index statistics.
 
-``gather`` turns the candidates stage 5 judges into plain data (``retrieve.judge.Passage``,
-``retrieve.judge.IndexStats``) so that the judge itself is a pure function: the chunk rows and
+``gather`` turns the candidates stage 5 judges into plain data (``kb.retrieve.judge.Passage``,
+``kb.retrieve.judge.IndexStats``) so that the judge itself is a pure function: the chunk rows and
 vectors the orchestrator already fetched, the document frequencies of the query terms (and of
 their translations) from FTS5's vocabulary, and per document the number of chunks and of
 chunks holding each term (what makes a term a *topic* term of that document).
@@ -12,12 +12,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 
+from kb.retrieve.judge import IndexStats, Passage, Verdict, judge
+from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.terms import Term, index_tokens, phrase_tokens
 from kb.store import Store
-from kb.textindex import phrase_expression
+from kb.store.textindex import phrase_expression
 from kb.types import Candidate, Chunk
-from retrieve.judge import IndexStats, Passage, Verdict, judge
-from retrieve.judge_model import JudgeModel
-from retrieve.terms import Term, index_tokens, phrase_tokens
 
 
 def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
@@ -62,7 +62,7 @@ def judge_candidates(store: Store, query: str, terms: Sequence[Term],
                      model: JudgeModel) -> tuple[dict[int, Verdict], str | None]:
     """Verdicts on ``candidates`` (best match first), and why index statistics are missing.
 
-    The evidence is read once (``gather``), then the pure ``retrieve.judge.judge`` decides.
+    The evidence is read once (``gather``), then the pure ``kb.retrieve.judge.judge`` decides.
 
     Raises:
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).

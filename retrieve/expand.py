@@ -2,9 +2,10 @@
 
 HyDE: Gao, Ma, Lin & Callan, "Precise Zero-Shot Dense Retrieval without Relevance Labels"
 (arXiv:2212.10496, 2022). The original query is always kept first; at most ``MAX_QUERIES``
-(5) in all, deduplicated; completions are cached in ``llm_cache`` (``kb.llm_cache``) so runs
-are reproducible. The reply's JSON object is read with ``kb.jsonreply.json_object`` (prose and
-code fences around it do not matter). A failing LLM yields the original query alone.
+(5) in all, deduplicated; completions are cached in ``llm_cache`` (``kb.store.llm_cache``) so
+runs are reproducible. The reply's JSON object is read with
+``kb.retrieve.jsonreply.json_object`` (prose and code fences around it do not matter). A
+failing LLM yields the original query alone.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import logging
 
 from kb.backends import LLM
 from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES
-from kb.jsonreply import json_object
-from kb.llm_cache import cached_complete
+from kb.retrieve.jsonreply import json_object
 from kb.store import Store
+from kb.store.llm_cache import cached_complete
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 A candidate is *dropped* when it has no keyword evidence (best BM25/LIKE ``s_norm`` below
 ``keyword_min``) and its vector evidence (best vector ``s_norm``: how far its cosine rises above
-the query's baseline, in calibrated units, see ``retrieve.recall``) is below ``floor``. The floor
+the query's baseline, in calibrated units, see ``kb.retrieve.recall``) is below ``floor``. The floor
 is calibrated per embedding model (``kb calibrate``) and stored with the index. If the floor
 would drop every candidate, the best ``relax_keep`` are kept anyway and flagged as weak
 evidence, so the caller sees *why* the answer is thin rather than an unexplained empty list.

@@ -4,7 +4,7 @@ Plain RRF (Cormack, Clarke & Buettcher, "Reciprocal Rank Fusion outperforms Cond
 individual Rank Learning Methods", SIGIR 2009) scores a document ``d`` as
 ``sum_l 1 / (k + rank_l(d))`` with ``k = 60``. kb weights each contribution by the list's weight
 and by the hit's score on an absolute per-query scale (``Hit.s_norm`` in [0, 1], see
-``retrieve.recall``)::
+``kb.retrieve.recall``)::
 
     fused(d) = sum over lists l containing d of  w_l * s_norm_l(d) / (rrf_k + rank_l(d))
 

@@ -2,7 +2,7 @@
 
 Three cases, one pure function (``hand_out``):
 
-* **The offline judge ran** (``retrieve.judge``): the passages it passes, within
+* **The offline judge ran** (``kb.retrieve.judge``): the passages it passes, within
   ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first; when none passes, the
   closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
   who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from kb.config import SearchOptions
+from kb.retrieve import rerank
+from kb.retrieve.floor import RELAX_KEEP
+from kb.retrieve.judge import Verdict, handed_out
 from kb.types import Candidate
-from retrieve import rerank
-from retrieve.floor import RELAX_KEEP
-from retrieve.judge import Verdict, handed_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
     """Choose the references (see module docstring).
 
     Args:
-        ordered: the ranking, best first (``retrieve.pipeline.Ranking.ordered``).
+        ordered: the ranking, best first (``kb.retrieve.pipeline.Ranking.ordered``).
         options: ``top_k``, ``max_chunks_per_doc`` and ``fill``.
         verdicts: the offline judge's verdicts, or ``None`` when it did not run.
         judged: a cross-encoder's or the LLM's scores in [0, 1], or ``None``.

@@ -1,9 +1,9 @@
 """Stage 2's orchestration: hybrid recall for every query, BM25 and vectors side by side.
 
-For each query: a BM25 list (``retrieve.recall.bm25_recall``; an FTS failure, or no hit for a
+For each query: a BM25 list (``kb.retrieve.recall.bm25_recall``; an FTS failure, or no hit for a
 CJK query, falls back to a LIKE scan and says so: a failure as a degraded rung, the designed
 CJK fallback as a note on the recall stage) and a vector list
-(``retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
+(``kb.retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
 thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
 numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
@@ -29,20 +29,20 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from kb.backends.embedding import EmbeddingService
 from kb.config import PipelineSettings
-from kb.store import Store
-from kb.store_search import Filters, VectorMatrix
-from kb.textindex import has_cjk, keyword_query, query_terms
-from kb.types import RecallList
-from retrieve.calibration import Calibration
-from retrieve.recall import (
+from kb.embedding.service import EmbeddingService
+from kb.retrieve.calibration import Calibration
+from kb.retrieve.recall import (
     bm25_recall,
     like_recall,
     translated_recall,
     vector_recall,
 )
-from retrieve.trace import Trace
+from kb.retrieve.trace import Trace
+from kb.store import Store
+from kb.store.search import Filters, VectorMatrix
+from kb.store.textindex import has_cjk, keyword_query, query_terms
+from kb.types import RecallList
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weig
     """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit.
 
     ``hybrid``: vector lists are fused with it (one-clause matches are capped,
-    ``retrieve.recall.keyword_s_norm``).
+    ``kb.retrieve.recall.keyword_s_norm``).
     """
     try:  # quoted phrases and hyphenated compounds match as phrases
         bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,

@@ -4,26 +4,26 @@ Offline and without an LLM, from evidence a cosine alone cannot see (DESIGN 4.5)
 the top ``JUDGE_TOP_N`` candidates:
 
 1. **Evidence gate**: the passage (with its document's title and heading path) must hold at
-   least ``MIN_EVIDENCE`` of the query's idf mass (``retrieve.terms``: stop and question words
+   least ``MIN_EVIDENCE`` of the query's idf mass (``kb.retrieve.terms``: stop and question words
    are no terms; Chinese and English terms also match their CC-CEDICT translations,
-   ``retrieve.lexicon``), and two of its terms, or its only term, or one *uncommon* term (in
+   ``kb.retrieve.lexicon``), and two of its terms, or its only term, or one *uncommon* term (in
    at most ``COMMON_SHARE`` of the chunks). A query of stop words, nonsense or one letter, or
    one sharing a single common word with a passage, finds no evidence: ``answer_p`` is 0; so
    does a passage in the question's script when the question names something the index never
-   writes (``retrieve.terms.is_name``: "the capital of Australia" where nothing says
+   writes (``kb.retrieve.terms.is_name``: "the capital of Australia" where nothing says
    "Australia"; a passage in another script may write the name its own way).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (not in its title or heading path, nor in ``TOPIC_SHARE`` of its chunks): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
    no chunk holds; the best sentence's focus coverage; the expected answer type and whether a
-   filler of it sits near that sentence (``retrieve.answer_types``); the vector and BM25
+   filler of it sits near that sentence (``kb.retrieve.answer_types``); the vector and BM25
    scores, the cosine above the candidates' median, the fused score against the best, the
    rank; whether query and passage are in different scripts.
-3. **Model**: a logistic regression (``retrieve.judge_model``, fitted offline by
+3. **Model**: a logistic regression (``kb.retrieve.judge_model``, fitted offline by
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
    query time) gives ``answer_p`` in [0, 1], higher is better. A passage passes at
    ``answer_p`` >= the threshold; passing passages within ``HAND_OUT_SHARE`` of the best are
-   handed out (``retrieve.handout``), and none passing flags the search
+   handed out (``kb.retrieve.handout``), and none passing flags the search
    ``insufficient_evidence``.
 
 Each signal's AUC alone, the model's and the refusal rates are in ``bench/README.md``.
@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from retrieve.answer_types import AnswerType, answer_type, novel_filler, sentences
-from retrieve.judge_model import JudgeModel
-from retrieve.terms import (
+from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler, sentences
+from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.terms import (
     PassageTerms,
     Term,
     coverage,
@@ -164,7 +164,7 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
 
     Args:
         query: the user's question.
-        terms: its content terms (``retrieve.terms.content_terms``).
+        terms: its content terms (``kb.retrieve.terms.content_terms``).
         passages: the candidates to judge, best first by fused score.
         stats: index statistics for the terms and the passages' documents.
         model: the fitted model and threshold.

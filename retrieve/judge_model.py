@@ -3,7 +3,7 @@
 ``retrieve/judge_model.json`` holds one model per embedding model it was fitted with
 (``bench/fit_judge.py``) and ``lexical``, fitted without the vector signals (their scale
 differs per model) on BM25-only searches: the one used for any other embedder and without one.
-``kb calibrate`` stores another threshold in an index (``retrieve.calibration``).
+``kb calibrate`` stores another threshold in an index (``kb.retrieve.calibration``).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def model_from_json(raw: str) -> JudgeModel:
 @lru_cache(maxsize=8)
 def shipped_model(model_id: str | None) -> JudgeModel:
     """The shipped model for an embedding model's id (``None``: BM25 only), else ``lexical``."""
-    raw = resources.files("retrieve").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+    raw = resources.files("kb.retrieve").joinpath(MODEL_FILE).read_text(encoding="utf-8")
     variants = json.loads(raw)["models"]
     chosen = variants.get(model_id or LEXICAL, variants[LEXICAL])
     return model_from_json(json.dumps(chosen))

@@ -32,7 +32,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from kb.textindex import STOPWORDS, cut_for_search, normalise_word
+from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word
 
 log = logging.getLogger(__name__)
 LEXICON_FORMAT = 2  # bump when the maps built here change

@@ -2,11 +2,11 @@
 
 One prompt lists the candidate passages (each cut to ``PASSAGE_MAX_CHARS``) and asks for a JSON
 array of integer grades 0-10, one per passage: 10 = the passage answers the question, 0 = it
-does not. Grades are divided by 10. The reply is read with ``kb.jsonreply.json_array``: the
+does not. Grades are divided by 10. The reply is read with ``kb.retrieve.jsonreply.json_array``: the
 longest array of ``n`` items anywhere in it, so prose around the grades ("Passage [1]
 answers it best.") does not matter. A reply without one raises ``ValueError`` so the pipeline
 falls back to MMR and says why. Parsable completions are cached in ``llm_cache``
-(``kb.llm_cache``), so reruns are reproducible; an unparsable one is not, so the next search
+(``kb.store.llm_cache``), so reruns are reproducible; an unparsable one is not, so the next search
 asks again.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from kb.backends import LLM
 from kb.config import HELPER_TIMEOUT_S
-from kb.jsonreply import json_array
-from kb.llm_cache import cached_complete
+from kb.retrieve.jsonreply import json_array
 from kb.store import Store
+from kb.store.llm_cache import cached_complete
 
 PASSAGE_MAX_CHARS = 500  # characters of each passage shown to the judge
 LLM_RERANK_MAX = 20  # passages judged in one call (the rest keep their fused order)

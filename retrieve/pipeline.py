@@ -1,23 +1,24 @@
 """The retrieval orchestrator: six stages that find candidates, then say "no" to weak ones.
 
-1. **Expand** (``retrieve.expand``, LLM only): the original query plus up to 3 paraphrases and 1
+1. **Expand** (``kb.retrieve.expand``, LLM only): the original query plus up to 3 paraphrases and 1
    HyDE passage, at most 5 queries; skipped with a reason when no LLM is configured.
-2. **Recall** (``retrieve.hybrid`` over ``retrieve.recall``), per query: exact cosine vector
+2. **Recall** (``kb.retrieve.hybrid`` over ``kb.retrieve.recall``), per query: exact cosine vector
    search and BM25 side by side, pool ``max(50, 3 x top_k)`` each, scope filters applied
    inside both; an FTS failure or an empty CJK result falls back to a LIKE scan; a missing
    embedder closes the vector lists.
-3. **Fuse** (``retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
-   (``retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
-4. **Floor** (``retrieve.floor``): drop weak vector-only candidates; relax and flag if all would go.
-   Then the files behind the top 50 are looked at (``retrieve.freshness``, one ``stat`` each): a
-   gone file's passages are dropped (``Diagnostics.gone``), a changed file's flagged ``stale``.
-5. **Rerank** (``retrieve.reorder`` over ``retrieve.rerank``) the top 50: cross-encoder, else
+3. **Fuse** (``kb.retrieve.fuse``): score-weighted RRF, k = 60; then **decay**
+   (``kb.retrieve.decay``): ``0.5 ** (age_days / 30)`` unless switched off.
+4. **Floor** (``kb.retrieve.floor``): drop weak vector-only candidates; relax and flag if all
+   would go. Then the files behind the top 50 are looked at (``kb.retrieve.freshness``, one
+   ``stat`` each): a gone file's passages are dropped (``Diagnostics.gone``), a changed file's
+   flagged ``stale``.
+5. **Rerank** (``kb.retrieve.reorder`` over ``kb.retrieve.rerank``) the top 50: cross-encoder, else
    LLM, else MMR; a judging reranker's rejects are cut (``rerank.judge_cut``).
-6. **Judge** (``retrieve.judge``, when no cross-encoder or LLM judged): the offline
+6. **Judge** (``kb.retrieve.judge``, when no cross-encoder or LLM judged): the offline
    answerability judge scores the ``JUDGE_TOP_N`` best matches before time decay; then
-   ``retrieve.handout`` selects the top k of the passages it passed, without near-duplicates
+   ``kb.retrieve.handout`` selects the top k of the passages it passed, without near-duplicates
    and with at most ``max_chunks_per_doc`` per document, and says "insufficient" when none
-   passed. **Cite** (``retrieve.cite``): references and the context block.
+   passed. **Cite** (``kb.retrieve.cite``): references and the context block.
 
 Every stage is timed and traced in ``Diagnostics``. A search reads one snapshot of the file
 (``Store.snapshot``): what other writers commit meanwhile reaches it whole or not at all.
@@ -36,7 +37,6 @@ from datetime import UTC, datetime
 import numpy as np
 
 from kb.backends import LLM, Reranker
-from kb.backends.embedding import EmbeddingService
 from kb.config import (
     CANDIDATE_POOL_MIN,
     NEAR_DUPLICATE_COSINE,
@@ -45,34 +45,35 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
+from kb.embedding.service import EmbeddingService
 from kb.errors import SearchCancelled
-from kb.store import Store
-from kb.store_search import Filters
-from kb.textindex import has_search_text
-from kb.types import Candidate, Chunk, Diagnostics, RecallList, SearchResult
-from retrieve import cite
-from retrieve.calibration import (
+from kb.retrieve import cite
+from kb.retrieve.calibration import (
     GENERIC,
     Calibration,
     load_calibration,
     load_judge_model,
     near_duplicate_cosine,
 )
-from retrieve.decay import apply_decay
-from retrieve.evidence import judge_candidates
-from retrieve.expand import UNUSABLE, try_expand
-from retrieve.floor import apply_floor
-from retrieve.freshness import FileCheck, check_files
-from retrieve.fuse import fuse
-from retrieve.handout import hand_out
-from retrieve.hybrid import recall_lists
-from retrieve.judge import JUDGE_TOP_N, Verdict
-from retrieve.judge_model import JudgeModel
-from retrieve.lexicon import crosses_languages, shared_lexicon
-from retrieve.recall import interruptible
-from retrieve.reorder import order_top
-from retrieve.terms import Term, content_terms, translation_tokens
-from retrieve.trace import Trace
+from kb.retrieve.decay import apply_decay
+from kb.retrieve.evidence import judge_candidates
+from kb.retrieve.expand import UNUSABLE, try_expand
+from kb.retrieve.floor import apply_floor
+from kb.retrieve.freshness import FileCheck, check_files
+from kb.retrieve.fuse import fuse
+from kb.retrieve.handout import hand_out
+from kb.retrieve.hybrid import recall_lists
+from kb.retrieve.judge import JUDGE_TOP_N, Verdict
+from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.lexicon import crosses_languages, shared_lexicon
+from kb.retrieve.recall import interruptible
+from kb.retrieve.reorder import order_top
+from kb.retrieve.terms import Term, content_terms, translation_tokens
+from kb.retrieve.trace import Trace
+from kb.store import Store
+from kb.store.search import Filters
+from kb.store.textindex import has_search_text
+from kb.types import Candidate, Chunk, Diagnostics, RecallList, SearchResult
 
 log = logging.getLogger(__name__)
 NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"

@@ -6,7 +6,7 @@ the global top 50 is still found.
 Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 
 * BM25: ``s_norm = x = min(1, bm25(d, q) / sum_t idf(t))`` over the query's clauses ``t``
-  (terms and phrases, ``kb.textindex.keyword_query``; a phrase's ``n_t`` is the chunks holding
+  (terms and phrases, ``kb.store.textindex.keyword_query``; a phrase's ``n_t`` is the chunks holding
   it; terms found in no chunk included, with the idf of ``n_t = 0``),
   with FTS5's own idf ``log((N - n_t + 0.5) / (n_t + 0.5))`` (floored at 1e-6 as FTS5 does;
   https://www.sqlite.org/fts5.html#the_bm25_function). The denominator is the score of an
@@ -22,12 +22,12 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
   query's median cosine over the stored chunks of the chunk's *baseline group* (how similar
   *anything* of that kind looks to this query; an embedding model scores gibberish and
   off-topic queries high against everything, but flatly), and ``span`` is calibrated per model
-  (``retrieve.calibration``). The groups split chunks by script (mostly Latin, or not: the
+  (``kb.retrieve.calibration``). The groups split chunks by script (mostly Latin, or not: the
   model puts Chinese text at higher cosines) and length (under 80 characters: navigation and
-  headings sit higher too), see ``kb.store_search.BASELINE_GROUP_SQL``. A group of fewer than
+  headings sit higher too), see ``kb.store.search.BASELINE_GROUP_SQL``. A group of fewer than
   ``MIN_GROUP_CHUNKS`` chunks uses the model's calibrated ``cos_unrelated`` instead.
 * Translated BM25 (``translated_recall``): the same scale over clauses whose alternatives are a
-  query term's dictionary translations (``retrieve.lexicon``).
+  query term's dictionary translations (``kb.retrieve.lexicon``).
 * LIKE fallback: the share of query terms found.
 """
 
@@ -42,8 +42,8 @@ import numpy as np
 
 from kb.errors import SearchCancelled
 from kb.store import Store
-from kb.store_search import Filters, VectorMatrix
-from kb.textindex import KeywordQuery, match_expression
+from kb.store.search import Filters, VectorMatrix
+from kb.store.textindex import KeywordQuery, match_expression
 from kb.types import Hit, RecallList
 
 # A group of at least 30 chunks has its own median as baseline; under that the median of so
@@ -163,7 +163,7 @@ def keyword_s_norm(share: float, query: KeywordQuery, idfs: Sequence[float],
 def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
                 filters: Filters, name: str, weight: float,
                 partial_cap: bool = False) -> RecallList:
-    """BM25 list for one query's clauses (``kb.textindex.keyword_query``) or plain terms.
+    """BM25 list for one query's clauses (``kb.store.textindex.keyword_query``) or plain terms.
 
     Args:
         store: the open store.

@@ -2,7 +2,7 @@
 
 ``order_top`` asks the configured judging model (``Reranker`` cross-encoder when given and
 ``rerank`` is ``auto``, else the chat model as LLM reranker) for relevance scores in [0, 1] and
-orders by them; a failing model is a degraded note and MMR orders instead (``retrieve.rerank``).
+orders by them; a failing model is a degraded note and MMR orders instead (``kb.retrieve.rerank``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import numpy as np
 
 from kb.backends import LLM, Reranker
 from kb.config import PipelineSettings
+from kb.retrieve import rerank
+from kb.retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
+from kb.retrieve.trace import Trace
 from kb.store import Store
-from kb.textindex import tokenize
+from kb.store.textindex import tokenize
 from kb.types import Candidate
-from retrieve import rerank
-from retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
-from retrieve.trace import Trace
 
 
 def order_top(store: Store, query: str, top: Sequence[Candidate], *, reranker: Reranker | None,

@@ -1,6 +1,6 @@
 """A query's content terms, their weights, and whether a passage holds them (pure functions).
 
-Terms are what the index searches by (``kb.textindex``): words of spaced scripts folded and,
+Terms are what the index searches by (``kb.store.textindex``): words of spaced scripts folded and,
 for Latin letters, Snowball-stemmed; Han text cut into words by jieba; Hangul and katakana
 runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary words. Stop and
 question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
@@ -21,9 +21,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
-from kb.textindex import CJK_CHARS, CJK_RUN, STOPWORDS, cut_words, normalise_word, split_phrases
-from retrieve.lexicon import Lexicon
+from kb.retrieve.lexicon import Lexicon
+from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
+from kb.store.textindex import (
+    CJK_CHARS,
+    CJK_RUN,
+    STOPWORDS,
+    cut_words,
+    normalise_word,
+    split_phrases,
+)
 
 TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
 PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
@@ -38,7 +45,7 @@ _KO_ENDING = re.compile(r"(?:입니까|습니까|입니다|습니다|에서|으�
 _SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}0-9]+")
 _SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
 
-# English question words and fillers beyond kb.textindex.STOPWORDS (which keeps the index's
+# English question words and fillers beyond kb.store.textindex.STOPWORDS (which keeps the index's
 # query side unchanged): they say what kind of answer is wanted, not what it is about.
 QUESTION_WORDS = frozenset(
     """whom whose many much long often far old kind type name named called describe
@@ -149,7 +156,7 @@ class Term:
         index_tokens: the index tokens whose chunk frequencies give its idf (a CJK word: its
             character bigrams in order).
         surface: the word as the query wrote it (for diagnostics).
-        translations: the term in the other language (``retrieve.lexicon``): English stems for
+        translations: the term in the other language (``kb.retrieve.lexicon``): English stems for
             a Chinese word, Chinese words for an English stem; a passage holding one of the
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
             joined form (``email`` for ``e-mail``).

@@ -1,6 +1,6 @@
 """The per-search trace: stage timings and statuses, degraded rungs, cancellation.
 
-Every stage of ``retrieve.pipeline`` runs through ``Trace.run``, which times it, records it as
+Every stage of ``kb.retrieve.pipeline`` runs through ``Trace.run``, which times it, records it as
 ``ran`` or ``failed`` in ``Diagnostics.stages``, and first checks whether the caller cancelled.
 
 A *degraded rung* (``Trace.degraded``) is a part of the design that could not do its job (an

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from eval.answerability import PARTS, holds_answer, load_items, normalise, part_dir
-from eval.datasets import golden_dir
+from kb.eval.answerability import PARTS, holds_answer, load_items, normalise, part_dir
+from kb.eval.datasets import golden_dir
 
 
 def _corpus(part):

@@ -3,10 +3,10 @@ import json
 import numpy as np
 from click.testing import CliRunner
 
-from eval.calibrate import youden_threshold
 from kb.cli import cli
+from kb.eval.calibrate import youden_threshold
+from kb.retrieve.judge_model import shipped_model
 from kb.store import Store
-from retrieve.judge_model import shipped_model
 
 
 def test_youden_threshold_separates_hand_made_samples():

@@ -1,7 +1,7 @@
 import pytest
 
-from ingest.chunk import chunk_document, split_spans
 from kb.config import ChunkSettings
+from kb.ingest.chunk import chunk_document, split_spans
 from kb.types import Block, ExtractedDocument
 
 LATIN = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(120))

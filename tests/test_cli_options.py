@@ -49,7 +49,7 @@ def test_api_refuses_an_empty_range_naming_both_fields():
 
 @pytest.mark.parametrize("value", ["20260101", "2026-01-31T0800", "2026-W05", "2026-01-31 8:00"])
 def test_cli_api_and_tool_share_one_strict_rfc3339_parser(value):
-    from kb.tool import parse_search_arguments
+    from kb.server.tool import parse_search_arguments
 
     with pytest.raises(ValueError, match="created_after must be an RFC 3339"):
         SearchOptions(created_after=value)

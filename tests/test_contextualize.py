@@ -14,7 +14,12 @@ from click.testing import CliRunner
 from conftest import write
 from http_doubles import ModelServer, Reply
 
-from ingest.contextualize import (
+from kb.api import KnowledgeBase
+from kb.backends.http import Timeouts
+from kb.backends.registry import make_llm
+from kb.cli import cli
+from kb.config import Config
+from kb.ingest.contextualize import (
     GAP_MARK,
     MAX_CHUNK_CHARS,
     MAX_CHUNKS,
@@ -24,12 +29,7 @@ from ingest.contextualize import (
     document_excerpt,
     situate_chunks,
 )
-from ingest.extract.common import cut_at_word
-from kb.api import KnowledgeBase
-from kb.backends.http import Timeouts
-from kb.backends.registry import make_llm
-from kb.cli import cli
-from kb.config import Config
+from kb.ingest.extract.common import cut_at_word
 from kb.types import ChunkDraft
 
 FILING = (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.datasets import (
+from kb.eval.datasets import (
     CorpusDoc,
     Query,
     available_datasets,

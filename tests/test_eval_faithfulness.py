@@ -21,10 +21,10 @@ import pytest
 from click.testing import CliRunner
 from http_doubles import ModelServer
 
-from eval.answer_gate import pick_questions
-from eval.datasets import Query
 from kb.answer import PROMPT, REFUSAL
 from kb.cli import cli
+from kb.eval.answer_gate import pick_questions
+from kb.eval.datasets import Query
 
 ANSWER_PREFIX = PROMPT.split("{context}")[0]
 FABRICATED = "It was first patented in Paris in 1901."

@@ -2,9 +2,9 @@
 
 import pytest
 
-from eval.answer_gate import JudgedAnswer, summarise
-from eval.datasets import golden_dir
-from eval.gates import Bound, check_faithfulness, check_gates, load_thresholds
+from kb.eval.answer_gate import JudgedAnswer, summarise
+from kb.eval.datasets import golden_dir
+from kb.eval.gates import Bound, check_faithfulness, check_gates, load_thresholds
 
 GATES = """version = 1
 

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from eval.answerability import PARTS
-from eval.datasets import golden_dir
-from eval.gates import Bound, check_gates, describe_bound, load_thresholds
-from eval.metrics import evaluate_run
-from eval.suite import ANSWERABILITY, DEFAULT_SETS
+from kb.eval.answerability import PARTS
+from kb.eval.datasets import golden_dir
+from kb.eval.gates import Bound, check_gates, describe_bound, load_thresholds
+from kb.eval.metrics import evaluate_run
+from kb.eval.suite import ANSWERABILITY, DEFAULT_SETS
 
 
 def thresholds(tmp_path: Path, text: str):

@@ -2,11 +2,11 @@
 
 import json
 
-from eval.gates import Bound, GateResult
-from eval.report import render_text, report_json
-from eval.stages import SkippedStage, compare, stage_variants
-from eval.suite import FAITHFULNESS_SKIPPED, IndexInfo, SetReport, StageCheck
 from kb.config import PipelineSettings
+from kb.eval.gates import Bound, GateResult
+from kb.eval.report import render_text, report_json
+from kb.eval.stages import SkippedStage, compare, stage_variants
+from kb.eval.suite import FAITHFULNESS_SKIPPED, IndexInfo, SetReport, StageCheck
 
 METRICS = {"ndcg@10": 0.91234, "recall@10": 0.9, "recall@100": 0.95, "mrr": 0.8,
            "precision@3": 0.33333, "rank_p50_ms": 12.345, "search_p50_ms": 20.06}

@@ -4,8 +4,9 @@ import dataclasses
 
 import pytest
 
-from eval.datasets import dataset_dir
-from eval.stages import (
+from kb.config import ChunkSettings, Config, PipelineSettings
+from kb.eval.datasets import dataset_dir
+from kb.eval.stages import (
     apply_overrides,
     compare,
     describe_settings,
@@ -13,8 +14,7 @@ from eval.stages import (
     skipped_stages,
     stage_variants,
 )
-from eval.suite import cache_path, index_digest, open_cached_index
-from kb.config import ChunkSettings, Config, PipelineSettings
+from kb.eval.suite import cache_path, index_digest, open_cached_index
 
 
 def test_overrides_convert_to_the_field_types():

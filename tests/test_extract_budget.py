@@ -20,10 +20,10 @@ from docx import Document
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-from ingest.worker import ExtractionWorker
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import BudgetExceededError
+from kb.ingest.worker import ExtractionWorker
 
 FIXTURES = Path(__file__).parent / "fixtures" / "docs"
 DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"

@@ -9,8 +9,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from ingest.extract import extract
 from kb.errors import CorruptError, EmptyDocumentError
+from kb.ingest.extract import extract
 
 DOCX = Path(__file__).parent / "fixtures" / "docs" / "docx"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.errors import ExtractError
+from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"
 

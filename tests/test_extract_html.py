@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.extract import extract
 from kb.errors import EmptyDocumentError
+from kb.ingest.extract import extract
 
 HTML = Path(__file__).parent / "fixtures" / "docs" / "html"
 

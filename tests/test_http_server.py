@@ -1,4 +1,4 @@
-"""``kb serve`` over real HTTP on this machine's loopback (kb.http_server)."""
+"""``kb serve`` over real HTTP on this machine's loopback (kb.server.http)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
-from kb.http_server import KbHTTPServer, ServeSettings, check_settings, is_loopback, make_server
-from kb.roots import check_roots
+from kb.server.http import KbHTTPServer, ServeSettings, check_settings, is_loopback, make_server
+from kb.server.roots import check_roots
 from tests.conftest import write
 from tests.test_tool import make_corpus
 

@@ -26,7 +26,7 @@ def _counts(kb):
 
 def test_every_fixture_document_is_indexed_or_reported(kb_bm25):
     report = kb_bm25.ingest([DOCS])
-    from ingest.extract import SUPPORTED_SUFFIXES
+    from kb.ingest.extract import SUPPORTED_SUFFIXES
 
     files = [p for p in DOCS.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES]
     assert len(report.outcomes) == len(files)

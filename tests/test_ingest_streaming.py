@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chunk import _BOUNDARIES, chunk_document, chunk_stream, iter_spans
-from ingest.extract.text import extract_text, iter_text
 from kb.api import KnowledgeBase
 from kb.config import ChunkSettings, Config
+from kb.ingest.chunk import _BOUNDARIES, chunk_document, chunk_stream, iter_spans
+from kb.ingest.extract.text import extract_text, iter_text
 from kb.types import BLOCK_SEPARATOR
 
 ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\n \n", ".", ". ", "!", '"', ")", "。", "，",
@@ -93,7 +93,7 @@ def test_long_texts_slide_the_window_without_changing_a_span():
 
 
 def test_a_streamed_text_file_chunks_like_the_whole_document(tmp_path, monkeypatch):
-    import ingest.extract.text as text_module
+    import kb.ingest.extract.text as text_module
 
     rng = random.Random(13)
     body = "".join(rng.choice(["Kites fly. ", "Box kite\r\n", "\r\n\r\n", "风筝。", "x\x00",

@@ -1,4 +1,4 @@
-"""Flagging document text that reads like instructions to a model (kb.injection)."""
+"""Flagging document text that reads like instructions to a model (kb.retrieve.injection)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from kb.injection import INJECTION_FLAGS, flag_injection
+from kb.retrieve.injection import INJECTION_FLAGS, flag_injection
 
 
 @pytest.mark.parametrize(("text", "flag"), [

@@ -1,4 +1,4 @@
-"""The one tolerant reader of JSON in model replies (``kb.jsonreply``) and its users."""
+"""The one tolerant reader of JSON in model replies (``kb.retrieve.jsonreply``) and its users."""
 
 import json
 import re
@@ -6,12 +6,12 @@ import re
 import pytest
 from conftest import write
 
-from eval.faithfulness import judge_faithfulness
 from kb.api import KnowledgeBase
 from kb.config import Config
-from kb.jsonreply import json_array, json_arrays, json_object
-from retrieve.expand import parse_expansion
-from retrieve.llm_rerank import parse_grades
+from kb.eval.faithfulness import judge_faithfulness
+from kb.retrieve.expand import parse_expansion
+from kb.retrieve.jsonreply import json_array, json_arrays, json_object
+from kb.retrieve.llm_rerank import parse_grades
 
 PROSE_THEN_GRADES = "Passage [1] answers it best.\n[9, 2, 0]"
 

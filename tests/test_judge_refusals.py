@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from eval.answerability import REFUSE_ALWAYS
-from eval.retrieval import engines_for
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
-from retrieve.calibration import load_judge_model, save_judge_threshold
-from retrieve.pipeline import search
+from kb.eval.answerability import REFUSE_ALWAYS
+from kb.eval.retrieval import engines_for
+from kb.retrieve.calibration import load_judge_model, save_judge_threshold
+from kb.retrieve.pipeline import search
 
 DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"
 SMALL = ["qq-deepmind-dnc.html"]

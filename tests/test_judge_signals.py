@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from eval.answerability_gate import roc_auc
-from eval.calibrate import judge_threshold
-from retrieve.answer_types import answer_type, novel_filler, sentences
-from retrieve.judge import (
+from kb.eval.answerability_gate import roc_auc
+from kb.eval.calibrate import judge_threshold
+from kb.retrieve.answer_types import answer_type, novel_filler, sentences
+from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
     HAND_OUT_SHARE,
@@ -22,16 +22,16 @@ from retrieve.judge import (
     judge,
     passage_signals,
 )
-from retrieve.judge_model import (
+from kb.retrieve.judge_model import (
     LEXICAL,
     JudgeModel,
     model_from_json,
     model_to_json,
     shipped_model,
 )
-from retrieve.lexicon import Lexicon, crosses_languages
-from retrieve.recall import group_baselines
-from retrieve.terms import (
+from kb.retrieve.lexicon import Lexicon, crosses_languages
+from kb.retrieve.recall import group_baselines
+from kb.retrieve.terms import (
     content_terms,
     coverage,
     idf_of,

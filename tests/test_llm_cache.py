@@ -1,4 +1,4 @@
-"""One model-reply cache (``kb.llm_cache``) for every stage; cache inserts keep the index warm.
+"""One model-reply cache (``kb.store.llm_cache``) for every stage; inserts keep the index warm.
 
 Inserting into ``llm_cache`` or ``embedding_cache`` must not bump the store's generation: the
 vector matrix is cached per generation, and reloading it after every new LLM-expanded query
@@ -11,14 +11,14 @@ import re
 
 from conftest import write
 
-import ingest.pipeline
-from eval.answer_gate import CachedLLM
+import kb.ingest.pipeline
 from kb.api import KnowledgeBase
 from kb.backends import LLM
-from kb.llm_cache import cached_complete, cached_reply
+from kb.eval.answer_gate import CachedLLM
+from kb.retrieve.expand import PROMPT as EXPAND_PROMPT
+from kb.retrieve.expand import expand_queries
 from kb.store import Store
-from retrieve.expand import PROMPT as EXPAND_PROMPT
-from retrieve.expand import expand_queries
+from kb.store.llm_cache import cached_complete, cached_reply
 
 
 class ScriptedLLM:
@@ -89,7 +89,7 @@ class CountingLLM:
 
 
 def test_ingest_retrieval_and_evaluation_share_one_llm_cache(tmp_path):
-    assert ingest.pipeline.cached_reply is cached_reply  # ingest uses the one cache
+    assert kb.ingest.pipeline.cached_reply is cached_reply  # ingest uses the one cache
     store = Store(tmp_path / "kb.db")
     try:
         generation = store.generation()

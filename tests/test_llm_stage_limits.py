@@ -63,8 +63,8 @@ def test_unusable_replies_are_reported_and_asked_again_next_time(tmp_path):
 
 
 def test_an_unusable_reply_cached_earlier_is_asked_again(tmp_path):
-    from kb.llm_cache import cache_key
-    from retrieve.expand import PROMPT
+    from kb.retrieve.expand import PROMPT
+    from kb.store.llm_cache import cache_key
 
     llm = RecordingLLM()
     with _kb(tmp_path, llm) as kb:

@@ -1,4 +1,4 @@
-"""``kb mcp`` with the official MCP SDK's real client over stdio (kb.mcp_server)."""
+"""``kb mcp`` with the official MCP SDK's real client over stdio (kb.server.mcp)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.errors import KbError
-from kb.tool import INPUT_SCHEMA
+from kb.server.tool import INPUT_SCHEMA
 from tests.conftest import write
 from tests.test_tool import make_corpus
 
@@ -96,7 +96,7 @@ def test_stdio_session_lists_tools_and_filters_hold(tmp_path: Path) -> None:
 
 
 def test_without_roots_only_search_is_listed(kb_bm25: KnowledgeBase) -> None:
-    from kb.mcp_server import build_server
+    from kb.server.mcp import build_server
 
     async def tools() -> list[str]:
         async with mcp.Client(build_server(kb_bm25)) as client:
@@ -110,7 +110,7 @@ def test_without_roots_only_search_is_listed(kb_bm25: KnowledgeBase) -> None:
 
 def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from kb.mcp_server import require_mcp
+    from kb.server.mcp import require_mcp
 
     monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
     with pytest.raises(KbError, match=r"pip install 'kb-refuse-rag\[mcp\]'"):

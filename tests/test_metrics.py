@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from eval.datasets import dataset_dir, load_corpus, load_qrels, load_queries
-from eval.metrics import (
+from kb.eval.datasets import dataset_dir, load_corpus, load_qrels, load_queries
+from kb.eval.metrics import (
     average,
     evaluate_run,
     judged_queries,

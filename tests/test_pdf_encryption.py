@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from ingest.extract import extract
 from kb.errors import EncryptedError
+from kb.ingest.extract import extract
 
 PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from ingest.chunk import chunk_document
-from ingest.extract import extract
 from kb.config import ChunkSettings
+from kb.ingest.chunk import chunk_document
+from kb.ingest.extract import extract
 
 PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
 EXPECTED = json.loads((PDF / "reportlab-columns-row-by-row.expected.json").read_text())

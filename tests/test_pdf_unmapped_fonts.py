@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from ingest.extract import extract
-from ingest.extract.quality import control_codes, unmapped, unmapped_share
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import EmptyDocumentError
+from kb.ingest.extract import extract
+from kb.ingest.extract.quality import control_codes, unmapped, unmapped_share
 
 PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
 REASON = "its fonts have no Unicode map (no ToUnicode)"

@@ -1,7 +1,7 @@
 """Unpaired UTF-16 surrogates in a query: every entry point answers, with valid UTF-8.
 
 JSON's ``"\\ud800"`` escape and a command-line argument with undecodable bytes (Python's
-``surrogateescape``) both put lone surrogates in a ``str``; ``retrieve.pipeline.search``
+``surrogateescape``) both put lone surrogates in a ``str``; ``kb.retrieve.pipeline.search``
 replaces them with U+FFFD before anything else reads the query. (HTTP is covered in
 tests/test_http_server.py, which also checks the server's encoder on its own.)
 """
@@ -15,8 +15,8 @@ from conftest import write
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
-from kb.tool import knowledge_search
-from retrieve.pipeline import well_formed
+from kb.retrieve.pipeline import well_formed
+from kb.server.tool import knowledge_search
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -68,7 +68,7 @@ def test_cli_argument_with_undecodable_bytes(db):
 
 
 def test_an_invalid_tool_call_echoes_its_query_as_valid_utf8(tmp_path):
-    from kb.tool import knowledge_search
+    from kb.server.tool import knowledge_search
 
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
         out = knowledge_search(kb, {"query": "\ud800 kites", "top_k": 99})

@@ -11,8 +11,8 @@ from conftest import write
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
-from kb.textindex import keyword_query, match_expression
-from retrieve.cite import NO_EVIDENCE
+from kb.retrieve.cite import NO_EVIDENCE
+from kb.store.textindex import keyword_query, match_expression
 
 DOCS = {
     # the phrase, once

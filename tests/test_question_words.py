@@ -2,8 +2,8 @@
 
 import pytest
 
-from retrieve.answer_types import answer_type, asked_units, novel_filler
-from retrieve.terms import arabic_numerals, content_terms, is_name, passage_terms
+from kb.retrieve.answer_types import answer_type, asked_units, novel_filler
+from kb.retrieve.terms import arabic_numerals, content_terms, is_name, passage_terms
 
 
 @pytest.mark.parametrize(("text", "digits"), [
@@ -77,7 +77,7 @@ def test_names_are_capitalised_words_inside_the_question_and_acronyms(query, nam
 
 
 def test_a_name_the_index_never_mentions_fails_the_gate():
-    from retrieve.judge import IndexStats, Passage, passage_signals
+    from kb.retrieve.judge import IndexStats, Passage, passage_signals
 
     text = "Capital expenditure rose in the third quarter, the report says."
     passage = Passage(1, 1, text, "Report", None, 0.0, 0.8, 0.5)

@@ -16,7 +16,7 @@ import pytest
 from http_doubles import Reply, closed_port_url
 from ragas_double import RagasJudgeServer
 
-import eval.ragas_judge as rj
+import kb.eval.ragas_judge as rj
 from kb.backends.registry import make_embedder
 from kb.errors import BackendError, BackendUnavailable
 

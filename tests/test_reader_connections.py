@@ -17,7 +17,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
-from kb.http_server import ServeSettings, make_server
+from kb.server.http import ServeSettings, make_server
 
 ROUNDS = 50
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),

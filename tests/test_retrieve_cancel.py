@@ -9,8 +9,8 @@ from conftest import write
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import SearchCancelled
-from retrieve.calibration import SHIPPED
-from retrieve.recall import vector_recall
+from kb.retrieve.calibration import SHIPPED
+from kb.retrieve.recall import vector_recall
 
 
 class CancelAfter(threading.Event):
@@ -108,7 +108,7 @@ def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():
     script = """
 import numpy
 from threadpoolctl import threadpool_info
-from retrieve.hybrid import _one_blas_thread
+from kb.retrieve.hybrid import _one_blas_thread
 
 def blas():
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]

@@ -6,15 +6,15 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from conftest import write
 
-from eval.retrieval import engines_for
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
-from kb.textindex import match_expression, query_terms
+from kb.eval.retrieval import engines_for
+from kb.retrieve.cite import WEAK_NOTE
+from kb.retrieve.decay import apply_decay, decay_factor
+from kb.retrieve.floor import KEYWORD_MIN, RELAX_KEEP, apply_floor, passes
+from kb.retrieve.pipeline import search
+from kb.store.textindex import match_expression, query_terms
 from kb.types import Candidate
-from retrieve.cite import WEAK_NOTE
-from retrieve.decay import apply_decay, decay_factor
-from retrieve.floor import KEYWORD_MIN, RELAX_KEEP, apply_floor, passes
-from retrieve.pipeline import search
 
 NOW = datetime(2024, 3, 31, 12, 0, tzinfo=UTC)
 

@@ -9,8 +9,8 @@ from kb.api import KnowledgeBase
 from kb.backends import LLM
 from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES, Config
 from kb.errors import BackendError
+from kb.retrieve.expand import expand_queries, parse_expansion
 from kb.store import Store
-from retrieve.expand import expand_queries, parse_expansion
 
 
 class ScriptedLLM:

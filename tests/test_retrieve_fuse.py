@@ -2,8 +2,8 @@
 
 import pytest
 
+from kb.retrieve.fuse import fuse
 from kb.types import Hit, RecallList
-from retrieve.fuse import fuse
 
 
 def _list(name, kind, weight, *hits):

@@ -6,7 +6,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
-from retrieve.llm_rerank import parse_grades
+from kb.retrieve.llm_rerank import parse_grades
 
 
 class GradingLLM:
@@ -98,7 +98,7 @@ def test_when_the_judge_rejects_everything_the_result_says_insufficient(tmp_path
     assert result.references and all(r.weak_evidence for r in result.references)
     assert len(result.references) <= 3
     assert result.diagnostics.judged_out == 3
-    from retrieve.cite import WEAK_NOTE
+    from kb.retrieve.cite import WEAK_NOTE
 
     assert WEAK_NOTE in result.context
 
@@ -107,7 +107,7 @@ def test_the_judge_cut_can_be_switched_off(tmp_path):
     from dataclasses import replace
 
     from kb.config import PipelineSettings, SearchOptions
-    from retrieve.pipeline import Engines, search
+    from kb.retrieve.pipeline import Engines, search
 
     with _lava_kb(tmp_path, llm=FlatGrader(1)) as kb:
         engines = Engines(llm=kb.llm, settings=replace(PipelineSettings(), rerank_min_score=0.0))

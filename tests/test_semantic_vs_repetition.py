@@ -5,7 +5,7 @@ business trip ... the company pays the approved amount back"); a writing club's 
 "travel" eleven times. BM25's term-frequency saturation let the note's one matching term reach
 up to 2.2 times its share of the query's idf, and with its vector score on top it ranked first
 for both questions. A hybrid search now caps a chunk holding one clause of several
-(``retrieve.recall.keyword_s_norm``).
+(``kb.retrieve.recall.keyword_s_norm``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
-from kb.textindex import KeywordQuery
-from retrieve.recall import coverage, keyword_s_norm
+from kb.retrieve.recall import coverage, keyword_s_norm
+from kb.store.textindex import KeywordQuery
 
 DOCS = {
     "expenses.md": "# Expense claims\n\n## Business trips\n\nAfter a business trip, submit your "

@@ -22,9 +22,9 @@ from conftest import write
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
-from kb.http_server import ServeSettings, make_server, openapi_schema
-from kb.tool import knowledge_search
-from retrieve.cite import STALE_MARK
+from kb.retrieve.cite import STALE_MARK
+from kb.server.http import ServeSettings, make_server, openapi_schema
+from kb.server.tool import knowledge_search
 
 FERRY = "When does the night ferry to the island leave?"
 GLASS = "How long does the glass kiln take to cool?"

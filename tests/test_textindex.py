@@ -1,4 +1,4 @@
-from kb.textindex import has_cjk, index_body, match_expression, query_terms, tokenize
+from kb.store.textindex import has_cjk, index_body, match_expression, query_terms, tokenize
 
 
 def test_cjk_bigrams_cover_every_two_character_word():

@@ -1,4 +1,4 @@
-"""The knowledge_search / knowledge_ingest tool handlers and schemas (kb.tool)."""
+"""The knowledge_search / knowledge_ingest tool handlers and schemas (kb.server.tool)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from kb.api import KnowledgeBase
 from kb.config import TOP_K, TOP_K_MAX
-from kb.tool import (
+from kb.server.tool import (
     INPUT_SCHEMA,
     SCHEMA_FORMATS,
     knowledge_ingest,

@@ -24,10 +24,10 @@ from PIL import Image
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from ingest.images import MAX_IMAGE_BYTES, MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
+from kb.ingest.images import MAX_IMAGE_BYTES, MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX
 
 RED, GREEN, BLUE = (220, 30, 30), (30, 200, 40), (20, 40, 230)
 

@@ -14,7 +14,7 @@ import logging
 import sys
 from pathlib import Path
 
-from ingest.extract import extract
+from kb.ingest.extract import extract
 
 # (_id, path under DATA_DIR, language, split, pages) -- split by document: no test document's
 # text is ever seen by fitting. ``pages`` keeps a page range of a long PDF (1-based, inclusive).

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ingest.extract.docx import extract_docx
-from ingest.extract.html import extract_html
-from ingest.extract.pdf import extract_pdf
-from ingest.extract.text import extract_markdown, extract_text
 from kb.errors import UnsupportedTypeError
+from kb.ingest.extract.docx import extract_docx
+from kb.ingest.extract.html import extract_html
+from kb.ingest.extract.pdf import extract_pdf
+from kb.ingest.extract.text import extract_markdown, extract_text
 from kb.types import ExtractedDocument
 
 EXTRACTORS: dict[str, Callable[[Path], ExtractedDocument]] = {

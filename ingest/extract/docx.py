@@ -1,7 +1,7 @@
 """DOCX via python-docx: body paragraphs and tables in order, headers, footers and notes.
 
 python-docx opens the package, its parts and relationships; the text itself is read from the
-WordprocessingML elements (``ingest.extract.wordml``) so that tracked insertions, content
+WordprocessingML elements (``kb.ingest.extract.wordml``) so that tracked insertions, content
 controls, text boxes, nested tables and footnotes are not lost. Pictures in the body (DrawingML
 ``a:blip`` and legacy VML ``v:imagedata``) are located after the block that holds them
 (``ImageRef`` keyed by part name); ``load_docx_images`` reads their bytes for a vision model.
@@ -18,14 +18,15 @@ import docx
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
-from ingest.extract.common import (
+from kb.errors import CorruptError, ExtractError
+from kb.ingest.extract.common import (
     build_document,
     images_not_indexed,
     make_block,
     one_line,
     require_nonempty,
 )
-from ingest.extract.wordml import (
+from kb.ingest.extract.wordml import (
     W,
     container_lines,
     content,
@@ -34,7 +35,6 @@ from ingest.extract.wordml import (
     table_lines,
     text_box_lines,
 )
-from kb.errors import CorruptError, ExtractError
 from kb.types import Block, ExtractedDocument, ImageRef
 
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"

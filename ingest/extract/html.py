@@ -8,7 +8,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from ingest.extract.common import (
+from kb.errors import CorruptError
+from kb.ingest.extract.common import (
     build_document,
     clean_text,
     decode_bytes,
@@ -16,7 +17,6 @@ from ingest.extract.common import (
     one_line,
     read_bytes,
 )
-from kb.errors import CorruptError
 from kb.types import Block, ExtractedDocument
 
 # Elements whose content is never reading text.

@@ -30,7 +30,8 @@ from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import StreamObject
 
-from ingest.extract.common import (
+from kb.errors import CorruptError, EncryptedError, ExtractError
+from kb.ingest.extract.common import (
     build_document,
     clean_text,
     images_not_indexed,
@@ -38,9 +39,8 @@ from ingest.extract.common import (
     one_line,
     require_nonempty,
 )
-from ingest.extract.pdf_hidden import strip_hidden_text
-from ingest.extract.quality import control_codes, unmapped
-from kb.errors import CorruptError, EncryptedError, ExtractError
+from kb.ingest.extract.pdf_hidden import strip_hidden_text
+from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
 
 NO_TEXT_LAYER_REASON = "no text layer on any page (scanned PDF?)"
@@ -64,7 +64,7 @@ def extract_pdf(path: Path) -> ExtractedDocument:
 
     Raises:
         EmptyDocumentError: the file is 0 bytes, no page has a text layer, or every page's
-            text is glyph codes of fonts without a Unicode map (``ingest.extract.quality``;
+            text is glyph codes of fonts without a Unicode map (``kb.ingest.extract.quality``;
             such pages among readable ones are left out with a warning).
         EncryptedError: a user password is needed (or, on an install without the
             ``cryptography`` dependency, the file is AES-encrypted).

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ingest.extract.common import (
+from kb.errors import CorruptError, EmptyDocumentError, ExtractError
+from kb.ingest.extract.common import (
     BOMS,
     build_document,
     clean_text,
@@ -22,7 +23,6 @@ from ingest.extract.common import (
     read_bytes,
     require_nonempty,
 )
-from kb.errors import CorruptError, EmptyDocumentError, ExtractError
 from kb.types import Block, ExtractedDocument
 
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time

@@ -7,16 +7,16 @@ from dataclasses import replace
 import click
 
 from kb.answer import Answer
-from kb.cli import (
-    _search_options,
-    _to_json,
+from kb.cli.common import (
+    build_search_options,
     cli,
     emit_json,
     errors_as_one_line,
     open_kb,
     search_options,
+    to_json,
 )
-from kb.cli_query import QueryCommand
+from kb.cli.query_command import QueryCommand
 
 
 @cli.command(cls=QueryCommand)
@@ -44,14 +44,14 @@ def ask(ctx: click.Context, question: str, top_k: int | None, source: tuple[str,
     # single error line, not a warning on opening followed by the same text as an error.
     make_llm(ctx.obj["llm"])
     # only what the judge passes reaches the model, however many references were asked for
-    options = replace(_search_options(top_k, source, type_, after, before, no_decay),
+    options = replace(build_search_options(top_k, source, type_, after, before, no_decay),
                       fill=False)
     with open_kb(ctx) as kb:
         answer = kb.ask(question, options)
     if as_json:
         emit_json({"question": answer.question, "answer": answer.text,
                    "refused": answer.refused, "model": answer.model,
-                   "cited": list(answer.cited), "references": _to_json(answer.references)})
+                   "cited": list(answer.cited), "references": to_json(answer.references)})
     else:
         _print_answer(answer)
 

@@ -18,14 +18,14 @@ import sqlite3
 import threading
 import time
 
-from kb import vectorspace
 from kb.backends import Embedder
-from kb.backends.embedding import EmbeddingService
 from kb.backends.registry import make_embedder, server_model_id
 from kb.config import Config
+from kb.embedding import vectorspace
+from kb.embedding.service import EmbeddingService
+from kb.embedding.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY
 from kb.errors import BackendError, FingerprintMismatch, StoreError
 from kb.store import LIVE_FINGERPRINT_KEY, Store
-from kb.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +196,7 @@ class EmbedderState:
 
         It may when no model is claimed, it is the claimed one, no live vector exists, or a
         re-embed to it is in progress (its vectors are then staged, never mixed with the live
-        ones; see ``ingest.embed.backfill_vectors``).
+        ones; see ``kb.ingest.embed.backfill_vectors``).
         """
         key, description = self.stored()
         if key is None or key == service.fingerprint.key:

@@ -33,7 +33,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ingest.extract import SUPPORTED_SUFFIXES
 from kb.api import KnowledgeBase
 from kb.config import (
     MAX_QUERY_CHARS,
@@ -43,11 +42,12 @@ from kb.config import (
     check_query_length,
     parse_instant,
 )
-from kb.injection import flag_fields
-from kb.request_json import json_type
-from kb.roots import PathRefused, confine
+from kb.ingest.extract import SUPPORTED_SUFFIXES
+from kb.retrieve.injection import flag_fields
+from kb.retrieve.pipeline import well_formed
+from kb.server.request_json import json_type
+from kb.server.roots import PathRefused, confine
 from kb.types import Diagnostics, IngestReport, Reference, SearchResult, SourceType
-from retrieve.pipeline import well_formed
 
 log = logging.getLogger(__name__)
 
@@ -384,7 +384,7 @@ def knowledge_ingest(kb: KnowledgeBase, arguments: object,
                      roots: Sequence[Path | str]) -> dict[str, Any]:
     """Handle a ``knowledge_ingest`` call: ingest paths confined to ``roots``; never raises.
 
-    Every path is checked (``kb.roots.confine``) before anything is read; one refused path
+    Every path is checked (``kb.server.roots.confine``) before anything is read; one refused path
     refuses the whole call. Files found in a walked folder that resolve outside the roots are
     left out and listed under ``refused``.
 

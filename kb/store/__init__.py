@@ -4,11 +4,12 @@ The connection runs in autocommit mode; every write happens inside ``Store.write
 ``IMMEDIATE`` transaction that also bumps the ``generation`` counter so readers can tell when a
 cached vector matrix is stale (cache inserts, on which no cached data depends, do not bump it).
 Chunks and their FTS rows (``chunks_fts.rowid = chunks.id``) are always written and deleted in
-the same transaction. WAL mode, a reader per thread (``kb.readers``) and a busy timeout keep
+the same transaction. WAL mode, a reader per thread (``kb.store.readers``) and a busy timeout keep
 readers from waiting on a writer. No model or network call is ever made inside ``write()``.
 A file that cannot be written opens read-only, and a storage fault (disk full) is one
-``StoreError`` with SQLite's reason (``kb.connection``).
-Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.vectorspace``.
+``StoreError`` with SQLite's reason (``kb.store.connection``).
+Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area:
+``kb.embedding.vectorspace``.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from kb import store_health as health
-from kb.connection import OpenMode, connect, immediate, open_mode
 from kb.errors import SchemaError, StoreError
-from kb.readers import ReaderPool
-from kb.schema import check_schema, migrate
-from kb.store_search import SearchPrimitives, VectorMatrix
-from kb.textindex import TOKENIZER_FINGERPRINT, index_body
+from kb.store import health
+from kb.store.connection import OpenMode, connect, immediate, open_mode
+from kb.store.readers import ReaderPool
+from kb.store.schema import check_schema, migrate
+from kb.store.search import SearchPrimitives, VectorMatrix
+from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document, DocumentRow
 
 LIVE_FINGERPRINT_KEY = "embedder_fingerprint"  # meta: the fingerprint of chunks.embedding
@@ -132,7 +133,7 @@ class Store(SearchPrimitives):
         """This thread's reading connection (WAL: it never waits for the writer).
 
         Writes go through ``write()``, which serialises them on one writer connection. The
-        readers of threads that have ended are closed when a new one opens (``kb.readers``).
+        readers of threads that have ended are closed when a new one opens (``kb.store.readers``).
         """
         return self._readers.connection()
 
@@ -150,7 +151,7 @@ class Store(SearchPrimitives):
 
         Raises:
             StoreError: the file is read-only, or a storage fault (disk full, I/O error) ended
-                the transaction (``kb.connection.immediate``); nothing of it was written.
+                the transaction (``kb.store.connection.immediate``); nothing of it was written.
         """
         if self.read_only:
             raise StoreError(f"{self.path}: read-only (the file or its folder cannot be "
@@ -178,7 +179,7 @@ class Store(SearchPrimitives):
     def _check_fts(self) -> None:
         """Rebuild the FTS index from the chunks when damaged or built by another tokenizer.
 
-        Damaged: ``kb.store_health.fts_problem`` (a warning is logged). One transaction, so a
+        Damaged: ``kb.store.health.fts_problem`` (a warning is logged). One transaction, so a
         crash leaves the old index. In a read-only file the damage is kept in ``fts_problem``:
         searches then fail with that reason.
 
@@ -238,7 +239,7 @@ class Store(SearchPrimitives):
             return health.fix_orphans(c)
 
     def fts_integrity_ok(self) -> bool:
-        """FTS5's own integrity-check command passes (``kb.store_health.integrity_ok``)."""
+        """FTS5's own integrity-check command passes (``kb.store.health.integrity_ok``)."""
         return health.integrity_ok(self.conn)
 
     # --- documents ---------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from kb.cli import cli, errors_as_one_line, open_kb
+from kb.cli.common import cli, errors_as_one_line, open_kb
 from kb.errors import KbError
-from kb.http_server import DEFAULT_HOST, DEFAULT_PORT
-from kb.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
+from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
+from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
 
 _ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths outside every "
               "root, also through symlinks, are refused. Without one, ingest is off.")
@@ -23,8 +23,8 @@ _ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths ou
 @errors_as_one_line
 def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
     """Serve the knowledge_search tool to agents over MCP (stdio); needs the `mcp` extra."""
-    from kb.mcp_server import require_mcp, run_stdio
-    from kb.roots import check_roots
+    from kb.server.mcp import require_mcp, run_stdio
+    from kb.server.roots import check_roots
 
     require_mcp()
     allowed = check_roots(roots)
@@ -47,9 +47,9 @@ def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
 def serve(ctx: click.Context, host: str, port: int, token: str | None,
           roots: tuple[str, ...]) -> None:
     """Serve the HTTP API: search, context, ingest, documents, health, /openapi.json."""
-    from kb.http_server import ServeSettings, check_settings
-    from kb.http_server import serve as serve_http
-    from kb.roots import check_roots
+    from kb.server.http import ServeSettings, check_settings
+    from kb.server.http import serve as serve_http
+    from kb.server.roots import check_roots
 
     settings = ServeSettings(host=host, port=port, token=token or None,
                              roots=check_roots(roots))
@@ -80,7 +80,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
 @errors_as_one_line
 def tool_schema(fmt: str, name: str, as_json: bool) -> None:
     """Print the knowledge_search tool's JSON schema for function calling."""
-    from kb.tool import tool_schema as make_schema
+    from kb.server.tool import tool_schema as make_schema
 
     schema = make_schema(fmt, name=name)  # type: ignore[arg-type]  # click.Choice checked it
     click.echo(json.dumps(schema, ensure_ascii=False, indent=None if as_json else 2))

@@ -76,7 +76,7 @@ def _m002_vector_staging(conn: sqlite3.Connection) -> None:
     """Staging area for ``kb reembed``: vectors of the next model, built beside the live ones.
 
     One row per chunk (the re-embed target's fingerprint is recorded with each vector); rows go
-    with their chunk (``ON DELETE CASCADE``). ``kb.vectorspace.switch`` moves them into
+    with their chunk (``ON DELETE CASCADE``). ``kb.embedding.vectorspace.switch`` moves them into
     ``chunks.embedding`` in one transaction once every chunk has one, then empties the table.
     """
     _run(

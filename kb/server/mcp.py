@@ -1,7 +1,7 @@
 """``kb mcp``: the ``knowledge_search`` tool served over MCP (stdio), with the official SDK.
 
 The server lists ``knowledge_search`` always and ``knowledge_ingest`` only when ingest roots
-are configured. A call returns the tool's JSON result (``kb.tool``) as one text content block
+are configured. A call returns the tool's JSON result (``kb.server.tool``) as one text content block
 and as structured content; an error result (invalid arguments, refused path) is marked
 ``isError`` so the agent sees it as a failed call it can correct, never as a crash.
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
 from kb.errors import KbError
-from kb.tool import (
+from kb.server.tool import (
     DESCRIPTION,
     INGEST_DESCRIPTION,
     INGEST_INPUT_SCHEMA,
@@ -60,7 +60,7 @@ def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
 
     Args:
         kb: the open knowledge base the tools use.
-        roots: resolved ingest roots (``kb.roots.check_roots``); empty disables ingest.
+        roots: resolved ingest roots (``kb.server.roots.check_roots``); empty disables ingest.
 
     Raises:
         kb.errors.KbError: the MCP SDK is not installed.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from kb.cli import cli, emit_json, errors_as_one_line, open_kb, progress_bar
+from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
 from kb.config import HELPER_TIMEOUT_S, Config
 from kb.errors import KbError
 
@@ -30,7 +30,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     """Calibrate the score scale, relevance floor and judge threshold on a golden set; store them.
 
     The judge threshold is fitted on the set's questions: those without a qrels row count as
-    unanswerable (see ``eval.calibrate``). `kb status` shows the threshold in use and its
+    unanswerable (see ``kb.eval.calibrate``). `kb status` shows the threshold in use and its
     source; --reset returns to the shipped defaults.
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
@@ -46,11 +46,11 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         return
     import tempfile
 
-    from eval.calibrate import calibrate as run_calibration
-    from eval.calibrate import calibrate_judge
-    from eval.datasets import check_qrels_ids, dataset_dir
-    from eval.retrieval import open_index
-    from retrieve.calibration import save_calibration, save_judge_threshold
+    from kb.eval.calibrate import calibrate as run_calibration
+    from kb.eval.calibrate import calibrate_judge
+    from kb.eval.datasets import check_qrels_ids, dataset_dir
+    from kb.eval.retrieval import open_index
+    from kb.retrieve.calibration import save_calibration, save_judge_threshold
 
     try:  # the set is the caller's input: any problem with it is exit 2
         if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
@@ -92,7 +92,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
 
 def _reset(ctx: click.Context, as_json: bool) -> None:
     """``kb calibrate --reset``: remove the stored calibrations and say what was removed."""
-    from retrieve.calibration import reset_calibrations
+    from kb.retrieve.calibration import reset_calibrations
 
     with open_kb(ctx) as kb:
         removed = reset_calibrations(kb.store)
@@ -159,22 +159,22 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     Indexes of the sets are cached in $KB_CACHE_DIR/eval (default ~/.cache/kb/eval), so
     vectors are embedded once per set and embedder; model replies are cached with them.
     """
-    from eval.answer_gate import AnswerGateConfig
-    from eval.answerability_gate import evaluate_answerability
-    from eval.datasets import dataset_dir, golden_dir
-    from eval.gates import check_faithfulness, check_gates, load_thresholds, table_name
-    from eval.precision import load_distractors
-    from eval.report import gate_status, render_text, report_json
-    from eval.stages import apply_overrides, parse_overrides
-    from eval.suite import (
+    from kb.backends.registry import make_llm, ollama_host_from_env, parse_spec
+    from kb.config import PipelineSettings
+    from kb.eval.answer_gate import AnswerGateConfig
+    from kb.eval.answerability_gate import evaluate_answerability
+    from kb.eval.datasets import dataset_dir, golden_dir
+    from kb.eval.gates import check_faithfulness, check_gates, load_thresholds, table_name
+    from kb.eval.precision import load_distractors
+    from kb.eval.report import gate_status, render_text, report_json
+    from kb.eval.stages import apply_overrides, parse_overrides
+    from kb.eval.suite import (
         ANSWERABILITY,
         DEFAULT_SETS,
         cache_path,
         evaluate_set,
         faithfulness_outcome,
     )
-    from kb.backends.registry import make_llm, ollama_host_from_env, parse_spec
-    from kb.config import PipelineSettings
 
     obj = ctx.obj
     embedder = obj["embedder"]
@@ -212,7 +212,7 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
                 raise ValueError("--judge-backend ragas needs an OpenAI-compatible judge: "
                                  "--judge openai:URL#MODEL (or such an --llm)")
             ragas = (spec.base_url, spec.model, config.api_key)
-            from eval.ragas_judge import check_installed
+            from kb.eval.ragas_judge import check_installed
 
             check_installed()  # before answering anything with a slow model
         answers = AnswerGateConfig(

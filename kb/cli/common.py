@@ -1,9 +1,12 @@
-"""The ``kb`` command line: parse, call the Python API, format.
+"""What every ``kb`` command shares: the root group, its options, JSON output, one-line errors.
 
-Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists); messages and
-progress go to stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1,
-a bad value exit 2; with ``--json`` the error is also a JSON document on stdout
-(``errors_as_one_line``).
+Also opening the knowledge base, progress and the search scope options. The command modules
+(``kb.cli.search``, ``kb.cli.documents``, ``kb.cli.ingest``, ``kb.cli.ask``, ``kb.cli.evaluate``,
+``kb.cli.serve``) import this one and register their commands on ``cli``; ``kb.cli.main``
+imports them all. Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists);
+messages and progress go to stderr, progress only on a terminal. A ``KbError`` becomes one
+line and exit 1, a bad value exit 2; with ``--json`` the error is also a JSON document on
+stdout (``errors_as_one_line``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli_query import QueryCommand
 from kb.config import (
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
@@ -32,20 +34,20 @@ from kb.config import (
     SearchOptions,
     parse_instant,
 )
-from kb.errors import DocumentNotFound, KbError, SearchFailed, StoreError
-from kb.types import SearchResult
+from kb.errors import DocumentNotFound, KbError
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"
 
 
-def _to_json(obj: Any) -> Any:
+def to_json(obj: Any) -> Any:
+    """``obj`` as JSON-ready data: dataclasses as objects, tuples as lists, times as ISO 8601."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, (list, tuple)):
-        return [_to_json(x) for x in obj]
+        return [to_json(x) for x in obj]
     if isinstance(obj, dict):
-        return {str(k): _to_json(v) for k, v in obj.items()}
+        return {str(k): to_json(v) for k, v in obj.items()}
     if hasattr(obj, "isoformat"):
         return obj.isoformat()
     return obj
@@ -53,7 +55,7 @@ def _to_json(obj: Any) -> Any:
 
 def emit_json(obj: Any) -> None:
     """Print one JSON document (sorted keys, so output is byte-stable)."""
-    click.echo(json.dumps(_to_json(obj), ensure_ascii=False, sort_keys=True))
+    click.echo(json.dumps(to_json(obj), ensure_ascii=False, sort_keys=True))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta["kb.json_emitted"] = True
@@ -205,7 +207,7 @@ def _instant_option(ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
-def _search_options(top_k: int | None, source: tuple[str, ...], type_: tuple[str, ...],
+def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tuple[str, ...],
                     after: str | None, before: str | None, no_decay: bool,
                     explain: bool = False) -> SearchOptions:
     """The request's options; a ``--top-k`` given explicitly asks for that many (``fill``)."""
@@ -237,168 +239,3 @@ def search_options(fn: F) -> F:
     ]):
         fn = opt(fn)
     return fn
-
-
-def _failure(result: SearchResult) -> dict[str, str] | None:
-    """The ``error`` of a search's JSON: ``None``, or why the search failed."""
-    error = result.diagnostics.error
-    return {"type": "failed", "message": error} if error else None
-
-
-def _print_result(result: SearchResult, explain: bool) -> None:
-    if not result.references:
-        click.echo("No relevant references found: the knowledge base does not hold the answer.")
-    if result.references and result.insufficient_evidence:
-        click.echo("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
-                   "probably do not answer the question.")
-    for ref in result.references:
-        where = ref.locator
-        weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
-        weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
-        click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
-                                                                       if where else "") + weak)
-        click.echo(f"     {ref.source}")
-        snippet = " ".join(ref.text.split())
-        click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
-    for rung in result.diagnostics.degraded:
-        click.echo(f"note: degraded: {rung}", err=True)
-    if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
-        d = result.diagnostics
-        for s in d.stages:
-            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}")
-        click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
-                   f"{d.floor_dropped}; best below floor {d.best_below_floor}")
-        for stage, items in d.explain:
-            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]))
-        for j in d.judge:
-            click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
-                       f"{'passed' if j.passed else 'not passed'}; focus found "
-                       f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
-                       f"{j.answer_type} (found: {j.type_found}); best sentence: "
-                       f"{j.best_sentence[:120]!r}")
-
-
-@cli.command(cls=QueryCommand)
-@click.argument("query")
-@search_options
-@click.option("--json", "as_json", is_flag=True,
-              help="JSON output: the full SearchResult and error (null, or why it failed).")
-@click.option("--explain", is_flag=True,
-              help="Also print per-stage traces and the judge's reasons (stdout; with --json, "
-                   "in the JSON's diagnostics).")
-@click.pass_context
-@errors_as_one_line
-def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
-           type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
-           as_json: bool, explain: bool) -> None:
-    """Search the knowledge base and print cited references."""
-    if not query.strip():
-        raise click.UsageError("the query is empty")
-    options = _search_options(top_k, source, type_, after, before, no_decay, explain)
-    with open_kb(ctx) as kb:
-        result = kb.search(query, options)
-    if as_json:
-        data = _to_json(result)
-        for stage in data["diagnostics"]["stages"]:
-            stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
-        emit_json({**data, "error": _failure(result)})  # as `kb context --json`
-    elif not result.diagnostics.error:
-        _print_result(result, explain)
-    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
-        raise SearchFailed(result.diagnostics.error)
-
-
-@cli.command(cls=QueryCommand)
-@click.argument("query")
-@search_options
-@click.option("--json", "as_json", is_flag=True,
-              help="JSON output: query, context, insufficient_evidence and error (the shape "
-                   "of the HTTP /context answer; `kb search --json` gives the full result).")
-@click.pass_context
-@errors_as_one_line
-def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
-            type_: tuple[str, ...], after: str | None, before: str | None,
-            no_decay: bool, as_json: bool) -> None:
-    """Print the context block for a model: references and the answer-only instruction."""
-    if not query.strip():
-        raise click.UsageError("the query is empty")
-    with open_kb(ctx) as kb:
-        result = kb.search(query, _search_options(top_k, source, type_, after, before,
-                                                  no_decay))
-    if as_json:
-        emit_json({"query": result.query, "context": result.context,
-                   "insufficient_evidence": result.insufficient_evidence,
-                   "error": _failure(result)})
-    elif not result.diagnostics.error:
-        click.echo(result.context)
-    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
-        raise SearchFailed(result.diagnostics.error)
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines, one document per line.")
-@click.pass_context
-@errors_as_one_line
-def docs(ctx: click.Context, as_json: bool) -> None:
-    """List the documents in the knowledge base."""
-    with open_kb(ctx) as kb:
-        documents = kb.documents()
-    for d in documents:
-        if as_json:
-            emit_json(d)
-        else:
-            n = len(d.warnings)
-            warn = f"  ({n} warning{'' if n == 1 else 's'})" if n else ""
-            click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} chunks  {d.status:15}  "
-                       f"{d.title[:50]}  {d.source}{warn}")
-
-
-@cli.command()
-@click.argument("refs", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines of removed documents.")
-@click.pass_context
-@errors_as_one_line
-def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
-    """Remove documents (by id or source path) with their chunks, FTS rows and vectors."""
-    with open_kb(ctx) as kb:
-        for ref in refs:
-            doc = kb.remove(ref)
-            if as_json:
-                emit_json({"removed": doc.source, "id": doc.id})
-            else:
-                click.echo(f"removed {doc.source}")
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON output.")
-@click.pass_context
-@errors_as_one_line
-def status(ctx: click.Context, as_json: bool) -> None:
-    """Show counts, embedder, an unfinished re-embed and integrity of the knowledge base.
-
-    Exits 1 when the full-text index fails its integrity check.
-    """
-    with open_kb(ctx) as kb:  # refuses a missing file
-        info = kb.status()
-    if as_json:
-        emit_json(info)
-    else:
-        width = max(len(k) for k in info) + 1
-        for k, v in info.items():
-            if k == "warnings":
-                for warning in v:
-                    click.echo(f"warning: {warning}", err=True)
-            else:
-                click.echo(f"{k:{width}}{'-' if v is None else v}")  # "-": not set
-    if str(info["fts_integrity"]).startswith("FAILED"):
-        raise StoreError(f"{info['path']}: the full-text index is damaged: "
-                         f"{info['fts_integrity']}")
-
-
-# Commands defined in their own modules register themselves on import.
-from kb import cli_ask, cli_eval, cli_ingest, cli_serve  # noqa: E402, F401
-
-
-def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="kb")

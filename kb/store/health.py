@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from kb.textindex import TOKENIZER_FINGERPRINT, index_body
+from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
 
-# The tables of migration 3 (kb.schema): the index, and its vocabulary (term -> chunks).
+# The tables of migration 3 (kb.store.schema): the index, and its vocabulary (term -> chunks).
 FTS_TABLE_SQL = ("CREATE VIRTUAL TABLE chunks_fts USING fts5(body, tokenize = "
                  "'unicode61 remove_diacritics 0 categories ''L* N* Co M*''')")
 VOCAB_TABLE_SQL = "CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row')"

@@ -2,7 +2,7 @@
 
 Endpoints (JSON in, JSON out; ``/openapi.json`` describes them):
 
-- ``POST /search``: ``knowledge_search`` arguments -> the tool's result (``kb.tool``).
+- ``POST /search``: ``knowledge_search`` arguments -> the tool's result (``kb.server.tool``).
 - ``POST /context``: the same arguments -> the context block for a model.
 - ``POST /ingest``: ``{"paths": [...]}`` confined to the ``--root`` folders (403 otherwise).
 - ``GET /documents``: the stored documents.
@@ -44,8 +44,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kb.api import KnowledgeBase
-from kb.request_json import decode_json
-from kb.tool import (
+from kb.server.request_json import decode_json
+from kb.server.tool import (
     INGEST_INPUT_SCHEMA,
     INPUT_SCHEMA,
     error_result,

@@ -10,7 +10,7 @@ in Python, identically at index and query time, and hands FTS5 space-separated t
   of Lucene's CJKBigramFilter), so every 2-character word inside a sentence is findable, plus
   jieba's search-mode words of 3+ characters, which reward whole-word matches.
 * Runs of Thai, Lao, Khmer or Myanmar: grapheme-cluster bigrams plus ICU dictionary words
-  (``kb.sea_words``).
+  (``kb.store.sea_words``).
 
 A text's *sequence* tokens (words, bigrams) come first, in order, and the *extra* whole-word
 tokens (jieba's, ICU's) after all of them, so consecutive words are consecutive tokens and an
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from kb.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
+from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
 # FTS5 keeping combining marks inside tokens (schema migration 3).

@@ -1,7 +1,7 @@
 """The folder walk shared by ingest and root confinement, so both see the same files.
 
-Used by ``ingest.discover`` (what ``kb ingest`` reads) and ``kb.roots.confine`` (what the tool
-and HTTP ingest may read). What the walk cannot follow is never dropped in silence: each
+Used by ``kb.ingest.discover`` (what ``kb ingest`` reads) and ``kb.server.roots.confine`` (what
+the tool and HTTP ingest may read). What the walk cannot follow is never dropped in silence: each
 unreadable folder, symlink loop and dangling symlink is handed to the caller's ``on_error``
 as a ``WalkError``, and the caller decides how to report it.
 """

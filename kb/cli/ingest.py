@@ -6,14 +6,14 @@ import sys
 
 import click
 
-from kb.cli import _to_json, cli, emit_json, errors_as_one_line, open_kb, progress_bar
+from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar, to_json
 from kb.types import IngestReport
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
     if as_json:
         for o in report.outcomes:
-            emit_json({"type": "file", **_to_json(o)})
+            emit_json({"type": "file", **to_json(o)})
         emit_json({"type": "summary", "documents_added": report.count("added"),
                    "documents_updated": report.count("updated"),
                    "unchanged": report.count("unchanged"), "skipped": report.count("skipped"),
@@ -92,7 +92,7 @@ def reembed(ctx: click.Context, as_json: bool, discard_staged: bool) -> None:
     with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
         report = kb.reembed(discard_staged=discard_staged, on_progress=bar)
     if as_json:
-        emit_json({**_to_json(report), "complete": report.complete})
+        emit_json({**to_json(report), "complete": report.complete})
     else:
         for w in report.warnings:
             click.echo(f"WARN     {w}")

@@ -154,7 +154,7 @@ class SearchPrimitives:
         """BM25 search over FTS5.
 
         Args:
-            match: a *safe* MATCH expression (see ``kb.textindex.match_expression``).
+            match: a *safe* MATCH expression (see ``kb.store.textindex.match_expression``).
             limit: maximum hits, cut after filtering.
             filters: scope applied in the same query, before the cut.
             matched: also return each hit's matched tokens (FTS5 ``highlight()`` over the
@@ -274,7 +274,7 @@ class SearchPrimitives:
         over "cell" in a 100k-chunk index took 200 ms; this, about 1 ms).
 
         Args:
-            phrases: key -> a *safe* FTS5 phrase (quoted tokens, see ``kb.textindex``).
+            phrases: key -> a *safe* FTS5 phrase (quoted tokens, see ``kb.store.textindex``).
             doc_ids: the documents to count in.
         """
         ids = sorted(set(doc_ids))

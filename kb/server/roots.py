@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.errors import PathRefused
-from kb.walk import WalkError, walk_files
+from kb.ingest.walk import WalkError, walk_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +148,8 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
     """Expand files and folders into the files an ingest may read.
 
     Each given path must pass ``resolve_under_roots`` (else the whole request is refused).
-    Folders are walked by ``kb.walk.walk_files``, as ``ingest.discover`` walks them (hidden
-    entries skipped, symlinked folders not followed, only ``suffixes``); each file found is
+    Folders are walked by ``kb.ingest.walk.walk_files``, as ``kb.ingest.discover`` walks them
+    (hidden entries skipped, symlinked folders not followed, only ``suffixes``); each file found is
     resolved and checked again. What the walk cannot read or follow is listed as refused.
 
     Args:

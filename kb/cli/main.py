@@ -1,0 +1,12 @@
+"""The ``kb`` command with every subcommand registered, and the console-script entry point."""
+
+from __future__ import annotations
+
+# Each command module registers its commands on ``cli`` when imported.
+from kb.cli import ask, documents, evaluate, ingest, search, serve  # noqa: F401
+from kb.cli.common import cli
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="kb")

@@ -1,0 +1,114 @@
+"""``kb search`` and ``kb context``: cited references, or the context block for a model."""
+
+from __future__ import annotations
+
+import click
+
+from kb.cli.common import (
+    build_search_options,
+    cli,
+    emit_json,
+    errors_as_one_line,
+    open_kb,
+    search_options,
+    to_json,
+)
+from kb.cli.query_command import QueryCommand
+from kb.errors import SearchFailed
+from kb.types import SearchResult
+
+
+def _failure(result: SearchResult) -> dict[str, str] | None:
+    """The ``error`` of a search's JSON: ``None``, or why the search failed."""
+    error = result.diagnostics.error
+    return {"type": "failed", "message": error} if error else None
+
+
+def _print_result(result: SearchResult, explain: bool) -> None:
+    if not result.references:
+        click.echo("No relevant references found: the knowledge base does not hold the answer.")
+    if result.references and result.insufficient_evidence:
+        click.echo("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
+                   "probably do not answer the question.")
+    for ref in result.references:
+        where = ref.locator
+        weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
+        weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
+        click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
+                                                                       if where else "") + weak)
+        click.echo(f"     {ref.source}")
+        snippet = " ".join(ref.text.split())
+        click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+    for rung in result.diagnostics.degraded:
+        click.echo(f"note: degraded: {rung}", err=True)
+    if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
+        d = result.diagnostics
+        for s in d.stages:
+            click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}")
+        click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
+                   f"{d.floor_dropped}; best below floor {d.best_below_floor}")
+        for stage, items in d.explain:
+            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]))
+        for j in d.judge:
+            click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
+                       f"{'passed' if j.passed else 'not passed'}; focus found "
+                       f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
+                       f"{j.answer_type} (found: {j.type_found}); best sentence: "
+                       f"{j.best_sentence[:120]!r}")
+
+
+@cli.command(cls=QueryCommand)
+@click.argument("query")
+@search_options
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: the full SearchResult and error (null, or why it failed).")
+@click.option("--explain", is_flag=True,
+              help="Also print per-stage traces and the judge's reasons (stdout; with --json, "
+                   "in the JSON's diagnostics).")
+@click.pass_context
+@errors_as_one_line
+def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
+           type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
+           as_json: bool, explain: bool) -> None:
+    """Search the knowledge base and print cited references."""
+    if not query.strip():
+        raise click.UsageError("the query is empty")
+    options = build_search_options(top_k, source, type_, after, before, no_decay, explain)
+    with open_kb(ctx) as kb:
+        result = kb.search(query, options)
+    if as_json:
+        data = to_json(result)
+        for stage in data["diagnostics"]["stages"]:
+            stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
+        emit_json({**data, "error": _failure(result)})  # as `kb context --json`
+    elif not result.diagnostics.error:
+        _print_result(result, explain)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)
+
+
+@cli.command(cls=QueryCommand)
+@click.argument("query")
+@search_options
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON output: query, context, insufficient_evidence and error (the shape "
+                   "of the HTTP /context answer; `kb search --json` gives the full result).")
+@click.pass_context
+@errors_as_one_line
+def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
+            type_: tuple[str, ...], after: str | None, before: str | None,
+            no_decay: bool, as_json: bool) -> None:
+    """Print the context block for a model: references and the answer-only instruction."""
+    if not query.strip():
+        raise click.UsageError("the query is empty")
+    with open_kb(ctx) as kb:
+        result = kb.search(query, build_search_options(top_k, source, type_, after, before,
+                                                  no_decay))
+    if as_json:
+        emit_json({"query": result.query, "context": result.context,
+                   "insufficient_evidence": result.insufficient_evidence,
+                   "error": _failure(result)})
+    elif not result.diagnostics.error:
+        click.echo(result.context)
+    if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
+        raise SearchFailed(result.diagnostics.error)

@@ -1,0 +1,92 @@
+"""The distribution installs one import name, ``kb``: a user's own ``retrieve.py`` cannot break it.
+
+The folders ingest/, retrieve/ and eval/ are installed as ``kb.ingest``, ``kb.retrieve`` and
+``kb.eval`` (pyproject's ``[tool.setuptools] package-dir``). The slow test builds the wheel,
+installs it into a fresh virtual environment (no system site-packages; the dependencies come
+from this environment's site-packages through a ``.pth`` line, so no network is needed) and uses
+it from a folder holding decoy ``retrieve.py``, ``ingest.py`` and ``eval/`` that fail if imported.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUP = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+
+
+def test_every_package_folder_is_packaged_under_kb():
+    listed = set(SETUP["packages"])
+    for package, folder in SETUP["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            assert ".".join((package, *parts)) in listed, f"{init.parent} is not packaged"
+    assert all(p == "kb" or p.startswith("kb.") for p in listed)
+
+
+DECOY = 'raise ImportError("the decoy {} was imported instead of kb\'s own")\n'
+USE_THE_API = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+
+    import kb
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    assert Path(kb.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), kb.__file__
+    Path("note.txt").write_text("Lawrence Hargrave invented the box kite in 1893 in Sydney.\\n")
+    with KnowledgeBase("decoys.db", Config(embedder="none")) as base:
+        report = base.ingest(["note.txt"])
+        assert report.count("added") == 1, report
+        result = base.search("Who invented the box kite?", top_k=3)
+    assert result.references and "Hargrave" in result.references[0].text, result
+    print("searched", len(result.references))
+""")
+
+
+@pytest.mark.slow
+def test_the_wheel_works_from_a_folder_with_decoy_retrieve_ingest_and_eval(tmp_path: Path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True)
+    wheel = next(wheels.glob("kb_refuse_rag-*.whl"))
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", "--no-index", str(wheel)], check=True)
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; "
+                                "print(sysconfig.get_path('purelib'))"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    # The dependencies, after the venv's own site-packages (so kb is the wheel's, not ours).
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+
+    work = tmp_path / "project"
+    (work / "eval").mkdir(parents=True)
+    (work / "retrieve.py").write_text(DECOY.format("retrieve.py"))
+    (work / "ingest.py").write_text(DECOY.format("ingest.py"))
+    (work / "eval" / "__init__.py").write_text(DECOY.format("eval/"))
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([str(python), *args], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    assert run("-c", USE_THE_API).stdout.startswith("searched")
+    assert "Commands:" in run("-m", "kb", "--help").stdout
+    assert "--gate" in run("-m", "kb", "eval", "--help").stdout
+    found = run("-m", "kb", "--db", "decoys.db", "--embedder", "none", "search", "--json",
+                "box kite inventor").stdout
+    assert "Hargrave" in found
+    assert (venv / "bin" / "kb").exists()
