@@ -22,7 +22,8 @@ from kb.api import KnowledgeBase
 from kb.eval.datasets import dataset_dir, load_corpus, load_queries
 from kb.eval.retrieval import FIXED_TIME
 from kb.ingest.pipeline import ingest_records
-from kb.store import set_vectors_if_unchanged, vector_to_blob
+from kb.store import vectors
+from kb.store.codec import vector_to_blob
 
 
 def build(path: Path, n_chunks: int) -> KnowledgeBase:
@@ -44,13 +45,12 @@ def build(path: Path, n_chunks: int) -> KnowledgeBase:
                       "(SELECT id FROM chunks ORDER BY id DESC LIMIT ?)", (excess,))
             c.execute("DELETE FROM chunks WHERE id IN "
                       "(SELECT id FROM chunks ORDER BY id DESC LIMIT ?)", (excess,))
-    while rows := kb.store.chunks_needing_vectors(service.fingerprint.key, 5000):
+    while rows := vectors.missing_live(kb.store, service.fingerprint.key, 5000):
         v = rng.standard_normal((len(rows), service.embedder.dimensions)).astype(np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
-        with kb.store.write() as c:
-            set_vectors_if_unchanged(c, [(cid, prefix, text, vector_to_blob(x)) for
-                                         (cid, prefix, text), x in zip(rows, v, strict=True)],
-                                     service.fingerprint.key)
+        vectors.put_live(kb.store, [(cid, prefix, text, vector_to_blob(x)) for
+                                    (cid, prefix, text), x in zip(rows, v, strict=True)],
+                         service.fingerprint.key)
     kb.store.refresh_status()
     return kb
 

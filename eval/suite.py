@@ -53,6 +53,7 @@ from kb.eval.stages import (
 )
 from kb.retrieve.pipeline import search as run_search
 from kb.store import Store
+from kb.store.meta import MetaKey
 
 ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (answerability_gate)
 DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision", ANSWERABILITY)  # CI-sized sets
@@ -60,7 +61,7 @@ LATENCY_QUERIES = 50  # queries timed through the full search per set (after one
 WARM_UP_QUERY = "warm-up search, not timed"  # not a set query: its embedding must not be cached
 PRECISION_K = 3  # references judged by the precision gate (DESIGN 7.2)
 CACHE_FORMAT = "1"  # bump when the cached index layout produced here changes
-DIGEST_KEY = "eval_index_digest"
+DIGEST_KEY = MetaKey.EVAL_INDEX_DIGEST
 
 ProgressFn = Callable[[str, int, int], None]
 

@@ -16,8 +16,8 @@ budget is named in the document's warnings: never silence.
 
 The sentence goes on its own line after the plain prefix (title + heading path), which is
 always one line: a chunk is situated exactly when its prefix has a second line
-(``SITUATED_CHUNK_SQL``). A failed or empty reply leaves the plain prefix and is counted in
-the warnings; nothing here raises for a model failure.
+(``kb.store.Store.situated_documents`` counts on it). A failed or empty reply leaves the plain
+prefix and is counted in the warnings; nothing here raises for a model failure.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from kb.backends.http import READ_TIMEOUT_S
 from kb.ingest.extract.common import cut_at_word, one_line
-from kb.store import Store
 from kb.types import ChunkDraft
 
 MAX_DOCUMENT_CHARS = 6000  # DESIGN 3.3: document text sent per call, in code points
@@ -37,7 +36,6 @@ MAX_CHUNKS = 200  # DESIGN 3.3: the first 200 chunks of a document are situated
 MAX_SENTENCE_CHARS = 300  # ours: one sentence; a longer reply is cut at a word boundary
 SITUATE_TIMEOUT_S = READ_TIMEOUT_S  # issue 5: ingest-time calls wait out a cold model load
 GAP_MARK = "\n[…]\n"  # stands for the document text left out between opening and chunk
-SITUATED_CHUNK_SQL = "instr(context_prefix, char(10)) > 0"  # the prefix has a second line
 
 PROMPT = (
     "<document>\n{document}\n</document>\n"
@@ -178,12 +176,3 @@ def _warnings(text_chars: int, n: int, failed: int, empty: int, cut: int,
         out.append(f"{cut} chunks were cut to {MAX_CHUNK_CHARS:,} characters for the LLM "
                    "(DESIGN 3.3 budget)")
     return tuple(out)
-
-
-def situated_documents(store: Store) -> tuple[int, int]:
-    """Documents with at least one situated chunk, and all documents, in ``store``."""
-    row = store.conn.execute(
-        "SELECT (SELECT COUNT(*) FROM documents d WHERE EXISTS (SELECT 1 FROM chunks "
-        f"WHERE chunks.doc_id = d.id AND {SITUATED_CHUNK_SQL})), "
-        "(SELECT COUNT(*) FROM documents)").fetchone()
-    return int(row[0]), int(row[1])

@@ -5,14 +5,14 @@
 * ``rebuild_vectors`` switches models (``kb reembed`` with another model): every chunk is
   embedded into the staging area beside the live vectors, page by page, each page committed in
   its own short transaction; when every chunk has a staged vector,
-  ``kb.embedding.vectorspace.switch`` makes them live in one transaction. Searches keep reading
+  ``kb.store.vectors.switch`` makes them live in one transaction. Searches keep reading
   the old vectors until then.
   Resumable: staged pages survive an interruption and a new run embeds only the chunks
   without one; chunks ingested meanwhile are picked up by the next pass.
 
 Text is always committed before this runs, so a failing embedder costs vectors, never text.
 A vector is written only where its chunk still holds the prefix and text that were embedded
-(``kb.store.set_vectors_if_unchanged``): a document replaced meanwhile (by a concurrent
+(``kb.store.vectors.put_live``): a document replaced meanwhile (by a concurrent
 ``kb ingest``, or the second write of an ingest with model stages) reuses chunk ids, and its
 new chunks must not get the old text's vectors. Such chunks are counted and left for the next
 pass.
@@ -22,67 +22,30 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from kb.embedding import vectorspace
 from kb.embedding.service import EmbeddingService
-from kb.store import EmbeddedChunk, vector_to_blob
+from kb.store import vectors
+from kb.store.codec import EmbeddedChunk, vector_to_blob
+from kb.store.meta import MetaKey
 
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
 SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
 
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
-ReembedMode = Literal["backfill", "switch"]
-
-
-@dataclass(frozen=True, slots=True)
-class ReembedReport:
-    """Summary of one ``kb reembed`` run.
-
-    Attributes:
-        mode: ``backfill`` (the configured model is the stored one: missing vectors are
-            filled in place) or ``switch`` (another model: vectors built beside the old ones,
-            swapped in when complete).
-        embedder: the configured model's description.
-        previous: the stored model a switch replaces (or replaced), else ``None``.
-        embedded: vectors computed in this run (written, or staged for a switch).
-        chunks: chunks in the index.
-        pending: chunks still without a vector of the configured model (live or staged).
-        switched: the configured model's vectors are live now (a switch by this run, or by
-            a concurrent one).
-        discarded: staged vectors of an unfinished re-embed dropped on request.
-        warnings: why the run stopped early, and other notes.
-    """
-
-    mode: ReembedMode
-    embedder: str
-    previous: str | None = None
-    embedded: int = 0
-    chunks: int = 0
-    pending: int = 0
-    switched: bool = False
-    discarded: int = 0
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        """Every chunk has a live vector of the configured model."""
-        return self.pending == 0 and (self.mode == "backfill" or self.switched)
 
 
 def _texts(rows: Sequence[tuple[int, str, str]]) -> list[str]:
     return [f"{prefix}\n{text}" for _, prefix, text in rows]
 
 
-def _embedded(rows: Sequence[tuple[int, str, str]], vectors: np.ndarray
+def _embedded(rows: Sequence[tuple[int, str, str]], matrix: np.ndarray
               ) -> list[EmbeddedChunk]:
     """(chunk id, prefix, text, BLOB): each vector with the prefix and text it was made from."""
     return [(cid, prefix, text, vector_to_blob(v))
-            for (cid, prefix, text), v in zip(rows, vectors, strict=True)]
+            for (cid, prefix, text), v in zip(rows, matrix, strict=True)]
 
 
 def _changed(n: int) -> str:
@@ -96,7 +59,7 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
 
     Each page of vectors is committed in its own short transaction after the model call.
     ``on_progress`` is called with (``"vectors"``, done, total) after each page. Vectors are
-    written only where ``kb.embedding.vectorspace.destination`` says they are live: during a
+    written only where ``kb.store.vectors.destination`` says they are live: during a
     re-embed to this model, new chunks are left to ``kb reembed`` (which stages them).
 
     One pass, by chunk id: a chunk whose document was replaced while it was embedded gets
@@ -107,26 +70,26 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         NULL vectors and the message says why; nothing is raised.
     """
     store, fp = service.store, service.fingerprint.key
-    destination = vectorspace.destination(store, fp)
+    destination = vectors.destination(store, fp)
     if destination == "staged":
         return 0, (f"a re-embed to {service.fingerprint.description} is in progress: "
                    "`kb reembed` builds these chunks' vectors (keyword search finds them now)")
     if destination is None:
-        stored = store.get_meta(vectorspace.LIVE_DESCRIPTION_KEY) or "another model"
+        stored = store.get_meta(MetaKey.LIVE_DESCRIPTION) or "another model"
         return 0, (f"the index holds vectors of {stored}, not {service.fingerprint.description}"
                    "; run `kb reembed` to switch")
-    total = store.count_needing_vectors(fp)
+    total = vectors.count_missing_live(store, fp)
     written = changed = cursor = 0
     while True:
-        rows = store.chunks_needing_vectors(fp, EMBED_PAGE, after_id=cursor)
+        rows = vectors.missing_live(store, fp, EMBED_PAGE, after_id=cursor)
         if not rows:
             return written, _changed(changed) if changed else None
         try:
-            vectors = service.embed_documents(_texts(rows))
+            matrix = service.embed_documents(_texts(rows))
         except Exception as exc:  # any backend failure leaves NULL vectors, never lost text
             log.info("embedding failed: %s", exc)  # the returned message reports it
             return written, f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed`"
-        n = vectorspace.put_live(store, _embedded(rows, vectors), fp)
+        n = vectors.put_live(store, _embedded(rows, matrix), fp)
         if n is None:
             return written, ("the index switched to another model while embedding; "
                              "run `kb reembed`")
@@ -141,7 +104,7 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
                   ) -> tuple[int, str | None]:
     """Stage a vector of ``service``'s fingerprint for each chunk without one (one pass).
 
-    A re-embed to that fingerprint must be in progress (``kb.embedding.vectorspace.begin_reembed``).
+    A re-embed to that fingerprint must be in progress (``kb.store.vectors.begin_reembed``).
     ``on_progress`` is called with (``"re-embed"``, chunks staged in all, chunks) per page.
 
     A chunk whose document was replaced while it was embedded is not staged; it stays for
@@ -153,19 +116,19 @@ def stage_vectors(service: EmbeddingService, on_progress: ProgressFn | None = No
     """
     store, fp = service.store, service.fingerprint.key
     total = store.counts_chunks()
-    done = total - vectorspace.count_unstaged(store, fp)
+    done = total - vectors.count_unstaged(store, fp)
     staged, cursor = 0, 0
     while True:
-        rows = vectorspace.unstaged_chunks(store, fp, EMBED_PAGE, after_id=cursor)
+        rows = vectors.unstaged_chunks(store, fp, EMBED_PAGE, after_id=cursor)
         if not rows:
             return staged, None
         try:
-            vectors = service.embed_documents(_texts(rows))
+            matrix = service.embed_documents(_texts(rows))
         except Exception as exc:  # staged pages stay: the next run resumes after them
             log.info("embedding failed: %s", exc)  # the returned message reports it
             return staged, (f"embedding failed ({type(exc).__name__}: {exc}); run `kb reembed` "
                             "again to resume")
-        stored = vectorspace.put_staged(store, _embedded(rows, vectors), fp)
+        stored = vectors.put_staged(store, _embedded(rows, matrix), fp)
         if stored is None:
             return staged, "the re-embed was finished or discarded by another process"
         if stored < len(rows):
@@ -197,15 +160,15 @@ def rebuild_vectors(service: EmbeddingService, *, drop_meta: Sequence[str] = (),
     store, fp = service.store, service.fingerprint.key
     staged = 0
     for _ in range(SWITCH_ROUNDS):
-        target = vectorspace.reembed_target(store)
+        target = vectors.reembed_target(store)
         if target is None or target.key != fp:
-            return staged, vectorspace.live_fingerprint(store) == fp, (
+            return staged, vectors.live_fingerprint(store) == fp, (
                 "the re-embed was finished or discarded by another process")
         n, error = stage_vectors(service, on_progress)
         staged += n
         if error:
-            return staged, vectorspace.live_fingerprint(store) == fp, error
-        if vectorspace.switch(store, fp, drop_meta=drop_meta):
+            return staged, vectors.live_fingerprint(store) == fp, error
+        if vectors.switch(store, fp, drop_meta=drop_meta):
             return staged, True, None
     return staged, False, ("chunks kept arriving while switching; run `kb reembed` again "
                            "to finish")

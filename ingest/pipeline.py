@@ -60,7 +60,7 @@ from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
 from kb.embedding.service import EmbeddingService
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.ingest.chunk import chunk_document
-from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks, situated_documents
+from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks
 from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import kept_empty_folders
@@ -70,7 +70,7 @@ from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.prune import remove_missing
 from kb.ingest.stream import no_text_outcome, write_text_stream
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
-from kb.store import Store
+from kb.store import Store, vectors
 from kb.store.links import record_links
 from kb.store.llm_cache import cached_reply
 from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
@@ -288,7 +288,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         _, error = backfill_vectors(service, on_progress)
         if error:
             warnings.append(error)
-        pending = store.count_needing_vectors(service.fingerprint.key)
+        pending = vectors.count_missing_live(store, service.fingerprint.key)
     else:
         warnings.append(f"{no_vectors_reason}: text indexed for BM25 only")
         counts = store.counts()
@@ -322,7 +322,7 @@ def _files(n: int) -> str:
 
 def _situating_notes(store: Store, llm: LLM | None) -> list[str]:
     """The batch's word on prefixes mixed across documents (the LLM itself is optional)."""
-    situated, total = situated_documents(store)
+    situated, total = store.situated_documents()
     if llm is None:
         return [f"prefixes are mixed: {situated} of {total} documents in the index carry "
                 "situating sentences (ingested with an LLM)"] if situated else []

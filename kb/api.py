@@ -27,18 +27,15 @@ from kb.config import (
     scale_warning,
     type_name,
 )
-from kb.embedding import vectorspace
 from kb.embedding.service import EmbeddingService
 from kb.embedding.state import EmbedderState
-from kb.embedding.vectorspace import ReembedTarget
-from kb.errors import BackendError, DocumentNotFound, ReembedConflict
-from kb.ingest.embed import ReembedReport, backfill_vectors, rebuild_vectors
+from kb.errors import BackendError, DocumentNotFound
 from kb.ingest.pipeline import ProgressFn, ingest_paths
+from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.calibration import judge_threshold_in_use
-from kb.retrieve.calibration import meta_key as calibration_key
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
-from kb.store import Store
+from kb.store import Store, vectors
 from kb.types import Document, IngestReport, SearchResult
 
 PathArg = str | os.PathLike[str]
@@ -218,42 +215,8 @@ class KnowledgeBase:
         service, problem = self.embedding_service()
         if service is None:
             raise BackendError(f"cannot re-embed: {problem}", backend=self.config.embedder)
-        fp = service.fingerprint
-        live, previous = self._embedding.stored()
-        switching = live is not None and live != fp.key and vectorspace.has_vectors(self.store)
-        target = vectorspace.reembed_target(self.store)
-        others = sum(n for key, n in vectorspace.staged_counts(self.store).items() if key != fp.key)
-        warnings: list[str] = []
-        discarded = 0
-        if discard_staged:
-            discarded = vectorspace.discard_staged(self.store)
-        elif others and switching:
-            raise ReembedConflict(target.description if target else "another model", others,
-                                  target.spec if target else None)
-        elif target is not None and target.key != fp.key:
-            warnings.append(f"an unfinished re-embed to {target.description} has {others} "
-                            "staged vectors; `kb reembed` with that embedder finishes it, "
-                            "`kb reembed --discard-staged` drops them")
-        if not switching:
-            self.claim_fingerprint(service)
-            with self._lock:
-                written, error = backfill_vectors(service, on_progress)
-            self.store.refresh_status()
-            return ReembedReport("backfill", fp.description, embedded=written,
-                                 chunks=self.store.counts_chunks(),
-                                 pending=self.store.count_needing_vectors(fp.key),
-                                 discarded=discarded,
-                                 warnings=tuple(warnings + ([error] if error else [])))
-        vectorspace.begin_reembed(self.store, ReembedTarget(fp.key, fp.description,
-                                                            self._embedding.spec))
-        staged, switched, error = rebuild_vectors(
-            service, drop_meta=(calibration_key(live or ""),), on_progress=on_progress)
-        pending = (self.store.count_needing_vectors(fp.key) if switched
-                   else vectorspace.count_unstaged(self.store, fp.key))
-        return ReembedReport("switch", fp.description, previous=previous, embedded=staged,
-                             chunks=self.store.counts_chunks(), pending=pending,
-                             switched=switched, discarded=discarded,
-                             warnings=tuple(warnings + ([error] if error else [])))
+        return reembed(self._embedding, service, discard_staged=discard_staged,
+                       backfill_lock=self._lock, on_progress=on_progress)
 
     # --- query -------------------------------------------------------------------------------
 
@@ -352,7 +315,7 @@ class KnowledgeBase:
         """
         key, description = self._embedding.stored()
         counts = self.store.counts()
-        target = vectorspace.reembed_target(self.store)
+        target = vectors.reembed_target(self.store)
         threshold, source = judge_threshold_in_use(
             self.store, None if self.config.embedder == "none" else key)
         return {
@@ -365,7 +328,7 @@ class KnowledgeBase:
             "judge_threshold": threshold,
             "judge_threshold_source": source,
             "reembed_target": target.description if target else None,
-            "reembed_staged": (counts["chunks"] - vectorspace.count_unstaged(self.store, target.key)
+            "reembed_staged": (counts["chunks"] - vectors.count_unstaged(self.store, target.key)
                                if target else 0),
             "fts_integrity": self._fts_integrity(),
             "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],

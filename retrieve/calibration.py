@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 
 from kb.retrieve.judge_model import LEXICAL, JudgeModel, shipped_model
 from kb.store import Store
+from kb.store.meta import MetaKey
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +64,12 @@ def near_duplicate_cosine(calibration: Calibration, threshold: float) -> float:
     return base + threshold * (1.0 - base)
 
 
-def meta_key(fingerprint: str) -> str:
-    """The meta key holding the calibration of ``fingerprint``."""
-    return f"calibration:{fingerprint}"
-
-
 def load_calibration(store: Store, fingerprint: str, model_id: str) -> Calibration:
     """The stored calibration for this fingerprint, else the shipped one, else generic."""
-    raw = store.get_meta(meta_key(fingerprint))
+    raw = store.get_meta(MetaKey.CALIBRATION.of(fingerprint))
     if raw:
         return Calibration(**json.loads(raw))
     return SHIPPED.get(model_id, GENERIC)
-
-
-JUDGE_KEY = "judge_threshold:{}"  # meta: the judge threshold `kb calibrate` fitted
 
 
 def load_judge_model(store: Store, fingerprint: str | None,
@@ -89,7 +82,7 @@ def load_judge_model(store: Store, fingerprint: str | None,
         model_id: the embedding model's id, or ``None``.
     """
     model = shipped_model(model_id)
-    key = JUDGE_KEY.format(fingerprint or LEXICAL)
+    key = MetaKey.JUDGE_THRESHOLD.of(fingerprint or LEXICAL)
     raw = store.get_meta(key)
     if raw:
         try:
@@ -104,13 +97,13 @@ def load_judge_model(store: Store, fingerprint: str | None,
 def save_judge_threshold(store: Store, fingerprint: str | None, threshold: float,
                          source: str) -> None:
     """Store a calibrated judge threshold for this fingerprint (``None``: BM25 only)."""
-    store.set_meta(JUDGE_KEY.format(fingerprint or LEXICAL),
+    store.set_meta(MetaKey.JUDGE_THRESHOLD.of(fingerprint or LEXICAL),
                    json.dumps({"threshold": threshold, "source": source}))
 
 
 def save_calibration(store: Store, fingerprint: str, calibration: Calibration) -> None:
     """Store a calibration for this fingerprint."""
-    store.set_meta(meta_key(fingerprint), json.dumps(asdict(calibration)))
+    store.set_meta(MetaKey.CALIBRATION.of(fingerprint), json.dumps(asdict(calibration)))
 
 
 def judge_threshold_in_use(store: Store, fingerprint: str | None) -> tuple[float, str]:
@@ -146,8 +139,4 @@ def reset_calibrations(store: Store) -> dict[str, str]:
     Raises:
         kb.errors.StoreError: the file is read-only.
     """
-    with store.write() as c:
-        rows = c.execute("SELECT key, value FROM meta WHERE key GLOB 'calibration:*' OR key "
-                         "GLOB 'judge_threshold:*' ORDER BY key").fetchall()
-        c.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key, _ in rows])
-    return {str(key): str(value) for key, value in rows}
+    return store.delete_meta_families(MetaKey.CALIBRATION, MetaKey.JUDGE_THRESHOLD)

@@ -12,12 +12,19 @@ module (at any depth: imports inside functions count), relative ones resolved:
     ``if TYPE_CHECKING:``);
 (c) no ``_private`` name imported from another unit.
 
+(d) SQL is written only in the store (``kb.store``): elsewhere no call of a method named
+    ``execute``, ``executemany`` or ``executescript``, and no string literal that holds a SQL
+    statement (``SQL_STATEMENT``: upper-case keywords in a statement's shape, so prose such as
+    "select the top k" or a docstring naming a table is not one; docstrings are prose anyway and
+    are not read).
+
 Modules stay small, too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base: types, configuration, errors", ("kb", "kb.types", "kb.config", "kb.errors")),
     ("backends: model adapters", ("kb.backends",)),
     ("store: the SQLite file", ("kb.store",)),
-    ("embedding: embedder state, service, vector spaces", ("kb.embedding",)),
+    ("embedding: embedder state and service", ("kb.embedding",)),
     ("pipelines", ("kb.ingest", "kb.retrieve")),
     ("Python API", ("kb.api", "kb.answer")),
     ("evaluation", ("kb.eval",)),
@@ -36,6 +43,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 INDEPENDENT = [("kb.ingest", "kb.retrieve")]
 MAX_LINES = 500
+SQL_UNIT = "kb.store"
+SQL_CALLS = frozenset({"execute", "executemany", "executescript"})
+SQL_STATEMENT = re.compile(
+    r"\b(?:SELECT\b.*?\bFROM\b|INSERT\s+(?:OR\s+[A-Z]+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b"
+    r"|DELETE\s+FROM\b|(?:CREATE|DROP)\s+(?:VIRTUAL\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\b"
+    r"|ALTER\s+TABLE\b|PRAGMA\s+\w+|WHERE\s+[\w.]+\s*(?:=|<|>|IN\b|IS\b|LIKE\b|GLOB\b|MATCH\b))",
+    re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -172,3 +186,68 @@ def test_modules_stay_small():
     for path in MODULES.values():
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it"
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (prose, not code)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                out.add(id(body[0].value))
+    return out
+
+
+def sql_found(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each SQL call or SQL statement literal in ``source``."""
+    tree = ast.parse(source)
+    prose = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in SQL_CALLS):
+            found.append((node.lineno, f".{node.func.attr}(...)"))
+        elif isinstance(node, ast.JoinedStr):  # an f-string: its literal parts, joined
+            text = "".join(v.value for v in node.values
+                           if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            if SQL_STATEMENT.search(text):
+                found.append((node.lineno, repr(text[:60])))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and id(node) not in prose and SQL_STATEMENT.search(node.value)):
+            found.append((node.lineno, repr(node.value[:60])))
+    return sorted(set(found))
+
+
+def test_sql_is_written_only_in_the_store():
+    found = [f"{path.relative_to(ROOT)}:{line}: {what}" for module, path in MODULES.items()
+             if _unit(module) != SQL_UNIT and not module.startswith(SQL_UNIT + ".")
+             for line, what in sql_found(path.read_text(encoding="utf-8"))]
+    assert not found, "SQL outside kb.store:\n" + "\n".join(found)
+
+
+def test_the_sql_finder_finds_sql_and_passes_prose():
+    sql = [
+        'conn.execute("whatever")',
+        'store.conn.executemany(q, rows)',
+        'Q = "SELECT id, text FROM chunks"',
+        'Q = "SELECT count(*) " "FROM documents"',  # implicit concatenation is one constant
+        'Q = f"SELECT {cols} FROM chunks WHERE id = ?"',
+        'Q = "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)"',
+        'Q = "DELETE FROM meta WHERE key = ?"',
+        'Q = "UPDATE documents SET status = ?"',
+        'Q = "PRAGMA user_version"',
+        'Q = "CREATE VIRTUAL TABLE t USING fts5(body)"',
+        'W = "instr(context_prefix, char(10)) > 0 AND WHERE doc_id = ?"',
+    ]
+    prose = [
+        '"""SELECT the best rows FROM the index, says this docstring."""',
+        'def f():\n    """Runs DELETE FROM meta WHERE key = ? in one transaction."""',
+        'MESSAGE = "select the top k, then delete from the list where it is stale"',
+        'MESSAGE = "insert into the queue; update the state"',
+        'pool.submit(job)',
+        'NOTE = "the WHERE clause"',
+    ]
+    assert all(sql_found(code) for code in sql), [c for c in sql if not sql_found(c)]
+    assert not any(sql_found(code) for code in prose), [c for c in prose if sql_found(c)]

@@ -10,6 +10,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
+from kb.store.schema import SCHEMA_VERSION
 from kb.store.textindex import TOKENIZER_FINGERPRINT, keyword_query, tokenize
 
 # Written for this test in the style of a Thai Wikipedia lead paragraph.
@@ -124,7 +125,8 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
             body, tokenize = 'unicode61 remove_diacritics 0');
         CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
         INSERT INTO chunks_fts(rowid, body) SELECT id, text FROM chunks;
-        DELETE FROM migrations WHERE version = 3;
+        ALTER TABLE documents DROP COLUMN models_pending;
+        DELETE FROM migrations WHERE version >= 3;
         UPDATE meta SET value = 'kb-fts-v1' WHERE key = 'tokenizer_fingerprint';
         PRAGMA user_version = 2;
         COMMIT;
@@ -134,6 +136,6 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
         sql = kb.store.conn.execute(
             "SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()[0]
         assert "M*" in sql
-        assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert kb.store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         names = [Path(r.source).name for r in kb.search("ราชธานี").references]
     assert names and names[0] == "chiangmai.txt"

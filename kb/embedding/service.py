@@ -4,8 +4,8 @@
   every vector so searches never mix models.
 * Truncation gate: at most ``max_chars`` code points, then cut further until the model's own
   token limit holds (binary search on length using the model's tokenizer).
-* Cache: ``embedding_cache`` rows keyed by sha256(fingerprint + truncated text); inserts do not
-  bump the store's generation (cached vector matrices stay warm).
+* Cache: ``embedding_cache`` rows (``kb.store.embedding_cache``) keyed by sha256(fingerprint +
+  truncated text).
 * Batches: by count and UTF-8 bytes.
 """
 
@@ -21,7 +21,8 @@ import numpy as np
 
 from kb.backends import Embedder
 from kb.config import ChunkSettings, EmbedSettings
-from kb.store import Store, blob_to_vector, vector_to_blob
+from kb.store import Store
+from kb.store.embedding_cache import cache_vectors, cached_vectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ class EmbeddingService:
         gated = [self.truncate(t) for t in texts]
         keys = [self._cache_key(t) for t in gated]
         out = np.zeros((len(texts), self.embedder.dimensions), dtype=np.float32)
-        found = self._cache_get(keys)
+        found = cached_vectors(self.store, keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
         for i, k in enumerate(keys):
             if k in found:
@@ -120,7 +121,7 @@ class EmbeddingService:
             idx = [todo[j] for j in batch]
             vectors = self.embedder.embed_documents([gated[i] for i in idx])
             out[idx] = vectors
-            self._cache_put([(keys[i], out[i]) for i in idx])
+            cache_vectors(self.store, [(keys[i], out[i]) for i in idx])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -131,21 +132,3 @@ class EmbeddingService:
         v = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
         v.setflags(write=False)
         return v
-
-    def _cache_get(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            part = list(keys[start:start + 500])
-            rows = self.store.conn.execute(
-                f"SELECT key, vector FROM embedding_cache WHERE key IN "
-                f"({','.join('?' * len(part))})", part)
-            found.update({k: blob_to_vector(v) for k, v in rows})
-        return found
-
-    def _cache_put(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
-        # No generation bump: no cached index data depends on embedding_cache.
-        if self.store.read_only:  # a read-only file is searched without caching
-            return
-        with self.store.write(bump=False) as c:
-            c.executemany("INSERT OR REPLACE INTO embedding_cache(key, vector) VALUES (?, ?)",
-                          [(k, vector_to_blob(v)) for k, v in items])

@@ -6,7 +6,7 @@ from the stored spec so searches keep their vectors while ``kb reembed`` switche
 the rules for claiming the index's fingerprint. Building takes a lock of its own, never the
 knowledge base's ingest lock, so a search is not held up by a long ingest.
 
-An index written before the spec was recorded (meta ``embedder_spec``) gets it the first time
+An index written before the spec was recorded (``MetaKey.LIVE_SPEC``) gets it the first time
 the configured embedder turns out to be the live vectors' model: a later switch to another
 model can then still embed queries for the old vectors until it completes.
 """
@@ -21,18 +21,14 @@ import time
 from kb.backends import Embedder
 from kb.backends.registry import make_embedder, server_model_id
 from kb.config import Config
-from kb.embedding import vectorspace
 from kb.embedding.service import EmbeddingService
-from kb.embedding.vectorspace import LIVE_DESCRIPTION_KEY, LIVE_SPEC_KEY
 from kb.errors import BackendError, FingerprintMismatch, StoreError
-from kb.store import LIVE_FINGERPRINT_KEY, Store
+from kb.store import Store, vectors
+from kb.store.meta import MetaKey
 
 log = logging.getLogger(__name__)
 
 EMBEDDER_RETRY_S = 60.0  # a failed embedder is retried after the circuit breaker's cooldown
-_RECORD_SPEC_SQL = (  # the spec of the live model, only while it is still live and unrecorded
-    "INSERT OR IGNORE INTO meta(key, value) SELECT ?, ? WHERE EXISTS "
-    "(SELECT 1 FROM meta WHERE key = ? AND value = ?)")
 
 
 def dimensions_of(key: str | None, model: str | None) -> int | None:
@@ -105,8 +101,8 @@ class EmbedderState:
         The live fingerprint, else the re-embed target's; known dimensions save a probe call.
         """
         model = server_model_id(self.config.embedder)
-        target = vectorspace.reembed_target(self.store)
-        return (dimensions_of(vectorspace.live_fingerprint(self.store), model)
+        target = vectors.reembed_target(self.store)
+        return (dimensions_of(vectors.live_fingerprint(self.store), model)
                 or dimensions_of(target.key if target else None, model))
 
     def _record_spec(self, service: EmbeddingService) -> None:
@@ -118,19 +114,18 @@ class EmbedderState:
         cannot be written (read-only) is left as it is.
         """
         spec, key = self.spec, service.fingerprint.key
-        if (spec is None or self.store.get_meta(LIVE_SPEC_KEY) is not None
-                or vectorspace.live_fingerprint(self.store) != key):
+        if (spec is None or self.store.get_meta(MetaKey.LIVE_SPEC) is not None
+                or vectors.live_fingerprint(self.store) != key):
             return
         try:
-            with self.store.write(bump=False) as c:
-                c.execute(_RECORD_SPEC_SQL, (LIVE_SPEC_KEY, spec, LIVE_FINGERPRINT_KEY, key))
+            vectors.record_live_spec(self.store, spec, key)
         except (sqlite3.Error, StoreError) as exc:  # e.g. a read-only file: searches work
             log.info("could not record the embedder spec: %s", exc)
 
     def stored(self) -> tuple[str | None, str]:
         """The live fingerprint key (``None`` before any is claimed) and its description."""
-        return (self.store.get_meta(LIVE_FINGERPRINT_KEY),
-                self.store.get_meta(LIVE_DESCRIPTION_KEY) or "unknown model")
+        return (self.store.get_meta(MetaKey.LIVE_FINGERPRINT),
+                self.store.get_meta(MetaKey.LIVE_DESCRIPTION) or "unknown model")
 
     def stored_service(self) -> tuple[EmbeddingService | None, str | None]:
         """The live vectors' own model, rebuilt from the stored spec (searches mid-switch).
@@ -140,8 +135,8 @@ class EmbedderState:
             model was given as an object), the backend fails to load (retried after
             ``EMBEDDER_RETRY_S``), or the spec no longer yields the live fingerprint.
         """
-        key = vectorspace.live_fingerprint(self.store)
-        spec = self.store.get_meta(LIVE_SPEC_KEY)
+        key = vectors.live_fingerprint(self.store)
+        spec = self.store.get_meta(MetaKey.LIVE_SPEC)
         if key is None or spec is None:
             return None, "no embedder spec is stored for it"
         with self._stored_lock:
@@ -178,10 +173,10 @@ class EmbedderState:
         service, problem = self.service()
         live, stored = self.stored()
         if (service is None or live is None or live == service.fingerprint.key
-                or not vectorspace.has_vectors(self.store)):
+                or not vectors.has_vectors(self.store)):
             return service, problem, None
         configured = service.fingerprint.description
-        target = vectorspace.reembed_target(self.store)
+        target = vectors.reembed_target(self.store)
         if target is None or target.key != service.fingerprint.key:
             return None, f"fingerprint mismatch: {FingerprintMismatch(stored, configured)}", None
         old, why = self.stored_service()  # mid-switch: the old model answers until the switch
@@ -201,10 +196,10 @@ class EmbedderState:
         key, description = self.stored()
         if key is None or key == service.fingerprint.key:
             return None
-        target = vectorspace.reembed_target(self.store)
+        target = vectors.reembed_target(self.store)
         if target is not None and target.key == service.fingerprint.key:
             return None
-        if not vectorspace.has_vectors(self.store):
+        if not vectors.has_vectors(self.store):
             return None
         return FingerprintMismatch(description, service.fingerprint.description)
 
@@ -213,11 +208,11 @@ class EmbedderState:
 
         Does nothing while live vectors of another model exist: only ``reembed`` switches.
         """
-        fp, live = service.fingerprint, vectorspace.live_fingerprint(self.store)
-        if live is not None and live != fp.key and vectorspace.has_vectors(self.store):
+        fp, live = service.fingerprint, vectors.live_fingerprint(self.store)
+        if live is not None and live != fp.key and vectors.has_vectors(self.store):
             return
         spec = self.spec
-        if (live == fp.key and self.store.get_meta(LIVE_DESCRIPTION_KEY) == fp.description
-                and (spec is None or self.store.get_meta(LIVE_SPEC_KEY) == spec)):
+        if (live == fp.key and self.store.get_meta(MetaKey.LIVE_DESCRIPTION) == fp.description
+                and (spec is None or self.store.get_meta(MetaKey.LIVE_SPEC) == spec)):
             return  # unchanged: no write, so cached vector matrices stay warm
-        vectorspace.claim(self.store, fp.key, fp.description, spec)
+        vectors.claim(self.store, fp.key, fp.description, spec)

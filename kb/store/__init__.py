@@ -8,8 +8,8 @@ the same transaction. WAL mode, a reader per thread (``kb.store.readers``) and a
 readers from waiting on a writer. No model or network call is ever made inside ``write()``.
 A file that cannot be written opens read-only, and a storage fault (disk full) is one
 ``StoreError`` with SQLite's reason (``kb.store.connection``).
-Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area:
-``kb.embedding.vectorspace``.
+Which fingerprint ``chunks.embedding`` holds, and the re-embed staging area: ``kb.store.vectors``;
+the keys of ``meta``: ``kb.store.meta.MetaKey``.
 """
 
 from __future__ import annotations
@@ -23,63 +23,27 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
-
 from kb.errors import SchemaError, StoreError
 from kb.store import health
 from kb.store.connection import OpenMode, connect, immediate, open_mode
+from kb.store.meta import MetaKey
 from kb.store.readers import ReaderPool
 from kb.store.schema import check_schema, migrate
 from kb.store.search import SearchPrimitives, VectorMatrix
 from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document, DocumentRow
 
-LIVE_FINGERPRINT_KEY = "embedder_fingerprint"  # meta: the fingerprint of chunks.embedding
-PENDING_HASH_SUFFIX = "+pending"  # on documents.content_hash: model stages unfinished
 DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (? = live key)
-    f"UPDATE documents SET status = CASE WHEN content_hash LIKE '%{PENDING_HASH_SUFFIX}' "
-    "THEN 'pending_models' WHEN EXISTS (SELECT 1 FROM chunks ch "
-    "WHERE ch.doc_id = documents.id AND (ch.embedding IS NULL OR "
-    "ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' ELSE 'indexed' END")
-EmbeddedChunk = tuple[int, str, str, bytes]  # (chunk id, prefix and text embedded, float32 BLOB)
+    "UPDATE documents SET status = CASE WHEN models_pending THEN 'pending_models' "
+    "WHEN EXISTS (SELECT 1 FROM chunks ch WHERE ch.doc_id = documents.id AND "
+    "(ch.embedding IS NULL OR ch.embedding_fingerprint IS NOT ?)) THEN 'pending_vectors' "
+    "ELSE 'indexed' END")
 log = logging.getLogger(__name__)
 
 
 def now_utc() -> datetime:
     """The current time, timezone-aware (UTC)."""
     return datetime.now(UTC)
-
-
-def vector_to_blob(vector: np.ndarray) -> bytes:
-    """Encode a 1-d vector as a little-endian float32 BLOB."""
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def blob_to_vector(blob: bytes) -> np.ndarray:
-    """Decode a little-endian float32 BLOB into a float32 array."""
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
-
-
-def set_vectors_if_unchanged(c: sqlite3.Connection, rows: Sequence[EmbeddedChunk],
-                             fingerprint: str) -> int:
-    """Store each vector where its chunk still holds what was embedded (inside ``write()``).
-
-    A vector is computed outside any transaction, and chunk ids are reused when a document is
-    replaced, so a chunk read for embedding may hold another text by the time its vector is
-    written. Such a row (or a deleted chunk) is left as it is, for the next pass.
-
-    Args:
-        c: the connection of an open ``Store.write()`` transaction.
-        rows: (chunk id, context prefix, text, float32 BLOB), the prefix and text as embedded.
-        fingerprint: the vectors' fingerprint key.
-
-    Returns:
-        The chunks that got their vector; ``len(rows)`` minus it changed meanwhile.
-    """
-    return c.executemany(
-        "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
-        "WHERE id = ? AND context_prefix = ? AND text = ?",
-        [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
 
 
 class Store(SearchPrimitives):
@@ -159,22 +123,39 @@ class Store(SearchPrimitives):
         with self._lock, immediate(self._writer, self.path) as c:
             yield c
             if bump:
-                c.execute("INSERT INTO meta(key, value) VALUES ('generation', '1') "
-                          "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+                c.execute("INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) "
+                          "DO UPDATE SET value = CAST(value AS INTEGER) + 1", (MetaKey.GENERATION,))
 
     def get_meta(self, key: str) -> str | None:
-        """A meta value, or ``None`` when unset."""
+        """The value of a ``MetaKey`` (or of a key ``MetaKey.<PREFIX>.of`` built), or ``None``."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
-        """Set a meta value in its own transaction."""
+        """Set a ``MetaKey``'s value in its own transaction (bumps the generation)."""
         with self.write() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def delete_meta_families(self, *prefixes: MetaKey) -> dict[str, str]:
+        """Delete every row of these ``MetaKey`` prefix families, in one transaction.
+
+        Returns:
+            The removed keys with their values, in key order (empty when none was stored).
+
+        Raises:
+            StoreError: the file is read-only.
+        """
+        where = " OR ".join("substr(key, 1, length(?)) = ?" for _ in prefixes) or "0"
+        params = [str(p) for p in prefixes for _ in (0, 1)]
+        with self.write() as c:
+            rows = c.execute(f"SELECT key, value FROM meta WHERE {where} ORDER BY key",
+                             params).fetchall()
+            c.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key, _ in rows])
+        return {str(key): str(value) for key, value in rows}
+
     def generation(self) -> int:
         """A counter that changes on every committed write."""
-        return int(self.get_meta("generation") or 0)
+        return int(self.get_meta(MetaKey.GENERATION) or 0)
 
     def _check_fts(self) -> None:
         """Rebuild the FTS index from the chunks when damaged or built by another tokenizer.
@@ -187,7 +168,7 @@ class Store(SearchPrimitives):
             SchemaError: another tokenizer built the index and the file cannot be written.
         """
         problem = health.fts_problem(self.conn)
-        stored = self.get_meta("tokenizer_fingerprint")
+        stored = self.get_meta(MetaKey.TOKENIZER_FINGERPRINT)
         # an empty read-only file without a fingerprint has nothing to index, nothing to record
         outdated = stored != TOKENIZER_FINGERPRINT and not (
             stored is None and self.read_only and not self.counts_chunks())
@@ -261,15 +242,15 @@ class Store(SearchPrimitives):
         return self._documents("1", [])
 
     def _documents(self, where: str, params: Sequence[object]) -> list[Document]:
-        rows = self.conn.execute(  # the pending marker is a status, never part of the hash
+        rows = self.conn.execute(
             "SELECT d.id, d.source, d.source_type, d.title, d.content_hash, d.size, d.mtime, "
-            f"d.created_at, d.ingested_at, CASE WHEN d.content_hash LIKE '%{PENDING_HASH_SUFFIX}'"
-            " THEN 'pending_models' ELSE d.status END, d.warnings, "
+            "d.created_at, d.ingested_at, CASE WHEN d.models_pending THEN 'pending_models' "
+            "ELSE d.status END, d.warnings, "
             "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
             f"FROM documents d WHERE {where} ORDER BY d.source", list(params)).fetchall()
         return [
             Document(id=r[0], source=r[1], source_type=r[2], title=r[3],
-                     content_hash=r[4].removesuffix(PENDING_HASH_SUFFIX),
+                     content_hash=r[4],
                      size=r[5], mtime=r[6], created_at=datetime.fromisoformat(r[7]),
                      ingested_at=datetime.fromisoformat(r[8]), status=r[9],
                      warnings=tuple(json.loads(r[10])), chunk_count=r[11])
@@ -281,9 +262,9 @@ class Store(SearchPrimitives):
 
         Runs in one transaction: either the old version or the new one is visible, never both
         and never half. ``chunks`` may be a generator producing them as they are written (an
-        exception it raises rolls everything back). With ``doc.models_pending`` the content
-        hash carries ``PENDING_HASH_SUFFIX`` (the next ingest redoes the file) and the status
-        is ``pending_models``.
+        exception it raises rolls everything back). With ``doc.models_pending`` the row is
+        marked (``documents.models_pending``, migration 4: the next ingest redoes the file) and
+        the status is ``pending_models``.
 
         Returns:
             The new document id.
@@ -292,12 +273,12 @@ class Store(SearchPrimitives):
             self._delete(c, doc.source)
             cur = c.execute(
                 "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
-                "created_at, ingested_at, status, warnings) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (doc.source, doc.source_type, doc.title,
-                 doc.content_hash + (PENDING_HASH_SUFFIX if doc.models_pending else ""),
-                 doc.size, doc.mtime, doc.created_at.isoformat(), now_utc().isoformat(),
+                "created_at, ingested_at, status, warnings, models_pending) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
+                 doc.created_at.isoformat(), now_utc().isoformat(),
                  "pending_models" if doc.models_pending else "pending_vectors",
-                 json.dumps(list(doc.warnings), ensure_ascii=False)))
+                 json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
             doc_id = int(cur.lastrowid or 0)
             for i, ch in enumerate(chunks):
                 cur = c.execute(
@@ -328,8 +309,7 @@ class Store(SearchPrimitives):
     def count_pending_models(self) -> int:
         """Documents whose model stages are unfinished (status ``pending_models``)."""
         return int(self.conn.execute(
-            "SELECT count(*) FROM documents WHERE content_hash LIKE ?",
-            (f"%{PENDING_HASH_SUFFIX}",)).fetchone()[0])
+            "SELECT count(*) FROM documents WHERE models_pending").fetchone()[0])
 
     def refresh_status(self) -> None:
         """Set each document's status from its chunks' vectors.
@@ -338,7 +318,7 @@ class Store(SearchPrimitives):
         redoes it), else ``indexed`` when every chunk has a vector of the stored embedder
         fingerprint, else ``pending_vectors``.
         """
-        fp = self.get_meta(LIVE_FINGERPRINT_KEY) or ""
+        fp = self.get_meta(MetaKey.LIVE_FINGERPRINT) or ""
         with self.write() as c:
             c.execute(DOCUMENT_STATUS_SQL, (fp,))
 
@@ -360,22 +340,17 @@ class Store(SearchPrimitives):
                                   has_embedding=bool(r[9]))
         return out
 
-    def chunks_needing_vectors(self, fingerprint: str, limit: int, *, after_id: int = 0
-                               ) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` (chunk id, context prefix, text) whose vector is missing or stale.
+    def situated_documents(self) -> tuple[int, int]:
+        """Documents with at least one situated chunk, and all documents.
 
-        Only chunks with id > ``after_id``, by id.
+        A chunk is situated when its context prefix has a second line: the LLM's situating
+        sentence after title and heading path (``kb.ingest.contextualize``).
         """
-        return [(int(r[0]), str(r[1]), str(r[2])) for r in self.conn.execute(
-            "SELECT id, context_prefix, text FROM chunks WHERE (embedding IS NULL "
-            "OR embedding_fingerprint IS NOT ?) AND id > ? ORDER BY id LIMIT ?",
-            (fingerprint, after_id, limit))]
-
-    def count_needing_vectors(self, fingerprint: str) -> int:
-        """How many chunks lack a vector of ``fingerprint``."""
-        return int(self.conn.execute(
-            "SELECT count(*) FROM chunks WHERE embedding IS NULL "
-            "OR embedding_fingerprint IS NOT ?", (fingerprint,)).fetchone()[0])
+        row = self.conn.execute(
+            "SELECT (SELECT count(*) FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c "
+            "WHERE c.doc_id = d.id AND instr(c.context_prefix, char(10)) > 0)), "
+            "(SELECT count(*) FROM documents)").fetchone()
+        return int(row[0]), int(row[1])
 
     def counts_chunks(self) -> int:
         """Number of chunks."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from kb.store.meta import MetaKey
 from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
 
 # The tables of migration 3 (kb.store.schema): the index, and its vocabulary (term -> chunks).
@@ -111,8 +112,8 @@ def rebuild_fts(c: sqlite3.Connection) -> int:
     n = c.executemany("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)", (
         (cid, index_body(prefix, text)) for cid, prefix, text in
         c.execute("SELECT id, context_prefix, text FROM chunks"))).rowcount
-    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer_fingerprint', ?)",
-              (TOKENIZER_FINGERPRINT,))
+    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+              (MetaKey.TOKENIZER_FINGERPRINT, TOKENIZER_FINGERPRINT))
     return max(n, 0)
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kb.store import Store
+from kb.store.meta import MetaKey
 
-LINK_PREFIX = "symlink:"
+LINK_PREFIX = MetaKey.SYMLINK.value
 
 
 def record_links(store: Store, links: Iterable[tuple[str, str]]) -> None:

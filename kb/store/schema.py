@@ -76,7 +76,7 @@ def _m002_vector_staging(conn: sqlite3.Connection) -> None:
     """Staging area for ``kb reembed``: vectors of the next model, built beside the live ones.
 
     One row per chunk (the re-embed target's fingerprint is recorded with each vector); rows go
-    with their chunk (``ON DELETE CASCADE``). ``kb.embedding.vectorspace.switch`` moves them into
+    with their chunk (``ON DELETE CASCADE``). ``kb.store.vectors.switch`` moves them into
     ``chunks.embedding`` in one transaction once every chunk has one, then empties the table.
     """
     _run(
@@ -113,10 +113,30 @@ def _m003_fts_keeps_marks(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m004_models_pending_column(conn: sqlite3.Connection) -> None:
+    """Unfinished model stages become a column, ``documents.models_pending`` (0 or 1).
+
+    Until now the marker was the suffix ``+pending`` on ``documents.content_hash`` (so the next
+    ingest saw a changed file and redid it); the suffix is moved into the column and removed
+    from the hash, which is the file's SHA-256 again.
+    """
+    _run(
+        conn,
+        """
+        ALTER TABLE documents ADD COLUMN models_pending INTEGER NOT NULL DEFAULT 0
+            CHECK (models_pending IN (0, 1));
+        UPDATE documents SET models_pending = 1,
+            content_hash = substr(content_hash, 1, length(content_hash) - length('+pending'))
+            WHERE substr(content_hash, -length('+pending')) = '+pending'
+        """
+    )
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
     (3, "fts keeps combining marks", _m003_fts_keeps_marks),
+    (4, "models_pending column", _m004_models_pending_column),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from kb.store.codec import blob_to_vector
+
 
 @dataclass(frozen=True, slots=True)
 class Filters:
@@ -238,7 +240,7 @@ class SearchPrimitives:
         out: dict[int, np.ndarray] = {}
         for start in range(0, len(chunk_ids), 500):
             part = list(chunk_ids[start:start + 500])
-            out.update((int(cid), np.frombuffer(blob, dtype="<f4").astype(np.float32))
+            out.update((int(cid), blob_to_vector(blob))
                        for cid, blob in self.conn.execute(
                            f"SELECT id, embedding FROM chunks WHERE id IN "
                            f"({','.join('?' * len(part))}) AND embedding_fingerprint = ? "

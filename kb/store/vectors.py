@@ -1,12 +1,19 @@
-"""The vector spaces of one store: the live fingerprint and the re-embed staging area.
+"""The vectors of one store: live, staged, and the fingerprint that names them.
 
 ``chunks.embedding`` holds the *live* vectors, all of one fingerprint (meta
-``embedder_fingerprint``, with a description and, when known, the embedder spec that rebuilds
+``MetaKey.LIVE_FINGERPRINT``, with a description and, when known, the embedder spec that rebuilds
 the model, so a search can still embed queries for them while a switch is under way). A model
-switch never writes there: ``kb reembed`` records its target (meta ``reembed_target``), stages
+switch never writes there: ``kb reembed`` records its target (``MetaKey.REEMBED_TARGET``), stages
 the new model's vectors in ``chunk_vectors_staging`` (migration 2) page by page, and ``switch``
 moves them into ``chunks`` in one transaction once every chunk has one. No search reads the
-staging area, so the vectors of two models never meet in one search.
+staging area, so the vectors of two models never meet in one search. Vectors are float32 BLOBs
+(``kb.store.codec``); the searches over live vectors are ``kb.store.search``'s, the cache of
+computed vectors ``kb.store.embedding_cache``.
+
+A vector is computed outside any transaction, and chunk ids are reused when a document is
+replaced, so a chunk read for embedding may hold another text by the time its vector is
+written: ``put_live`` and ``put_staged`` write a vector only where its chunk still holds the
+prefix and text that were embedded, and leave the rest for the next pass.
 """
 
 from __future__ import annotations
@@ -17,26 +24,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.store import (
-    DOCUMENT_STATUS_SQL,
-    LIVE_FINGERPRINT_KEY,
-    EmbeddedChunk,
-    Store,
-    set_vectors_if_unchanged,
-)
+from kb.store import DOCUMENT_STATUS_SQL, Store
+from kb.store.codec import EmbeddedChunk
+from kb.store.meta import MetaKey
 
-LIVE_DESCRIPTION_KEY = "embedder_description"  # meta: the live model, human-readable
-LIVE_SPEC_KEY = "embedder_spec"  # meta: the spec that builds the live model, when known
-REEMBED_TARGET_KEY = "reembed_target"  # meta: JSON of the ReembedTarget being staged
 _UNSTAGED_SQL = (
     "FROM chunks c LEFT JOIN chunk_vectors_staging s ON s.chunk_id = c.id "
     "AND s.fingerprint = ? WHERE s.chunk_id IS NULL")
+_MISSING_LIVE_SQL = "FROM chunks WHERE (embedding IS NULL OR embedding_fingerprint IS NOT ?)"
+_RECORD_SPEC_SQL = (  # the spec of the live model, only while it is still live and unrecorded
+    "INSERT OR IGNORE INTO meta(key, value) SELECT ?, ? WHERE EXISTS "
+    "(SELECT 1 FROM meta WHERE key = ? AND value = ?)")
+_PUT_META_SQL = "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)"
 Destination = Literal["live", "staged"]
 
 
 @dataclass(frozen=True, slots=True)
 class ReembedTarget:
-    """The model an unfinished ``kb reembed`` is staging vectors for (meta ``reembed_target``).
+    """The model an unfinished ``kb reembed`` is staging vectors for (``MetaKey.REEMBED_TARGET``).
 
     Attributes:
         key: its fingerprint key (staged rows carry it).
@@ -55,25 +60,56 @@ class _NotReady(Exception):
 
 
 def _parse_target(raw: str | None) -> ReembedTarget | None:
-    """The ``ReembedTarget`` stored as JSON in meta ``reembed_target``, or ``None``."""
+    """The ``ReembedTarget`` stored as JSON under ``MetaKey.REEMBED_TARGET``, or ``None``."""
     return None if raw is None else ReembedTarget(**json.loads(raw))
 
 
 def _target_in(c: sqlite3.Connection) -> ReembedTarget | None:
     """The re-embed target as seen inside the transaction of ``c``."""
-    row = c.execute("SELECT value FROM meta WHERE key = ?", (REEMBED_TARGET_KEY,)).fetchone()
+    row = c.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.REEMBED_TARGET,)).fetchone()
     return _parse_target(None if row is None else str(row[0]))
 
 
 def live_fingerprint(store: Store) -> str | None:
     """The fingerprint key of the live vectors, or ``None`` before any model is claimed."""
-    return store.get_meta(LIVE_FINGERPRINT_KEY)
+    return store.get_meta(MetaKey.LIVE_FINGERPRINT)
 
 
 def has_vectors(store: Store) -> bool:
     """Whether any chunk has a live vector (of any fingerprint)."""
     return bool(store.conn.execute(
         "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL)").fetchone()[0])
+
+
+def missing_live(store: Store, fingerprint: str, limit: int, *, after_id: int = 0
+                 ) -> list[tuple[int, str, str]]:
+    """Up to ``limit`` (chunk id, context prefix, text) whose live vector is missing or stale.
+
+    Only chunks with id > ``after_id``, by id.
+    """
+    return [(int(r[0]), str(r[1]), str(r[2])) for r in store.conn.execute(
+        f"SELECT id, context_prefix, text {_MISSING_LIVE_SQL} AND id > ? ORDER BY id LIMIT ?",
+        (fingerprint, after_id, limit))]
+
+
+def count_missing_live(store: Store, fingerprint: str) -> int:
+    """How many chunks lack a live vector of ``fingerprint``."""
+    return int(store.conn.execute(f"SELECT count(*) {_MISSING_LIVE_SQL}",
+                                  (fingerprint,)).fetchone()[0])
+
+
+def record_live_spec(store: Store, spec: str, fingerprint: str) -> None:
+    """Record ``spec`` as the live model's spec, if ``fingerprint`` is live and none is stored.
+
+    Checked and written in one transaction; no cached data depends on the spec, so the
+    generation is not bumped.
+
+    Raises:
+        kb.errors.StoreError: the file is read-only, or a storage fault ended the write.
+    """
+    with store.write(bump=False) as c:
+        c.execute(_RECORD_SPEC_SQL, (MetaKey.LIVE_SPEC, spec, MetaKey.LIVE_FINGERPRINT,
+                                     fingerprint))
 
 
 def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> int | None:
@@ -94,10 +130,13 @@ def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> i
     """
     with store.write() as c:
         live = c.execute("SELECT value FROM meta WHERE key = ?",
-                         (LIVE_FINGERPRINT_KEY,)).fetchone()
+                         (MetaKey.LIVE_FINGERPRINT,)).fetchone()
         if live is not None and live[0] != fingerprint:
             return None
-        return set_vectors_if_unchanged(c, rows, fingerprint)
+        return c.executemany(
+            "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
+            "WHERE id = ? AND context_prefix = ? AND text = ?",
+            [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
 
 
 def claim(store: Store, key: str, description: str, spec: str | None) -> None:
@@ -109,19 +148,19 @@ def claim(store: Store, key: str, description: str, spec: str | None) -> None:
     """
     with store.write() as c:
         old = c.execute("SELECT value FROM meta WHERE key = ?",
-                        (LIVE_FINGERPRINT_KEY,)).fetchone()
-        c.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                      [(LIVE_FINGERPRINT_KEY, key), (LIVE_DESCRIPTION_KEY, description)])
+                        (MetaKey.LIVE_FINGERPRINT,)).fetchone()
+        c.executemany(_PUT_META_SQL,
+                      [(MetaKey.LIVE_FINGERPRINT, key), (MetaKey.LIVE_DESCRIPTION, description)])
         if spec is not None:
-            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                      (LIVE_SPEC_KEY, spec))
+            c.execute(_PUT_META_SQL,
+                      (MetaKey.LIVE_SPEC, spec))
         elif old is None or old[0] != key:
-            c.execute("DELETE FROM meta WHERE key = ?", (LIVE_SPEC_KEY,))
+            c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.LIVE_SPEC,))
 
 
 def reembed_target(store: Store) -> ReembedTarget | None:
     """The model of an unfinished re-embed, or ``None`` when none is in progress."""
-    return _parse_target(store.get_meta(REEMBED_TARGET_KEY))
+    return _parse_target(store.get_meta(MetaKey.REEMBED_TARGET))
 
 
 def begin_reembed(store: Store, target: ReembedTarget) -> None:
@@ -129,7 +168,7 @@ def begin_reembed(store: Store, target: ReembedTarget) -> None:
 
     Pair it with ``discard_staged`` first when another model's vectors are staged.
     """
-    store.set_meta(REEMBED_TARGET_KEY, json.dumps(
+    store.set_meta(MetaKey.REEMBED_TARGET, json.dumps(
         {"key": target.key, "description": target.description, "spec": target.spec}))
 
 
@@ -207,7 +246,7 @@ def discard_staged(store: Store) -> int:
         The number of staged vectors dropped.
     """
     with store.write(bump=False) as c:
-        c.execute("DELETE FROM meta WHERE key = ?", (REEMBED_TARGET_KEY,))
+        c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.REEMBED_TARGET,))
         return c.execute("DELETE FROM chunk_vectors_staging").rowcount
 
 
@@ -235,16 +274,16 @@ def switch(store: Store, fingerprint: str, *, drop_meta: Sequence[str] = ()) -> 
                 "UPDATE chunks SET embedding = s.embedding, embedding_fingerprint = "
                 "s.fingerprint FROM chunk_vectors_staging s WHERE s.chunk_id = chunks.id "
                 "AND s.fingerprint = ?", (fingerprint,))
-            c.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                          [(LIVE_FINGERPRINT_KEY, target.key),
-                           (LIVE_DESCRIPTION_KEY, target.description)])
+            c.executemany(_PUT_META_SQL,
+                          [(MetaKey.LIVE_FINGERPRINT, target.key),
+                           (MetaKey.LIVE_DESCRIPTION, target.description)])
             if target.spec is not None:
-                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                          (LIVE_SPEC_KEY, target.spec))
+                c.execute(_PUT_META_SQL,
+                          (MetaKey.LIVE_SPEC, target.spec))
             else:
-                c.execute("DELETE FROM meta WHERE key = ?", (LIVE_SPEC_KEY,))
+                c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.LIVE_SPEC,))
             c.executemany("DELETE FROM meta WHERE key = ?",
-                          [(k,) for k in (REEMBED_TARGET_KEY, *drop_meta)])
+                          [(k,) for k in (MetaKey.REEMBED_TARGET, *drop_meta)])
             c.execute("DELETE FROM chunk_vectors_staging")
             c.execute(DOCUMENT_STATUS_SQL, (target.key,))
     except _NotReady:

@@ -1,0 +1,45 @@
+"""Every key of the ``meta`` table, in one enum.
+
+A member either names one row (``MetaKey.GENERATION``) or is the prefix of a family of rows, one
+per fingerprint or path (``MetaKey.CALIBRATION.of(fingerprint)`` is ``calibration:<fingerprint>``).
+Values are text: integers as decimal digits, records as JSON.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class MetaKey(StrEnum):
+    """The keys (and key prefixes) of ``meta``; the value's form follows each member."""
+
+    GENERATION = "generation"
+    """An integer bumped by every write that changes what a search reads (``Store.write``)."""
+    TOKENIZER_FINGERPRINT = "tokenizer_fingerprint"
+    """The tokenizer that built ``chunks_fts`` (``kb.store.textindex.TOKENIZER_FINGERPRINT``)."""
+    LIVE_FINGERPRINT = "embedder_fingerprint"
+    """The fingerprint key of the vectors in ``chunks.embedding`` (``kb.store.vectors``)."""
+    LIVE_DESCRIPTION = "embedder_description"
+    """The live vectors' model, human-readable."""
+    LIVE_SPEC = "embedder_spec"
+    """The embedder spec that builds the live model, when known."""
+    REEMBED_TARGET = "reembed_target"
+    """JSON of the ``kb.store.vectors.ReembedTarget`` an unfinished re-embed stages."""
+    EVAL_INDEX_DIGEST = "eval_index_digest"
+    """The digest of the corpus and settings an evaluation index was built from."""
+    CALIBRATION = "calibration:"
+    """Prefix: JSON score anchors and floor of one fingerprint (``kb.retrieve.calibration``)."""
+    JUDGE_THRESHOLD = "judge_threshold:"
+    """Prefix: JSON judge threshold of one fingerprint, or of ``lexical`` (BM25 only)."""
+    SYMLINK = "symlink:"
+    """Prefix: the source of the document a symlink brought in, keyed by the link's path."""
+
+    def of(self, suffix: str) -> str:
+        """The key of one row of a prefix family, e.g. ``calibration:<fingerprint>``.
+
+        Raises:
+            ValueError: this member names a single row, not a prefix.
+        """
+        if not self.value.endswith(":"):
+            raise ValueError(f"meta key {self.value!r} is not a prefix")
+        return f"{self.value}{suffix}"

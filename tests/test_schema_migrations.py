@@ -1,0 +1,80 @@
+"""Migration 4: the ``+pending`` suffix on ``content_hash`` becomes ``documents.models_pending``.
+
+The fixture was written by kb at ``cb3476a`` (schema 3; tests/fixtures/db/README.md): two
+documents whose model stages failed, each marked by the suffix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from kb.api import KnowledgeBase
+from kb.config import Config
+from kb.errors import StoreError
+from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v3-pending-models.sqlite"
+TEXTS = {"a.md": "Volcanoes erupt when magma rises.\n\nThe Etna volcano is in Sicily.\n",
+         "b.txt": "Keys are rotated every 90 days by the ops team.\n"}
+
+
+def _copy(tmp_path: Path) -> Path:
+    """The fixture, its documents' files written under ``tmp_path/docs`` and pointed at."""
+    db = tmp_path / "v3.db"
+    shutil.copyfile(FIXTURE, db)
+    (tmp_path / "docs").mkdir()
+    with closing(sqlite3.connect(db)) as conn, conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        for doc_id, source in conn.execute("SELECT id, source FROM documents").fetchall():
+            path = tmp_path / "docs" / Path(source).name
+            path.write_text(TEXTS[path.name], encoding="utf-8")
+            conn.execute("UPDATE documents SET source = ? WHERE id = ?", (str(path), doc_id))
+    return db
+
+
+def test_a_schema_3_index_moves_the_pending_suffix_into_a_column(tmp_path):
+    db = _copy(tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        before = conn.execute("SELECT content_hash FROM documents ORDER BY source").fetchall()
+    assert all(h.endswith("+pending") for (h,) in before)
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        conn = kb.store.conn
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert [r[0] for r in conn.execute("SELECT version FROM migrations ORDER BY version")
+                ] == [m[0] for m in MIGRATIONS]
+        rows = conn.execute("SELECT content_hash, models_pending FROM documents "
+                            "ORDER BY source").fetchall()
+        assert rows == [(h.removesuffix("+pending"), 1) for (h,) in before]
+        docs = kb.documents()
+        assert [d.status for d in docs] == ["pending_models", "pending_models"]
+        assert [d.content_hash for d in docs] == [
+            hashlib.sha256(TEXTS[Path(d.source).name].encode()).hexdigest() for d in docs]
+        assert kb.status()["documents_pending_models"] == 2
+        # the marker still makes the next ingest redo the files: now without an LLM, it ends
+        report = kb.ingest([tmp_path / "docs"])
+        assert [o.action for o in report.outcomes] == ["updated", "updated"]
+        assert [d.status for d in kb.documents()] == ["pending_vectors", "pending_vectors"]
+        assert kb.status()["documents_pending_models"] == 0
+        assert [o.action for o in kb.ingest([tmp_path / "docs"]).outcomes] == [
+            "unchanged", "unchanged"]
+
+
+def test_a_failed_migration_leaves_the_file_at_its_old_version(tmp_path):
+    db = _copy(tmp_path)
+    with closing(sqlite3.connect(db)) as conn, conn:  # makes migration 4's UPDATE fail
+        conn.execute("CREATE TRIGGER refuse BEFORE UPDATE OF content_hash ON documents "
+                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(StoreError, match="refused"):
+        KnowledgeBase(db, Config(embedder="none"))
+    with closing(sqlite3.connect(db)) as conn:  # the ALTER TABLE was rolled back with it
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert 4 not in {r[0] for r in conn.execute("SELECT version FROM migrations")}
+        assert "models_pending" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
+        assert conn.execute("SELECT count(*) FROM documents WHERE content_hash LIKE '%+pending'"
+                            ).fetchone()[0] == 2
