@@ -1,5 +1,7 @@
 """The retrieval orchestrator: six stages that find candidates, then say "no" to weak ones.
 
+0. **Scope** (``kb.retrieve.scope``): sources, source types and the documents created inside
+   the date range, applied inside both searches.
 1. **Expand** (``kb.retrieve.expand``, LLM only): the original query plus up to 3 paraphrases and 1
    HyDE passage, at most 5 queries; skipped with a reason when no LLM is configured.
 2. **Recall** (``kb.retrieve.hybrid`` over ``kb.retrieve.recall``), per query: exact cosine vector
@@ -34,8 +36,6 @@ import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-import numpy as np
-
 from kb.backends import LLM, Reranker
 from kb.config import (
     CANDIDATE_POOL_MIN,
@@ -43,7 +43,6 @@ from kb.config import (
     RERANK_TOP_N,
     PipelineSettings,
     SearchOptions,
-    parse_instant,
 )
 from kb.embedding.service import EmbeddingService
 from kb.errors import SearchCancelled
@@ -59,25 +58,26 @@ from kb.retrieve.decay import apply_decay
 from kb.retrieve.evidence import judge_candidates
 from kb.retrieve.expand import UNUSABLE, try_expand
 from kb.retrieve.floor import apply_floor
-from kb.retrieve.freshness import FileCheck, check_files
+from kb.retrieve.freshness import check_files
 from kb.retrieve.fuse import fuse
 from kb.retrieve.handout import hand_out
 from kb.retrieve.hybrid import recall_lists
 from kb.retrieve.judge import JUDGE_TOP_N, Verdict
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
+from kb.retrieve.ranked import Ranking
 from kb.retrieve.recall import interruptible
 from kb.retrieve.reorder import order_top
+from kb.retrieve.scope import scope
 from kb.retrieve.terms import Term, content_terms, translation_tokens
 from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.search import Filters
 from kb.store.textindex import has_search_text
-from kb.types import Candidate, Chunk, Diagnostics, RecallList, SearchResult
+from kb.types import Diagnostics, RecallList, SearchResult
 
 log = logging.getLogger(__name__)
 NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,18 +107,6 @@ def _failed(query: str, reason: str, trace: Trace | None = None) -> SearchResult
     trace = trace or Trace()
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded), error=reason)
     return SearchResult(query, (), cite.failed_block(reason), False, diag)
-
-
-def _scope(store: Store, options: SearchOptions) -> tuple[Filters, dict[int, datetime]]:
-    """Filters for both searches (dates compared as datetimes in code) and created_at by doc."""
-    after = parse_instant(options.created_after, "created_after")
-    before = parse_instant(options.created_before, "created_before")
-    created = store.created_at_map()
-    doc_ids = None
-    if after or before:
-        doc_ids = tuple(sorted(i for i, t in created.items()
-                               if (after is None or t >= after) and (before is None or t < before)))
-    return Filters(options.sources, options.source_types, doc_ids), created
 
 
 def well_formed(text: str) -> str:
@@ -175,7 +163,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
         with store.snapshot(), interruptible(store, cancel):  # one snapshot per search
-            filters, created = _scope(store, options)
+            created = store.created_at_map()
+            filters = scope(options, created)
             return _search(store, query, options, engines, filters, created,
                            now or datetime.now(UTC), trace)
     except SearchCancelled as exc:
@@ -191,49 +180,21 @@ def ranking(store: Store, query: str, options: SearchOptions, *, engines: Engine
             now: datetime) -> Ranking:
     """Stages 1-6 without the hand-out (for evaluation): the ranking and the judge's verdicts.
 
+    Args:
+        store: the open store.
+        query: the question (unpaired surrogates become U+FFFD, as in ``search``).
+        options: scope and switches (evaluation passes ``decay=False``).
+        engines: available models.
+        now: reference time for decay.
+
+    Returns:
+        The ``Ranking``: candidates in final order with what each stage saw.
+
     Unlike ``search`` it raises whatever a stage raises.
     """
-    filters, created = _scope(store, options)
+    created = store.created_at_map()
+    filters = scope(options, created)
     return rank(store, well_formed(query), options, engines, filters, created, now, Trace())
-
-
-@dataclass(frozen=True, slots=True)
-class Ranking:
-    """Candidates in final order, before the top-k selection, with what the stages saw.
-
-    Attributes:
-        ordered: the reranked candidates (top ``RERANK_TOP_N``, plus the judge's
-            ``JUDGE_TOP_N`` best matches before decay that decay pushed below it), then the
-            remaining floor-passing candidates in fused order.
-        queries: the queries searched.
-        counts: hits per recall list.
-        calibration: the score anchors used.
-        floor, dropped, best_below, relaxed: the floor applied (``None`` when off), the
-            candidates it removed, the best cosine among them, whether it would have
-            dropped everything.
-        vectors: chunk id -> vector for the reranked candidates.
-        chunks: chunk id -> chunk row for the reranked candidates (what is cited).
-        judged: chunk id -> relevance in [0, 1] from a judging reranker (cross-encoder or
-            LLM) for the candidates it scored, or ``None`` when MMR (or nothing) ordered them.
-        verdicts: chunk id -> the offline judge's verdict for the candidates it judged (the
-            first ``JUDGE_TOP_N``), or ``None`` when it did not run.
-        files: the reranked candidates' documents, which of them are stale, and which were
-            left out because their files are gone.
-    """
-
-    ordered: tuple[Candidate, ...]
-    queries: tuple[str, ...]
-    counts: tuple[tuple[str, int], ...]
-    calibration: Calibration
-    floor: float | None
-    dropped: int
-    best_below: float | None
-    relaxed: bool
-    vectors: dict[int, np.ndarray]
-    chunks: dict[int, Chunk]
-    judged: dict[int, float] | None = None
-    verdicts: dict[int, Verdict] | None = None
-    files: FileCheck = field(default_factory=lambda: FileCheck((), {}, frozenset(), ()))
 
 
 def rank(store: Store, query: str, options: SearchOptions, engines: Engines,

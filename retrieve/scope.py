@@ -1,0 +1,38 @@
+"""Stage 0, scope: which documents a search may return, from the options alone.
+
+Sources and source types pass through to both searches (``kb.store.search.Filters``, applied in
+SQL before any top-k cut); a date range becomes the ids of the documents created inside it,
+compared as timezone-aware datetimes in code (never as text in SQL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from kb.config import SearchOptions, parse_instant
+from kb.store.search import Filters
+
+
+def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
+    """The filters both searches apply.
+
+    Args:
+        options: the search's sources, source types and ``created_after`` (inclusive) /
+            ``created_before`` (exclusive) instants.
+        created: document id -> its creation time (timezone-aware).
+
+    Returns:
+        ``Filters`` whose ``doc_ids`` lists, in ascending order, the documents created inside
+        the range; ``None`` when no date bound is given.
+
+    Raises:
+        ValueError: a malformed date (``SearchOptions`` checks them when it is built).
+    """
+    after = parse_instant(options.created_after, "created_after")
+    before = parse_instant(options.created_before, "created_before")
+    doc_ids = None
+    if after or before:
+        doc_ids = tuple(sorted(i for i, t in created.items()
+                               if (after is None or t >= after) and (before is None or t < before)))
+    return Filters(options.sources, options.source_types, doc_ids)
