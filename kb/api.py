@@ -21,7 +21,6 @@ from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
 from kb.config import (
     Config,
-    PipelineSettings,
     SearchOptions,
     check_query,
     scale_warning,
@@ -33,13 +32,13 @@ from kb.embedding.state import EmbedderState
 from kb.embedding.vectorspace import ReembedTarget
 from kb.errors import BackendError, DocumentNotFound, ReembedConflict
 from kb.ingest.embed import ReembedReport, backfill_vectors, rebuild_vectors
-from kb.ingest.pipeline import ProgressFn, ingest_paths
+from kb.ingest.pipeline import ingest_paths
 from kb.retrieve.calibration import judge_threshold_in_use
 from kb.retrieve.calibration import meta_key as calibration_key
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.store import Store
-from kb.types import Document, IngestReport, SearchResult
+from kb.types import Document, IngestReport, ProgressFn, SearchResult
 
 PathArg = str | os.PathLike[str]
 
@@ -93,7 +92,7 @@ class KnowledgeBase:
         if llm is None and self.config.llm:
             try:
                 # A query-time cap above the default read timeout must not be cut to it.
-                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.helper_timeout_s)
+                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.pipeline.helper_timeout_s)
                 self.llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
                                     api_key=self.config.api_key,
                                     timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
@@ -288,8 +287,7 @@ class KnowledgeBase:
                             f"and {', '.join(sorted(kwargs))})")
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
-                          reranker=self.reranker, settings=PipelineSettings(
-                              helper_timeout_s=self.config.helper_timeout_s))
+                          reranker=self.reranker, settings=self.config.pipeline)
         result = run_search(self.store, query, options, engines=engines, cancel=cancel)
         if note is None:
             return result
