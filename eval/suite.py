@@ -33,7 +33,7 @@ import hashlib
 import re
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -54,6 +54,7 @@ from kb.eval.stages import (
 from kb.retrieve.pipeline import search as run_search
 from kb.store import Store
 from kb.store.meta import MetaKey
+from kb.types import ProgressFn
 
 ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (answerability_gate)
 DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision", ANSWERABILITY)  # CI-sized sets
@@ -63,7 +64,6 @@ PRECISION_K = 3  # references judged by the precision gate (DESIGN 7.2)
 CACHE_FORMAT = "1"  # bump when the cached index layout produced here changes
 DIGEST_KEY = MetaKey.EVAL_INDEX_DIGEST
 
-ProgressFn = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)

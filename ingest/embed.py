@@ -21,7 +21,7 @@ pass.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,12 +29,12 @@ from kb.embedding.service import EmbeddingService
 from kb.store import vectors
 from kb.store.codec import EmbeddedChunk, vector_to_blob
 from kb.store.meta import MetaKey
+from kb.types import ProgressFn
 
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
 SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
 
-ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 def _texts(rows: Sequence[tuple[int, str, str]]) -> list[str]:

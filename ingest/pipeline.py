@@ -73,11 +73,18 @@ from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
 from kb.store.links import record_links
 from kb.store.llm_cache import cached_reply
-from kb.types import Block, ChunkDraft, DocumentRow, ExtractedDocument, FileOutcome, IngestReport
+from kb.types import (
+    Block,
+    ChunkDraft,
+    DocumentRow,
+    ExtractedDocument,
+    FileOutcome,
+    IngestReport,
+    ProgressFn,
+)
 
 log = logging.getLogger(__name__)
 
-ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"

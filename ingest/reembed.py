@@ -17,9 +17,10 @@ from typing import Literal
 from kb.embedding.service import EmbeddingService
 from kb.embedding.state import EmbedderState
 from kb.errors import ReembedConflict
-from kb.ingest.embed import ProgressFn, backfill_vectors, rebuild_vectors
+from kb.ingest.embed import backfill_vectors, rebuild_vectors
 from kb.store import vectors
 from kb.store.meta import MetaKey
+from kb.types import ProgressFn
 
 ReembedMode = Literal["backfill", "switch"]
 

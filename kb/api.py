@@ -21,7 +21,6 @@ from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
 from kb.config import (
     Config,
-    PipelineSettings,
     SearchOptions,
     check_query,
     scale_warning,
@@ -30,13 +29,13 @@ from kb.config import (
 from kb.embedding.service import EmbeddingService
 from kb.embedding.state import EmbedderState
 from kb.errors import BackendError, DocumentNotFound
-from kb.ingest.pipeline import ProgressFn, ingest_paths
+from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.calibration import judge_threshold_in_use
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.store import Store, vectors
-from kb.types import Document, IngestReport, SearchResult
+from kb.types import Document, IngestReport, ProgressFn, SearchResult
 
 PathArg = str | os.PathLike[str]
 
@@ -90,7 +89,7 @@ class KnowledgeBase:
         if llm is None and self.config.llm:
             try:
                 # A query-time cap above the default read timeout must not be cut to it.
-                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.helper_timeout_s)
+                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.pipeline.helper_timeout_s)
                 self.llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
                                     api_key=self.config.api_key,
                                     timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
@@ -251,8 +250,7 @@ class KnowledgeBase:
                             f"and {', '.join(sorted(kwargs))})")
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
-                          reranker=self.reranker, settings=PipelineSettings(
-                              helper_timeout_s=self.config.helper_timeout_s))
+                          reranker=self.reranker, settings=self.config.pipeline)
         result = run_search(self.store, query, options, engines=engines, cancel=cancel)
         if note is None:
             return result

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, get_args
+
+from kb.types import SourceType
 
 # --- chunking (DESIGN 3.2) ---
 CHUNK_TARGET_CHARS = 400  # DESIGN 3.2: target chunk size in code points
@@ -66,7 +68,7 @@ EXTRACT_TIMEOUT_S = 120.0
 EXTRACT_MEMORY_MIB = 4096  # issue 11: address-space cap of the extraction worker (Linux)
 
 EmbedderSpec = str
-SOURCE_TYPES = ("txt", "md", "html", "pdf", "docx")  # kb.types.SourceType
+SOURCE_TYPES: tuple[str, ...] = get_args(SourceType)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,57 @@ class EmbedSettings:
     batch_max_bytes: int = EMBED_BATCH_MAX_BYTES
 
 
+RecallMode = Literal["hybrid", "bm25", "vector"]
+RerankMode = Literal["auto", "mmr", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineSettings:
+    """Stage switches and weights of the retrieval pipeline (the stage check flips these).
+
+    Attributes:
+        recall: which recall lists run: both, BM25 only, or vectors only.
+        weighted_fusion: score-weighted RRF (True) or plain RRF (False).
+        floor: apply the vector relevance floor before the judge (off by default: the judge's
+            evidence gate refuses what it refused, and with it on nDCG@10 and recall@10 fell on
+            every bundled set, ``bench/README.md``).
+        rerank: ``auto`` (cross-encoder, else LLM, else MMR), ``mmr``, or ``off`` (fused order).
+        expand: use the LLM for query expansion when one is configured.
+        w_bm25: weight of BM25 lists in fusion.
+        w_vector: weight of vector lists in fusion.
+        pool: candidates per recall list; ``None`` means max(50, 3 x top_k).
+        rrf_k: the RRF constant.
+        mmr_lambda: relevance weight of MMR, in [0, 1].
+        keyword_min: BM25 s_norm (the share of the query's idf mass a chunk matches, in
+            [0, 1]) from which a candidate counts as keyword evidence for the floor.
+        helper_timeout_s: the cap on each query-time LLM call (expansion, LLM rerank), in
+            seconds; a slower model costs its stage for that search, never the search. DESIGN 5
+            sets 2.5 s; a local model on a CPU needs far more (``bench/llm_stages.py``).
+        judge: run the offline judge (``kb.retrieve.judge``) over the top candidates when no
+            cross-encoder or LLM judges them: it sets ``answer_p``, the order, and what is
+            handed out.
+        rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it
+            scores at least this (in [0, 1]) are handed out; if it rejects them all, the best
+            few are kept, flagged as weak evidence (``insufficient_evidence``). 0 turns the
+            cut off. MMR does not judge relevance, so it never cuts.
+    """
+
+    recall: RecallMode = "hybrid"
+    weighted_fusion: bool = True
+    floor: bool = False
+    rerank: RerankMode = "auto"
+    expand: bool = True
+    w_bm25: float = 1.0
+    w_vector: float = 1.0
+    pool: int | None = None
+    rrf_k: int = RRF_K
+    mmr_lambda: float = MMR_LAMBDA
+    judge: bool = True
+    rerank_min_score: float = RERANK_MIN_SCORE
+    helper_timeout_s: float = HELPER_TIMEOUT_S
+    keyword_min: float = KEYWORD_MIN
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything a KnowledgeBase needs besides its path.
@@ -106,8 +159,8 @@ class Config:
         api_key: bearer token for OpenAI-compatible servers that want one.
         chunk: chunk settings; part of the embedder fingerprint.
         embed: embedding truncation/batching settings.
-        helper_timeout_s: cap on each query-time LLM call, in seconds
-            (``PipelineSettings.helper_timeout_s``).
+        pipeline: the retrieval pipeline's stage switches, weights and the cap on each
+            query-time LLM call (``helper_timeout_s``), used by every ``search``.
         vision: vision model spec describing images in PDF and DOCX files at ingest
             (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
         extract_timeout_s: wall-clock budget in seconds for extracting one PDF, DOCX or
@@ -122,7 +175,7 @@ class Config:
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     vision: str | None = None
-    helper_timeout_s: float = HELPER_TIMEOUT_S
+    pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     extract_timeout_s: float = EXTRACT_TIMEOUT_S
 
 
@@ -193,6 +246,29 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
+def parse_period(after: str | None, before: str | None,
+                 names: tuple[str, str] = ("created_after", "created_before")
+                 ) -> tuple[datetime | None, datetime | None]:
+    """Parse a period's bounds (``parse_instant``) and check that it can hold a document.
+
+    Args:
+        after: the inclusive start, RFC 3339, or ``None``.
+        before: the exclusive end, RFC 3339, or ``None``.
+        names: how the error message names the two bounds (an interface's own words).
+
+    Returns:
+        Both bounds as timezone-aware datetimes (``None`` where not given).
+
+    Raises:
+        ValueError: a bound is not RFC 3339, or ``after`` is not earlier than ``before``.
+    """
+    start, end = parse_instant(after, names[0]), parse_instant(before, names[1])
+    if start is not None and end is not None and start >= end:
+        raise ValueError(f"{names[0]} must be earlier than {names[1]} (got {after} and "
+                         f"{before}): no document can match")
+    return start, end
+
+
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     """One search request's scope and switches.
@@ -245,14 +321,12 @@ class SearchOptions:
             raise ValueError("max_chunks_per_doc must be at least 1")
         unknown = [t for t in self.source_types if t not in SOURCE_TYPES]
         if unknown:
-            raise ValueError(f"unknown source type {', '.join(unknown)}; expected one of "
+            raise ValueError(f"unknown source_types {', '.join(unknown)}; expected one of "
                              f"{', '.join(SOURCE_TYPES)}")
-        after = parse_instant(self.created_after, "created_after")
-        before = parse_instant(self.created_before, "created_before")
-        if after is not None and before is not None and after >= before:
-            raise ValueError(f"created_after must be earlier than created_before (got "
-                             f"{self.created_after} and {self.created_before}): no document "
-                             "can match")
+        after, before = parse_period(self.created_after, self.created_before)
+        # stored as RFC 3339 date-times with their offset: a bare date is midnight UTC
+        object.__setattr__(self, "created_after", after.isoformat() if after else None)
+        object.__setattr__(self, "created_before", before.isoformat() if before else None)
 
 
 def _strings(value: object, name: str) -> tuple[str, ...]:
@@ -266,54 +340,3 @@ def _strings(value: object, name: str) -> tuple[str, ...]:
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise TypeError(f"{name} must be a string or a list of strings, got {type_name(value)}")
-
-
-RecallMode = Literal["hybrid", "bm25", "vector"]
-RerankMode = Literal["auto", "mmr", "off"]
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineSettings:
-    """Stage switches and weights of the retrieval pipeline (the stage check flips these).
-
-    Attributes:
-        recall: which recall lists run: both, BM25 only, or vectors only.
-        weighted_fusion: score-weighted RRF (True) or plain RRF (False).
-        floor: apply the vector relevance floor before the judge (off by default: the judge's
-            evidence gate refuses what it refused, and with it on nDCG@10 and recall@10 fell on
-            every bundled set, ``bench/README.md``).
-        rerank: ``auto`` (cross-encoder, else LLM, else MMR), ``mmr``, or ``off`` (fused order).
-        expand: use the LLM for query expansion when one is configured.
-        w_bm25: weight of BM25 lists in fusion.
-        w_vector: weight of vector lists in fusion.
-        pool: candidates per recall list; ``None`` means max(50, 3 x top_k).
-        rrf_k: the RRF constant.
-        mmr_lambda: relevance weight of MMR, in [0, 1].
-        keyword_min: BM25 s_norm (the share of the query's idf mass a chunk matches, in
-            [0, 1]) from which a candidate counts as keyword evidence for the floor.
-        helper_timeout_s: the cap on each query-time LLM call (expansion, LLM rerank), in
-            seconds; a slower model costs its stage for that search, never the search. DESIGN 5
-            sets 2.5 s; a local model on a CPU needs far more (``bench/llm_stages.py``).
-        judge: run the offline judge (``kb.retrieve.judge``) over the top candidates when no
-            cross-encoder or LLM judges them: it sets ``answer_p``, the order, and what is
-            handed out.
-        rerank_min_score: when a cross-encoder or the LLM judged the candidates, only those it
-            scores at least this (in [0, 1]) are handed out; if it rejects them all, the best
-            few are kept, flagged as weak evidence (``insufficient_evidence``). 0 turns the
-            cut off. MMR does not judge relevance, so it never cuts.
-    """
-
-    recall: RecallMode = "hybrid"
-    weighted_fusion: bool = True
-    floor: bool = False
-    rerank: RerankMode = "auto"
-    expand: bool = True
-    w_bm25: float = 1.0
-    w_vector: float = 1.0
-    pool: int | None = None
-    rrf_k: int = RRF_K
-    mmr_lambda: float = MMR_LAMBDA
-    judge: bool = True
-    rerank_min_score: float = RERANK_MIN_SCORE
-    helper_timeout_s: float = HELPER_TIMEOUT_S
-    keyword_min: float = KEYWORD_MIN

@@ -30,7 +30,7 @@ def test_ingest_search_docs_status_rm_roundtrip(tmp_path):
     r = run("--db", db, "ingest", str(tmp_path / "d"), "--json")
     assert r.exit_code == 0, r.output
     lines = [json.loads(x) for x in r.output.splitlines()]
-    assert lines[-1]["type"] == "summary" and lines[-1]["documents_added"] == 1
+    assert lines[-1]["type"] == "summary" and lines[-1]["added"] == 1
     r = run("--db", db, "search", "who invented box kites", "--json")
     data = json.loads(r.output)
     assert data["references"][0]["source"] == str(doc.resolve())

@@ -6,7 +6,7 @@ import re
 from conftest import write
 
 from kb.api import KnowledgeBase
-from kb.config import HELPER_TIMEOUT_S, Config
+from kb.config import HELPER_TIMEOUT_S, Config, PipelineSettings
 
 
 class RecordingLLM:
@@ -41,7 +41,7 @@ def test_the_helper_cap_defaults_to_design_and_is_a_setting(tmp_path):
         kb.search("who invented the box kite", decay=False)
     assert llm.timeouts == [HELPER_TIMEOUT_S, HELPER_TIMEOUT_S] == [2.5, 2.5]
     slow = RecordingLLM()
-    with _kb(tmp_path / "slow", slow, helper_timeout_s=30.0) as kb:
+    with _kb(tmp_path / "slow", slow, pipeline=PipelineSettings(helper_timeout_s=30.0)) as kb:
         kb.search("who invented the box kite", decay=False)
     assert slow.timeouts == [30.0, 30.0]  # expansion and LLM rerank both get the cap
 
@@ -80,5 +80,6 @@ def test_an_unusable_reply_cached_earlier_is_asked_again(tmp_path):
 
 def test_a_helper_cap_above_the_read_timeout_is_not_cut_to_it(tmp_path):
     with KnowledgeBase(tmp_path / "kb.db", Config(
-            embedder="none", llm="openai:http://127.0.0.1:9/v1#m", helper_timeout_s=240.0)) as kb:
+            embedder="none", llm="openai:http://127.0.0.1:9/v1#m",
+            pipeline=PipelineSettings(helper_timeout_s=240.0))) as kb:
         assert kb.llm is not None and kb.llm.timeouts.read_s == 240.0

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.errors import KbError
-from kb.server.tool import INPUT_SCHEMA
+from kb.server.arguments import INPUT_SCHEMA
 from tests.conftest import write
 from tests.test_tool import make_corpus
 

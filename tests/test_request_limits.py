@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import MAX_QUERY_CHARS
+from kb.server.arguments import INPUT_SCHEMA
 from kb.server.http import KbHTTPServer, ServeSettings, make_server
-from kb.server.tool import INPUT_SCHEMA, knowledge_search
+from kb.server.tool import knowledge_search
 from tests.conftest import write
 
 JSON = {"Content-Type": "application/json"}

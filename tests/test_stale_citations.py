@@ -23,7 +23,8 @@ from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.retrieve.cite import STALE_MARK
-from kb.server.http import ServeSettings, make_server, openapi_schema
+from kb.server.http import ServeSettings, make_server
+from kb.server.openapi import openapi_schema
 from kb.server.tool import knowledge_search
 
 FERRY = "When does the night ferry to the island leave?"
@@ -86,7 +87,7 @@ def test_an_edited_file_is_cited_stale_on_every_interface(db, notes):
     cli_json = json.loads(_cli(db, "search", GLASS, "--top-k", "3", "--json").stdout)
     assert any(r["stale"] for r in cli_json["references"])
     assert "stale" in _cli(db, "search", GLASS, "--top-k", "3").stdout
-    schema = openapi_schema(token_required=False)
+    schema = openapi_schema(version="0", token_required=False)
     assert schema["components"]["schemas"]["Reference"]["properties"]["stale"]["type"] == \
         "boolean"
 

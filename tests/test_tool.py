@@ -12,14 +12,8 @@ import pytest
 
 from kb.api import KnowledgeBase
 from kb.config import TOP_K, TOP_K_MAX
-from kb.server.tool import (
-    INPUT_SCHEMA,
-    SCHEMA_FORMATS,
-    knowledge_ingest,
-    knowledge_search,
-    parse_search_arguments,
-    tool_schema,
-)
+from kb.server.arguments import INPUT_SCHEMA, parse_search_arguments
+from kb.server.tool import SCHEMA_FORMATS, knowledge_ingest, knowledge_search, tool_schema
 from kb.types import Diagnostics, SearchResult
 from tests.conftest import write
 

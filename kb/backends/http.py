@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import httpx
 
 from kb.backends.breaker import CircuitBreaker
+from kb.config import HELPER_TIMEOUT_S
 from kb.errors import BackendError, BackendUnavailable
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 1.0  # issue 5: short; a local server accepts a connection in milliseconds
 READ_TIMEOUT_S = 120.0  # issue 5: ingest-time calls wait out a cold model load
-QUERY_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
+QUERY_TIMEOUT_S = HELPER_TIMEOUT_S  # the query-time cap on a helper model call
 PROBE_TIMEOUT_S = 30.0  # one call to learn an embedder's dimensions; allows a cold model load
 MAX_COMPLETION_TOKENS = 1024  # a cap on every chat reply: a small model can loop forever
 INGEST_RETRIES = 2  # issue 5: bounded retries, ingest-time calls only

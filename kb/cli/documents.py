@@ -6,6 +6,7 @@ import click
 
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
 from kb.errors import StoreError
+from kb.shapes import StatusJSON
 
 
 @cli.command()
@@ -54,7 +55,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
     with open_kb(ctx) as kb:  # refuses a missing file
         info = kb.status()
     if as_json:
-        emit_json(info)
+        emit_json(StatusJSON.of(info))
     else:
         width = max(len(k) for k in info) + 1
         for k, v in info.items():

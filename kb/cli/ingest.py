@@ -6,7 +6,9 @@ import sys
 
 import click
 
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar, to_json
+from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
+from kb.jsonshape import to_json
+from kb.shapes import IngestSummaryJSON
 from kb.types import IngestReport
 
 
@@ -14,12 +16,7 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
-        emit_json({"type": "summary", "documents_added": report.count("added"),
-                   "documents_updated": report.count("updated"),
-                   "unchanged": report.count("unchanged"), "skipped": report.count("skipped"),
-                   "failed": report.count("failed"), "chunks": report.chunks,
-                   "removed": list(report.removed), "vectors_pending": report.vectors_pending,
-                   "embedder": report.embedder, "warnings": list(report.warnings)})
+        emit_json({"type": "summary", **to_json(IngestSummaryJSON.of(report))})
         return
     for o in report.outcomes:
         if o.action in ("failed", "skipped"):

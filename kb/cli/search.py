@@ -11,17 +11,11 @@ from kb.cli.common import (
     errors_as_one_line,
     open_kb,
     search_options,
-    to_json,
 )
 from kb.cli.query_command import QueryCommand
 from kb.errors import SearchFailed
+from kb.shapes import ContextJSON, SearchResultJSON
 from kb.types import SearchResult
-
-
-def _failure(result: SearchResult) -> dict[str, str] | None:
-    """The ``error`` of a search's JSON: ``None``, or why the search failed."""
-    error = result.diagnostics.error
-    return {"type": "failed", "message": error} if error else None
 
 
 def _print_result(result: SearchResult, explain: bool) -> None:
@@ -61,7 +55,8 @@ def _print_result(result: SearchResult, explain: bool) -> None:
 @click.argument("query")
 @search_options
 @click.option("--json", "as_json", is_flag=True,
-              help="JSON output: the full SearchResult and error (null, or why it failed).")
+              help="JSON output: references, insufficient_evidence, note, diagnostics and error "
+                   "(the shape of the HTTP /search answer and the knowledge_search tool).")
 @click.option("--explain", is_flag=True,
               help="Also print per-stage traces and the judge's reasons (stdout; with --json, "
                    "in the JSON's diagnostics).")
@@ -76,11 +71,8 @@ def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str,
     options = build_search_options(top_k, source, type_, after, before, no_decay, explain)
     with open_kb(ctx) as kb:
         result = kb.search(query, options)
-    if as_json:
-        data = to_json(result)
-        for stage in data["diagnostics"]["stages"]:
-            stage.pop("ms")  # timings vary; keep JSON byte-identical across runs
-        emit_json({**data, "error": _failure(result)})  # as `kb context --json`
+    if as_json:  # as POST /search and the tool: no timings, so equal searches give equal JSON
+        emit_json(SearchResultJSON.of(result))
     elif not result.diagnostics.error:
         _print_result(result, explain)
     if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
@@ -105,9 +97,7 @@ def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str
         result = kb.search(query, build_search_options(top_k, source, type_, after, before,
                                                   no_decay))
     if as_json:
-        emit_json({"query": result.query, "context": result.context,
-                   "insufficient_evidence": result.insufficient_evidence,
-                   "error": _failure(result)})
+        emit_json(ContextJSON.of(result))
     elif not result.diagnostics.error:
         click.echo(result.context)
     if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"

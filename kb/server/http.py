@@ -35,7 +35,7 @@ import ipaddress
 import json
 import logging
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,17 +44,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kb.api import KnowledgeBase
+from kb.jsonshape import to_json
+from kb.server.arguments import parse_search_arguments
+from kb.server.openapi import openapi_schema
 from kb.server.request_json import decode_json
-from kb.server.tool import (
-    INGEST_INPUT_SCHEMA,
-    INPUT_SCHEMA,
-    error_result,
-    knowledge_ingest,
-    knowledge_search,
-    parse_search_arguments,
-    server_version,
-)
-from kb.types import Document
+from kb.server.tool import error_result, knowledge_ingest, knowledge_search, server_version
+from kb.shapes import ContextJSON, DocumentsJSON, HealthJSON
 
 log = logging.getLogger(__name__)
 
@@ -118,87 +113,6 @@ def check_settings(settings: ServeSettings) -> None:
                          "--token or set KB_TOKEN")
 
 
-def openapi_schema(*, token_required: bool) -> dict[str, Any]:
-    """The OpenAPI 3.1 description of the endpoints."""
-    ref = {"$ref": "#/components/schemas/SearchArguments"}
-    err = {"description": "Error", "content": {"application/json": {"schema": {
-        "$ref": "#/components/schemas/Error"}}}}
-
-    def op(summary: str, out: str, body: dict[str, Any] | None = None,
-           errors: Sequence[int] = ()) -> dict[str, Any]:
-        o: dict[str, Any] = {"summary": summary, "responses": {
-            "200": {"description": "OK", "content": {"application/json": {"schema": {
-                "$ref": f"#/components/schemas/{out}"}}}},
-            **{str(code): err for code in (*errors, 401)}}}
-        if body is not None:
-            o["requestBody"] = {"required": True,
-                                "content": {"application/json": {"schema": body}}}
-        return o
-
-    obj: dict[str, Any] = {"type": "object"}
-    schema: dict[str, Any] = {
-        "openapi": "3.1.0",
-        "info": {"title": "kb", "version": server_version(),
-                 "description": "Local knowledge-base search with cited references."},
-        "paths": {
-            "/search": {"post": op("Search; cited references", "SearchResult", ref,
-                                   (400, 415, 500))},
-            "/context": {"post": op("The context block for a model", "Context", ref,
-                                    (400, 415, 500))},
-            "/ingest": {"post": op("Ingest files under the configured roots", "IngestResult",
-                                   {"$ref": "#/components/schemas/IngestArguments"},
-                                   (400, 403, 404, 415, 500))},
-            "/documents": {"get": op("The stored documents", "Documents")},
-            "/health": {"get": op("Liveness", "Health")},
-            "/openapi.json": {"get": op("This description", "OpenAPI")},
-        },
-        "components": {
-            "schemas": {
-                "SearchArguments": INPUT_SCHEMA,
-                "IngestArguments": INGEST_INPUT_SCHEMA,
-                "SearchResult": {**obj, "required": ["references", "insufficient_evidence"],
-                                 "properties": {
-                                     "query": {"type": "string"},
-                                     "references": {"type": "array", "items": {
-                                         "$ref": "#/components/schemas/Reference"}},
-                                     "insufficient_evidence": {"type": "boolean"},
-                                     "note": {"type": "string"}, "diagnostics": obj,
-                                     "error": {"type": "null"}}},
-                "Reference": {**obj, "properties": {
-                    "number": {"type": "integer"},
-                    "relevance": {"type": "integer", "minimum": 0, "maximum": 100},
-                    "title": {"type": "string"}, "source": {"type": "string"},
-                    "source_type": {"type": "string"},
-                    "page": {"type": ["integer", "null"]},
-                    "heading_path": {"type": "array", "items": {"type": "string"}},
-                    "text": {"type": "string"}, "created_at": {"type": "string"},
-                    "weak_evidence": {"type": "boolean"},
-                    "stale": {"type": "boolean", "description": (
-                        "The document's file changed on disk (size or modification time) "
-                        "since it was indexed: the text may no longer be in it.")},
-                    "flags": {"type": "array", "items": {"type": "string"}}}},
-                "Context": {**obj, "properties": {
-                    "query": {"type": "string"}, "context": {"type": "string"},
-                    "insufficient_evidence": {"type": "boolean"}}},
-                "IngestResult": {**obj, "properties": {
-                    "files": {"type": "array", "items": obj},
-                    "refused": {"type": "array", "items": obj}, "summary": obj}},
-                "Documents": {**obj, "properties": {"documents": {"type": "array",
-                                                                  "items": obj}}},
-                "Health": {**obj, "properties": {"status": {"const": "ok"}}},
-                "OpenAPI": obj,
-                "Error": {**obj, "required": ["error"], "properties": {"error": {
-                    **obj, "properties": {"type": {"type": "string"},
-                                          "message": {"type": "string"}}}}},
-            },
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
-    }
-    if token_required:
-        schema["security"] = [{"bearer": []}]
-    return schema
-
-
 def encode_json(data: Any) -> bytes:
     r"""``data`` as compact UTF-8 JSON (sorted keys); never fails on a string's content.
 
@@ -207,14 +121,6 @@ def encode_json(data: Any) -> bytes:
     """
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
-
-
-def document_to_dict(doc: Document) -> dict[str, Any]:
-    """A stored document as JSON-ready data."""
-    return {"id": doc.id, "source": doc.source, "source_type": doc.source_type,
-            "title": doc.title, "size": doc.size, "created_at": doc.created_at.isoformat(),
-            "ingested_at": doc.ingested_at.isoformat(), "status": doc.status,
-            "chunks": doc.chunk_count, "warnings": list(doc.warnings)}
 
 
 class KbHTTPServer(ThreadingHTTPServer):
@@ -313,18 +219,16 @@ class Handler(BaseHTTPRequestHandler):
         error = data.get("error")
         self._send(STATUS.get(error["type"], 500) if error else 200, data)
 
-    # --- routes ------------------------------------------------------------------------------
-
     def _get(self, path: str) -> None:
         kb, settings = self.server.kb, self.server.settings
         if path == "/health":
-            self._send(200, {"status": "ok", "version": server_version(),
-                             "chunks": kb.store.counts_chunks(),
-                             "ingest_enabled": bool(settings.roots)})
+            self._send(200, to_json(HealthJSON("ok", server_version(), kb.store.counts_chunks(),
+                                               ingest_enabled=bool(settings.roots))))
         elif path == "/documents":
-            self._send(200, {"documents": [document_to_dict(d) for d in kb.documents()]})
+            self._send(200, to_json(DocumentsJSON(tuple(kb.documents()))))
         elif path == "/openapi.json":
-            self._send(200, openapi_schema(token_required=bool(settings.token)))
+            self._send(200, openapi_schema(version=server_version(),
+                                           token_required=bool(settings.token)))
         else:
             self._route_missing(path)
 
@@ -346,11 +250,7 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError as exc:
                 self._result(error_result("invalid_arguments", str(exc)))
                 return
-            result = kb.search(request.query, request.options)
-            failed = result.diagnostics.error
-            self._result({"query": result.query, "context": result.context,
-                          "insufficient_evidence": result.insufficient_evidence,
-                          "error": {"type": "failed", "message": failed} if failed else None})
+            self._result(to_json(ContextJSON.of(kb.search(request.query, request.options))))
 
     def _route_missing(self, path: str) -> None:
         """404 for an unknown path taken by GET or POST, else 405 naming what is allowed."""
@@ -453,4 +353,4 @@ def serve(kb: KnowledgeBase, settings: ServeSettings,
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "KbHTTPServer", "ServeSettings", "check_settings",
-           "is_loopback", "make_server", "openapi_schema", "serve"]
+           "is_loopback", "make_server", "serve"]

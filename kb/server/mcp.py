@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
 from kb.errors import KbError
+from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
 from kb.server.tool import (
     DESCRIPTION,
     INGEST_DESCRIPTION,
-    INGEST_INPUT_SCHEMA,
     INGEST_TOOL_NAME,
-    INPUT_SCHEMA,
     TOOL_NAME,
     error_result,
     knowledge_ingest,

@@ -1,0 +1,173 @@
+"""The JSON of what a knowledge base holds: its documents, an ingest's result, status, health.
+
+A stored ``Document`` and a ``FileOutcome`` are written as they are (``kb.types``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kb.shapes.errors import ErrorDetailJSON, ErrorType
+from kb.types import Document, FileOutcome, IngestReport
+
+
+@dataclass(frozen=True, slots=True)
+class IngestSummaryJSON:
+    """What one ingest or sync batch did, in numbers.
+
+    Attributes:
+        added: files added.
+        updated: files whose document was replaced.
+        unchanged: files skipped by content hash.
+        skipped: files skipped with a reason (empty, a dangling symlink, ...).
+        failed: files that failed.
+        chunks: chunks written.
+        removed: sources of the documents removed (files gone from the folders given).
+        vectors_pending: chunks waiting for vectors (``kb reembed`` adds them).
+        embedder: the embedder used.
+        warnings: notes on the batch as a whole.
+    """
+
+    added: int
+    updated: int
+    unchanged: int
+    skipped: int
+    failed: int
+    chunks: int
+    removed: tuple[str, ...]
+    vectors_pending: int
+    embedder: str
+    warnings: tuple[str, ...]
+
+    @classmethod
+    def of(cls, report: IngestReport) -> IngestSummaryJSON:
+        """The summary of an ``IngestReport``."""
+        return cls(added=report.count("added"), updated=report.count("updated"),
+                   unchanged=report.count("unchanged"), skipped=report.count("skipped"),
+                   failed=report.count("failed"), chunks=report.chunks, removed=report.removed,
+                   vectors_pending=report.vectors_pending, embedder=report.embedder,
+                   warnings=report.warnings)
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedPathJSON:
+    """A path an ingest call left out.
+
+    Attributes:
+        path: the path.
+        reason: why (outside the ingest roots, ...).
+    """
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResultJSON:
+    """An ingest call's answer (``POST /ingest``, the ``knowledge_ingest`` tool).
+
+    Attributes:
+        files: what happened to each file.
+        refused: paths found in a walked folder that resolve outside the ingest roots.
+        summary: the batch in numbers, or null when nothing was ingested.
+        error: why the call failed, or null.
+    """
+
+    files: tuple[FileOutcome, ...]
+    refused: tuple[RefusedPathJSON, ...]
+    summary: IngestSummaryJSON | None
+    error: ErrorDetailJSON | None
+
+    @classmethod
+    def of(cls, report: IngestReport,
+           refused: tuple[tuple[str, str], ...] = ()) -> IngestResultJSON:
+        """The answer for an ``IngestReport`` and the ``(path, reason)`` pairs refused."""
+        return cls(files=report.outcomes,
+                   refused=tuple(RefusedPathJSON(p, r) for p, r in refused),
+                   summary=IngestSummaryJSON.of(report), error=None)
+
+    @classmethod
+    def failure(cls, kind: ErrorType, message: str) -> IngestResultJSON:
+        """A call that ingested nothing."""
+        return cls(files=(), refused=(), summary=None, error=ErrorDetailJSON(kind, message))
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentsJSON:
+    """The stored documents (``GET /documents``; ``kb docs --json`` prints one per line).
+
+    Attributes:
+        documents: every document, ordered by source.
+    """
+
+    documents: tuple[Document, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusJSON:
+    """The state of a knowledge base (``kb status --json``; ``KnowledgeBase.status()``).
+
+    Attributes:
+        path: the database file.
+        documents: documents stored.
+        chunks: chunks stored.
+        fts_rows: rows of the full-text index (one per chunk).
+        vectors: chunks with a live vector.
+        vectors_pending: chunks without one.
+        documents_pending_models: documents whose model stages are unfinished.
+        embedder_configured: the configured embedder spec.
+        embedder_stored: the model of the stored vectors, or null.
+        judge_threshold: the judge's threshold in use, in [0, 1].
+        judge_threshold_source: ``shipped (...)`` or ``kb calibrate <date> on <set>``.
+        reembed_target: the model of an unfinished re-embed, or null.
+        reembed_staged: chunks it has staged.
+        fts_integrity: ``ok`` or ``FAILED``, with a note.
+        warnings: notes on the index (e.g. its size).
+    """
+
+    path: str
+    documents: int
+    chunks: int
+    fts_rows: int
+    vectors: int
+    vectors_pending: int
+    documents_pending_models: int
+    embedder_configured: str
+    embedder_stored: str | None
+    judge_threshold: float
+    judge_threshold_source: str
+    reembed_target: str | None
+    reembed_staged: int
+    fts_integrity: str
+    warnings: tuple[str, ...]
+
+    @classmethod
+    def of(cls, status: dict[str, Any]) -> StatusJSON:
+        """The JSON of ``KnowledgeBase.status()``.
+
+        Raises:
+            TypeError: ``status`` lacks a field or has one this shape does not define.
+        """
+        return cls(**status)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthJSON:
+    """Liveness (``GET /health``).
+
+    Attributes:
+        status: always ``ok``.
+        version: the installed kb version.
+        chunks: chunks stored.
+        ingest_enabled: whether ``POST /ingest`` reads anything (ingest roots configured).
+    """
+
+    status: Literal["ok"]
+    version: str
+    chunks: int
+    ingest_enabled: bool
+
+
+__all__ = ["DocumentsJSON", "HealthJSON", "IngestResultJSON", "IngestSummaryJSON",
+           "RefusedPathJSON", "StatusJSON"]

@@ -1,0 +1,44 @@
+"""Domain types shared by every layer: frozen dataclasses with slots.
+
+``kb.types.documents``: documents and chunks, from extraction to the store and an ingest's
+report; ``kb.types.search``: recall lists, candidates, references and a search's result. Both
+are importable from here.
+"""
+
+from collections.abc import Callable
+
+from kb.types.documents import (
+    BLOCK_SEPARATOR,
+    Block,
+    Chunk,
+    ChunkDraft,
+    Document,
+    DocumentRow,
+    DocumentStatus,
+    ExtractedDocument,
+    FileOutcome,
+    ImageRef,
+    IngestReport,
+    SourceType,
+)
+from kb.types.search import (
+    Candidate,
+    Diagnostics,
+    Hit,
+    JudgeRecord,
+    ListKind,
+    RecallList,
+    Reference,
+    SearchResult,
+    StageTrace,
+)
+
+# Progress of a long run: called with (phase, done, total) after each step; a CLI draws a bar.
+ProgressFn = Callable[[str, int, int], None]
+
+__all__ = [
+    "BLOCK_SEPARATOR", "Block", "Candidate", "Chunk", "ChunkDraft", "Diagnostics", "Document",
+    "DocumentRow", "DocumentStatus", "ExtractedDocument", "FileOutcome", "Hit", "ImageRef",
+    "IngestReport", "JudgeRecord", "ListKind", "ProgressFn", "RecallList", "Reference",
+    "SearchResult", "SourceType", "StageTrace",
+]

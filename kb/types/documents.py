@@ -1,0 +1,199 @@
+"""Documents and their chunks: what extraction returns, what the store holds, what an ingest did.
+
+Offsets are in characters (Unicode code points) of a document's *extracted text*, which is the
+blocks' texts joined by ``BLOCK_SEPARATOR``; a citation's ``text`` equals
+``extracted_text[char_start:char_end]``.
+"""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+BLOCK_SEPARATOR = "\n\n"
+
+SourceType = Literal["txt", "md", "html", "pdf", "docx"]
+# indexed: every chunk has a live vector; pending_vectors: some chunk lacks one (kb reembed);
+# pending_models: situating sentences or image descriptions unfinished (the next ingest redoes it)
+DocumentStatus = Literal["indexed", "pending_vectors", "pending_models", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One structural unit of extracted text (a paragraph run under one heading, a table, a page).
+
+    Attributes:
+        text: the block's text; never empty, never contains NUL.
+        heading_path: headings enclosing the block, outermost first (may be empty).
+        page: 1-based page number for paged formats (PDF), else ``None``.
+    """
+
+    text: str
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRef:
+    """An image found in a document, located but not loaded.
+
+    Its bytes are read only when a vision model will describe it.
+
+    Attributes:
+        key: how the format's image loader finds it again (PDF: the image XObject's object
+            number; DOCX: the image part's name). Unique within the document.
+        position: where its description goes: before ``blocks[position]`` of the extracted
+            document (``len(blocks)`` = at the end); images at one position keep their order.
+        page: 1-based page of its first use (PDF), else ``None``.
+        heading_path: headings enclosing it, outermost first (may be empty).
+        width_px: pixel width when the format states it without decoding, else ``None``.
+        height_px: pixel height likewise.
+    """
+
+    key: str
+    position: int
+    page: int | None = None
+    heading_path: tuple[str, ...] = ()
+    width_px: int | None = None
+    height_px: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedDocument:
+    """What an extractor returns for one file.
+
+    Attributes:
+        title: the document's title (metadata, first heading, or file stem); never empty.
+        blocks: the text in reading order.
+        source_type: the format the text came from.
+        warnings: human-readable notes (pages without text layer, images not indexed, ...).
+        created_at: the document's own creation time when its metadata has one (timezone-aware).
+        images: the images a vision model could describe, in document order.
+        image_count: all images in the file, ``images`` included (also ones that cannot be
+            placed in the text, e.g. a DOCX header logo).
+    """
+
+    title: str
+    blocks: tuple[Block, ...]
+    source_type: SourceType
+    warnings: tuple[str, ...] = ()
+    created_at: datetime | None = None
+    images: tuple[ImageRef, ...] = ()
+    image_count: int = 0
+
+    @property
+    def text(self) -> str:
+        """The extracted text: block texts joined by ``BLOCK_SEPARATOR``."""
+        return BLOCK_SEPARATOR.join(b.text for b in self.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    """A chunk before it has a database id.
+
+    Attributes:
+        text: the raw chunk text, exactly ``extracted_text[char_start:char_end]``.
+        context_prefix: title + heading path (+ optional situating sentence), indexed with the
+            text but never shown as the citation.
+        char_start: start offset (code points) in the extracted text, inclusive.
+        char_end: end offset, exclusive.
+        page: 1-based page, or ``None``.
+        heading_path: enclosing headings, outermost first.
+    """
+
+    text: str
+    context_prefix: str
+    char_start: int
+    char_end: int
+    page: int | None = None
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A stored document row."""
+
+    id: int
+    source: str
+    source_type: str
+    title: str
+    content_hash: str
+    size: int
+    mtime: float
+    created_at: datetime
+    ingested_at: datetime
+    status: DocumentStatus
+    warnings: tuple[str, ...] = ()
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """Fields of a document to insert (ids and timestamps are the store's)."""
+
+    source: str
+    source_type: str
+    title: str
+    content_hash: str
+    size: int
+    mtime: float
+    created_at: datetime
+    warnings: tuple[str, ...] = ()
+    models_pending: bool = False  # model stages unfinished: status ``pending_models``
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A stored chunk row (embedding excluded)."""
+
+    id: int
+    doc_id: int
+    chunk_index: int
+    text: str
+    context_prefix: str
+    char_start: int
+    char_end: int
+    page: int | None
+    heading_path: tuple[str, ...]
+    has_embedding: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    """What happened to one file in an ingest batch.
+
+    Attributes:
+        path: the file.
+        action: ``added``, ``updated``, ``unchanged``, ``failed`` or ``skipped``.
+        chunks: chunks written (0 when unchanged, failed or skipped).
+        reason: why it failed or was skipped, else empty.
+        warnings: per-document warnings (pages without text, vectors pending, ...).
+    """
+
+    path: str
+    action: Literal["added", "updated", "unchanged", "failed", "skipped"]
+    chunks: int = 0
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """Summary of one ingest or sync batch."""
+
+    outcomes: tuple[FileOutcome, ...] = ()
+    removed: tuple[str, ...] = ()
+    vectors_pending: int = 0
+    embedder: str = ""
+    warnings: tuple[str, ...] = field(default=())
+
+    def count(self, action: str) -> int:
+        """Number of files whose outcome is ``action``."""
+        return sum(1 for o in self.outcomes if o.action == action)
+
+    @property
+    def chunks(self) -> int:
+        """Chunks written in this batch."""
+        return sum(o.chunks for o in self.outcomes)
