@@ -18,6 +18,9 @@ from kb.server.http import KbHTTPServer, ServeSettings, make_server
 from kb.server.tool import INPUT_SCHEMA, knowledge_search
 from tests.conftest import write
 
+pytestmark = pytest.mark.slow  # a server and an index per case, about 40 cases
+
+
 JSON = {"Content-Type": "application/json"}
 
 
