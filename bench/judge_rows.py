@@ -32,9 +32,9 @@ from kb.eval.answerability import (
     part_dir,
     synthetic_items,
 )
+from kb.eval.cached_index import cache_path, open_cached_index
 from kb.eval.datasets import golden_dir, load_qrels
 from kb.eval.retrieval import FIXED_TIME, SOURCE_PREFIX, engines_for
-from kb.eval.suite import cache_path, open_cached_index
 from kb.retrieve.judge import FEATURES
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.pipeline import ranking

@@ -50,6 +50,7 @@ from kb.backends import LLM
 from kb.backends.http import READ_TIMEOUT_S, Timeouts
 from kb.backends.registry import make_llm, parse_spec
 from kb.config import HELPER_TIMEOUT_S, Config, PipelineSettings
+from kb.eval.cached_index import cache_path, open_cached_index
 from kb.eval.datasets import dataset_dir, load_qrels, load_queries
 from kb.eval.precision import load_distractors
 from kb.eval.stages import (
@@ -62,7 +63,7 @@ from kb.eval.stages import (
     skipped_stages,
     stage_variants,
 )
-from kb.eval.suite import cache_path, measure_quality, open_cached_index
+from kb.eval.suite import measure_quality
 from kb.retrieve.expand import PROMPT as EXPAND_PROMPT
 from kb.retrieve.expand import parse_expansion
 from kb.retrieve.llm_rerank import PROMPT as RERANK_PROMPT

@@ -25,8 +25,9 @@ from pathlib import Path
 
 from kb.config import Config, PipelineSettings, SearchOptions
 from kb.eval.answerability import PARTS, Item, load_items, part_dir, synthetic_items
+from kb.eval.cached_index import IndexInfo, cache_path, open_cached_index
 from kb.eval.retrieval import FIXED_TIME, engines_for
-from kb.eval.suite import IndexInfo, SetReport, cache_path, open_cached_index
+from kb.eval.suite import SetReport
 from kb.retrieve.pipeline import search
 
 

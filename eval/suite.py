@@ -2,10 +2,10 @@
 
 For each set the steps are:
 
-1. **Index** (``open_cached_index``): build or reuse the set's index in a cache directory,
-   ``<cache_dir>/<set>-<embedder>.db``; vectors are embedded once and reused while the corpus,
-   the embedder and the chunk settings are unchanged (a digest of the three is stored in the
-   index; a mismatch rebuilds it).
+1. **Index** (``kb.eval.cached_index.open_cached_index``): build or reuse the set's index in a
+   cache directory, ``<cache_dir>/<set>-<embedder>.db``; vectors are embedded once and reused
+   while the corpus, the embedder and the chunk settings are unchanged (a digest of the three is
+   stored in the index; a mismatch rebuilds it).
 2. **Ranking** (``kb.eval.retrieval.evaluate``): every judged query ranked by the pipeline (stages
    1-5), scored per document: recall@k, precision@k, nDCG@k, MRR@k and MRR, plus the ranking
    latency p50 (``rank_p50_ms``).
@@ -29,21 +29,26 @@ index, so a later run (and every pass after the first in one run) times the cach
 
 from __future__ import annotations
 
-import hashlib
-import re
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from kb.api import KnowledgeBase
 from kb.config import Config, PipelineSettings, SearchOptions
 from kb.eval.answer_gate import AnswerGateConfig, AnswerGateReport, judge_dataset
-from kb.eval.datasets import golden_dir, load_queries
+from kb.eval.cached_index import (
+    IndexInfo,
+    ProgressFn,
+    cache_path,
+    index_digest,
+    open_cached_index,
+)
+from kb.eval.datasets import load_queries
 from kb.eval.precision import evaluate_precision, load_distractors
-from kb.eval.retrieval import FIXED_TIME, engines_for, evaluate, open_index
+from kb.eval.retrieval import FIXED_TIME, engines_for, evaluate
 from kb.eval.stages import (
     Comparison,
     SkippedStage,
@@ -52,39 +57,12 @@ from kb.eval.stages import (
     stage_variants,
 )
 from kb.retrieve.pipeline import search as run_search
-from kb.store import Store
-from kb.store.meta import MetaKey
-from kb.types import ProgressFn
 
 ANSWERABILITY = "answerability"  # golden/answerability: the judge's set (answerability_gate)
 DEFAULT_SETS = ("scifact-small", "cmrc2018-small", "precision", ANSWERABILITY)  # CI-sized sets
 LATENCY_QUERIES = 50  # queries timed through the full search per set (after one warm-up)
 WARM_UP_QUERY = "warm-up search, not timed"  # not a set query: its embedding must not be cached
 PRECISION_K = 3  # references judged by the precision gate (DESIGN 7.2)
-CACHE_FORMAT = "1"  # bump when the cached index layout produced here changes
-DIGEST_KEY = MetaKey.EVAL_INDEX_DIGEST
-
-
-
-@dataclass(frozen=True, slots=True)
-class IndexInfo:
-    """The cached index a set was measured on.
-
-    Attributes:
-        path: the SQLite file.
-        documents: documents indexed.
-        chunks: chunks indexed.
-        vectors: chunks with a vector of the configured embedder.
-        vectors_embedded: vectors computed by this run (0 when the cache was complete).
-        rebuilt: the cache was stale (corpus, embedder or chunking changed) and was rebuilt.
-    """
-
-    path: str
-    documents: int
-    chunks: int
-    vectors: int
-    vectors_embedded: int
-    rebuilt: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,101 +134,6 @@ class SetReport:
     index: IndexInfo
     stages: StageCheck | None = None
     answers: AnswerGateReport | None = None
-
-
-@dataclass
-class _Counter:
-    label: str
-    forward: ProgressFn | None = field(default=None)
-    embedded: int = 0
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        self.embedded = done
-        if self.forward:
-            self.forward(f"{self.label} {phase}", done, total)
-
-
-def cache_path(cache_dir: Path, set_name: str, dataset: Path, embedder: str) -> Path:
-    """The cached index file of one (set, embedder) pair.
-
-    Bundled sets are ``<cache_dir>/<set>-<embedder>.db``; a set given as a folder outside
-    ``golden/`` gets a short hash of its resolved path in the name, so two folders with the same
-    name do not share an index. Characters unsafe in file names become ``_``.
-
-    Args:
-        cache_dir: the cache directory (e.g. ``~/.cache/kb/eval``).
-        set_name: the set's name.
-        dataset: the set's directory.
-        embedder: the embedder spec.
-
-    Returns:
-        The file path (not created here).
-
-    """
-    stem = f"{set_name}-{embedder}"
-    if not _is_bundled(dataset):
-        stem += "-" + hashlib.sha256(str(dataset.resolve()).encode()).hexdigest()[:8]
-    return cache_dir / (re.sub(r"[^A-Za-z0-9._-]", "_", stem) + ".db")
-
-
-def index_digest(dataset: Path, config: Config) -> str:
-    """A digest of what the cached index depends on: corpus bytes, embedder spec, chunking."""
-    h = hashlib.sha256(f"{CACHE_FORMAT}\0{config.embedder}\0{config.chunk}\0".encode())
-    for name in ("corpus.jsonl.gz", "corpus.jsonl"):
-        if (dataset / name).is_file():
-            h.update((dataset / name).read_bytes())
-            break
-    return h.hexdigest()
-
-
-def open_cached_index(dataset: Path, db_path: Path, config: Config, *,
-                      on_progress: ProgressFn | None = None
-                      ) -> tuple[KnowledgeBase, IndexInfo]:
-    """Open the set's cached index, building, completing or rebuilding it as needed.
-
-    Args:
-        dataset: the set's directory (BEIR layout).
-        db_path: the cache file (see ``cache_path``); its directory is created.
-        config: the backends to measure with: the embedder builds the index; the LLM and
-            reranker (if any) are attached to the returned knowledge base.
-        on_progress: called with ``("<set directory name> vectors", done, total)`` while
-            embedding.
-
-    Returns:
-        The open knowledge base (the caller closes it; ``problems`` lists backends that could
-        not be set up) and what was done to the index.
-
-    Raises:
-        FileNotFoundError: the set lacks a corpus file.
-        RuntimeError: embedding failed (from ``kb.eval.retrieval.open_index``).
-
-    """
-    digest = index_digest(dataset, config)
-    rebuilt = False
-    if db_path.exists():
-        store = Store(db_path)
-        try:
-            stale = store.get_meta(DIGEST_KEY) != digest
-        finally:
-            store.close()
-        if stale:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-            rebuilt = True
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    counter = _Counter(dataset.name, on_progress)
-    if not db_path.exists():  # claim the file for this digest first: a broken build resumes
-        store = Store(db_path)
-        store.set_meta(DIGEST_KEY, digest)
-        store.close()
-    built = open_index(dataset, db_path, embedder=config.embedder, on_progress=counter)
-    service, _ = built.embedding_service()
-    built.close()
-    # reopened with every backend of ``config``; the loaded embedding model is handed over
-    kb = KnowledgeBase(db_path, config, embedder=None if service is None else service.embedder)
-    counts = kb.store.counts()
-    return kb, IndexInfo(str(db_path), counts["documents"], counts["chunks"], counts["vectors"],
-                         counter.embedded, rebuilt)
 
 
 def measure_quality(kb: KnowledgeBase, dataset: Path,
@@ -412,14 +295,15 @@ def stage_check(kb: KnowledgeBase, dataset: Path, settings: PipelineSettings) ->
     return StageCheck(baseline, tuple(comparisons), tuple(skipped))
 
 
-def _is_bundled(dataset: Path) -> bool:
-    try:
-        return dataset.resolve().parent == golden_dir().resolve()
-    except FileNotFoundError:  # installed from a wheel: no bundled sets
-        return False
-
-
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * p // 100))  # nearest-rank percentile
     return ordered[int(rank) - 1]
+
+
+__all__ = [  # the cached index's names are kb.eval.cached_index's, re-exported
+    "ANSWERABILITY", "DEFAULT_SETS", "FAITHFULNESS_SKIPPED", "LATENCY_QUERIES", "PRECISION_K",
+    "WARM_UP_QUERY", "Faithfulness", "IndexInfo", "ProgressFn", "SetReport", "StageCheck",
+    "cache_path", "evaluate_set", "faithfulness_outcome", "index_digest", "measure_latency",
+    "measure_quality", "open_cached_index", "stage_check",
+]

@@ -20,6 +20,9 @@ from kb.cli import cli
 from kb.config import Config
 from kb.errors import BackendError
 
+pytestmark = pytest.mark.slow  # each case ingests with the real model
+
+
 ANSWER_PREFIX = PROMPT.split("{context}")[0]
 GIBBERISH = "zqxv wplkt grbfh"
 

@@ -83,6 +83,7 @@ def test_connection_refused_is_unavailable_fast():
         assert time.monotonic() - start < 0.5
 
 
+@pytest.mark.slow  # waits out the query-time cap
 def test_a_server_that_never_answers_cannot_stall_query_time_calls():
     with SilentServer() as silent:
         for call in (lambda: OllamaChat("m", host=silent.url).complete("q", timeout_s=0.5),
@@ -94,6 +95,7 @@ def test_a_server_that_never_answers_cannot_stall_query_time_calls():
             assert time.monotonic() - start < 1.0
 
 
+@pytest.mark.slow  # a deliberately slow reply
 def test_slow_first_response_within_the_read_timeout_succeeds(srv, local):
     srv.script = [Reply(delay_s=1.0)]
     e = embedder(srv, timeouts=Timeouts(read_s=5.0))

@@ -43,6 +43,7 @@ def db(tmp_path):
     return path
 
 
+@pytest.mark.slow  # two kb processes, each loading the model
 def test_a_failing_llm_is_one_line_not_three(db):
     llm = f"openai:{closed_port_url()}/v1#m"
     r = run_process("--db", db, "ask", "Who invented the box kite?", llm=llm)
@@ -123,6 +124,7 @@ def test_explain_goes_to_stdout_with_the_references(db):
     assert {s["stage"] for s in data["diagnostics"]["stages"]} >= {"recall", "judge"}
 
 
+@pytest.mark.slow  # embeds with the real model
 def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
     db = str(tmp_path / "kb.db")
     write(tmp_path / "zh.txt", "北京是中华人民共和国的首都，也是全国的政治中心。")

@@ -32,6 +32,9 @@ from kb.ingest.contextualize import (
 from kb.ingest.extract.common import cut_at_word
 from kb.types import ChunkDraft
 
+pytestmark = pytest.mark.slow  # real ingests with LLM doubles behind HTTP, timeouts
+
+
 FILING = (
     "Zorblatt Industries files this quarterly report with the regulator.\n\n"
     + "The board met four times during the period and approved the dividend policy. " * 4

@@ -7,8 +7,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from kb.api import KnowledgeBase
 from kb.config import Config
+
+pytestmark = pytest.mark.slow  # kills an ingesting process and reopens the database
 
 
 def test_sigkill_mid_ingest_leaves_a_consistent_database(tmp_path):

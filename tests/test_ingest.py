@@ -24,6 +24,7 @@ def _counts(kb):
     return kb.store.counts()
 
 
+@pytest.mark.slow  # extracts every fixture document
 def test_every_fixture_document_is_indexed_or_reported(kb_bm25):
     report = kb_bm25.ingest([DOCS])
     from kb.ingest.extract import SUPPORTED_SUFFIXES
@@ -190,6 +191,7 @@ def _docs_json(db) -> list[dict]:
     return [json.loads(line) for line in r.output.splitlines()]
 
 
+@pytest.mark.slow  # ingests twice with the real model around a dead LLM
 def test_a_failed_llm_is_not_final_the_next_ingest_redoes_the_file(tmp_path):
     folder = tmp_path / "docs"
     doc = write(folder / "survey.txt", SURVEY)

@@ -23,6 +23,9 @@ from kb.ingest.chunk import _BOUNDARIES, chunk_document, chunk_stream, iter_span
 from kb.ingest.extract.text import extract_text, iter_text
 from kb.types import BLOCK_SEPARATOR
 
+pytestmark = pytest.mark.slow  # texts of megabytes chunked whole and in pieces; a memory probe
+
+
 ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\n \n", ".", ". ", "!", '"', ")", "。", "，",
             ",", ";", "”", "汉", "\t", "…", "  \n\n  ", " " * 300, "word", "kite", "x"]
 

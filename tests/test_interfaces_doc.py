@@ -20,6 +20,7 @@ def blocks() -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in FENCE.finditer(DOC.read_text(encoding="utf-8"))]
 
 
+@pytest.mark.slow  # runs every Python example of the document
 def test_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mcp")  # the MCP example uses the SDK's client
     monkeypatch.chdir(tmp_path)

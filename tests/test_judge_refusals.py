@@ -20,6 +20,9 @@ from kb.eval.retrieval import engines_for
 from kb.retrieve.calibration import load_judge_model, save_judge_threshold
 from kb.retrieve.pipeline import search
 
+pytestmark = pytest.mark.slow  # ingests indexes of several sizes with the real embedder
+
+
 DEMO_DOCS = Path(__file__).resolve().parents[1] / "golden" / "demo" / "docs"
 SMALL = ["qq-deepmind-dnc.html"]
 MEDIUM = ["google-sre-monitoring.html", "qq-deepmind-dnc.html", "bbc-obama-gun-laws.html",

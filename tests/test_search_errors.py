@@ -159,6 +159,7 @@ def test_status_exits_non_zero_when_the_integrity_check_fails(db):
     assert "full-text index is damaged" in r.stderr
 
 
+@pytest.mark.slow  # kb processes in a mount namespace
 @pytest.mark.skipif(not _namespaces_work(), reason="needs unshare and mount")
 def test_a_damaged_index_on_read_only_media_is_an_error_on_the_cli(db, tmp_path):
     media, out = tmp_path / "media", tmp_path / "out"

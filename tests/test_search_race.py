@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # minutes of searches racing real ingests
+
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "search_race.py"
 
 

@@ -36,8 +36,9 @@ def _namespaces_work() -> bool:
     return probe.returncode == 0
 
 
-pytestmark = pytest.mark.skipif(not _namespaces_work(),
-                                reason="needs unshare and mount (root or user namespaces)")
+pytestmark = [pytest.mark.slow,  # runs kb in mount namespaces on a full tmpfs and read-only media
+              pytest.mark.skipif(not _namespaces_work(),
+                                 reason="needs unshare and mount (root or user namespaces)")]
 
 
 def _text(seed: int, paragraphs: int) -> str:

@@ -29,6 +29,9 @@ from kb.cli import cli
 from kb.config import Config
 from kb.ingest.images import MAX_IMAGE_BYTES, MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX
 
+pytestmark = pytest.mark.slow  # real ingests with vision-model doubles behind HTTP
+
+
 RED, GREEN, BLUE = (220, 30, 30), (30, 200, 40), (20, 40, 230)
 
 
