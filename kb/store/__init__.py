@@ -107,7 +107,7 @@ class Store(SearchPrimitives):
             self._readers.close()
             self._writer.close()
 
-    # --- transactions and meta -------------------------------------------------------------
+    # Transactions and meta
 
     @contextmanager
     def write(self, *, bump: bool = True) -> Iterator[sqlite3.Connection]:
@@ -190,7 +190,7 @@ class Store(SearchPrimitives):
             log.warning("%s: the full-text index was damaged (%s); rebuilt from the chunks",
                         self.path, problem)
 
-    # --- integrity ---------------------------------------------------------------------------
+    # Integrity
 
     def repair(self) -> dict[str, int]:
         """Integrity checks plus orphan cleanup, run at open.
@@ -223,7 +223,7 @@ class Store(SearchPrimitives):
         """FTS5's own integrity-check command passes (``kb.store.health.integrity_ok``)."""
         return health.integrity_ok(self.conn)
 
-    # --- documents ---------------------------------------------------------------------------
+    # Documents
 
     def get_document(self, *, source: str | None = None, doc_id: int | None = None
                      ) -> Document | None:
@@ -322,7 +322,7 @@ class Store(SearchPrimitives):
         with self.write() as c:
             c.execute(DOCUMENT_STATUS_SQL, (fp,))
 
-    # --- chunks ------------------------------------------------------------------------------
+    # Chunks
 
     def chunks(self, ids: Sequence[int]) -> dict[int, Chunk]:
         """Chunks by id (missing ids are absent from the result)."""
