@@ -28,14 +28,15 @@ from kb.config import (
 )
 from kb.embedding.service import EmbeddingService
 from kb.embedding.state import EmbedderState
-from kb.errors import BackendError, DocumentNotFound
+from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
 from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.calibration import judge_threshold_in_use
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
-from kb.store import Store, vectors
-from kb.types import Document, IngestReport, ProgressFn, SearchResult
+from kb.store import Store, reading, vectors
+from kb.types import ChunkInContext, Document, DocumentText, IngestReport, ProgressFn, SearchResult
+from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, check_number
 
 PathArg = str | os.PathLike[str]
 
@@ -293,14 +294,7 @@ class KnowledgeBase:
         Raises:
             kb.errors.DocumentNotFound: nothing matches ``ref``.
         """
-        doc = None
-        if ref.isdigit():
-            doc = self.store.get_document(doc_id=int(ref))
-        if doc is None:
-            doc = self.store.get_document(source=ref) or self.store.get_document(
-                source=str(Path(ref).expanduser().resolve()))
-        if doc is None:
-            raise DocumentNotFound(ref)
+        doc = self.find_document(ref)
         self.store.delete_document(doc.source)
         return doc
 
@@ -346,6 +340,55 @@ class KnowledgeBase:
         if not store.fts_integrity_ok():
             return "FAILED (FTS5 integrity-check)"
         return f"ok (rebuilt at open: {store.fts_rebuilt})" if store.fts_rebuilt else "ok"
+
+    # Reading what was cited
+
+    def find_document(self, ref: str) -> Document:
+        """The document with id ``ref`` (digits) or source ``ref`` (a path is resolved).
+
+        Raises:
+            kb.errors.DocumentNotFound: nothing matches ``ref``.
+        """
+        doc = self.store.get_document(doc_id=int(ref)) if ref.isdigit() else None
+        if doc is None:
+            doc = self.store.get_document(source=ref) or self.store.get_document(
+                source=str(Path(ref).expanduser().resolve()))
+        if doc is None:
+            raise DocumentNotFound(ref)
+        return doc
+
+    def get_chunk(self, chunk_id: int, neighbours: int = NEIGHBOURS) -> ChunkInContext:
+        """The chunk ``chunk_id`` (a reference's ``chunk_id``) with its document and neighbours.
+
+        Args:
+            chunk_id: the chunk's id, >= 1.
+            neighbours: chunks to add before and after it, 0 to ``MAX_NEIGHBOURS``.
+
+        Raises:
+            TypeError: ``chunk_id`` or ``neighbours`` is not an ``int``.
+            ValueError: either is out of range.
+            kb.errors.ChunkNotFound: no chunk has this id (re-ingested or removed since).
+        """
+        check_number(chunk_id, "chunk_id", 1)
+        check_number(neighbours, "neighbours", 0, MAX_NEIGHBOURS)
+        found = reading.chunk_in_context(self.store, chunk_id, neighbours)
+        if found is None:
+            raise ChunkNotFound(chunk_id)
+        return found
+
+    def get_document(self, doc_id: int) -> DocumentText:
+        """The document ``doc_id`` with its extracted text, passages carrying page and headings.
+
+        Raises:
+            TypeError: ``doc_id`` is not an ``int``.
+            ValueError: ``doc_id`` < 1.
+            kb.errors.DocumentNotFound: no document has this id.
+        """
+        check_number(doc_id, "doc_id", 1)
+        found = reading.document_text(self.store, doc_id)
+        if found is None:
+            raise DocumentNotFound(str(doc_id))
+        return found
 
 
 __all__ = ["KnowledgeBase"]

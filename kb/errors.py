@@ -16,7 +16,8 @@ built-in ``ValueError`` or ``TypeError`` instead::
     │   ├── BackendUnavailable   not installed, not reachable, or its circuit is open
     │   └── FingerprintMismatch  stored vectors come from another model (.stored, .configured)
     ├── ReembedConflict          an unfinished re-embed to another model would be lost (.target)
-    ├── DocumentNotFound         ``kb rm`` of a document that is not in the index (.ref)
+    ├── DocumentNotFound         a document id or source that is not in the index (.ref)
+    │   └── ChunkNotFound        a chunk id that is not in the index (.chunk_id)
     ├── SearchCancelled          the caller cancelled a search (never escapes ``search``)
     ├── SearchFailed             a search could not run (.reason); never reads as "no evidence"
     └── PathRefused              a tool/HTTP ingest path outside the configured roots (.path)
@@ -143,6 +144,19 @@ class DocumentNotFound(KbError):
     def __init__(self, ref: str) -> None:
         super().__init__(f"no document matches {ref!r}")
         self.ref = ref
+
+
+class ChunkNotFound(DocumentNotFound):
+    """A chunk id (a reference's ``chunk_id``) matches nothing in the index.
+
+    A ``DocumentNotFound``: whatever was cited is not there (re-ingested or removed since).
+    """
+
+    def __init__(self, chunk_id: int) -> None:
+        super().__init__(str(chunk_id))
+        self.args = (f"no chunk {chunk_id} in the index (it may have been re-ingested or "
+                     "removed since it was cited; search again)",)
+        self.chunk_id = chunk_id
 
 
 class PathRefused(KbError):

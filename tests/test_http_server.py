@@ -73,7 +73,8 @@ def test_openapi_is_served_and_lists_every_endpoint(client: httpx.Client) -> Non
     spec = client.get("/openapi.json").json()
     assert spec["openapi"].startswith("3.1")
     assert set(spec["paths"]) == {"/search", "/context", "/ingest", "/documents", "/health",
-                                  "/openapi.json"}
+                                  "/openapi.json", "/documents/{doc_id}", "/chunks/{chunk_id}",
+                                  "/status"}
     assert spec["components"]["schemas"]["SearchArguments"]["properties"]["top_k"]["maximum"] == 20
     assert "security" not in spec  # no token on this server
 

@@ -6,6 +6,9 @@ Endpoints (JSON in, JSON out; ``/openapi.json`` describes them):
 - ``POST /context``: the same arguments -> the context block for a model.
 - ``POST /ingest``: ``{"paths": [...]}`` confined to the ``--root`` folders (403 otherwise).
 - ``GET /documents``: the stored documents.
+- ``GET /documents/{doc_id}``: one document's extracted text, passages with page and headings.
+- ``GET /chunks/{chunk_id}?neighbours=N``: a cited chunk with N chunks each side (default 1).
+- ``GET /status``: counts, embedder, judge threshold, index health (as ``kb status --json``).
 - ``GET /health``: liveness and a chunk count.
 - ``GET /openapi.json``: the OpenAPI 3.1 description.
 
@@ -34,6 +37,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,10 +45,11 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from kb.api import KnowledgeBase
 from kb.jsonshape import to_json
+from kb.server import reading
 from kb.server.arguments import parse_search_arguments
 from kb.server.openapi import openapi_schema
 from kb.server.request_json import decode_json
@@ -61,7 +66,8 @@ TIMEOUT_S = 30.0  # per-connection socket timeout (slow clients cannot pin a thr
 _ANSWERED = object()  # sentinel: the request was already answered with an error
 STATUS = {"invalid_arguments": 400, "refused": 403, "not_found": 404, "failed": 500}
 ENDPOINTS = {"/search": "POST", "/context": "POST", "/ingest": "POST", "/documents": "GET",
-             "/health": "GET", "/openapi.json": "GET"}  # path -> the one method it takes
+             "/status": "GET", "/health": "GET", "/openapi.json": "GET"}  # path -> its method
+ITEM_PATH = re.compile(r"/(documents|chunks)/([^/]+)")  # GET only: one document or chunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,11 +232,26 @@ class Handler(BaseHTTPRequestHandler):
                                                ingest_enabled=bool(settings.roots))))
         elif path == "/documents":
             self._send(200, to_json(DocumentsJSON(tuple(kb.documents()))))
+        elif path == "/status":
+            self._result(reading.status(kb, {}))
+        elif item := ITEM_PATH.fullmatch(path):
+            self._result(self._item(item[1], item[2]))
         elif path == "/openapi.json":
             self._send(200, openapi_schema(version=server_version(),
                                            token_required=bool(settings.token)))
         else:
             self._route_missing(path)
+
+    def _item(self, kind: str, ident: str) -> dict[str, Any]:
+        """``GET /documents/{doc_id}`` or ``GET /chunks/{chunk_id}?neighbours=N`` as data."""
+        def number(text: str) -> int | str:  # "12" -> 12; anything else is refused by name
+            return int(text) if text.isascii() and text.isdigit() else text
+        if kind == "documents":
+            return reading.get_document(self.server.kb, {"doc_id": number(ident)})
+        arguments: dict[str, Any] = {"chunk_id": number(ident)}
+        for name, values in parse_qs(urlsplit(self.path).query, keep_blank_values=True).items():
+            arguments[name] = number(values[-1])  # an unknown parameter is refused by name
+        return reading.get_chunk(self.server.kb, arguments)
 
     def _post(self, path: str) -> None:
         kb, settings = self.server.kb, self.server.settings
@@ -254,7 +275,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _route_missing(self, path: str) -> None:
         """404 for an unknown path taken by GET or POST, else 405 naming what is allowed."""
-        allow = ENDPOINTS.get(path)
+        allow = ENDPOINTS.get(path) or ("GET" if ITEM_PATH.fullmatch(path) else None)
         if allow:
             self._fail(405, "method_not_allowed", f"{path} takes {allow}, not {self.command}",
                        {"Allow": allow})

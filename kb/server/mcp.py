@@ -1,9 +1,15 @@
-"""``kb mcp``: the ``knowledge_search`` tool served over MCP (stdio), with the official SDK.
+"""``kb mcp``: kb's tools and documents served over MCP (stdio), with the official SDK.
 
-The server lists ``knowledge_search`` always and ``knowledge_ingest`` only when ingest roots
-are configured. A call returns the tool's JSON result (``kb.server.tool``) as one text content block
-and as structured content; an error result (invalid arguments, refused path) is marked
-``isError`` so the agent sees it as a failed call it can correct, never as a crash.
+The server lists ``knowledge_search``, the reading tools (``get_chunk``, ``get_document``,
+``list_documents``, ``status``: ``kb.server.reading``) always and ``knowledge_ingest`` only
+when ingest roots are configured. Each document is also a resource, ``kb://document/ID``
+(``resources/list``, ``resources/read``, and the template in ``resources/templates/list``),
+read as its text with ``[p. 3 · Heading]`` lines where the place changes; an unknown URI is the
+JSON-RPC error ``RESOURCE_NOT_FOUND``. A call returns the tool's JSON result
+(``kb.server.tool``, ``kb.server.reading``) as one text content block and as structured
+content; an error result (invalid arguments, an unknown id, a refused path) is marked
+``isError`` so the agent sees it as a failed call it can correct, never as a crash, and never
+as an ``insufficient_evidence`` answer.
 
 The SDK (``mcp``) is an optional dependency (``pip install 'kb-refuse-rag[mcp]'``) and is
 imported only when a server is built.
@@ -17,8 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
-from kb.errors import KbError
+from kb.errors import DocumentNotFound, KbError
 from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
+from kb.server.reading import HANDLERS, RESOURCE_PREFIX, TOOLS, resource_doc_id
 from kb.server.tool import (
     DESCRIPTION,
     INGEST_DESCRIPTION,
@@ -29,6 +36,7 @@ from kb.server.tool import (
     knowledge_search,
     server_version,
 )
+from kb.types.reading import render_document
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -37,8 +45,11 @@ SERVER_NAME = "kb"
 INSTALL_HINT = "pip install 'kb-refuse-rag[mcp]' (from a checkout: pip install -e '.[mcp]')"
 INSTRUCTIONS = (
     "kb searches the user's local documents. Call knowledge_search before answering questions "
-    "the documents may cover; answer only from the returned references and cite them by number."
+    "the documents may cover; answer only from the returned references and cite them by number. "
+    "To read around a citation call get_chunk with its chunk_id; get_document reads a whole "
+    "document."
 )
+RESOURCE_NOT_FOUND = -32002  # MCP specification, resources: "Resource not found"
 
 
 def require_mcp() -> None:
@@ -55,7 +66,7 @@ def require_mcp() -> None:
 
 
 def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
-    """An MCP server exposing ``knowledge_search`` (and ``knowledge_ingest`` under ``roots``).
+    """An MCP server: search, the reading tools, documents as resources (ingest under ``roots``).
 
     Args:
         kb: the open knowledge base the tools use.
@@ -80,6 +91,11 @@ def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
             description=INGEST_DESCRIPTION, input_schema=INGEST_INPUT_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                               idempotent_hint=True, open_world_hint=False)))
+    tools += [types.Tool(name=name, title=title, description=description, input_schema=schema,
+                         annotations=types.ToolAnnotations(read_only_hint=True,
+                                                           idempotent_hint=True,
+                                                           open_world_hint=False))
+              for name, (title, description, schema) in TOOLS.items()]
     root_list = tuple(roots)
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None
@@ -93,6 +109,8 @@ def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
             data = await anyio.to_thread.run_sync(knowledge_search, kb, arguments)
         elif params.name == INGEST_TOOL_NAME and root_list:
             data = await anyio.to_thread.run_sync(knowledge_ingest, kb, arguments, root_list)
+        elif params.name in HANDLERS:
+            data = await anyio.to_thread.run_sync(HANDLERS[params.name], kb, arguments)
         else:
             names = ", ".join(t.name for t in tools)
             data = error_result("invalid_arguments",
@@ -102,8 +120,34 @@ def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
                                     structured_content=data,
                                     is_error=data.get("error") is not None)
 
+    async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        documents = await anyio.to_thread.run_sync(kb.documents)
+        return types.ListResourcesResult(resources=[types.Resource(
+            uri=f"{RESOURCE_PREFIX}{d.id}", name=d.title, title=d.title, mime_type="text/plain",
+            description=f"{d.source_type} document, {d.chunk_count} chunks: {d.source}")
+            for d in documents])
+
+    async def list_templates(ctx: Any, params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+            uri_template=RESOURCE_PREFIX + "{doc_id}", name="document", mime_type="text/plain",
+            description="A document's extracted text, by the doc_id of a reference")])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        from mcp.shared.exceptions import MCPError
+        try:
+            found = await anyio.to_thread.run_sync(kb.get_document, resource_doc_id(params.uri))
+        except (ValueError, DocumentNotFound) as exc:
+            raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": params.uri}) from exc
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=params.uri, mime_type="text/plain", text=render_document(found))])
+
     return Server(SERVER_NAME, version=server_version(), instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_list_resource_templates=list_templates,
+                  on_read_resource=read_resource)
 
 
 def run_stdio(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> None:

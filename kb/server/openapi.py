@@ -13,16 +13,25 @@ from typing import Any
 
 from kb.jsonshape import REF_PREFIX, json_schema
 from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
+from kb.server.reading import GET_CHUNK_SCHEMA, GET_DOCUMENT_SCHEMA
 from kb.shapes import (
+    ChunkInContextJSON,
     ContextJSON,
     DocumentsJSON,
+    DocumentTextJSON,
     ErrorJSON,
     HealthJSON,
     IngestResultJSON,
     SearchResultJSON,
+    StatusJSON,
 )
 
 OPENAPI_VERSION = "3.1.0"  # JSON Schema 2020-12, the dialect kb.jsonshape writes
+
+
+def path_id(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI path parameter ``name``, with its schema from a reading tool's arguments."""
+    return {"name": name, "in": "path", "required": True, "schema": schema["properties"][name]}
 
 
 def openapi_schema(*, version: str, token_required: bool) -> dict[str, Any]:
@@ -37,13 +46,16 @@ def openapi_schema(*, version: str, token_required: bool) -> dict[str, Any]:
     error = json_schema(ErrorJSON, schemas)
 
     def op(summary: str, out: dict[str, Any], body: str | None = None,
-           errors: Sequence[int] = ()) -> dict[str, Any]:
+           errors: Sequence[int] = (), parameters: Sequence[dict[str, Any]] = ()
+           ) -> dict[str, Any]:
         # an error is the answer's own shape with its error set (a tool result), or ErrorJSON
         failed = {"description": "Error", "content": {"application/json": {
             "schema": {"anyOf": [out, error]}}}}
         o: dict[str, Any] = {"summary": summary, "responses": {
             "200": {"description": "OK", "content": {"application/json": {"schema": out}}},
             **{str(code): failed for code in (*errors, 401)}}}
+        if parameters:
+            o["parameters"] = list(parameters)
         if body is not None:
             o["requestBody"] = {"required": True, "content": {"application/json": {
                 "schema": {"$ref": REF_PREFIX + body}}}}
@@ -65,6 +77,18 @@ def openapi_schema(*, version: str, token_required: bool) -> dict[str, Any]:
                                    (400, 403, 404, 415, 500))},
             "/documents": {"get": op("The stored documents",
                                      json_schema(DocumentsJSON, schemas))},
+            "/documents/{doc_id}": {"get": op(
+                "One document's extracted text, as passages with page and heading path",
+                json_schema(DocumentTextJSON, schemas), errors=(400, 404, 500),
+                parameters=[path_id("doc_id", GET_DOCUMENT_SCHEMA)])},
+            "/chunks/{chunk_id}": {"get": op(
+                "A cited chunk with its neighbours", json_schema(ChunkInContextJSON, schemas),
+                errors=(400, 404, 500), parameters=[
+                    path_id("chunk_id", GET_CHUNK_SCHEMA),
+                    {"name": "neighbours", "in": "query", "required": False,
+                     "schema": GET_CHUNK_SCHEMA["properties"]["neighbours"]}])},
+            "/status": {"get": op("Counts, embedder, judge threshold, index health",
+                                  json_schema(StatusJSON, schemas), errors=(400, 500))},
             "/health": {"get": op("Liveness", json_schema(HealthJSON, schemas))},
             "/openapi.json": {"get": op("This description", {"type": "object"})},
         },

@@ -6,8 +6,9 @@ of the domain types (``kb.types``): a document's ``chunk_count``, an ingest summ
 and ``updated`` (the files' actions), ``candidates`` an object of list name -> hits.
 
 ``kb.shapes.search``: a search's result, references, diagnostics and context;
-``kb.shapes.collection``: documents, ingest results, status and health; ``kb.shapes.errors``:
-the error. All are importable from here.
+``kb.shapes.collection``: documents, ingest results, status and health; ``kb.shapes.reading``:
+a chunk with its neighbours and a document's text; ``kb.shapes.errors``: the error. All are
+importable from here.
 """
 
 from kb.shapes.collection import (
@@ -19,6 +20,7 @@ from kb.shapes.collection import (
     StatusJSON,
 )
 from kb.shapes.errors import ErrorDetailJSON, ErrorJSON, ErrorType
+from kb.shapes.reading import ChunkInContextJSON, DocumentTextJSON
 from kb.shapes.search import (
     DATA_NOTE,
     FAILED_NOTE,
@@ -34,8 +36,9 @@ from kb.shapes.search import (
 )
 
 __all__ = [
-    "DATA_NOTE", "FAILED_NOTE", "INVALID_NOTE", "NO_EVIDENCE_NOTE", "ContextJSON",
-    "DiagnosticsJSON", "DocumentsJSON", "ErrorDetailJSON", "ErrorJSON", "ErrorType",
-    "ExplainJSON", "ExplainedJSON", "HealthJSON", "IngestResultJSON", "IngestSummaryJSON",
-    "ReferenceJSON", "RefusedPathJSON", "SearchResultJSON", "StageJSON", "StatusJSON",
+    "DATA_NOTE", "FAILED_NOTE", "INVALID_NOTE", "NO_EVIDENCE_NOTE", "ChunkInContextJSON",
+    "ContextJSON", "DiagnosticsJSON", "DocumentTextJSON", "DocumentsJSON", "ErrorDetailJSON",
+    "ErrorJSON", "ErrorType", "ExplainJSON", "ExplainedJSON", "HealthJSON", "IngestResultJSON",
+    "IngestSummaryJSON", "ReferenceJSON", "RefusedPathJSON", "SearchResultJSON", "StageJSON",
+    "StatusJSON",
 ]

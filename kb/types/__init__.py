@@ -1,8 +1,9 @@
 """Domain types shared by every layer: frozen dataclasses with slots.
 
 ``kb.types.documents``: documents and chunks, from extraction to the store and an ingest's
-report; ``kb.types.search``: recall lists, candidates, references and a search's result. Both
-are importable from here.
+report; ``kb.types.search``: recall lists, candidates, references and a search's result;
+``kb.types.reading``: a cited chunk with its neighbours and a document's text. All are
+importable from here.
 """
 
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from kb.types.documents import (
     IngestReport,
     SourceType,
 )
+from kb.types.reading import ChunkInContext, DocumentText, Passage
 from kb.types.search import (
     Candidate,
     Diagnostics,
@@ -37,8 +39,9 @@ from kb.types.search import (
 ProgressFn = Callable[[str, int, int], None]
 
 __all__ = [
-    "BLOCK_SEPARATOR", "Block", "Candidate", "Chunk", "ChunkDraft", "Diagnostics", "Document",
-    "DocumentRow", "DocumentStatus", "ExtractedDocument", "FileOutcome", "Hit", "ImageRef",
-    "IngestReport", "JudgeRecord", "ListKind", "ProgressFn", "RecallList", "Reference",
-    "SearchResult", "SourceType", "StageTrace",
+    "BLOCK_SEPARATOR", "Block", "Candidate", "Chunk", "ChunkDraft", "ChunkInContext",
+    "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
+    "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
+    "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
+    "StageTrace",
 ]

@@ -1,0 +1,64 @@
+"""Reading what was cited: a chunk with its neighbours, a document's chunks in order.
+
+Each function reads one snapshot (``Store.snapshot``), so a document replaced by an ingest
+meanwhile is read whole, before or after, never half of each.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kb.store import Store
+from kb.types import Chunk, ChunkInContext, Document, DocumentText, Passage
+
+_CHUNK_COLUMNS = ("id, doc_id, chunk_index, text, context_prefix, char_start, char_end, page, "
+                  "heading_path, embedding IS NOT NULL")
+
+
+def _chunk(r: Any) -> Chunk:
+    return Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3], context_prefix=r[4],
+                 char_start=r[5], char_end=r[6], page=r[7],
+                 heading_path=tuple(json.loads(r[8])), has_embedding=bool(r[9]))
+
+
+def chunk_in_context(store: Store, chunk_id: int, neighbours: int) -> ChunkInContext | None:
+    """The chunk ``chunk_id`` with up to ``neighbours`` chunks on each side, or ``None``.
+
+    Args:
+        store: the store.
+        chunk_id: a chunk id (a reference's ``chunk_id``).
+        neighbours: chunks to include before and after it, >= 0.
+    """
+    with store.snapshot():
+        rows = store.conn.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = "
+            "(SELECT doc_id FROM chunks WHERE id = ?1) AND chunk_index BETWEEN "
+            "(SELECT chunk_index FROM chunks WHERE id = ?1) - ?2 AND "
+            "(SELECT chunk_index FROM chunks WHERE id = ?1) + ?2 ORDER BY chunk_index",
+            (chunk_id, neighbours)).fetchall()
+        if not rows:
+            return None
+        chunks = [_chunk(r) for r in rows]
+        document = store.get_document(doc_id=chunks[0].doc_id)
+    if document is None:  # unreachable inside one snapshot (chunks cascade with documents)
+        return None
+    at = next(i for i, c in enumerate(chunks) if c.id == chunk_id)
+    return ChunkInContext(document=document, chunk=Passage.of(chunks[at]),
+                          before=tuple(Passage.of(c) for c in chunks[:at]),
+                          after=tuple(Passage.of(c) for c in chunks[at + 1:]))
+
+
+def document_text(store: Store, doc_id: int) -> DocumentText | None:
+    """The document ``doc_id`` with its text rebuilt from its chunks, or ``None``."""
+    with store.snapshot():
+        document: Document | None = store.get_document(doc_id=doc_id)
+        if document is None:
+            return None
+        rows = store.conn.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
+            (doc_id,)).fetchall()
+    return DocumentText.of(document, [_chunk(r) for r in rows])
+
+
+__all__ = ["chunk_in_context", "document_text"]
