@@ -22,6 +22,7 @@ from tests.test_tool import make_corpus
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 
+READING_TOOLS = ["get_chunk", "get_document", "list_documents", "status"]
 TIMEOUT_S = 60.0  # per request; the machine may be busy
 
 
@@ -70,7 +71,7 @@ def test_stdio_session_lists_tools_and_filters_hold(tmp_path: Path) -> None:
         return out
 
     out = anyio.run(session)
-    assert set(out["tools"]) == {"knowledge_search", "knowledge_ingest"}
+    assert set(out["tools"]) == {"knowledge_search", "knowledge_ingest", *READING_TOOLS}
     assert out["tools"]["knowledge_search"].input_schema == INPUT_SCHEMA
     assert out["tools"]["knowledge_search"].annotations.read_only_hint is True
 
@@ -96,7 +97,7 @@ def test_stdio_session_lists_tools_and_filters_hold(tmp_path: Path) -> None:
     assert "unknown tool 'rm_rf'" in out["unknown"]["error"]["message"]
 
 
-def test_without_roots_only_search_is_listed(kb_bm25: KnowledgeBase) -> None:
+def test_without_roots_ingest_is_not_listed(kb_bm25: KnowledgeBase) -> None:
     from kb.server.mcp import build_server
 
     async def tools() -> list[str]:
@@ -106,7 +107,7 @@ def test_without_roots_only_search_is_listed(kb_bm25: KnowledgeBase) -> None:
             assert result.is_error
             return names
 
-    assert anyio.run(tools) == ["knowledge_search"]
+    assert anyio.run(tools) == ["knowledge_search", *READING_TOOLS]
 
 
 def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,

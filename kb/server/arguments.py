@@ -9,6 +9,7 @@ dates by ``kb.config.SearchOptions``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from kb.server.request_json import json_type
 
 MAX_FILTER_VALUES = 50  # per filter list (sources, source_types)
 MAX_INGEST_PATHS = 100  # per knowledge_ingest call
+# A source is an absolute path (POSIX, Windows drive or UNC) or a URI (RFC 3986 scheme).
+_ABSOLUTE = re.compile(r"/|\\\\|[A-Za-z][A-Za-z0-9+.-]*:")
 
 _STRING_LIST = {"type": "array", "items": {"type": "string", "minLength": 1},
                 "maxItems": MAX_FILTER_VALUES}
@@ -145,6 +148,10 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= TOP_K_MAX:
         raise ValueError(f"top_k must be an integer from 1 to {TOP_K_MAX}, got {_short(top_k)}")
     sources = _string_list(args.get("sources"), "sources", MAX_FILTER_VALUES)
+    relative = next((s for s in sources if not _ABSOLUTE.match(s)), None)
+    if relative is not None:  # it can never match: a search would only say "no evidence"
+        raise ValueError(f"sources must be absolute paths or URIs (a document's source is its "
+                         f"absolute path, see list_documents), got {_short(relative)}")
     types = tuple(dict.fromkeys(t.lower().lstrip(".") for t in _string_list(
         args.get("source_types"), "source_types", MAX_FILTER_VALUES)))
     # a top_k the caller set asks for that many references (the rest flagged weak)
