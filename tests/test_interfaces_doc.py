@@ -25,7 +25,7 @@ def test_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     pytest.importorskip("mcp")  # the MCP example uses the SDK's client
     monkeypatch.chdir(tmp_path)
     sources = [code for lang, code in blocks() if lang == "python"]
-    assert len(sources) == 3
+    assert len(sources) == 4
     for i, code in enumerate(sources):
         exec(compile(code, f"{DOC.name}:python-block-{i + 1}", "exec"), {"__name__": "__doc__"})
 

@@ -280,7 +280,7 @@ def test_http_reads_chunks_documents_and_status_as_the_openapi_says(
             f"/documents/{md_id}", "/documents/99999", "/documents/-1")}
         answers[("/status", "/status")] = client.get("/status")
         wrong_method = client.post(f"/documents/{md_id}", json={})
-    for (path, url), r in answers.items():
+    for (path, _url), r in answers.items():
         schema = spec["paths"][path]["get"]["responses"][str(r.status_code)]["content"][
             "application/json"]["schema"]
         jsonschema.Draft202012Validator({**schema, "components": spec["components"]}).validate(
