@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # Each command module registers its commands on ``cli`` when imported.
-from kb.cli import ask, documents, evaluate, ingest, search, serve  # noqa: F401
+from kb.cli import ask, documents, evaluate, ingest, search, serve, watch  # noqa: F401
 from kb.cli.common import cli
 
 
