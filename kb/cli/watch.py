@@ -23,6 +23,7 @@ from kb.ingest.extract import SUPPORTED_SUFFIXES
 from kb.types import IngestReport
 
 DEBOUNCE_MS = 300  # changes settle this long before a batch is applied (watchfiles: 1,600)
+WAKE_MS = 500  # the watcher yields at least this often (an empty batch when nothing changed)
 KINDS: dict[int, ChangeKind] = {1: "added", 2: "modified", 3: "deleted"}  # watchfiles.Change
 
 
@@ -63,11 +64,18 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     import watchfiles
 
     roots = [Path(f).expanduser().resolve() for f in folders]
+    synced = False
     with open_kb(ctx, create=True) as kb:
-        print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)), as_json)
-        click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
+        # The watcher is running once it first yields (changes, or none within the timeout):
+        # only then the first sync, so a change made meanwhile is in the next batch.
         for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
+                                        rust_timeout=WAKE_MS, yield_on_timeout=True,
                                         raise_interrupt=False):
+            if not synced:
+                synced = True
+                print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)),
+                             as_json)
+                click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
             plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
                                 SUPPORTED_SUFFIXES)
             if plan:
