@@ -74,7 +74,7 @@ from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.ingest.extract.text import EMPTY_FILE
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog
-from kb.ingest.prune import remove_missing
+from kb.ingest.prune import remove_ignored, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
     IngestInterrupted,
@@ -318,6 +318,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     outcomes += kept
     removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
                                      not in {o.path for o in kept}], links=sync)
+    removed += remove_ignored(store, resolved, ignore)
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]

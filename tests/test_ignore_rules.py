@@ -112,3 +112,18 @@ def test_watch_changes_are_filtered_by_the_same_rules(tmp_path: Path) -> None:
     assert plan_changes([("added", root / "drafts")], [root], SUPPORTED_SUFFIXES) == type(plan)()
     write(root / "new" / "x.md", NOTE)
     assert plan_changes([("added", root / "new")], [root], SUPPORTED_SUFFIXES).resync
+
+
+def test_documents_a_rule_now_leaves_out_are_removed(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    write(root / "a.md", NOTE)
+    write(root / "node_modules" / "pkg" / "README.md", NOTE)
+    write(root / "old" / "b.md", NOTE)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([root / "node_modules" / "pkg" / "README.md", root / "a.md", root / "old"])
+        assert len(kb.documents()) == 3  # given by name: read whatever the rules
+        write(root / ".kbignore", "old/\n")
+        report = kb.sync([root])
+        assert _sources(kb, root) == {"a.md"}
+    assert sorted(report.removed) == [str(root / "node_modules" / "pkg" / "README.md"),
+                                      str(root / "old" / "b.md")]
