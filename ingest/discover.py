@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from kb.ingest.ignore import IgnoreRules
 from kb.ingest.walk import WalkError, link_error, walk_files
 from kb.types import FileOutcome
 
@@ -62,13 +63,17 @@ LinkOut = Callable[[Path, Path, Path], None]  # (symlink as found, its real file
 
 
 def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
-             on_link: LinkOut | None = None) -> Iterator[Path | FileOutcome]:
+             on_link: LinkOut | None = None, ignore: Sequence[str] = (),
+             on_ignored: Callable[[Path, str], None] | None = None
+             ) -> Iterator[Path | FileOutcome]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
-    Folders are walked by ``kb.ingest.walk.walk_files`` (hidden entries skipped, symlinked folders
-    not followed). A path given directly is yielded whatever its suffix, so an unsupported
-    file is reported rather than silently ignored. What a walk cannot read or follow is
-    yielded where the walk met it as a ``FileOutcome`` (see the module docstring).
+    Folders are walked by ``kb.ingest.walk.walk_files`` under ``kb.ingest.ignore`` rules
+    (built-in excludes, hidden entries, ``.gitignore`` and ``.kbignore``, the ``ignore``
+    patterns), symlinked folders not followed. A path given directly is yielded whatever its
+    suffix and ignore rules, so an unsupported file is reported rather than silently ignored.
+    What a walk cannot read or follow is yielded where the walk met it as a ``FileOutcome``
+    (see the module docstring).
 
     Args:
         paths: files and folders.
@@ -76,6 +81,9 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
         on_link: called with (symlink, its real file, the folder walked) for each file reached
             through a symlink whose real file lies outside the folder (before the file is
             yielded, or instead of it when the file was yielded already).
+        ignore: extra gitignore patterns, each relative to the folder walked.
+        on_ignored: called with (entry, reason) for each entry a folder's walk left out
+            (see ``kb.ingest.walk.walk_files``).
 
     Raises:
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
@@ -97,7 +105,8 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                 yield path
             continue
         errors: list[WalkError] = []
-        for found in walk_files(path, suffixes, on_error=errors.append):
+        for found in walk_files(path, suffixes, on_error=errors.append,
+                                ignore=IgnoreRules(path, ignore), on_ignored=on_ignored):
             for error in errors:  # met before ``found``: reported in walk order
                 yield from report(error)
             errors.clear()

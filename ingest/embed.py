@@ -58,7 +58,8 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
     """Embed every chunk lacking a live vector of ``service``'s fingerprint.
 
     Each page of vectors is committed in its own short transaction after the model call.
-    ``on_progress`` is called with (``"vectors"``, done, total) after each page. Vectors are
+    ``on_progress`` is called with (``"vectors"``, done, total) before the first page and
+    after each. Vectors are
     written only where ``kb.store.vectors.destination`` says they are live: during a
     re-embed to this model, new chunks are left to ``kb reembed`` (which stages them).
 
@@ -79,6 +80,8 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         return 0, (f"the index holds vectors of {stored}, not {service.fingerprint.description}"
                    "; run `kb reembed` to switch")
     total = vectors.count_missing_live(store, fp)
+    if on_progress and total:  # at once: the first page can take a while
+        on_progress("vectors", 0, total)
     written = changed = cursor = 0
     while True:
         rows = vectors.missing_live(store, fp, EMBED_PAGE, after_id=cursor)

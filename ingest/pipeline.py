@@ -2,9 +2,12 @@
 
 Stages, per file (each one call into one module):
 
-1. **Discover** files under the given paths (``kb.ingest.discover``); an unreadable folder
-   becomes a failed outcome, a symlink loop or dangling symlink a skipped one.
-2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped.
+1. **Discover** files under the given paths (``kb.ingest.discover``) under the ignore rules
+   (``kb.ingest.ignore``: built-in excludes, ``.gitignore``, ``.kbignore``; the report counts
+   what they left out, by reason); an unreadable folder becomes a failed outcome, a symlink
+   loop or dangling symlink a skipped one.
+2. **Hash** the bytes; an unchanged file (same source, same content hash) is skipped, and so,
+   unread, is a file that failed before and has not changed since (``kb.ingest.problems``).
 3. **Extract** text with structure (``kb.ingest.extract``); a failure is that file's alone, and
    an empty file (0 bytes, or whitespace only) is skipped. PDF, DOCX and HTML files are
    extracted in a worker process within a time and memory budget (``kb.ingest.worker``), so
@@ -39,6 +42,8 @@ Then, once for the batch:
    path) and the link recorded (``kb.store.links``); a sync also removes such documents once
    their files are gone.
 
+Ctrl-C raises ``kb.ingest.report.IngestInterrupted`` with what was committed (files whole,
+vectors by page); the next run resumes: unchanged files are skipped, missing vectors embedded.
 Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
 plain prefixes until it changes. The report says so: a batch without an LLM counts indexed
@@ -51,6 +56,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,7 +73,15 @@ from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.ingest.extract.text import EMPTY_FILE
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from kb.ingest.prune import remove_missing
+from kb.ingest.problems import ProblemLog
+from kb.ingest.prune import remove_ignored, remove_missing
+from kb.ingest.report import (
+    NOT_ATTEMPTED,
+    IngestInterrupted,
+    documents,
+    situating_notes,
+    stopped_report,
+)
 from kb.ingest.stream import no_text_outcome, write_text_stream
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
@@ -88,7 +102,6 @@ log = logging.getLogger(__name__)
 
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
-NOT_ATTEMPTED = "not attempted: the ingest stopped at a storage fault (see the failed file)"
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 
@@ -191,25 +204,32 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
 
 
 def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: ChunkSettings,
-                  worker: ExtractionWorker, *, llm: LLM | None, vision: VisionModel | None,
-                  on_progress: ProgressFn | None) -> tuple[list[FileOutcome], StoreError | None]:
-    """Stages 2-7 for each file found; the outcomes, and the storage fault that stopped them."""
+                  worker: ExtractionWorker, outcomes: list[FileOutcome], problems: ProblemLog, *,
+                  llm: LLM | None, vision: VisionModel | None, on_progress: ProgressFn | None,
+                  on_file: Callable[[str], None] | None) -> StoreError | None:
+    """Stages 2-7 for each file found, appending to ``outcomes``; the fault that stopped them."""
     total = sum(1 for item in found if isinstance(item, Path))
-    outcomes: list[FileOutcome] = []
     done = 0
     fault: StoreError | None = None
     for item in found:
         if isinstance(item, FileOutcome):  # what the walk could not read or follow
+            if item.action == "failed":
+                problems.folder_failed(item)
             outcomes.append(item)
             continue
         if fault is not None:
             outcomes.append(FileOutcome(str(item), "failed", reason=NOT_ATTEMPTED))
             continue
-        try:
-            outcome = _ingest_file(store, item, chunk, worker, llm=llm, vision=vision)
-        except StoreError as exc:  # disk full, I/O error: the next writes would fail too
-            fault = exc
-            outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
+        if on_file:
+            on_file(str(item))
+        outcome = problems.known(item)
+        if outcome is None:
+            try:
+                outcome = _ingest_file(store, item, chunk, worker, llm=llm, vision=vision)
+            except StoreError as exc:  # disk full, I/O error: the next writes would fail too
+                fault = exc
+                outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
+            problems.file_done(item, outcome, remember=fault is None)
         if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and store.get_document(
                 source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
@@ -219,7 +239,7 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
         done += 1
         if on_progress:
             on_progress("files", done, total)
-    return outcomes, fault
+    return fault
 
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,
@@ -228,7 +248,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  no_vectors_reason: str = "no embedder configured", llm: LLM | None = None,
                  vision: VisionModel | None = None,
                  extract_timeout_s: float = EXTRACT_TIMEOUT_S,
-                 allow_empty: bool = False) -> IngestReport:
+                 allow_empty: bool = False, ignore: Sequence[str] = (),
+                 on_file: Callable[[str], None] | None = None) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -247,6 +268,10 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         extract_timeout_s: the wall-clock budget for extracting one PDF, DOCX or HTML file.
         allow_empty: a folder given that holds no files loses its documents too;
             without it they are kept and the folder is a failed outcome.
+        ignore: extra gitignore patterns for folder walks, relative to each folder given
+            (``kb.ingest.ignore``; ``.gitignore``, ``.kbignore`` and built-in excludes apply
+            whatever they are).
+        on_file: called with each file's path before it is read.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
@@ -261,38 +286,62 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
             loop (before anything is written).
         StoreError: the index is read-only (nothing is read or written).
+        IngestInterrupted: Ctrl-C; it carries the report of what was committed.
     """
     if store.read_only:
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
                          "cannot ingest; searching works", path=store.path)
     roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []
-    found = list(discover(roots, SUPPORTED_SUFFIXES,
-                          on_link=lambda *link: links.append(link)))
-    with ExtractionWorker(timeout_s=extract_timeout_s) as worker:
-        outcomes, fault = _ingest_found(store, found, chunk, worker, llm=llm, vision=vision,
-                                        on_progress=on_progress)
+    ignored: Counter[str] = Counter()
+    found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
+                          ignore=ignore, on_ignored=lambda _, why: ignored.update((why,))))
+    resolved = [r.expanduser().resolve() for r in roots]
+    problems = ProblemLog(store, {r for r in resolved if r.is_file()})
+    outcomes: list[FileOutcome] = []
+    embedded = [0]  # chunks embedded and committed, for an interrupted run's report
+    try:
+        with ExtractionWorker(timeout_s=extract_timeout_s) as worker:
+            fault = _ingest_found(store, found, chunk, worker, outcomes, problems, llm=llm,
+                                  vision=vision, on_progress=on_progress, on_file=on_file)
+    except KeyboardInterrupt:
+        problems.save([])
+        raise IngestInterrupted(IngestReport(outcomes=tuple(outcomes)), phase="files",
+                                files_left=len(found) - len(outcomes)) from None
     if fault is not None:
-        return _stopped_report(store, outcomes, service)
+        return stopped_report(store, outcomes, service)
     record_links(store, ((str(link), str(real)) for link, real, _ in links))
     kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
+    for folder in kept:
+        problems.folder_failed(folder)
+    problems.save(resolved)
     outcomes += kept
     removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
                                      not in {o.path for o in kept}], links=sync)
+    removed += remove_ignored(store, resolved, ignore)
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]
-    warnings += _situating_notes(store, llm) if written else []
+    warnings += situating_notes(store, llm) if written else []
     retried = store.count_pending_models()
     if retried:
-        warnings.append(f"status pending_models for {_documents(retried)} (a model call "
+        warnings.append(f"status pending_models for {documents(retried)} (a model call "
                         "failed): ingesting their files again redoes them")
     too_big = scale_warning(store.counts_chunks())
     if too_big:
         warnings.append(too_big)
     pending = 0
     if service is not None:
-        _, error = backfill_vectors(service, on_progress)
+        def count(phase: str, done: int, total: int) -> None:
+            embedded[0] = done
+            if on_progress:
+                on_progress(phase, done, total)
+        try:
+            _, error = backfill_vectors(service, count)
+        except KeyboardInterrupt:
+            raise IngestInterrupted(IngestReport(outcomes=tuple(outcomes), removed=removed,
+                                                 vectors_written=embedded[0]),
+                                    phase="vectors", files_left=0) from None
         if error:
             warnings.append(error)
         pending = vectors.count_missing_live(store, service.fingerprint.key)
@@ -303,45 +352,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     store.refresh_status()
     return IngestReport(outcomes=tuple(outcomes), removed=removed, vectors_pending=pending,
                         embedder=service.fingerprint.description if service else "none",
-                        warnings=tuple(warnings))
-
-
-def _stopped_report(store: Store, outcomes: list[FileOutcome],
-                    service: EmbeddingService | None) -> IngestReport:
-    """The report of a batch a storage fault stopped: what was committed, nothing more.
-
-    No later stage runs (sync, embedding and status updates write too); each file listed as
-    added or updated is committed whole, the failed one left no trace, and the index stays
-    consistent (every write is one transaction).
-    """
-    skipped = sum(1 for o in outcomes if o.reason == NOT_ATTEMPTED)
-    counts = store.counts()
-    return IngestReport(outcomes=tuple(outcomes), vectors_pending=counts["chunks"] - counts[
-        "vectors"], embedder=service.fingerprint.description if service else "none",
-        warnings=(f"the ingest stopped at a storage fault: {_files(skipped)} not attempted, "
-                  "no vectors computed, nothing removed; what is listed as added or updated "
-                  "is committed",))
-
-
-def _files(n: int) -> str:
-    return f"{n} file" if n == 1 else f"{n} files"
-
-
-def _situating_notes(store: Store, llm: LLM | None) -> list[str]:
-    """The batch's word on prefixes mixed across documents (the LLM itself is optional)."""
-    situated, total = store.situated_documents()
-    if llm is None:
-        return [f"prefixes are mixed: {situated} of {total} documents in the index carry "
-                "situating sentences (ingested with an LLM)"] if situated else []
-    if total == situated:
-        return []
-    return [f"{total - situated} of {total} documents in the index have no situating "
-            "sentences (ingested without an LLM, or its calls failed); an unchanged file "
-            "ingested without an LLM is not read again: `kb rm` it and ingest it to add them"]
-
-
-def _documents(n: int) -> str:
-    return f"{n} document" if n == 1 else f"{n} documents"
+                        warnings=tuple(warnings), ignored=tuple(ignored.most_common()),
+                        vectors_written=embedded[0], new_problems=tuple(problems.new))
 
 
 def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,

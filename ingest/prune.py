@@ -11,9 +11,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kb.ingest.ignore import IgnoreRules
 from kb.store import Store
 from kb.store.links import forget_links, links_under
 
@@ -54,6 +55,31 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
             elif _gone(Path(link)) or os.path.realpath(link) != source:
                 forget.append(link)
         forget_links(store, forget)
+    return tuple(removed)
+
+
+def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = ()
+                   ) -> tuple[str, ...]:
+    """Delete documents under any folder in ``roots`` that its ignore rules now leave out.
+
+    A document indexed before a ``.gitignore`` or ``.kbignore`` said otherwise (or by a kb
+    without ignore rules: ``node_modules``) goes, as its file would never be indexed now.
+
+    Args:
+        store: the open store.
+        roots: the paths given to the ingest, resolved; only folders count.
+        ignore: the extra gitignore patterns of the batch (``kb.ingest.ignore``).
+
+    Returns:
+        The removed sources.
+    """
+    rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
+    removed = []
+    for doc in store.documents():
+        path = Path(doc.source)
+        if any(r.reason_under(path) is not None for r in rules if path.is_relative_to(r.top)):
+            store.delete_document(doc.source)
+            removed.append(doc.source)
     return tuple(removed)
 
 

@@ -14,7 +14,10 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from kb.ingest.ignore import IgnoreRules
 
 WalkErrorKind = Literal["unreadable_folder", "unreadable_file", "symlink_loop",
                         "dangling_symlink"]
@@ -52,10 +55,13 @@ def link_error(path: Path, exc: OSError) -> WalkError:
 
 
 def walk_files(top: Path, suffixes: frozenset[str], *,
-               on_error: Callable[[WalkError], None]) -> Iterator[Path]:
+               on_error: Callable[[WalkError], None], ignore: IgnoreRules | None = None,
+               on_ignored: Callable[[Path, str], None] | None = None) -> Iterator[Path]:
     """Yield the files under folder ``top`` whose suffix is in ``suffixes``, unresolved.
 
-    Hidden files and folders (name starting with ``.``) are skipped; symlinked folders are not
+    Without ``ignore``, hidden files and folders (name starting with ``.``) are skipped; with
+    it, what ``ignore.reason`` names (built-in excludes, virtualenvs, hidden entries, ignore
+    files: ``kb.ingest.ignore``) is, and an ignored folder is not entered. Symlinked folders are not
     followed (no loops); each folder yields its files in sorted order, then its subfolders are
     walked in sorted order, so the walk is deterministic. A yielded path may be a symlink to a
     regular file (the caller resolves and checks it). Other entries (FIFOs, sockets, devices)
@@ -69,6 +75,10 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
         top: the folder to walk.
         suffixes: file suffixes to keep, lower case with the dot (``.md``).
         on_error: called with each ``WalkError`` as the walk meets it; the walk goes on.
+        ignore: the folder's ignore rules, or ``None`` to skip hidden entries only.
+        on_ignored: called with (entry, reason) for each entry left out: an ignored file or
+            folder (a folder once, its content never looked at) and, as ``unsupported type
+            .org`` (or ``no file extension``), a file whose suffix is not in ``suffixes``.
     """
     stack = [top]
     while stack:
@@ -82,9 +92,19 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
             continue
         subfolders: list[Path] = []
         for entry in entries:
-            if entry.name.startswith("."):
-                continue
             path = Path(entry.path)
+            if ignore is None and entry.name.startswith("."):
+                continue
+            if ignore is not None:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                why = ignore.reason(path, is_dir=is_dir)
+                if why is not None:
+                    if on_ignored is not None:
+                        on_ignored(path, why)
+                    continue
             try:
                 if entry.is_symlink():
                     try:
@@ -103,4 +123,7 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
                 continue
             if regular and path.suffix.lower() in suffixes:
                 yield path
+            elif regular and on_ignored is not None:
+                on_ignored(path, f"unsupported type {path.suffix.lower()}" if path.suffix
+                           else "no file extension")
         stack.extend(reversed(subfolders))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import multiprocessing.connection
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,8 +48,10 @@ def _serve(conn: multiprocessing.connection.Connection, memory_mib: int | None) 
     """The worker's loop: extract each path received, answer with a picklable tuple.
 
     Parsers' log records are dropped: they narrate recoveries from broken files, and the
-    reply (the report) already says what failed and why.
+    reply (the report) already says what failed and why. Ctrl-C is the parent's to handle
+    (it stops the worker): a worker killed by it would look like a file that crashed it.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger().addHandler(logging.NullHandler())
     logging.getLogger().setLevel(logging.CRITICAL)
     limit = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -146,19 +146,23 @@ class KnowledgeBase:
     # Ingest
 
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
-               allow_empty: bool = False,
-               on_progress: ProgressFn | None = None) -> IngestReport:
+               allow_empty: bool = False, on_progress: ProgressFn | None = None,
+               ignore: Sequence[str] = (),
+               on_file: Callable[[str], None] | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``kb.ingest.pipeline``.
 
         ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
         documents under the given folders whose files are gone are removed; a folder that
         holds no files at all keeps its documents and is reported failed (an unmounted drive
-        looks empty) unless ``allow_empty`` is set.
+        looks empty) unless ``allow_empty`` is set. Folder walks leave out what the ignore
+        rules say (``kb.ingest.ignore``), plus the gitignore patterns ``ignore``, relative
+        to each folder given. ``on_file`` is called with each file's path before it is read.
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.
             FileNotFoundError: a given path does not exist.
             kb.errors.FingerprintMismatch: the index holds vectors of another model.
+            kb.ingest.report.IngestInterrupted: Ctrl-C, with the report of what was committed.
         """
         paths = path_list(paths)
         service, problem = self.embedding_service()
@@ -173,17 +177,20 @@ class KnowledgeBase:
                                 no_vectors_reason=problem or "no embedder configured",
                                 llm=self.ingest_llm, vision=self.vision,
                                 extract_timeout_s=self.config.extract_timeout_s,
-                                allow_empty=allow_empty)
+                                allow_empty=allow_empty, ignore=ignore, on_file=on_file)
 
     def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
-             on_progress: ProgressFn | None = None) -> IngestReport:
+             on_progress: ProgressFn | None = None, ignore: Sequence[str] = (),
+             on_file: Callable[[str], None] | None = None) -> IngestReport:
         """Ingest folders and remove documents whose files are gone from them.
 
         A folder that holds no files at all while the index has documents from it keeps them
         and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
-        ``allow_empty`` is set: then they are removed too.
+        ``allow_empty`` is set: then they are removed too. ``ignore`` and ``on_file``: as
+        ``ingest``.
         """
-        return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress)
+        return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress,
+                           ignore=ignore, on_file=on_file)
 
     def reembed(self, *, discard_staged: bool = False,
                 on_progress: ProgressFn | None = None) -> ReembedReport:

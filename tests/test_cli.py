@@ -89,9 +89,12 @@ def test_sync_exits_1_when_a_file_failed_like_ingest(tmp_path):
     write(folder / "good.md", "# Good\n\nGulls nest on the cliffs.\n")
     corrupt = write(folder / "corrupt.pdf", "%PDF-1.4 this is not a PDF at all\n")
     for command in ("ingest", "sync"):
+        write(corrupt, f"%PDF-1.4 this is not a PDF at all ({command})\n")  # a new problem
         r = run("--db", db, command, str(folder))
         assert r.exit_code == 1, (command, r.output)
         assert f"FAILED   {corrupt.resolve()}: " in r.output
+    r = run("--db", db, "sync", str(folder))  # reported once: unchanged, it is skipped
+    assert r.exit_code == 0 and f"SKIPPED  {corrupt.resolve()}: " in r.output, r.output
     corrupt.unlink()
     r = run("--db", db, "sync", str(folder))
     assert r.exit_code == 0 and "0 failed" in r.output

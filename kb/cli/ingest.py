@@ -3,16 +3,70 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
+from kb.cli.progress import ingest_progress
+from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
 from kb.shapes import IngestSummaryJSON
 from kb.types import IngestReport
 
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, the shell's convention
+RESUME_HINT = ("run the same command again to resume: unchanged files are skipped by content "
+               "hash and only chunks without vectors are embedded")
 
-def _print_report(report: IngestReport, as_json: bool) -> None:
+
+def _ignored_line(report: IngestReport) -> str:
+    """``IGNORED  5 entries: 2 .gitignore, ...`` or empty when nothing was ignored."""
+    total = sum(n for _, n in report.ignored)
+    if not total:
+        return ""
+    parts = ", ".join(f"{n} {why}" for why, n in report.ignored)
+    return f"IGNORED  {total} {'entry' if total == 1 else 'entries'}: {parts}"
+
+
+@contextmanager
+def interruption_reported(as_json: bool) -> Iterator[None]:
+    """Turn Ctrl-C into what was committed and how to resume, exit 130 (not ``Aborted!``)."""
+    try:
+        yield
+    except IngestInterrupted as stop:
+        done = stop.report
+        counts = ", ".join(f"{done.count(a)} {a}" for a in ("added", "updated", "unchanged",
+                                                           "skipped", "failed") if done.count(a))
+        what = f"{len(done.outcomes)} files done ({counts or 'none'})"
+        if stop.phase == "files":
+            what += f", {stop.files_left} not started; no chunk embedded yet"
+        else:
+            what += f", all indexed; {done.vectors_written} chunks embedded"
+        if as_json:
+            emit_json({"type": "interrupted", "phase": stop.phase, "files_left": stop.files_left,
+                       **to_json(IngestSummaryJSON.of(done))})
+        click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
+                   f": {what}; all of it is committed (each document whole)", err=True)
+        click.echo(f"kb: {RESUME_HINT}", err=True)
+        sys.exit(INTERRUPTED_EXIT)
+    except KeyboardInterrupt:
+        click.echo("kb: interrupted; what was written is committed (each document whole)",
+                   err=True)
+        click.echo(f"kb: {RESUME_HINT}", err=True)
+        sys.exit(INTERRUPTED_EXIT)
+
+
+def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport:
+    """``call(on_progress=..., on_file=...)`` with a progress display and Ctrl-C reported."""
+    with interruption_reported(as_json), ingest_progress(not as_json) as shown:
+        if shown is None:
+            return call()
+        return call(on_progress=shown.on_progress, on_file=shown.on_file)
+
+
+def print_report(report: IngestReport, as_json: bool) -> None:
+    """Print a batch's report: one line per file with something to say, then the summary."""
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
@@ -27,10 +81,13 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
         click.echo(f"REMOVED  {src}")
     for w in report.warnings:
         click.echo(f"WARN     {w}")
+    if _ignored_line(report):
+        click.echo(_ignored_line(report))
     click.echo(
         f"{report.count('added')} added, {report.count('updated')} updated, "
         f"{report.count('unchanged')} unchanged, {report.count('skipped')} skipped, "
-        f"{report.count('failed')} failed; {report.chunks} chunks written; "
+        f"{report.count('failed')} failed; {report.chunks} chunks written, "
+        f"{report.vectors_written} chunks embedded; "
         f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}")
 
 
@@ -42,9 +99,9 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
 @errors_as_one_line
 def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     """Ingest files and folders (recursively) into the knowledge base."""
-    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
-        report = kb.ingest(paths, on_progress=bar)
-    _print_report(report, as_json)
+    with open_kb(ctx, create=True) as kb:
+        report = run_ingest(as_json, lambda **shown: kb.ingest(paths, **shown))
+    print_report(report, as_json)
     # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
     sys.exit(1 if report.count("failed") else 0)
 
@@ -56,18 +113,27 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
               help="A folder that holds no files is really empty: remove its documents too "
                    "(without it they are kept and the folder fails: an unmounted drive looks "
                    "empty).")
+@click.option("--check", is_flag=True,
+              help="For cron: exit 1 only on new problems (a file or folder failing that no "
+                   "earlier sync reported), else 0.")
 @click.pass_context
 @errors_as_one_line
-def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empty: bool) -> None:
+def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empty: bool,
+         check: bool) -> None:
     """Ingest folders and remove documents whose files are gone from them.
 
     A folder that holds no files at all while the index has documents from it keeps them and
     is reported FAILED (exit 1): an unmounted drive or share looks like an empty folder. Pass
-    --allow-empty when it really is empty.
+    --allow-empty when it really is empty. A file that failed is remembered: later syncs
+    skip it with its reason (exit 0) until it changes. With --check, a folder failing again
+    exits 0 too: only new problems exit 1.
     """
-    with open_kb(ctx, create=True) as kb, progress_bar(not as_json) as bar:
-        report = kb.sync(folders, allow_empty=allow_empty, on_progress=bar)
-    _print_report(report, as_json)
+    with open_kb(ctx, create=True) as kb:
+        report = run_ingest(as_json, lambda **shown: kb.sync(
+            folders, allow_empty=allow_empty, **shown))
+    print_report(report, as_json)
+    if check:
+        sys.exit(1 if report.new_problems else 0)
     # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
     sys.exit(1 if report.count("failed") else 0)
 

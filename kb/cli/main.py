@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 # Each command module registers its commands on ``cli`` when imported.
-from kb.cli import ask, documents, evaluate, ingest, search, serve, show  # noqa: F401
+from kb.cli import (  # noqa: F401
+    ask,
+    documents,
+    evaluate,
+    ingest,
+    search,
+    serve,
+    show,
+    watch,
+)
 from kb.cli.common import cli
 
 

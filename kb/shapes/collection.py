@@ -5,7 +5,7 @@ A stored ``Document`` and a ``FileOutcome`` are written as they are (``kb.types`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kb.shapes.errors import ErrorDetailJSON, ErrorType
@@ -27,6 +27,12 @@ class IngestSummaryJSON:
         vectors_pending: chunks waiting for vectors (``kb reembed`` adds them).
         embedder: the embedder used.
         warnings: notes on the batch as a whole.
+        embedded: chunks embedded in this batch (a resumed run counts those an interrupted
+            one left without vectors).
+        ignored: entries folder walks left out, by reason (``.gitignore``, ``hidden``,
+            ``built-in exclude``, ``unsupported type .org``, ...); a folder counts once.
+        new_problems: paths of the failed files and folders not reported by an earlier
+            batch (``kb sync --check`` exits 1 when there is one).
     """
 
     added: int
@@ -39,6 +45,9 @@ class IngestSummaryJSON:
     vectors_pending: int
     embedder: str
     warnings: tuple[str, ...]
+    embedded: int = 0
+    ignored: dict[str, int] = field(default_factory=dict)
+    new_problems: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, report: IngestReport) -> IngestSummaryJSON:
@@ -47,7 +56,8 @@ class IngestSummaryJSON:
                    unchanged=report.count("unchanged"), skipped=report.count("skipped"),
                    failed=report.count("failed"), chunks=report.chunks, removed=report.removed,
                    vectors_pending=report.vectors_pending, embedder=report.embedder,
-                   warnings=report.warnings)
+                   warnings=report.warnings, embedded=report.vectors_written,
+                   ignored=dict(report.ignored), new_problems=report.new_problems)
 
 
 @dataclass(frozen=True, slots=True)

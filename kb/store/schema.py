@@ -132,11 +132,32 @@ def _m004_models_pending_column(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m005_file_problems(conn: sqlite3.Connection) -> None:
+    """Files (and folders) an ingest could not index, remembered until they change.
+
+    One row per source: its size and modification time when the problem was met (-1 and 0
+    for a folder), and the reason reported. ``kb.store.problems`` reads and writes it.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE file_problems (
+            source TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            reason TEXT NOT NULL,
+            reported_at TEXT NOT NULL
+        )
+        """
+    )
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
     (3, "fts keeps combining marks", _m003_fts_keeps_marks),
     (4, "models_pending column", _m004_models_pending_column),
+    (5, "file problems", _m005_file_problems),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -181,13 +181,31 @@ class FileOutcome:
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """Summary of one ingest or sync batch."""
+    """Summary of one ingest or sync batch.
+
+    Attributes:
+        outcomes: one per file (or folder) met, in walk order.
+        removed: sources of the documents removed (files gone from the folders given).
+        vectors_pending: chunks waiting for vectors after the batch.
+        embedder: the embedder used.
+        warnings: notes on the batch as a whole.
+        ignored: (reason, entries) pairs, most first: what folder walks left out by rule
+            (``built-in exclude``, ``virtualenv``, ``hidden``, ``.gitignore``, ``.kbignore``,
+            ``ignore pattern``, ``unsupported type .org``, ``no file extension``); an ignored
+            folder counts once, its content unseen.
+        vectors_written: chunks embedded and committed in this batch (also those of files
+            an earlier, interrupted run indexed).
+        new_problems: paths of the ``failed`` outcomes not reported by an earlier batch.
+    """
 
     outcomes: tuple[FileOutcome, ...] = ()
     removed: tuple[str, ...] = ()
     vectors_pending: int = 0
     embedder: str = ""
     warnings: tuple[str, ...] = field(default=())
+    ignored: tuple[tuple[str, int], ...] = ()
+    vectors_written: int = 0
+    new_problems: tuple[str, ...] = ()
 
     def count(self, action: str) -> int:
         """Number of files whose outcome is ``action``."""

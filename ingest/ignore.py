@@ -1,0 +1,150 @@
+"""Which entries of a folder an ingest leaves out, and why: built-in excludes and ignore files.
+
+A folder walk (``kb.ingest.walk.walk_files``) asks ``IgnoreRules.reason`` about each entry, and
+``kb watch`` and the sync's prune ask ``IgnoreRules.reason_under`` about any path below the
+folder. In order, the first that applies gives the reason:
+
+1. ``built-in exclude``: a folder named ``node_modules``, ``.git``, ``.hg``, ``.svn``,
+   ``__pycache__``, ``.venv`` or ``.tox`` (``BUILTIN_EXCLUDES``);
+2. ``virtualenv``: a folder holding ``pyvenv.cfg`` (a Python virtual environment, whatever
+   its name);
+3. ``hidden``: any other name starting with ``.``;
+4. ``.gitignore``, ``.kbignore`` or ``ignore pattern``: gitignore patterns, read with
+   ``pathspec`` (``GitIgnoreSpec``, git's own rules: ``!`` re-includes, a trailing ``/``
+   matches folders only, a pattern with a ``/`` is anchored to its file's folder). Like git,
+   each folder's ``.gitignore`` and ``.kbignore`` apply below it, a deeper file's patterns
+   override a shallower one's, ``.kbignore`` overrides ``.gitignore`` in the same folder, and
+   the extra patterns (``Config.ingest_ignore``, anchored at the folder walked) come last.
+   ``.gitignore`` files of the folders above the one walked count too, up to the repository
+   root (the nearest folder above that holds ``.git``), as git reads them. A file inside an
+   ignored folder cannot be included again (the folder is never entered).
+
+An ignore file that cannot be read is treated as empty (a warning is logged).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+log = logging.getLogger(__name__)
+
+BUILTIN_EXCLUDES = frozenset({"node_modules", ".git", ".hg", ".svn", "__pycache__", ".venv",
+                              ".tox"})
+IGNORE_FILES = (".gitignore", ".kbignore")  # in this order: the later one overrides
+EXTRA_PATTERNS = "ignore pattern"  # the reason for a path matched by the extra patterns
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    base: Path  # the folder the patterns are relative to
+    spec: GitIgnoreSpec
+    origin: str  # ``.gitignore``, ``.kbignore`` or ``EXTRA_PATTERNS``
+
+
+def _read_spec(folder: Path, name: str) -> _Spec | None:
+    path = folder / name
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("%s: cannot read (%s); its patterns are not applied", path, exc)
+        return None
+    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    return _Spec(folder, spec, name) if len(spec) else None
+
+
+def _repository_root(top: Path) -> Path | None:
+    """The nearest folder at or above ``top`` that holds ``.git``, or ``None``."""
+    for folder in (top, *top.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+class IgnoreRules:
+    """The ignore rules of one folder walked, with each folder's ignore files read once.
+
+    Args:
+        top: the folder walked (absolute).
+        patterns: extra gitignore patterns, relative to ``top`` (``Config.ingest_ignore``).
+    """
+
+    def __init__(self, top: Path, patterns: Sequence[str] = ()) -> None:
+        self.top = top
+        inherited: list[_Spec] = []
+        root = _repository_root(top)
+        if root is not None and root != top:
+            for folder in reversed(top.parents):
+                if folder == root or folder.is_relative_to(root):
+                    found = _read_spec(folder, ".gitignore")
+                    if found is not None:
+                        inherited.append(found)
+        extra = GitIgnoreSpec.from_lines(list(patterns))
+        self._extra = _Spec(top, extra, EXTRA_PATTERNS) if len(extra) else None
+        self._specs: dict[Path, tuple[_Spec, ...]] = {}
+        self._above = tuple(inherited)
+
+    def _specs_of(self, folder: Path) -> tuple[_Spec, ...]:
+        """The pattern sets that apply to entries of ``folder`` (under ``top``), outermost first."""
+        cached = self._specs.get(folder)
+        if cached is not None:
+            return cached
+        outer = self._above if folder == self.top else self._specs_of(folder.parent)
+        own = tuple(s for s in (_read_spec(folder, name) for name in IGNORE_FILES) if s)
+        self._specs[folder] = specs = (*outer, *own)
+        return specs
+
+    def reason(self, path: Path, *, is_dir: bool) -> str | None:
+        """Why the entry ``path`` (a child of a folder under ``top``) is left out, or ``None``.
+
+        Args:
+            path: the entry, ``top`` or a folder under it being its parent.
+            is_dir: whether it is a folder (not followed through a symlink).
+
+        Returns:
+            ``built-in exclude``, ``virtualenv``, ``hidden``, ``.gitignore``, ``.kbignore``,
+            ``ignore pattern``, or ``None`` when it is kept.
+        """
+        name = path.name
+        if is_dir and name in BUILTIN_EXCLUDES:
+            return "built-in exclude"
+        if is_dir and (path / "pyvenv.cfg").exists():
+            return "virtualenv"
+        if name.startswith("."):
+            return "hidden"
+        specs = self._specs_of(path.parent)
+        if self._extra is not None:
+            specs = (*specs, self._extra)
+        decision: str | None = None
+        for s in specs:
+            relative = path.relative_to(s.base).as_posix() + ("/" if is_dir else "")
+            include = s.spec.check_file(relative).include
+            if include is not None:
+                decision = s.origin if include else None
+        return decision
+
+    def reason_under(self, path: Path) -> str | None:
+        """Why ``path``, anywhere under ``top``, is left out (by it or a folder above it).
+
+        Returns:
+            As ``reason``, for the first component from ``top`` down that is left out;
+            ``None`` when none is, or when ``path`` is not under ``top``.
+        """
+        try:
+            parts = path.relative_to(self.top).parts
+        except ValueError:
+            return None
+        current = self.top
+        for i, part in enumerate(parts):
+            current = current / part
+            is_dir = i < len(parts) - 1 or current.is_dir()
+            why = self.reason(current, is_dir=is_dir)
+            if why is not None:
+                return why
+        return None

@@ -1,0 +1,119 @@
+"""A batch's problems, each reported once: what failed is remembered until it changes.
+
+A file that failed for a reason of its own (an encrypted PDF, a DOCX without text, an
+extraction over its time budget, a file over the size budget) is recorded in the store
+(``kb.store.problems``) with its size and modification time. Later batches skip it, without
+reading it, as ``skipped`` with the remembered reason, until either changes: a sync over a
+folder with such a file exits 0 from the second run on. A file given directly (``kb ingest
+FILE``) is always read again. Not remembered, so failing every time: a file kb may not read
+(``cannot read: ...``, which a ``chmod`` fixes without touching the file), a storage fault and
+the files it left unattempted.
+
+A folder the walk could not read and a folder kept because it looks unmounted fail every time
+(their documents are at stake), and are recorded too, so that ``new`` tells a problem first
+met in this batch from one reported before (``kb sync --check`` exits 1 only on new ones).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb.store import Store
+from kb.store.problems import (
+    FOLDER_SIZE,
+    forget_problems,
+    get_problem,
+    problems_under,
+    remember_problems,
+)
+from kb.types import FileOutcome
+
+NOT_REMEMBERED = ("cannot read", "not attempted")  # reasons a file's problem is not recorded
+
+
+def _storable(source: str) -> bool:
+    """Whether ``source`` can be stored (a file name the file system gave as bytes cannot)."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class ProblemLog:
+    """The problems of one batch against those remembered in ``store``.
+
+    Args:
+        store: the open store.
+        given: the resolved paths given directly (their files are always read again).
+    """
+
+    def __init__(self, store: Store, given: set[Path]) -> None:
+        self.store = store
+        self.given = given
+        self.new: list[str] = []  # failed sources not reported before, in batch order
+        self._met: set[str] = set()  # sources with a problem in this batch
+        self._remember: list[tuple[str, int, float, str]] = []
+        self._forget: list[str] = []
+
+    def known(self, path: Path) -> FileOutcome | None:
+        """``path``'s outcome when it failed before and is unchanged since, else ``None``.
+
+        The outcome is ``skipped`` with the remembered reason and the date it was reported.
+        """
+        if path in self.given or not _storable(str(path)):
+            return None
+        problem = get_problem(self.store, str(path))
+        if problem is None or problem.size == FOLDER_SIZE:
+            return None
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        if (stat.st_size, stat.st_mtime) != (problem.size, problem.mtime):
+            return None
+        self._met.add(problem.source)
+        return FileOutcome(problem.source, "skipped", reason=(
+            f"{problem.reason} (reported {problem.reported_at:%Y-%m-%d}; skipped until the "
+            "file changes)"))
+
+    def file_done(self, path: Path, outcome: FileOutcome, *, remember: bool = True) -> None:
+        """Note ``outcome`` of the file ``path``: a failure is remembered, a success forgets.
+
+        Args:
+            path: the file.
+            outcome: its outcome in this batch (not one ``known`` gave).
+            remember: whether a failure may be recorded (false after a storage fault).
+        """
+        source = str(path)
+        if not _storable(source):  # a name that is not UTF-8: reported, never stored
+            if outcome.action == "failed":
+                self.new.append(outcome.path)
+            return
+        if outcome.action != "failed":
+            self._forget.append(source)
+            return
+        self.new.append(outcome.path)
+        if remember and outcome.path == source and not outcome.reason.startswith(
+                NOT_REMEMBERED):
+            try:
+                stat = path.stat()
+            except OSError:
+                return
+            self._met.add(source)
+            self._remember.append((source, stat.st_size, stat.st_mtime, outcome.reason))
+
+    def folder_failed(self, outcome: FileOutcome) -> None:
+        """Note a ``failed`` outcome of a folder (unreadable, or kept as looking unmounted)."""
+        before = get_problem(self.store, outcome.path)
+        if before is None or before.reason != outcome.reason:
+            self.new.append(outcome.path)
+        self._met.add(outcome.path)
+        self._remember.append((outcome.path, FOLDER_SIZE, 0.0, outcome.reason))
+
+    def save(self, folders: list[Path]) -> None:
+        """Write what the batch learnt; records under ``folders`` not met again are dropped."""
+        remember_problems(self.store, self._remember)
+        stale = [s for f in folders for s in problems_under(self.store, str(f).rstrip("/"))
+                 if s not in self._met]
+        forget_problems(self.store, [*self._forget, *stale])

@@ -1,0 +1,74 @@
+"""The batch report's notes, and the reports of a batch that stopped early.
+
+A storage fault stops a batch (``stopped_report``: what was committed, nothing more); Ctrl-C
+interrupts one (``IngestInterrupted``: the same, raised so the caller can say how to resume).
+Either way each file listed as added or updated is committed whole, and the vectors counted
+as embedded are committed too (one transaction per page).
+"""
+
+from __future__ import annotations
+
+from kb.backends import LLM
+from kb.embedding.service import EmbeddingService
+from kb.store import Store
+from kb.types import FileOutcome, IngestReport
+
+NOT_ATTEMPTED = "not attempted: the ingest stopped at a storage fault (see the failed file)"
+
+
+class IngestInterrupted(KeyboardInterrupt):
+    """Ctrl-C (``KeyboardInterrupt``) during an ingest, with what it committed before.
+
+    Still a ``KeyboardInterrupt``, so a caller that does not look for it stops as before.
+
+    Attributes:
+        report: the outcomes of the files done (each added or updated one is committed
+            whole), and ``vectors_written``, the chunks embedded and committed.
+        phase: ``files`` (reading and indexing text) or ``vectors`` (embedding).
+        files_left: the files found but not done.
+    """
+
+    def __init__(self, report: IngestReport, *, phase: str, files_left: int) -> None:
+        super().__init__(f"interrupted while {phase}")
+        self.report = report
+        self.phase = phase
+        self.files_left = files_left
+
+
+def stopped_report(store: Store, outcomes: list[FileOutcome],
+                   service: EmbeddingService | None) -> IngestReport:
+    """The report of a batch a storage fault stopped: what was committed, nothing more.
+
+    No later stage runs (sync, embedding and status updates write too); each file listed as
+    added or updated is committed whole, the failed one left no trace, and the index stays
+    consistent (every write is one transaction).
+    """
+    skipped = sum(1 for o in outcomes if o.reason == NOT_ATTEMPTED)
+    counts = store.counts()
+    return IngestReport(outcomes=tuple(outcomes), vectors_pending=counts["chunks"] - counts[
+        "vectors"], embedder=service.fingerprint.description if service else "none",
+        warnings=(f"the ingest stopped at a storage fault: {_files(skipped)} not attempted, "
+                  "no vectors computed, nothing removed; what is listed as added or updated "
+                  "is committed",))
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
+def situating_notes(store: Store, llm: LLM | None) -> list[str]:
+    """The batch's word on prefixes mixed across documents (the LLM itself is optional)."""
+    situated, total = store.situated_documents()
+    if llm is None:
+        return [f"prefixes are mixed: {situated} of {total} documents in the index carry "
+                "situating sentences (ingested with an LLM)"] if situated else []
+    if total == situated:
+        return []
+    return [f"{total - situated} of {total} documents in the index have no situating "
+            "sentences (ingested without an LLM, or its calls failed); an unchanged file "
+            "ingested without an LLM is not read again: `kb rm` it and ingest it to add them"]
+
+
+def documents(n: int) -> str:
+    """``n document`` or ``n documents``."""
+    return f"{n} document" if n == 1 else f"{n} documents"

@@ -1,0 +1,83 @@
+"""``kb watch``: keep folders in sync while it runs, with watchfiles (Rust ``notify``).
+
+It syncs the folders once, then waits for changes: each batch (changes settle for
+``--debounce-ms``) is sorted by ``kb.ingest.changes.plan_changes`` and applied: changed files
+ingested, deleted ones removed, and a full sync when a folder came or went or an ignore file
+changed. Each batch prints its report as ``kb sync`` does. Ctrl-C stops it between batches, or
+reports what a batch committed when it stops one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import click
+
+from kb.api import KnowledgeBase
+from kb.cli.common import cli, errors_as_one_line, open_kb
+from kb.cli.ingest import print_report, run_ingest
+from kb.errors import DocumentNotFound
+from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
+from kb.ingest.extract import SUPPORTED_SUFFIXES
+from kb.types import IngestReport
+
+DEBOUNCE_MS = 300  # changes settle this long before a batch is applied (watchfiles: 1,600)
+WAKE_MS = 500  # the watcher yields at least this often (an empty batch when nothing changed)
+KINDS: dict[int, ChangeKind] = {1: "added", 2: "modified", 3: "deleted"}  # watchfiles.Change
+
+
+def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
+           as_json: bool) -> IngestReport:
+    """Carry out ``plan``: a full sync, or the removals and then the ingest it lists."""
+    if plan.resync:
+        return run_ingest(as_json, lambda **shown: kb.sync(folders, **shown))
+    removed = []
+    for path in plan.remove:
+        try:
+            removed.append(kb.remove(str(path)).source)
+        except DocumentNotFound:
+            pass  # never indexed (empty, failed, or gone before it was)
+    report = IngestReport()
+    if plan.ingest:
+        report = run_ingest(as_json, lambda **shown: kb.ingest(plan.ingest, **shown))
+    return dataclasses.replace(report, removed=(*removed, *report.removed))
+
+
+@cli.command()
+@click.argument("folders", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON Lines: each batch's files, then its summary.")
+@click.option("--debounce-ms", default=DEBOUNCE_MS, show_default=True,
+              type=click.IntRange(50, 60_000),
+              help="How long changes must settle before a batch is applied.")
+@click.pass_context
+@errors_as_one_line
+def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_ms: int) -> None:
+    """Sync folders, then keep them in sync as files change, until Ctrl-C.
+
+    Created and edited files are ingested, deleted ones removed, under the same ignore rules
+    as `kb sync` (.gitignore, .kbignore, built-in excludes). A file that fails is reported
+    once, as by `kb sync`.
+    """
+    import watchfiles
+
+    roots = [Path(f).expanduser().resolve() for f in folders]
+    synced = False
+    with open_kb(ctx, create=True) as kb:
+        # The watcher is running once it first yields (changes, or none within the timeout):
+        # only then the first sync, so a change made meanwhile is in the next batch.
+        for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
+                                        rust_timeout=WAKE_MS, yield_on_timeout=True,
+                                        raise_interrupt=False):
+            if not synced:
+                synced = True
+                print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)),
+                             as_json)
+                click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
+            plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
+                                SUPPORTED_SUFFIXES)
+            if plan:
+                print_report(_apply(kb, plan, roots, as_json), as_json)
+    click.echo("kb: watch stopped", err=True)

@@ -1,0 +1,90 @@
+"""Files kb cannot index are reported once and remembered (issue 13, item 4; acceptance 3)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+from conftest import DOCS, write
+from docx import Document as DocxDocument
+
+from kb.cli import cli
+
+ENCRYPTED = DOCS / "pdf" / "libreoffice-writer-password.pdf"  # needs a user password
+GOOD_PDF = DOCS / "pdf" / "minimal-document.pdf"
+
+
+def _sync(db: Path, folder: Path, *extra: str) -> Result:
+    return CliRunner().invoke(cli, ["--db", str(db), "--embedder", "none", "sync", *extra,
+                                    str(folder)])
+
+
+def _folder(tmp_path: Path) -> tuple[Path, Path, Path]:
+    folder = (tmp_path / "docs").resolve()
+    write(folder / "good.md", "# Good\n\nGannets dive from thirty metres.\n")
+    pdf = folder / "locked.pdf"
+    shutil.copy(ENCRYPTED, pdf)
+    empty = folder / "empty.docx"
+    DocxDocument().save(str(empty))
+    return folder, pdf, empty
+
+
+def test_a_second_sync_skips_known_problems_and_exits_0(tmp_path: Path) -> None:
+    db = tmp_path / "kb.db"
+    folder, pdf, empty = _folder(tmp_path)
+    first = _sync(db, folder)
+    assert first.exit_code == 1, first.output
+    assert f"FAILED   {pdf}: encrypted" in first.output
+    assert f"FAILED   {empty}: " in first.output
+    second = _sync(db, folder)
+    assert second.exit_code == 0, second.output
+    assert f"SKIPPED  {pdf}: encrypted" in second.output
+    assert "skipped until the file changes" in second.output
+    assert "0 failed" in second.output
+    assert _sync(db, folder, "--check").exit_code == 0
+
+
+def test_a_changed_file_is_read_again_and_a_fixed_one_forgotten(tmp_path: Path) -> None:
+    db = tmp_path / "kb.db"
+    folder, pdf, empty = _folder(tmp_path)
+    _sync(db, folder)
+    os.utime(pdf, (1_000_000_000, 1_000_000_000))  # changed, as far as kb can tell cheaply
+    again = _sync(db, folder, "--check")
+    assert again.exit_code == 1 and f"FAILED   {pdf}: encrypted" in again.output, again.output
+    shutil.copy(GOOD_PDF, pdf)
+    fixed = _sync(db, folder)
+    assert fixed.exit_code == 0 and "1 added" in fixed.output, fixed.output
+    with sqlite3.connect(db) as conn:
+        remembered = {r[0] for r in conn.execute("SELECT source FROM file_problems")}
+    assert remembered == {str(empty)}
+    empty.unlink()
+    _sync(db, folder)
+    with sqlite3.connect(db) as conn:
+        assert not conn.execute("SELECT count(*) FROM file_problems").fetchone()[0]
+
+
+def test_a_file_given_directly_is_always_read_again(tmp_path: Path) -> None:
+    db = tmp_path / "kb.db"
+    folder, pdf, _ = _folder(tmp_path)
+    _sync(db, folder)
+    r = CliRunner().invoke(cli, ["--db", str(db), "--embedder", "none", "ingest", str(pdf)])
+    assert r.exit_code == 1 and f"FAILED   {pdf}: encrypted" in r.output, r.output
+
+
+def test_check_exits_1_only_on_new_problems_of_folders_too(tmp_path: Path) -> None:
+    db = tmp_path / "kb.db"
+    folder = (tmp_path / "mount").resolve()
+    note = write(folder / "a.md", "# A\n\nPuffins burrow.\n")
+    assert _sync(db, folder).exit_code == 0
+    note.unlink()  # looks like an unmounted drive: documents kept, the folder fails
+    assert _sync(db, folder, "--check").exit_code == 1
+    assert _sync(db, folder, "--check").exit_code == 0  # reported before
+    plain = _sync(db, folder)
+    assert plain.exit_code == 1 and "the folder holds no files" in plain.output
+    write(folder / "a.md", "# A\n\nPuffins burrow.\n")
+    assert _sync(db, folder).exit_code == 0
+    note.unlink()
+    assert _sync(db, folder, "--check").exit_code == 1  # it went away, so it is new again

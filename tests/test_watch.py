@@ -1,0 +1,85 @@
+"""``kb watch`` (issue 13, item 4; acceptance 3): a real process watching a real folder.
+
+Each wait is bounded by a generous timeout and polls the index file; nothing is timed.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+TIMEOUT_S = 30  # generous: the design's bound is 5 s on an idle machine
+
+
+def _indexed(db: Path) -> dict[str, str]:
+    """Each document's source (file name) and its text, read from the index file."""
+    if not db.exists():
+        return {}
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        try:
+            rows = conn.execute("SELECT d.source, group_concat(c.text, ' ') FROM documents d "
+                                "JOIN chunks c ON c.doc_id = d.id GROUP BY d.id").fetchall()
+        except sqlite3.OperationalError:  # not made yet
+            return {}
+    return {Path(source).name: text for source, text in rows}
+
+
+def _until(what: Callable[[], bool], message: str) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while not what():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def watching(tmp_path: Path) -> Iterator[tuple[Path, Path, subprocess.Popen[str]]]:
+    folder = (tmp_path / "notes").resolve()
+    write(folder / "first.md", "# First\n\nShearwaters cross the ocean.\n")
+    write(folder / ".gitignore", "scratch/\n")
+    db = tmp_path / "kb.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
+         str(folder), "--debounce-ms", "100"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stderr is not None
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    try:
+        line = lines.get(timeout=TIMEOUT_S * 2)  # start-up imports; then the first sync
+        assert line.startswith("kb: watching "), line
+        yield folder, db, proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
+        watching: tuple[Path, Path, subprocess.Popen[str]]) -> None:
+    folder, db, proc = watching
+    assert set(_indexed(db)) == {"first.md"}
+    write(folder / "scratch" / "ignored.md", "# Scratch\n\nNever indexed.\n")
+    write(folder / "node_modules" / "pkg" / "README.md", "# Pkg\n\nNever indexed.\n")
+    write(folder / "new.md", "# New\n\nAlbatrosses glide for hours.\n")
+    _until(lambda: "new.md" in _indexed(db), "a created file was not indexed")
+    write(folder / "new.md", "# New\n\nFrigatebirds steal fish.\n")
+    _until(lambda: "Frigatebirds" in _indexed(db).get("new.md", ""),
+           "an edited file was not indexed again")
+    (folder / "first.md").unlink()
+    _until(lambda: "first.md" not in _indexed(db), "a deleted file's document stayed")
+    assert set(_indexed(db)) == {"new.md"}  # neither the .gitignored nor node_modules file
+    os.kill(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode == 0
+    assert "REMOVED  " + str(folder / "first.md") in out
