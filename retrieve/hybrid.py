@@ -36,7 +36,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from kb.config import PipelineSettings
-from kb.embedding.service import EmbeddingService
+from kb.embedding import EmbeddingService
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (

@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 
 from kb.backends import LLM, Reranker
 from kb.config import CANDIDATE_POOL_MIN, PipelineSettings, SearchOptions
-from kb.embedding.service import EmbeddingService
+from kb.embedding import EmbeddingService
 from kb.errors import SearchCancelled
 from kb.retrieve.cite import cite, context_block, failed_block
 from kb.retrieve.evidence import gather
