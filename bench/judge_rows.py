@@ -84,9 +84,9 @@ def main() -> None:
         options = SearchOptions(decay=False)
         for item, rel_docs in pitems:
             r = ranking(kb.store, item.text, options, engines=engines, now=FIXED_TIME)
-            verdicts = r.verdicts or {}
+            verdicts = r.order.verdicts or {}
             for i, c in enumerate(c for c in r.ordered if c.chunk_id in verdicts):
-                ch = r.chunks[c.chunk_id]
+                ch = r.evidence.chunks[c.chunk_id]
                 if part == "precision":
                     label = item.answerable and docs[c.doc_id] in rel_docs and any(
                         normalise(a) in normalise(ch.text) for a in item.answers)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kb.embedding.service import EmbeddingService
+from kb.embedding import EmbeddingService
 from kb.store import vectors
 from kb.store.codec import EmbeddedChunk, vector_to_blob
 from kb.store.meta import MetaKey

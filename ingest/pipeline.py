@@ -63,7 +63,7 @@ from pathlib import Path
 
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
 from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
-from kb.embedding.service import EmbeddingService
+from kb.embedding import EmbeddingService
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.ingest.chunk import chunk_document
 from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks

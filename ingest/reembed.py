@@ -14,8 +14,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.embedding.service import EmbeddingService
-from kb.embedding.state import EmbedderState
+from kb.embedding import EmbedderState, EmbeddingService
 from kb.errors import ReembedConflict
 from kb.ingest.embed import backfill_vectors, rebuild_vectors
 from kb.store import vectors

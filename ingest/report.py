@@ -9,7 +9,7 @@ as embedded are committed too (one transaction per page).
 from __future__ import annotations
 
 from kb.backends import LLM
-from kb.embedding.service import EmbeddingService
+from kb.embedding import EmbeddingService
 from kb.store import Store
 from kb.types import FileOutcome, IngestReport
 

@@ -26,8 +26,7 @@ from kb.config import (
     scale_warning,
     type_name,
 )
-from kb.embedding.service import EmbeddingService
-from kb.embedding.state import EmbedderState
+from kb.embedding import EmbedderState, EmbeddingService
 from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
 from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
@@ -127,7 +126,7 @@ class KnowledgeBase:
     def embedding_service(self) -> tuple[EmbeddingService | None, str | None]:
         """The configured embedder wrapped in kb's embedding service, built on first use.
 
-        A failed build is retried after ``kb.embedding.state.EMBEDDER_RETRY_S`` (the circuit
+        A failed build is retried after ``kb.embedding.EMBEDDER_RETRY_S`` (the circuit
         breaker's cooldown). Never waits for an ingest in progress.
 
         Returns:

@@ -1,4 +1,7 @@
-"""Stage 6, cite: references with citations and the context block for the model.
+"""Stage 6, cite (``cite``): hand out, references with citations, the context block, diagnostics.
+
+``cite`` takes the ranking of stages 1-5, chooses what is handed out (``kb.retrieve.handout``),
+numbers the references and writes the result with its diagnostics.
 
 The context block presents each reference as quoted data with its number, title, source and
 page or heading, and ends with the instruction to answer only from the references and to say so
@@ -10,9 +13,22 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from kb.config import NEAR_DUPLICATE_COSINE, SearchOptions
+from kb.retrieve.calibration import near_duplicate_cosine
+from kb.retrieve.handout import hand_out
 from kb.retrieve.injection import flag_fields
 from kb.retrieve.judge import Verdict
-from kb.types import Candidate, Chunk, Document, JudgeRecord, Reference
+from kb.retrieve.ranked import Ranking
+from kb.retrieve.trace import Trace
+from kb.types import (
+    Candidate,
+    Chunk,
+    Diagnostics,
+    Document,
+    JudgeRecord,
+    Reference,
+    SearchResult,
+)
 
 # Line breaks of every kind, other control characters, and bidirectional overrides (which can
 # make a header read differently from its characters), shown escaped in a header field.
@@ -39,6 +55,47 @@ WEAK_NOTE = (
     "Note: these references are weak evidence (nothing passed the judge or the "
     "reranker's judgement); they probably do not answer the question."
 )
+
+
+def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_score: float,
+         trace: Trace) -> SearchResult:
+    """Stage 6: the search's result from its ranking.
+
+    Args:
+        query: the user's question (echoed).
+        ranking: stages 1-5's ranking and records.
+        options: ``top_k``, ``max_chunks_per_doc`` and ``fill`` (``kb.retrieve.handout``).
+        rerank_min_score: the bar of a judging reranker, in [0, 1].
+        trace: times the ``cite`` stage; its stages, degraded notes and explanations go into
+            the diagnostics.
+
+    Returns:
+        The references, the context block, whether the evidence is insufficient (nothing
+        handed out passed, or nothing handed out) and the diagnostics.
+    """
+    evidence, verdicts = ranking.evidence, ranking.order.verdicts
+    out = hand_out([c for c in ranking.ordered if c.chunk_id in evidence.chunks], options,
+                   verdicts=verdicts, judged=ranking.order.judged,
+                   relaxed=ranking.floor.relaxed, rerank_min_score=rerank_min_score,
+                   texts={cid: ch.text for cid, ch in evidence.chunks.items()},
+                   vectors=evidence.vectors,
+                   near_duplicate_cosine=near_duplicate_cosine(ranking.recall.calibration,
+                                                               NEAR_DUPLICATE_COSINE))
+    files = evidence.files
+    refs = trace.run("cite", lambda: references(out.selected, evidence.chunks, files.documents,
+                                                out.relevance, out.weak, files.stale))
+    insufficient = out.insufficient or not refs
+    floor = ranking.floor
+    diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
+                       candidates=ranking.recall.counts, floor=floor.floor,
+                       floor_dropped=floor.dropped, best_below_floor=floor.best_below,
+                       queries=ranking.expansion.queries, explain=tuple(trace.explain),
+                       judged_out=out.judged_out, gone=files.gone,
+                       judge=judge_records(refs, verdicts),
+                       best_answer_p=None if verdicts is None else round(max(
+                           (v.answer_p for v in verdicts.values()), default=0.0), 4))
+    return SearchResult(query, tuple(refs), context_block(refs, weak=insufficient),
+                        insufficient, diag)
 
 
 def header_field(text: str) -> str:

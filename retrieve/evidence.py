@@ -1,49 +1,149 @@
-"""The one store read the judge needs: candidate passages and index statistics.
+"""The one store read behind stages 5 and 6: what rerank, judge and cite look at.
 
-``gather`` turns the candidates stage 5 judges into plain data (``kb.retrieve.judge.Passage``,
-``kb.retrieve.judge.IndexStats``) so that the judge itself is a pure function: the chunk rows and
-vectors the orchestrator already fetched, the document frequencies of the query terms (and of
-their translations) from FTS5's vocabulary, and per document the number of chunks and of
-chunks holding each term (what makes a term a *topic* term of that document).
+``gather`` takes the candidates the floor kept and reads, in the search's snapshot:
+
+* the documents behind the top ``RERANK_TOP_N`` (``kb.retrieve.freshness``, one ``stat`` per
+  file): a gone file's passages are dropped, a changed file's flagged stale;
+* the candidates to rerank: the top ``RERANK_TOP_N`` kept, plus the judge's ``JUDGE_TOP_N``
+  best matches before time decay that decay pushed below them (the judge judges the best
+  matches whatever their age; decay orders only);
+* their chunk rows and stored vectors (``Store.chunk_rows``, one query per 500 chunks);
+* for the offline judge, when it may run: its passages, the index statistics of the query
+  terms (FTS5 vocabulary, per-document chunk counts) and its model.
+
+What it returns is plain data, so the stages after it (``kb.retrieve.rerank``,
+``kb.retrieve.cite``) are pure functions.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from kb.retrieve.judge import IndexStats, Passage, Verdict, judge
+import numpy as np
+
+from kb.config import RERANK_TOP_N
+from kb.retrieve.calibration import load_judge_model
+from kb.retrieve.freshness import FileCheck, check_files
+from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.terms import Term, index_tokens, phrase_tokens
+from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 
 
-def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
-           chunks: Mapping[int, Chunk]) -> tuple[list[Passage], IndexStats, str | None]:
-    """The judge's inputs for ``candidates`` (those without a chunk row are left out).
+@dataclass(frozen=True, slots=True)
+class JudgeInput:
+    """What the offline judge reads (``kb.retrieve.judge.judge``).
+
+    Attributes:
+        passages: the candidates to judge, best match (before decay) first.
+        stats: the index statistics of the query terms and the passages' documents.
+        problem: why the FTS5 statistics are missing (then every term counts as rare), or
+            ``None`` when they are complete.
+        model: the judge's model and threshold.
+    """
+
+    passages: tuple[Passage, ...]
+    stats: IndexStats
+    problem: str | None
+    model: JudgeModel
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The candidates stages 5 and 6 work on, with everything they read about them.
+
+    Attributes:
+        files: the floor's candidates without those whose files are gone (``files.kept``,
+            order preserved), the documents of the reranked ones, which are stale, which gone.
+        top: the candidates to rerank, best first by score (``RERANK_TOP_N``, then the
+            judge's late ones).
+        chunks: chunk id -> chunk row for ``top`` (what is cited).
+        vectors: chunk id -> stored vector for ``top`` (MMR, near-duplicates); empty when
+            the search used no vectors.
+        judge: the offline judge's input, or ``None`` when it is switched off or has nothing
+            to judge.
+    """
+
+    files: FileCheck
+    top: tuple[Candidate, ...]
+    chunks: dict[int, Chunk]
+    vectors: dict[int, np.ndarray]
+    judge: JudgeInput | None
+
+
+def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
+           model_id: str | None, terms: Sequence[Term], judge: bool,
+           judge_model: JudgeModel | None, trace: Trace) -> Evidence:
+    """Read the evidence for the floor's candidates (see module docstring).
 
     Args:
-        store: the open store (read only).
-        terms: the query's content terms.
-        candidates: the candidates to judge, best first.
-        chunks: chunk id -> chunk row (fetched by the orchestrator).
-
-    Returns:
-        The passages, the statistics, and why the FTS5 statistics are missing when its
-        index failed (then every term counts as found in no chunk, and none as a topic
-        term by frequency); ``None`` when they are complete.
+        store: the open store, inside the search's snapshot.
+        kept: the floor's candidates, best first.
+        fingerprint: the vectors' fingerprint, or ``None`` when the search used none.
+        model_id: the embedding model's id, or ``None`` (which judge is shipped for it).
+        terms: the query's content terms (the judge's statistics).
+        judge: whether the offline judge may run (its input is read only then).
+        judge_model: the judge's model, or ``None`` for the shipped one with the threshold
+            ``kb calibrate`` stored in the index, if any.
+        trace: receives a degraded note when files are gone.
 
     Raises:
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
     """
-    passages = [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
-                        # title and heading path: an LLM's situating sentence follows them
-                        chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
-                        c.vector, c.keyword, c.evidence)
-                for c in candidates if c.chunk_id in chunks]
-    docs = [p.doc_id for p in passages]
+    files = check_files(kept, store.documents_by_id, n=RERANK_TOP_N)
+    kept = list(files.kept)
+    head = sorted(kept, key=lambda c: (-c.evidence, c.chunk_id))[:JUDGE_TOP_N]
+    top = kept[:RERANK_TOP_N]
+    late = [c for c in head if c not in top]
+    if late:
+        files, late = files.extended(late, store.documents_by_id)
+        head = [c for c in head if c in top or c in late]
+    if files.gone:
+        shown = ", ".join(files.gone[:2]) + (", ..." if len(files.gone) > 2 else "")
+        trace.degraded.append(f"files: {len(files.gone)} document(s) left out, their files are "
+                              f"gone ({shown}); `kb sync` of their folder removes them")
+    top += late
+    chunks, vectors = store.chunk_rows([c.chunk_id for c in top], fingerprint)
+    judged = None
+    if judge and top:
+        passages = judge_passages(head, chunks)
+        stats, problem = index_stats(store, terms, [p.doc_id for p in passages])
+        judged = JudgeInput(tuple(passages), stats, problem,
+                            judge_model or load_judge_model(store, fingerprint, model_id))
+    return Evidence(files, tuple(top), chunks, vectors, judged)
+
+
+def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk]
+                   ) -> list[Passage]:
+    """The judge's view of ``candidates`` (those without a chunk row are left out)."""
+    return [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
+                    # title and heading path: an LLM's situating sentence follows them
+                    chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
+                    c.vector, c.keyword, c.evidence)
+            for c in candidates if c.chunk_id in chunks]
+
+
+def index_stats(store: Store, terms: Sequence[Term], docs: Sequence[int]
+                ) -> tuple[IndexStats, str | None]:
+    """The judge's index statistics for ``terms`` over the documents ``docs``.
+
+    The document frequencies of the terms' tokens (and of their translations) from FTS5's
+    vocabulary, and per document the number of chunks and of chunks holding each term (what
+    makes a term a *topic* term of that document).
+
+    Returns:
+        The statistics, and why the FTS5 ones are missing when its index failed (then every
+        term counts as found in no chunk, and none as a topic term by frequency); ``None``
+        when they are complete.
+
+    Raises:
+        sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
+    """
     tokens = [t for term in terms for t in index_tokens(term)]
     n_chunks, doc_chunks = store.counts_chunks(), store.doc_chunk_counts(docs)
     try:
@@ -53,19 +153,5 @@ def gather(store: Store, terms: Sequence[Term], candidates: Sequence[Candidate],
     except sqlite3.OperationalError as exc:
         if "interrupt" in str(exc):
             raise
-        return passages, IndexStats(n_chunks, {}, doc_chunks, {}, complete=False), str(exc)
-    return passages, IndexStats(n_chunks, df, doc_chunks, doc_term), None
-
-
-def judge_candidates(store: Store, query: str, terms: Sequence[Term],
-                     candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
-                     model: JudgeModel) -> tuple[dict[int, Verdict], str | None]:
-    """Verdicts on ``candidates`` (best match first), and why index statistics are missing.
-
-    The evidence is read once (``gather``), then the pure ``kb.retrieve.judge.judge`` decides.
-
-    Raises:
-        sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
-    """
-    passages, stats, problem = gather(store, terms, candidates, chunks)
-    return {v.chunk_id: v for v in judge(query, terms, passages, stats, model)}, problem
+        return IndexStats(n_chunks, {}, doc_chunks, {}, complete=False), str(exc)
+    return IndexStats(n_chunks, df, doc_chunks, doc_term), None

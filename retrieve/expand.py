@@ -1,4 +1,4 @@
-"""Stage 1, query expansion with an LLM: paraphrases and a HyDE passage.
+"""Stage 1, query expansion with an LLM: paraphrases and a HyDE passage (``expand``).
 
 HyDE: Gao, Ma, Lin & Callan, "Precise Zero-Shot Dense Retrieval without Relevance Labels"
 (arXiv:2212.10496, 2022). The original query is always kept first; at most ``MAX_QUERIES``
@@ -11,12 +11,12 @@ failing LLM yields the original query alone.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
-from kb.backends import LLM
 from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES
 from kb.retrieve.jsonreply import json_object
-from kb.store import Store
-from kb.store.llm_cache import cached_complete
+from kb.retrieve.trace import Trace
+from kb.store.llm_cache import CachedLLM
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,47 @@ PROMPT = (
     "then write one short passage (2-3 sentences) that would answer it. Reply with JSON only: "
     '{{"paraphrases": ["..."], "passage": "..."}}\n\nQuery: {query}'
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """Stage 1's result.
+
+    Attributes:
+        queries: the original query first, then its expansions (at most ``MAX_QUERIES``).
+        llm_failed: the model call failed or timed out; the LLM reranker is skipped for this
+            search too (one stalled helper call per search is the most a user waits for).
+    """
+
+    queries: tuple[str, ...]
+    llm_failed: bool = False
+
+
+def expand(llm: CachedLLM | None, query: str, *, enabled: bool, timeout_s: float,
+           trace: Trace) -> Expansion:
+    """Stage 1: the queries to search, the original one alone without a (working) LLM.
+
+    Args:
+        llm: the caching chat model, or ``None`` (skipped: "no LLM configured").
+        query: the user's question.
+        enabled: the ``expand`` setting (skipped when off).
+        timeout_s: the model call's time limit.
+        trace: times the ``expand`` stage; a failing or unusable reply is a degraded note.
+    """
+    if llm is None:
+        trace.skip("expand", "no LLM configured")
+        return Expansion((query,))
+    if not enabled:
+        trace.skip("expand", "switched off by settings")
+        return Expansion((query,))
+    queries, error = trace.run("expand", lambda: try_expand(llm, query, timeout_s=timeout_s))
+    if error == UNUSABLE:  # the model answered: the reranker may still use it
+        trace.degraded.append(f"expand: {UNUSABLE}; original query only")
+    elif error:
+        trace.degraded.append(f"expand: LLM failed ({error}); original query only, "
+                              "LLM rerank skipped")
+        return Expansion(tuple(queries), llm_failed=True)
+    return Expansion(tuple(queries))
 
 
 def parse_expansion(completion: str) -> list[str]:
@@ -46,13 +87,13 @@ def parse_expansion(completion: str) -> list[str]:
     return out
 
 
-def expand_queries(store: Store, llm: LLM, query: str, *,
+def expand_queries(llm: CachedLLM, query: str, *,
                    timeout_s: float = HELPER_TIMEOUT_S) -> list[str]:
     """The original query followed by up to 4 distinct expansions (at most 5 in all)."""
-    return try_expand(store, llm, query, timeout_s=timeout_s)[0]
+    return try_expand(llm, query, timeout_s=timeout_s)[0]
 
 
-def try_expand(store: Store, llm: LLM, query: str, *,
+def try_expand(llm: CachedLLM, query: str, *,
                timeout_s: float = HELPER_TIMEOUT_S) -> tuple[list[str], str | None]:
     """Like ``expand_queries``, also returning why the LLM failed (``None`` when it did not).
 
@@ -61,8 +102,8 @@ def try_expand(store: Store, llm: LLM, query: str, *,
     """
     error = None
     try:
-        extra = parse_expansion(cached_complete(
-            store, llm, PROMPT.format(query=query), timeout_s=timeout_s,
+        extra = parse_expansion(llm.complete(
+            PROMPT.format(query=query), timeout_s=timeout_s,
             accept=lambda reply: bool(parse_expansion(reply))))
         if not extra:
             error = UNUSABLE

@@ -11,9 +11,10 @@ evidence, so the caller sees *why* the answer is thin rather than an unexplained
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kb.config import KEYWORD_MIN
+from kb.config import KEYWORD_MIN, PipelineSettings
+from kb.retrieve.trace import Trace
 from kb.types import Candidate
 
 RELAX_KEEP = 3  # candidates kept, flagged weak, when the floor would drop everything
@@ -28,12 +29,14 @@ class FloorResult:
         dropped: how many were removed.
         best_below: best vector s_norm among the dropped, or ``None``.
         relaxed: ``True`` when everything would have been dropped and the best few were kept.
+        floor: the floor applied, or ``None`` when it was not (``floor_stage``).
     """
 
     kept: tuple[Candidate, ...]
     dropped: int
     best_below: float | None
     relaxed: bool
+    floor: float | None = None
 
 
 def passes(c: Candidate, *, floor: float, keyword_min: float = KEYWORD_MIN) -> bool:
@@ -58,3 +61,29 @@ def apply_floor(candidates: Sequence[Candidate], *, floor: float,
         return FloorResult(tuple(candidates[:relax_keep]), max(0, len(candidates) - relax_keep),
                            best_below, True)
     return FloorResult(kept, len(dropped), best_below, False)
+
+
+def floor_stage(fused: Sequence[Candidate], *, floor: float, vectors_used: bool,
+                settings: PipelineSettings, trace: Trace) -> FloorResult:
+    """Stage 4: ``apply_floor`` when vectors were searched and the setting is on.
+
+    Args:
+        fused: the fused candidates, best first.
+        floor: the calibrated floor of the embedding model.
+        vectors_used: whether any recall list was a vector list (else there are no cosines).
+        settings: ``floor`` (the switch) and ``keyword_min``.
+        trace: times the ``floor`` stage; a relaxed floor is a degraded note.
+
+    Returns:
+        What the floor kept, with ``floor`` set when it was applied; everything, unflagged,
+        when it was skipped.
+    """
+    if not (vectors_used and settings.floor):
+        trace.skip("floor", "switched off by settings" if vectors_used
+                   else "no vectors: the floor needs cosine scores")
+        return FloorResult(tuple(fused), 0, None, False)
+    result = trace.run("floor", lambda: apply_floor(fused, floor=floor,
+                                                       keyword_min=settings.keyword_min))
+    if result.relaxed:
+        trace.degraded.append("floor: every candidate was below it; best few kept, flagged")
+    return replace(result, floor=floor)

@@ -1,4 +1,4 @@
-"""Stage 3, fusion: score-weighted reciprocal rank fusion.
+"""Stage 3, fusion then time decay (``fuse_and_decay``): score-weighted reciprocal rank fusion.
 
 Plain RRF (Cormack, Clarke & Buettcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009) scores a document ``d`` as
@@ -10,15 +10,22 @@ and by the hit's score on an absolute per-query scale (``Hit.s_norm`` in [0, 1],
 
 so a lone weak match at rank 1 (s_norm near 0) adds almost nothing, while a strong match keeps
 RRF's robustness to incomparable raw scores. ``weighted=False`` gives plain RRF (s_norm and
-weights ignored), kept for evaluation side by side.
+weights ignored), kept for evaluation side by side. Time decay (``kb.retrieve.decay``) then
+orders the fused candidates by ``score * 0.5 ** (age_days / 30)`` unless the request switches it
+off.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 
-from kb.config import RRF_K
+from kb.config import RRF_K, PipelineSettings
+from kb.retrieve.decay import apply_decay
+from kb.retrieve.trace import Trace
 from kb.types import Candidate, RecallList
+
+EXPLAIN_TOP = 50  # fused candidates listed by ``--explain``
 
 
 def fuse(lists: Sequence[RecallList], *, rrf_k: int = RRF_K, weighted: bool = True
@@ -56,3 +63,32 @@ def fuse(lists: Sequence[RecallList], *, rrf_k: int = RRF_K, weighted: bool = Tr
                      tuple(seen_in[cid])) for cid, s in score.items()]
     out.sort(key=lambda c: (-c.score, c.chunk_id))
     return out
+
+
+def fuse_and_decay(lists: Sequence[RecallList], created: Mapping[int, datetime],
+                   now: datetime, *, settings: PipelineSettings, decay: bool, explain: bool,
+                   trace: Trace) -> list[Candidate]:
+    """Stage 3: ``fuse`` the lists, then ``apply_decay`` unless ``decay`` is off.
+
+    Args:
+        lists: the recall lists.
+        created: document id -> creation time (timezone-aware).
+        now: the reference time of decay.
+        settings: ``rrf_k`` and ``weighted_fusion``.
+        decay: the request's switch.
+        explain: record the first ``EXPLAIN_TOP`` in ``trace.explain``.
+        trace: times the ``fuse`` and ``decay`` stages.
+
+    Returns:
+        The candidates, best first by (decayed) score, ties by chunk id.
+    """
+    fused = trace.run("fuse", lambda: fuse(lists, rrf_k=settings.rrf_k,
+                                           weighted=settings.weighted_fusion))
+    if decay:
+        fused = trace.run("decay", lambda: apply_decay(fused, created, now))
+    else:
+        trace.skip("decay", "switched off by the request")
+    if explain:
+        trace.explain.append(("fuse", tuple((c.chunk_id, round(c.score, 6))
+                                            for c in fused[:EXPLAIN_TOP])))
+    return fused

@@ -61,7 +61,7 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
     """Choose the references (see module docstring).
 
     Args:
-        ordered: the ranking, best first (``kb.retrieve.pipeline.Ranking.ordered``).
+        ordered: the ranking, best first (``kb.retrieve.ranked.Ranking.ordered``).
         options: ``top_k``, ``max_chunks_per_doc`` and ``fill``.
         verdicts: the offline judge's verdicts, or ``None`` when it did not run.
         judged: a cross-encoder's or the LLM's scores in [0, 1], or ``None``.

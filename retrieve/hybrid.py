@@ -1,4 +1,9 @@
-"""Stage 2's orchestration: hybrid recall for every query, BM25 and vectors side by side.
+"""Stage 2, recall (``recall``): hybrid recall for every query, BM25 and vectors side by side.
+
+``recall`` decides whether vectors take part (an embedder, vectors of its fingerprint in the
+index, ``recall`` not ``bm25``; else BM25 only, with a degraded note), loads the model's
+calibration, reads the query's content terms (with dictionary translations when the index holds
+text in the other of Chinese and English, adding a translated BM25 list), then builds the lists.
 
 For each query: a BM25 list (``kb.retrieve.recall.bm25_recall``; an FTS failure, or no hit for a
 CJK query, falls back to a LIKE scan and says so: a failure as a degraded rung, the designed
@@ -20,9 +25,10 @@ import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -30,14 +36,16 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from kb.config import PipelineSettings
-from kb.embedding.service import EmbeddingService
-from kb.retrieve.calibration import Calibration
+from kb.embedding import EmbeddingService
+from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
+from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
     bm25_recall,
     like_recall,
     translated_recall,
     vector_recall,
 )
+from kb.retrieve.terms import Term, content_terms, translation_tokens
 from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.search import Filters, VectorMatrix
@@ -49,6 +57,82 @@ log = logging.getLogger(__name__)
 W_EXPANDED = 0.5  # weight multiplier for lists of expanded queries (paraphrases, HyDE)
 W_TRANSLATED = 0.5  # the translated list: dictionary translations are looser than the query
 _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """Stage 2's result.
+
+    Attributes:
+        lists: the recall lists, in a stable order (``recall_lists``).
+        terms: the original query's content terms (with translations when crossing languages).
+        calibration: the score anchors used (generic without vectors).
+        service: the embedding service whose vectors were searched, or ``None`` (BM25 only).
+    """
+
+    lists: tuple[RecallList, ...]
+    terms: tuple[Term, ...]
+    calibration: Calibration
+    service: EmbeddingService | None
+
+    @property
+    def counts(self) -> tuple[tuple[str, int], ...]:
+        """Hits per recall list, by list name."""
+        return tuple((lst.name, len(lst.hits)) for lst in self.lists)
+
+    @property
+    def vectors_used(self) -> bool:
+        """Whether any list is a vector list (the floor needs cosine scores)."""
+        return any(lst.kind == "vector" for lst in self.lists)
+
+
+def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filters: Filters,
+           service: EmbeddingService | None, embedding_problem: str | None,
+           settings: PipelineSettings, trace: Trace) -> Recalled:
+    """Stage 2 (see module docstring).
+
+    Args:
+        store: the open store, inside the search's snapshot.
+        query: the original question.
+        queries: the queries to search, the original first.
+        pool: hits per list.
+        filters: the scope.
+        service: the embedding service, or ``None``.
+        embedding_problem: why there is no service, if there is none (a degraded note).
+        settings: ``recall`` and the list weights.
+        trace: times the ``recall`` stage; receives degraded notes.
+
+    Raises:
+        kb.errors.SearchCancelled: the caller cancelled.
+    """
+    calibration = GENERIC
+    if settings.recall == "bm25":
+        service = None
+    elif service is None:
+        trace.degraded.append(f"vectors: {embedding_problem or 'no embedder'}; BM25 only")
+    elif not store.has_vectors(service.fingerprint.key):
+        trace.degraded.append(f"vectors: the index holds none from {service.embedder.model_id} "
+                              "(run `kb reembed`); BM25 only")
+        service = None
+    else:
+        calibration = load_calibration(store, service.fingerprint.key,
+                                       service.embedder.model_id)
+
+    def lists_and_terms() -> tuple[list[RecallList], list[Term]]:
+        try:
+            mix = store.script_mix()
+        except sqlite3.OperationalError:
+            trace.check()  # "interrupted" by a cancellation
+            raise
+        lexicon = shared_lexicon() if crosses_languages(query, mix) else None
+        terms = content_terms(query, lexicon)
+        translations = ([translation_tokens(t) for t in terms] if lexicon is not None
+                        else None)
+        return recall_lists(store, list(queries), pool, filters, service, calibration,
+                            settings, trace, translations), terms
+
+    lists, terms = trace.run("recall", lists_and_terms)
+    return Recalled(tuple(lists), tuple(terms), calibration, service)
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kb.backends import LLM
 from kb.config import HELPER_TIMEOUT_S
 from kb.retrieve.jsonreply import json_array
-from kb.store import Store
-from kb.store.llm_cache import cached_complete
+from kb.store.llm_cache import CachedLLM
 
 PASSAGE_MAX_CHARS = 500  # characters of each passage shown to the judge
 LLM_RERANK_MAX = 20  # passages judged in one call (the rest keep their fused order)
@@ -51,7 +49,7 @@ def parse_grades(completion: str, n: int) -> list[float]:
     return [min(1.0, max(0.0, g / 10.0)) for g in grades]
 
 
-def llm_grades(store: Store, llm: LLM, query: str, passages: Sequence[str], *,
+def llm_grades(llm: CachedLLM, query: str, passages: Sequence[str], *,
                timeout_s: float = HELPER_TIMEOUT_S) -> list[float]:
     """Relevance of each passage to ``query`` in [0, 1] (higher is better).
 
@@ -61,8 +59,8 @@ def llm_grades(store: Store, llm: LLM, query: str, passages: Sequence[str], *,
     """
     listed = "\n\n".join(f"[{i + 1}] {p[:PASSAGE_MAX_CHARS]}" for i, p in enumerate(passages))
     prompt = PROMPT.format(n=len(passages), query=query, passages=listed)
-    return parse_grades(cached_complete(store, llm, prompt, timeout_s=timeout_s,
-                                        accept=lambda reply: _parses(reply, len(passages))),
+    return parse_grades(llm.complete(prompt, timeout_s=timeout_s,
+                                     accept=lambda reply: _parses(reply, len(passages))),
                         len(passages))
 
 

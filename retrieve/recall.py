@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -51,7 +50,6 @@ from kb.types import Hit, RecallList
 # cosine stands in (30: the usual floor for a sample median's stability).
 MIN_GROUP_CHUNKS = 30
 SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
-PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
 
 
@@ -97,25 +95,6 @@ def coverage(query: KeywordQuery, idfs: Sequence[float], matched: frozenset[str]
         return 0.0
     return sum(w for clause, w in zip(query.clauses, idfs, strict=True)
                if any(all(t in matched for t in alt) for alt in clause)) / total
-
-
-@contextmanager
-def interruptible(store: Store, cancel: threading.Event | None) -> Iterator[None]:
-    """Let ``cancel`` interrupt this thread's SQLite queries while the block runs.
-
-    Uses SQLite's progress handler (https://www.sqlite.org/c3ref/progress_handler.html): every
-    ``PROGRESS_OPCODES`` virtual-machine steps it checks ``cancel``; once set, the running
-    statement fails with ``sqlite3.OperationalError("interrupted")``.
-    """
-    if cancel is None:
-        yield
-        return
-    conn = store.conn
-    conn.set_progress_handler(cancel.is_set, PROGRESS_OPCODES)
-    try:
-        yield
-    finally:
-        conn.set_progress_handler(None, 0)
 
 
 def group_baselines(scores: np.ndarray, groups: np.ndarray | None,

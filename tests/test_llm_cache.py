@@ -14,11 +14,10 @@ from conftest import write
 import kb.ingest.pipeline
 from kb.api import KnowledgeBase
 from kb.backends import LLM
-from kb.eval.answer_gate import CachedLLM
 from kb.retrieve.expand import PROMPT as EXPAND_PROMPT
 from kb.retrieve.expand import expand_queries
 from kb.store import Store
-from kb.store.llm_cache import cached_complete, cached_reply
+from kb.store.llm_cache import CachedLLM, cached_complete, cached_reply
 
 
 class ScriptedLLM:
@@ -99,7 +98,7 @@ def test_ingest_retrieval_and_evaluation_share_one_llm_cache(tmp_path):
                              lambda: llm.complete(prompt, timeout_s=1.0))
         assert cached_complete(store, llm, prompt, timeout_s=1.0) == reply
         assert CachedLLM(store, llm).complete(prompt, timeout_s=1.0) == reply  # eval's judge
-        assert expand_queries(store, llm, "box kites") == [
+        assert expand_queries(CachedLLM(store, llm), "box kites") == [
             "box kites", "box kite inventor", "Hargrave."]
         assert llm.calls == 1 and _rows(store, "llm_cache") == 1
         assert store.generation() == generation

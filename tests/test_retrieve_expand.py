@@ -11,6 +11,7 @@ from kb.config import HELPER_TIMEOUT_S, MAX_QUERIES, Config
 from kb.errors import BackendError
 from kb.retrieve.expand import expand_queries, parse_expansion
 from kb.store import Store
+from kb.store.llm_cache import CachedLLM
 
 
 class ScriptedLLM:
@@ -53,7 +54,7 @@ def test_the_doubles_satisfy_the_protocol():
 def test_original_query_first_then_paraphrases_then_passage(store):
     llm = ScriptedLLM(["box kite inventor", "first box kite", "Hargrave kite"],
                       "Lawrence Hargrave invented the box kite in 1893.")
-    queries = expand_queries(store, llm, "who invented box kites?")
+    queries = expand_queries(CachedLLM(store, llm), "who invented box kites?")
     assert queries == ["who invented box kites?", "box kite inventor", "first box kite",
                        "Hargrave kite", "Lawrence Hargrave invented the box kite in 1893."]
     assert len(queries) == MAX_QUERIES == 5
@@ -63,7 +64,7 @@ def test_original_query_first_then_paraphrases_then_passage(store):
 
 def test_never_more_than_five_queries(store):
     llm = ScriptedLLM([f"paraphrase number {i}" for i in range(8)], "a passage")
-    queries = expand_queries(store, llm, "original")
+    queries = expand_queries(CachedLLM(store, llm), "original")
     assert len(queries) == 5
     assert queries[0] == "original" and queries[-1] == "a passage"
 
@@ -71,42 +72,43 @@ def test_never_more_than_five_queries(store):
 def test_duplicates_and_the_original_are_removed(store):
     llm = ScriptedLLM(["  WHO INVENTED BOX KITES? ", "box kite inventor", " Box Kite Inventor "],
                       "box kite INVENTOR")
-    assert expand_queries(store, llm, "who invented box kites?") == [
+    assert expand_queries(CachedLLM(store, llm), "who invented box kites?") == [
         "who invented box kites?", "box kite inventor"]
-    assert expand_queries(store, ScriptedLLM(["", "   "], ""), "q") == ["q"]
+    assert expand_queries(CachedLLM(store, ScriptedLLM(["", "   "], "")), "q") == ["q"]
 
 
 def test_completions_are_cached_in_llm_cache(store):
     llm = ScriptedLLM(["box kite inventor"], "Hargrave.")
-    first = expand_queries(store, llm, "who invented box kites")
-    second = expand_queries(store, llm, "who invented box kites")
+    first = expand_queries(CachedLLM(store, llm), "who invented box kites")
+    second = expand_queries(CachedLLM(store, llm), "who invented box kites")
     assert first == second and len(llm.calls) == 1
     rows = store.conn.execute("SELECT model, completion FROM llm_cache").fetchall()
     assert rows == [("scripted:expander-v1", llm.reply)]
 
 
 def test_cache_survives_reopen_and_is_keyed_by_model_and_prompt(store, tmp_path):
-    expand_queries(store, ScriptedLLM(["box kite inventor"], "Hargrave."), "box kites")
+    expand_queries(CachedLLM(store, ScriptedLLM(["box kite inventor"], "Hargrave.")), "box kites")
     reopened = Store(tmp_path / "kb.db")
     try:
         same_model = ScriptedLLM(["something else entirely"], "other")
-        assert expand_queries(reopened, same_model, "box kites") == [
+        assert expand_queries(CachedLLM(reopened, same_model), "box kites") == [
             "box kites", "box kite inventor", "Hargrave."]
         assert same_model.calls == []
         other_model = ScriptedLLM(["kite pioneer"], None, model_id="scripted:other")
-        assert expand_queries(reopened, other_model, "box kites") == ["box kites", "kite pioneer"]
+        assert expand_queries(CachedLLM(reopened, other_model), "box kites") == [
+            "box kites", "kite pioneer"]
         assert len(other_model.calls) == 1
-        expand_queries(reopened, same_model, "another query")
+        expand_queries(CachedLLM(reopened, same_model), "another query")
         assert len(same_model.calls) == 1
     finally:
         reopened.close()
 
 
 def test_a_failing_llm_yields_the_original_query_alone(store):
-    llm = FailingLLM()
-    assert expand_queries(store, llm, "who invented box kites") == ["who invented box kites"]
-    assert expand_queries(store, llm, "who invented box kites") == ["who invented box kites"]
-    assert llm.calls == 2  # a failure is not cached
+    llm = CachedLLM(store, failing := FailingLLM())
+    assert expand_queries(llm, "who invented box kites") == ["who invented box kites"]
+    assert expand_queries(llm, "who invented box kites") == ["who invented box kites"]
+    assert failing.calls == 2  # a failure is not cached
     assert store.conn.execute("SELECT count(*) FROM llm_cache").fetchone()[0] == 0
 
 

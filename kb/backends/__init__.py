@@ -1,7 +1,7 @@
 """Backend protocols: the minimum a model implementation must provide.
 
 Batching, truncation, caching, retries and fingerprints are written once, in kb
-(``kb.embedding.service``), not by each backend.
+(``kb.embedding``), not by each backend.
 """
 
 from __future__ import annotations

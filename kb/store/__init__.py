@@ -326,19 +326,7 @@ class Store(SearchPrimitives):
 
     def chunks(self, ids: Sequence[int]) -> dict[int, Chunk]:
         """Chunks by id (missing ids are absent from the result)."""
-        out: dict[int, Chunk] = {}
-        for start in range(0, len(ids), 500):
-            part = list(ids[start:start + 500])
-            rows = self.conn.execute(
-                "SELECT id, doc_id, chunk_index, text, context_prefix, char_start, char_end, "
-                "page, heading_path, embedding IS NOT NULL FROM chunks "
-                f"WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
-            for r in rows:
-                out[r[0]] = Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3],
-                                  context_prefix=r[4], char_start=r[5], char_end=r[6],
-                                  page=r[7], heading_path=tuple(json.loads(r[8])),
-                                  has_embedding=bool(r[9]))
-        return out
+        return self.chunk_rows(ids, None)[0]
 
     def situated_documents(self) -> tuple[int, int]:
         """Documents with at least one situated chunk, and all documents.

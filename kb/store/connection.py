@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ OpenMode = Literal["rw", "ro", "immutable"]
 BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
 # SQLite primary result codes of a storage fault (https://sqlite.org/rescode.html).
 STORAGE_FAULT_CODES = frozenset({8, 10, 13})  # SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
+PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
 
 
 def open_mode(path: Path) -> OpenMode:
@@ -111,3 +113,21 @@ def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connecti
         if fault is not None:
             raise fault from exc
         raise
+
+
+@contextmanager
+def interruptible(conn: sqlite3.Connection, cancel: threading.Event | None) -> Iterator[None]:
+    """Let ``cancel`` interrupt the queries on ``conn`` while the block runs.
+
+    Uses SQLite's progress handler (https://www.sqlite.org/c3ref/progress_handler.html): every
+    ``PROGRESS_OPCODES`` virtual-machine steps it checks ``cancel``; once set, the running
+    statement fails with ``sqlite3.OperationalError("interrupted")``. ``None``: nothing is set.
+    """
+    if cancel is None:
+        yield
+        return
+    conn.set_progress_handler(cancel.is_set, PROGRESS_OPCODES)
+    try:
+        yield
+    finally:
+        conn.set_progress_handler(None, 0)

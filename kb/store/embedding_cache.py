@@ -1,6 +1,6 @@
 """Computed document vectors kept in ``embedding_cache``, so an unchanged text is embedded once.
 
-Rows are keyed by ``kb.embedding.service``'s cache key (sha256 of the fingerprint and the text
+Rows are keyed by ``kb.embedding``'s cache key (sha256 of the fingerprint and the text
 as embedded) and hold float32 BLOBs (``kb.store.codec``). Inserts do not bump the store's
 generation: no cached index data depends on this table, so cached vector matrices stay warm.
 """

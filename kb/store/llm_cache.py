@@ -68,13 +68,28 @@ def cached_complete(store: Store, llm: LLM, prompt: str, *, timeout_s: float,
 
 
 class CachedLLM:
-    """An LLM whose completions are read from and stored in a store's ``llm_cache``."""
+    """An LLM whose completions are read from and stored in a store's ``llm_cache``.
+
+    What the pipeline stages take instead of the store: expansion, the LLM reranker and the
+    evaluation's answerer and judge ask it, and only it touches the cache.
+
+    Attributes:
+        model_id: the wrapped model's id (part of every cache key).
+    """
 
     def __init__(self, store: Store, llm: LLM) -> None:
         self.model_id = llm.model_id
         self._store = store
         self._llm = llm
 
-    def complete(self, prompt: str, *, timeout_s: float) -> str:
-        """The cached completion of ``prompt``, asking the model only on a cache miss."""
-        return cached_complete(self._store, self._llm, prompt, timeout_s=timeout_s)
+    def complete(self, prompt: str, *, timeout_s: float,
+                 accept: Callable[[str], bool] | None = None) -> str:
+        """The cached completion of ``prompt``, asking the model only on a cache miss.
+
+        ``accept`` as in ``cached_reply``: a reply it rejects is returned, not cached.
+
+        Raises:
+            kb.errors.BackendError: the model call failed or timed out (nothing is cached).
+        """
+        return cached_complete(self._store, self._llm, prompt, timeout_s=timeout_s,
+                               accept=accept)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kb.store.codec import blob_to_vector
+from kb.types import Chunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,17 +236,35 @@ class SearchPrimitives:
             "SELECT 1 FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL "
             "LIMIT 1", (fingerprint,)).fetchone() is not None
 
-    def vectors_of(self, chunk_ids: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
-        """Chunk id -> stored vector of ``fingerprint`` (chunks without one are left out)."""
-        out: dict[int, np.ndarray] = {}
+    def chunk_rows(self, chunk_ids: Sequence[int], fingerprint: str | None
+                   ) -> tuple[dict[int, Chunk], dict[int, np.ndarray]]:
+        """Chunk rows by id, and the stored vectors of ``fingerprint`` among them, in one read.
+
+        Args:
+            chunk_ids: the chunks wanted (missing ids are absent from both results).
+            fingerprint: whose vectors to return, or ``None`` for none.
+
+        Returns:
+            Chunk id -> chunk, and chunk id -> float32 vector (chunks without a vector of
+            ``fingerprint`` are left out).
+        """
+        chunks: dict[int, Chunk] = {}
+        vectors: dict[int, np.ndarray] = {}
         for start in range(0, len(chunk_ids), 500):
             part = list(chunk_ids[start:start + 500])
-            out.update((int(cid), blob_to_vector(blob))
-                       for cid, blob in self.conn.execute(
-                           f"SELECT id, embedding FROM chunks WHERE id IN "
-                           f"({','.join('?' * len(part))}) AND embedding_fingerprint = ? "
-                           "AND embedding IS NOT NULL", [*part, fingerprint]))
-        return out
+            rows = self.conn.execute(
+                "SELECT id, doc_id, chunk_index, text, context_prefix, char_start, char_end, "
+                "page, heading_path, embedding IS NOT NULL, CASE WHEN embedding_fingerprint = ? "
+                "THEN embedding END FROM chunks "
+                f"WHERE id IN ({','.join('?' * len(part))})", [fingerprint, *part]).fetchall()
+            for r in rows:
+                chunks[r[0]] = Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3],
+                                     context_prefix=r[4], char_start=r[5], char_end=r[6],
+                                     page=r[7], heading_path=tuple(json.loads(r[8])),
+                                     has_embedding=bool(r[9]))
+                if r[10] is not None:
+                    vectors[int(r[0])] = blob_to_vector(r[10])
+        return chunks, vectors
 
     def token_chunk_counts(self, tokens: Sequence[str]) -> dict[str, int]:
         """Index token -> number of chunks holding it (FTS5 vocabulary); absent tokens omitted."""
