@@ -35,7 +35,7 @@ from kb.retrieve.calibration import judge_threshold_in_use
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.store import Store, vectors
-from kb.types import Document, IngestReport, ProgressFn, SearchResult
+from kb.types import Document, IngestReport, ProgressFn, SearchResult, Status
 
 PathArg = str | os.PathLike[str]
 
@@ -304,7 +304,7 @@ class KnowledgeBase:
         self.store.delete_document(doc.source)
         return doc
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Status:
         """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
 
         ``judge_threshold`` (in [0, 1]) and ``judge_threshold_source`` (``shipped (...)`` or
@@ -316,21 +316,22 @@ class KnowledgeBase:
         target = vectors.reembed_target(self.store)
         threshold, source = judge_threshold_in_use(
             self.store, None if self.config.embedder == "none" else key)
-        return {
-            "path": str(self.store.path),
-            **counts,
-            "vectors_pending": counts["chunks"] - counts["vectors"],
-            "documents_pending_models": self.store.count_pending_models(),
-            "embedder_configured": self.config.embedder,
-            "embedder_stored": description if key else None,
-            "judge_threshold": threshold,
-            "judge_threshold_source": source,
-            "reembed_target": target.description if target else None,
-            "reembed_staged": (counts["chunks"] - vectors.count_unstaged(self.store, target.key)
-                               if target else 0),
-            "fts_integrity": self._fts_integrity(),
-            "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
-        }
+        return Status(
+            path=str(Path(self.store.path).absolute()),
+            documents=counts["documents"], chunks=counts["chunks"],
+            fts_rows=counts["fts_rows"], vectors=counts["vectors"],
+            vectors_pending=counts["chunks"] - counts["vectors"],
+            documents_pending_models=self.store.count_pending_models(),
+            embedder_configured=self.config.embedder,
+            embedder_stored=description if key else None,
+            judge_threshold=threshold,
+            judge_threshold_source=source,
+            reembed_target=target.description if target else None,
+            reembed_staged=(counts["chunks"] - vectors.count_unstaged(self.store, target.key)
+                            if target else 0),
+            fts_integrity=self._fts_integrity(),
+            warnings=tuple(w for w in (scale_warning(counts["chunks"]),) if w),
+        )
 
     def _fts_integrity(self) -> str:
         """The full-text index's state: ``ok`` or ``FAILED``, with a note.

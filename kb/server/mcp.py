@@ -5,7 +5,7 @@ are configured. A call returns the tool's JSON result (``kb.server.tool``) as on
 and as structured content; an error result (invalid arguments, refused path) is marked
 ``isError`` so the agent sees it as a failed call it can correct, never as a crash.
 
-The SDK (``mcp``) is an optional dependency (``pip install 'kb-refuse-rag[mcp]'``) and is
+The SDK (``mcp``) is an optional dependency (the ``mcp`` extra: ``kb.errors.install_hint``) and is
 imported only when a server is built.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
-from kb.errors import KbError
+from kb.errors import KbError, install_hint
 from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
 from kb.server.tool import (
     DESCRIPTION,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
 SERVER_NAME = "kb"
-INSTALL_HINT = "pip install 'kb-refuse-rag[mcp]' (from a checkout: pip install -e '.[mcp]')"
+INSTALL_HINT = install_hint("mcp")
 INSTRUCTIONS = (
     "kb searches the user's local documents. Call knowledge_search before answering questions "
     "the documents may cover; answer only from the returned references and cite them by number."

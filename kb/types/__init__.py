@@ -20,6 +20,7 @@ from kb.types.documents import (
     ImageRef,
     IngestReport,
     SourceType,
+    Status,
 )
 from kb.types.search import (
     Candidate,
@@ -40,5 +41,5 @@ __all__ = [
     "BLOCK_SEPARATOR", "Block", "Candidate", "Chunk", "ChunkDraft", "Diagnostics", "Document",
     "DocumentRow", "DocumentStatus", "ExtractedDocument", "FileOutcome", "Hit", "ImageRef",
     "IngestReport", "JudgeRecord", "ListKind", "ProgressFn", "RecallList", "Reference",
-    "SearchResult", "SourceType", "StageTrace",
+    "SearchResult", "SourceType", "StageTrace", "Status",
 ]
