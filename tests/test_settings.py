@@ -155,3 +155,14 @@ def test_install_hints_name_commands_that_work_from_a_wheel_and_a_checkout() -> 
                                    "of kb: pip install -e '.[mcp]')")
     assert install_hint("ollama").startswith("pip install 'ollama==0.6.3' ")
     assert install_hint("nonesuch") == "pip install -e '.[nonesuch]' in a checkout of kb"
+
+
+def test_serve_and_mcp_take_their_ingest_roots_from_the_config_file(home: Path) -> None:
+    import click
+
+    from kb.cli.serve import ingest_roots
+
+    user_file(home, '[ingest]\nroots = ["~/notes", "/srv/docs"]\n')
+    ctx = click.Context(cli, obj=load_settings({}, {}, Path.cwd()))
+    assert ingest_roots(ctx, ()) == (str(Path.home() / "notes"), "/srv/docs")
+    assert ingest_roots(ctx, ("given",)) == ("given",)  # --root wins

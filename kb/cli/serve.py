@@ -18,7 +18,7 @@ _ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths ou
               "roots; without any, ingest is off.")
 
 
-def _roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
+def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
     """The --root folders, else the config file's ``[ingest] roots`` (``~`` expanded)."""
     return given or tuple(str(Path(r).expanduser()) for r in cli_settings(ctx).roots)
 
@@ -34,7 +34,7 @@ def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
     from kb.server.roots import check_roots
 
     require_mcp()
-    allowed = check_roots(_roots(ctx, roots))
+    allowed = check_roots(ingest_roots(ctx, roots))
     with open_kb(ctx, create=bool(allowed)) as kb:  # only a server that can ingest creates
         run_stdio(kb, allowed)
 
@@ -59,7 +59,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
     from kb.server.roots import check_roots
 
     settings = ServeSettings(host=host, port=port, token=token or None,
-                             roots=check_roots(_roots(ctx, roots)))
+                             roots=check_roots(ingest_roots(ctx, roots)))
     check_settings(settings)  # refuse an unguarded public bind before opening anything
 
     def ready(server: Any) -> None:
