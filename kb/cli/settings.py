@@ -132,10 +132,6 @@ class Settings:
     cache_dir: Path
     entries: tuple[Setting, ...]
 
-    def value(self, key: str) -> Any:
-        """The effective value of ``key`` (a ``KEYS`` name)."""
-        return next(s.value for s in self.entries if s.key == key)
-
 
 def user_config_file() -> Path:
     """The user's config file (it need not exist)."""
