@@ -17,7 +17,7 @@ demo track, https://arxiv.org/abs/2309.15217), computed by ragas 0.4.3's maintai
 Install and use (the extra pins a working set; a bare ``pip install ragas==0.4.3`` fails to
 import because langchain-community 0.4 dropped ``chat_models.vertexai``)::
 
-    pip install 'kb-refuse-rag[ragas]'
+    pip install -e '.[ragas]'    # in a checkout; kb.errors.install_hint names the packages
 
     from kb.eval.ragas_judge import ragas_scores
     from kb.backends.registry import make_embedder
@@ -66,12 +66,12 @@ from functools import cache
 from typing import Any
 
 from kb.backends import Embedder
-from kb.errors import BackendError, BackendUnavailable
+from kb.errors import BackendError, BackendUnavailable, install_hint
 
 JUDGE_TIMEOUT_S = 60.0  # as eval/faithfulness.py: evaluation is offline, allow a slow judge
 STRICTNESS = 3  # questions generated per answer: ragas' own default for AnswerRelevancy
 NO_API_KEY = "unused"  # local servers ignore the key; the openai client insists on one
-INSTALL_HINT = "pip install 'kb-refuse-rag[ragas]'"
+INSTALL_HINT = install_hint("ragas")
 TELEMETRY_ENV = "RAGAS_DO_NOT_TRACK"  # ragas/_analytics.py: "true" disables usage tracking
 REFUSAL_RULE = (
     "A sentence that only says the information is unavailable, or declines to answer, is "

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.backends.http import READ_TIMEOUT_S
+from kb.errors import install_hint
 from kb.ingest.extract.common import cut_at_word, images_not_indexed, one_line
 from kb.ingest.extract.docx import load_docx_images
 from kb.ingest.extract.pdf import load_pdf_images
@@ -206,7 +207,7 @@ def _open(data: bytes) -> Any:
         from PIL import Image, UnidentifiedImageError
     except ImportError:
         raise _Skip(f"{_UNDECODABLE}: Pillow is not installed "
-                    "(pip install 'kb-refuse-rag[vision]')") from None
+                    f"({install_hint('vision')})") from None
     try:
         image = Image.open(io.BytesIO(data))
         image.size  # noqa: B018 - the header is parsed here

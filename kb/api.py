@@ -23,18 +23,25 @@ from kb.config import (
     Config,
     SearchOptions,
     check_query,
-    scale_warning,
     type_name,
 )
 from kb.embedding import EmbedderState, EmbeddingService
 from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
 from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
-from kb.retrieve.calibration import judge_threshold_in_use
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
-from kb.store import Store, reading, vectors
-from kb.types import ChunkInContext, Document, DocumentText, IngestReport, ProgressFn, SearchResult
+from kb.status import index_status
+from kb.store import Store, reading
+from kb.types import (
+    ChunkInContext,
+    Document,
+    DocumentText,
+    IngestReport,
+    ProgressFn,
+    SearchResult,
+    Status,
+)
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, check_number
 
 PathArg = str | os.PathLike[str]
@@ -154,8 +161,9 @@ class KnowledgeBase:
         documents under the given folders whose files are gone are removed; a folder that
         holds no files at all keeps its documents and is reported failed (an unmounted drive
         looks empty) unless ``allow_empty`` is set. Folder walks leave out what the ignore
-        rules say (``kb.ingest.ignore``), plus the gitignore patterns ``ignore``, relative
-        to each folder given. ``on_file`` is called with each file's path before it is read.
+        rules say (``kb.ingest.ignore``), plus the gitignore patterns of
+        ``Config.ingest_ignore`` and ``ignore``, relative to each folder given. ``on_file``
+        is called with each file's path before it is read.
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.
@@ -176,7 +184,8 @@ class KnowledgeBase:
                                 no_vectors_reason=problem or "no embedder configured",
                                 llm=self.ingest_llm, vision=self.vision,
                                 extract_timeout_s=self.config.extract_timeout_s,
-                                allow_empty=allow_empty, ignore=ignore, on_file=on_file)
+                                allow_empty=allow_empty,
+                                ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file)
 
     def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None, ignore: Sequence[str] = (),
@@ -304,48 +313,14 @@ class KnowledgeBase:
         self.store.delete_document(doc.source)
         return doc
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Status:
         """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
 
         ``judge_threshold`` (in [0, 1]) and ``judge_threshold_source`` (``shipped (...)`` or
         ``kb calibrate <date> on <set>``) are those of the stored vectors' model, or of the
         BM25-only judge when the index has none or the configured embedder is ``none``.
         """
-        key, description = self._embedding.stored()
-        counts = self.store.counts()
-        target = vectors.reembed_target(self.store)
-        threshold, source = judge_threshold_in_use(
-            self.store, None if self.config.embedder == "none" else key)
-        return {
-            "path": str(self.store.path),
-            **counts,
-            "vectors_pending": counts["chunks"] - counts["vectors"],
-            "documents_pending_models": self.store.count_pending_models(),
-            "embedder_configured": self.config.embedder,
-            "embedder_stored": description if key else None,
-            "judge_threshold": threshold,
-            "judge_threshold_source": source,
-            "reembed_target": target.description if target else None,
-            "reembed_staged": (counts["chunks"] - vectors.count_unstaged(self.store, target.key)
-                               if target else 0),
-            "fts_integrity": self._fts_integrity(),
-            "warnings": [w for w in (scale_warning(counts["chunks"]),) if w],
-        }
-
-    def _fts_integrity(self) -> str:
-        """The full-text index's state: ``ok`` or ``FAILED``, with a note.
-
-        FTS5's integrity-check (an INSERT), or, in a read-only file, the check made at open
-        (``kb.store.health.fts_problem``).
-        """
-        store = self.store
-        if store.read_only:
-            if store.fts_problem is not None:
-                return f"FAILED ({store.fts_problem}; a read-only file: not rebuilt)"
-            return "ok (read-only file: the check made at open)"
-        if not store.fts_integrity_ok():
-            return "FAILED (FTS5 integrity-check)"
-        return f"ok (rebuilt at open: {store.fts_rebuilt})" if store.fts_rebuilt else "ok"
+        return index_status(self.store, self._embedding, self.config.embedder)
 
     # Reading what was cited
 

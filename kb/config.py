@@ -165,6 +165,8 @@ class Config:
             (``ollama:MODEL``, ``openai:URL#MODEL``), or ``None``.
         extract_timeout_s: wall-clock budget in seconds for extracting one PDF, DOCX or
             HTML file (``kb.ingest.worker``); past it the file fails alone.
+        ingest_ignore: gitignore patterns of files and folders ingest leaves out, on top of
+            the ``.gitignore``/``.kbignore`` files it finds (config file: ``[ingest] ignore``).
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -177,6 +179,7 @@ class Config:
     vision: str | None = None
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     extract_timeout_s: float = EXTRACT_TIMEOUT_S
+    ingest_ignore: tuple[str, ...] = ()
 
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with

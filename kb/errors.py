@@ -191,3 +191,30 @@ class SearchFailed(KbError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+DISTRIBUTION = "kb-refuse-rag"  # pyproject.toml's [project] name; no package registry has it
+
+
+def install_hint(extra: str) -> str:
+    """A command that installs kb's optional ``extra``, from a wheel or a checkout alike.
+
+    The distribution is on no package registry, so ``pip install 'kb-refuse-rag[extra]'``
+    cannot work: the hint names the extra's own packages with kb's pins (from the installed
+    metadata), and the editable form for a checkout, e.g. ``pip install 'mcp==2.3.0' (kb's
+    mcp extra; in a checkout of kb: pip install -e '.[mcp]')``.
+    """
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        lines = requires(DISTRIBUTION) or []
+    except PackageNotFoundError:
+        lines = []
+    wanted = (f"extra == '{extra}'", f'extra == "{extra}"')
+    packages = [line.split(";")[0].strip().replace(" ", "") for line in lines
+                if any(w in line for w in wanted)]
+    checkout = f"pip install -e '.[{extra}]'"
+    if not packages:
+        return f"{checkout} in a checkout of kb"
+    quoted = " ".join(f"'{p}'" for p in packages)
+    return f"pip install {quoted} (kb's {extra} extra; in a checkout of kb: {checkout})"
+

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +13,16 @@ from http_doubles import ModelServer
 
 from kb.api import KnowledgeBase
 from kb.config import Config
+
+# kb keeps its collections in the user's data folder and reads the user's config file
+# (platformdirs: XDG_DATA_HOME, XDG_CONFIG_HOME on Linux): tests, and the kb processes they
+# start, use folders of their own, never the real user's. The cache (eval indexes) is shared.
+HOME_FOLDERS = tempfile.mkdtemp(prefix="kb-tests-home-")
+atexit.register(shutil.rmtree, HOME_FOLDERS, ignore_errors=True)
+for variable in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+    os.environ[variable] = os.path.join(HOME_FOLDERS, variable.lower())
+for variable in ("KB_DB", "KB_COLLECTION"):  # the user's choice of index is not the tests'
+    os.environ.pop(variable, None)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = FIXTURES / "docs"

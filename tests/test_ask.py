@@ -126,7 +126,7 @@ def test_without_llm_the_cli_says_so_in_one_line(db):
     r = kb(db, "ask", "Who invented the box kite?")
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr == ("kb: error: kb ask needs a chat model: pass --llm ollama:MODEL or "
-                        "openai:URL#MODEL (or set KB_LLM)\n")
+                        "openai:URL#MODEL (or set KB_LLM, or llm in the config file)\n")
 
 
 def test_a_failing_model_is_one_line_naming_the_backend(db):

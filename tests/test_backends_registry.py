@@ -14,7 +14,6 @@ from kb.backends.registry import (
     make_embedder,
     make_llm,
     make_reranker,
-    ollama_host_from_env,
     parse_spec,
     server_model_id,
 )
@@ -66,12 +65,8 @@ def test_make_functions_reject_wrong_kinds_without_network():
     assert make_reranker("tei:http://127.0.0.1:9#bge").model_id == "tei:bge"
 
 
-def test_ollama_host_is_read_from_the_environment_only_by_the_edge_helper(monkeypatch):
-    assert ollama_host_from_env({}) == DEFAULT_OLLAMA_HOST == "http://127.0.0.1:11434"
-    assert ollama_host_from_env({"OLLAMA_HOST": "gpu.lan"}) == "http://gpu.lan:11434"
-    assert ollama_host_from_env({"OLLAMA_HOST": " "}) == DEFAULT_OLLAMA_HOST
+def test_make_functions_never_read_the_ollama_host_from_the_environment(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.2:9999")
-    assert ollama_host_from_env() == "http://127.0.0.2:9999"
     # make_* never read it: the Ollama client gets the explicit default host.
     llm = make_llm("ollama:m")
     assert llm._clients.host == DEFAULT_OLLAMA_HOST  # type: ignore[attr-defined]
@@ -79,7 +74,7 @@ def test_ollama_host_is_read_from_the_environment_only_by_the_edge_helper(monkey
 
 def test_missing_ollama_package_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "ollama", None)
-    with pytest.raises(BackendUnavailable, match=r"pip install 'kb-refuse-rag\[ollama\]'"):
+    with pytest.raises(BackendUnavailable, match=r"pip install 'ollama==0.6.3' \(kb's ollama"):
         make_llm("ollama:m")
 
 

@@ -127,3 +127,18 @@ def test_documents_a_rule_now_leaves_out_are_removed(tmp_path: Path) -> None:
         assert _sources(kb, root) == {"a.md"}
     assert sorted(report.removed) == [str(root / "node_modules" / "pkg" / "README.md"),
                                       str(root / "old" / "b.md")]
+
+
+def test_ignore_patterns_of_the_config_file_keep_files_out(tmp_path, monkeypatch):
+    """`[ingest] ignore = [...]` in a project's .kb/config.toml reaches every folder walk."""
+    root = tmp_path / "proj"
+    write(root / "keep.md", NOTE)
+    write(root / "scratch" / "s.md", NOTE)
+    write(root / "old.draft.md", NOTE)
+    write(root / ".kb" / "config.toml", '[ingest]\nignore = ["scratch/", "*.draft.md"]\n')
+    monkeypatch.chdir(root / "scratch")  # the project (.kb/) is found from a subfolder
+    r = CliRunner().invoke(cli, ["--embedder", "none", "ingest", str(root)],
+                           env={"KB_DB": None, "KB_COLLECTION": None}, catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with KnowledgeBase(root / ".kb" / "kb.db", Config(embedder="none")) as kb:
+        assert _sources(kb, root) == {"keep.md"}

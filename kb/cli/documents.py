@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
 from kb.errors import StoreError
-from kb.shapes import StatusJSON
 
 
 @cli.command()
@@ -55,15 +56,16 @@ def status(ctx: click.Context, as_json: bool) -> None:
     with open_kb(ctx) as kb:  # refuses a missing file
         info = kb.status()
     if as_json:
-        emit_json(StatusJSON.of(info))
+        emit_json(info)
     else:
-        width = max(len(k) for k in info) + 1
-        for k, v in info.items():
-            if k == "warnings":
-                for warning in v:
+        names = [f.name for f in dataclasses.fields(info)]
+        width = max(map(len, names)) + 1
+        for name in names:
+            value = getattr(info, name)
+            if name == "warnings":
+                for warning in value:
                     click.echo(f"warning: {warning}", err=True)
             else:
-                click.echo(f"{k:{width}}{'-' if v is None else v}")  # "-": not set
-    if str(info["fts_integrity"]).startswith("FAILED"):
-        raise StoreError(f"{info['path']}: the full-text index is damaged: "
-                         f"{info['fts_integrity']}")
+                click.echo(f"{name:{width}}{'-' if value is None else value}")  # "-": not set
+    if info.fts_integrity.startswith("FAILED"):
+        raise StoreError(f"{info.path}: the full-text index is damaged: {info.fts_integrity}")

@@ -4,20 +4,48 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
-from kb.config import HELPER_TIMEOUT_S, Config
+from kb.cli.common import (
+    cli,
+    cli_settings,
+    emit_json,
+    errors_as_one_line,
+    open_kb,
+    progress_bar,
+)
+from kb.config import Config
 from kb.errors import KbError
+
+T = TypeVar("T")
+
+BUNDLED_SETS_HINT = ("the bundled golden sets ship with a checkout of kb's repository, not "
+                     "with an installed package: pass your own set with --set FOLDER (BEIR "
+                     "layout: corpus.jsonl, queries.jsonl, qrels.tsv)")
+
+
+def bundled(locate: Callable[..., T], *args: str) -> T:
+    """A bundled golden set's location, or an error saying they need a checkout.
+
+    Raises:
+        ValueError: the sets are not here (an installed package); the message says how to
+            use one's own golden files instead.
+    """
+    try:
+        return locate(*args)
+    except FileNotFoundError:
+        raise ValueError(BUNDLED_SETS_HINT) from None
 
 
 @cli.command()
 @click.option("--set", "set_name", default="precision", show_default=True,
-              help="A bundled golden set name, or a folder in BEIR layout (with distractors).")
+              help="A folder in BEIR layout (your own golden set), or the name of a set bundled "
+                   "with a checkout of kb's repository.")
 @click.option("--dry-run", is_flag=True, help="Measure and print, but do not store.")
 @click.option("--reset", is_flag=True,
               help="Remove every calibration stored in the index (floors and judge "
@@ -32,6 +60,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     The judge threshold is fitted on the set's questions: those without a qrels row count as
     unanswerable (see ``kb.eval.calibrate``). `kb status` shows the threshold in use and its
     source; --reset returns to the shipped defaults.
+
+    Works on your own golden set after a plain install: --set FOLDER in BEIR layout
+    (corpus.jsonl, queries.jsonl, qrels.tsv). The bundled sets need a checkout of kb.
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question),
@@ -56,7 +87,8 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
             raise ValueError(f"{set_name}: no such folder (--set takes a bundled set's name "
                              "or a folder in BEIR layout)")
-        folder = Path(set_name) if Path(set_name).is_dir() else dataset_dir(set_name)
+        folder = (Path(set_name) if Path(set_name).is_dir()
+                  else bundled(dataset_dir, set_name))
         check_qrels_ids(folder)
     except FileNotFoundError as exc:
         raise ValueError(str(exc)) from None
@@ -66,7 +98,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
             raise KbError(f"cannot calibrate: {problem}")
         with progress_bar(not as_json) as bar:
             index = open_index(folder, Path(tmp) / "calibration.db",
-                               embedder=ctx.obj["embedder"], on_progress=bar)
+                               embedder=cli_settings(ctx).config.embedder, on_progress=bar)
         try:
             report = run_calibration(index, folder)
             judged = calibrate_judge(index, folder)
@@ -97,8 +129,8 @@ def _reset(ctx: click.Context, as_json: bool) -> None:
     with open_kb(ctx) as kb:
         removed = reset_calibrations(kb.store)
         status = kb.status()
-    shipped = {"judge_threshold": status["judge_threshold"],
-               "judge_threshold_source": status["judge_threshold_source"]}
+    shipped = {"judge_threshold": status.judge_threshold,
+               "judge_threshold_source": status.judge_threshold_source}
     if as_json:
         emit_json({"removed": {k: _json_or_text(v) for k, v in removed.items()}, **shipped})
         return
@@ -120,8 +152,9 @@ def _json_or_text(value: str) -> object:
 
 @cli.command(name="eval")
 @click.option("--set", "sets", multiple=True, metavar="NAME",
-              help="A bundled golden set or a folder in BEIR layout (repeatable; default: "
-              "scifact-small, cmrc2018-small, precision, answerability).")
+              help="A folder in BEIR layout (your own golden set) or a set bundled with a "
+              "checkout of kb (repeatable; default: scifact-small, cmrc2018-small, precision, "
+              "answerability, which need a checkout).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON document: metrics per set, stage checks, gate results.")
 @click.option("--gate", is_flag=True,
@@ -139,8 +172,8 @@ def _json_or_text(value: str) -> object:
               "(default: the --llm model).")
 @click.option("--judge-backend", type=click.Choice(["kb", "ragas"]), default="kb",
               show_default=True,
-              help="kb's own RAGAS-style judges, or the ragas package's metrics (pip install "
-              "'kb-refuse-rag[ragas]'; needs an openai:URL#MODEL judge).")
+              help="kb's own RAGAS-style judges, or the ragas package's metrics (the ragas "
+              "extra; needs an openai:URL#MODEL judge).")
 @click.option("--faithfulness-limit", type=click.IntRange(min=1), metavar="N",
               help="Answer and judge at most N questions per set (spread over the set; a local "
               "LLM is slow)  [default: all].")
@@ -156,10 +189,14 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     relevance, context relevance, unsupported statements). Without an LLM it is reported
     skipped, never passed.
 
-    Indexes of the sets are cached in $KB_CACHE_DIR/eval (default ~/.cache/kb/eval), so
-    vectors are embedded once per set and embedder; model replies are cached with them.
+    Works on your own golden files after a plain install: --set FOLDER (BEIR layout), and
+    --thresholds FILE with --gate; the bundled sets and golden/gates.toml need a checkout.
+
+    Indexes of the sets are cached in the cache folder's eval/ (KB_CACHE_DIR or config
+    cache_dir; default ~/.cache/kb on Linux), so vectors are embedded once per set and
+    embedder; model replies are cached with them.
     """
-    from kb.backends.registry import make_llm, ollama_host_from_env, parse_spec
+    from kb.backends.registry import make_llm, parse_spec
     from kb.config import PipelineSettings
     from kb.eval.answer_gate import AnswerGateConfig
     from kb.eval.answerability_gate import evaluate_answerability
@@ -176,19 +213,19 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
         faithfulness_outcome,
     )
 
-    obj = ctx.obj
-    embedder = obj["embedder"]
-    config = Config(embedder=embedder, llm=obj.get("llm"), reranker=obj.get("reranker"),
-                    ollama_host=ollama_host_from_env(), api_key=os.environ.get("KB_API_KEY"))
-    base = PipelineSettings(helper_timeout_s=obj.get("helper_timeout_s", HELPER_TIMEOUT_S))
+    loaded = cli_settings(ctx)
+    embedder = loaded.config.embedder
+    # the golden sets are measured with kb's own settings; the models and the helper cap
+    # are the user's
+    config = Config(embedder=embedder, llm=loaded.config.llm, reranker=loaded.config.reranker,
+                    ollama_host=loaded.config.ollama_host, api_key=loaded.config.api_key)
+    base = PipelineSettings(helper_timeout_s=loaded.config.pipeline.helper_timeout_s)
     settings = apply_overrides(base, parse_overrides(stage_settings))
-    limits = load_thresholds(thresholds or golden_dir() / "gates.toml") if gate else None
-    cache_root = os.environ.get("KB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb")
-    cache_dir = Path(cache_root) / "eval"
+    limits = load_thresholds(thresholds or bundled(golden_dir) / "gates.toml") if gate else None
+    cache_dir = loaded.cache_dir / "eval"
     chosen = [(Path(n).resolve().name, Path(n)) if Path(n).is_dir()
-              else (n, golden_dir() / n) if n == ANSWERABILITY else (n, dataset_dir(n))
-              for n in sets or DEFAULT_SETS]
+              else (n, bundled(golden_dir) / n) if n == ANSWERABILITY
+              else (n, bundled(dataset_dir, n)) for n in sets or DEFAULT_SETS]
     for set_name, _ in chosen:
         if limits is not None and limits.for_set(embedder, set_name) is None:
             raise ValueError(f"no thresholds for set {set_name!r} with embedder {embedder!r} "

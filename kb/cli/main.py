@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-# Each command module registers its commands on ``cli`` when imported.
-from kb.cli import (  # noqa: F401
-    ask,
-    documents,
-    evaluate,
-    ingest,
-    search,
-    serve,
-    show,
-    watch,
+# Each command module registers its commands on ``cli`` when imported: one line each.
+from kb.cli import (
+    ask,  # noqa: F401
+    documents,  # noqa: F401
+    evaluate,  # noqa: F401
+    home,  # noqa: F401
+    ingest,  # noqa: F401
+    search,  # noqa: F401
+    serve,  # noqa: F401
+    show,  # noqa: F401
+    watch,  # noqa: F401
 )
 from kb.cli.common import cli
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
+from rich.text import Text
 
 from kb.cli.common import (
     build_search_options,
@@ -12,27 +15,35 @@ from kb.cli.common import (
     open_kb,
     search_options,
 )
+from kb.cli.highlight import COLOR_MODES, ColorMode, Printer
 from kb.cli.query_command import QueryCommand
 from kb.errors import SearchFailed
 from kb.shapes import ContextJSON, SearchResultJSON
 from kb.types import SearchResult
 
 
-def _print_result(result: SearchResult, explain: bool) -> None:
-    if not result.references:
-        click.echo("No relevant references found: the knowledge base does not hold the answer.")
+def _print_result(result: SearchResult, explain: bool, out: Printer,
+                  min_score: int | None = None, hidden: int = 0) -> None:
+    if not result.references and hidden:
+        out.line(Text(f"No reference reaches --min-score {min_score}% ({hidden} below it)."))
+    elif not result.references:
+        out.line(Text("No relevant references found: the knowledge base does not hold the "
+                      "answer."))
     if result.references and result.insufficient_evidence:
-        click.echo("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
-                   "probably do not answer the question.")
+        out.line(Text("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
+                      "probably do not answer the question.", style="yellow"))
     for ref in result.references:
         where = ref.locator
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
         weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
-        click.echo(f"[{ref.number}] {ref.relevance:3d}%  {ref.title}" + (f"  ({where})"
-                                                                       if where else "") + weak)
-        click.echo(f"     {ref.source}")
+        line = Text.assemble((f"[{ref.number}] {ref.relevance:3d}%", "bold"), "  ",
+                             out.marked(ref.title, "bold"))
+        line.append(f"  ({where})" if where else "")
+        line.append(weak, style="yellow")
+        out.line(line)
+        out.line(Text(f"     {ref.source}", style="dim"))
         snippet = " ".join(ref.text.split())
-        click.echo(f"     {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+        out.line(Text("     ") + out.marked(f"{snippet[:300]}{'…' if len(snippet) > 300 else ''}"))
     for rung in result.diagnostics.degraded:
         click.echo(f"note: degraded: {rung}", err=True)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
@@ -52,8 +63,14 @@ def _print_result(result: SearchResult, explain: bool) -> None:
 
 
 @cli.command(cls=QueryCommand)
-@click.argument("query")
+@click.argument("words", nargs=-1, metavar="QUERY...")
 @search_options
+@click.option("--min-score", type=click.IntRange(0, 100), metavar="PCT",
+              help="Leave out references whose relevance (the percentage shown: the judge's "
+                   "answer_p, or the reranker's score) is below PCT; with --json too.")
+@click.option("--color", type=click.Choice(COLOR_MODES), default="auto", show_default=True,
+              help="Colour and highlight the query's words: auto (on a terminal; NO_COLOR "
+                   "switches it off), always, never.")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON output: references, insufficient_evidence, note, diagnostics and error "
                    "(the shape of the HTTP /search answer and the knowledge_search tool).")
@@ -62,35 +79,51 @@ def _print_result(result: SearchResult, explain: bool) -> None:
                    "in the JSON's diagnostics).")
 @click.pass_context
 @errors_as_one_line
-def search(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
-           type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
+def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
+           source: tuple[str, ...], type_: tuple[str, ...], after: str | None,
+           before: str | None, no_decay: bool, min_score: int | None, color: ColorMode,
            as_json: bool, explain: bool) -> None:
-    """Search the knowledge base and print cited references."""
+    """Search the knowledge base and print cited references.
+
+    The query's words need no quotes (kb search how do we rotate keys); a word that starts
+    with '-' is read as text (kb search -draft), and anything after -- is too
+    (kb search -- --draft).
+    """
+    query = " ".join(words)
     if not query.strip():
         raise click.UsageError("the query is empty")
     options = build_search_options(top_k, source, type_, after, before, no_decay, explain)
     with open_kb(ctx) as kb:
         result = kb.search(query, options)
+    hidden = 0
+    if min_score is not None:
+        kept = tuple(r for r in result.references if r.relevance >= min_score)
+        hidden = len(result.references) - len(kept)
+        result = replace(result, references=kept)
     if as_json:  # as POST /search and the tool: no timings, so equal searches give equal JSON
         emit_json(SearchResultJSON.of(result))
     elif not result.diagnostics.error:
-        _print_result(result, explain)
+        _print_result(result, explain, Printer(color, query), min_score, hidden)
     if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
         raise SearchFailed(result.diagnostics.error)
 
 
 @cli.command(cls=QueryCommand)
-@click.argument("query")
+@click.argument("words", nargs=-1, metavar="QUERY...")
 @search_options
 @click.option("--json", "as_json", is_flag=True,
               help="JSON output: query, context, insufficient_evidence and error (the shape "
                    "of the HTTP /context answer; `kb search --json` gives the full result).")
 @click.pass_context
 @errors_as_one_line
-def context(ctx: click.Context, query: str, top_k: int | None, source: tuple[str, ...],
-            type_: tuple[str, ...], after: str | None, before: str | None,
-            no_decay: bool, as_json: bool) -> None:
-    """Print the context block for a model: references and the answer-only instruction."""
+def context(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
+            source: tuple[str, ...], type_: tuple[str, ...], after: str | None,
+            before: str | None, no_decay: bool, as_json: bool) -> None:
+    """Print the context block for a model: references and the answer-only instruction.
+
+    The query's words need no quotes, as for kb search.
+    """
+    query = " ".join(words)
     if not query.strip():
         raise click.UsageError("the query is empty")
     with open_kb(ctx) as kb:

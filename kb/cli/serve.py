@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
 
-from kb.cli.common import cli, errors_as_one_line, open_kb
+from kb.cli.common import cli, cli_settings, errors_as_one_line, open_kb
 from kb.errors import KbError
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
 
 _ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths outside every "
-              "root, also through symlinks, are refused. Without one, ingest is off.")
+              "root, also through symlinks, are refused. Default: the config file's [ingest] "
+              "roots; without any, ingest is off.")
+
+
+def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
+    """The --root folders, else the config file's ``[ingest] roots`` (``~`` expanded)."""
+    return given or tuple(str(Path(r).expanduser()) for r in cli_settings(ctx).roots)
 
 
 @cli.command()
@@ -27,7 +34,7 @@ def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
     from kb.server.roots import check_roots
 
     require_mcp()
-    allowed = check_roots(roots)
+    allowed = check_roots(ingest_roots(ctx, roots))
     with open_kb(ctx, create=bool(allowed)) as kb:  # only a server that can ingest creates
         run_stdio(kb, allowed)
 
@@ -52,7 +59,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
     from kb.server.roots import check_roots
 
     settings = ServeSettings(host=host, port=port, token=token or None,
-                             roots=check_roots(roots))
+                             roots=check_roots(ingest_roots(ctx, roots)))
     check_settings(settings)  # refuse an unguarded public bind before opening anything
 
     def ready(server: Any) -> None:

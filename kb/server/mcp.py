@@ -11,7 +11,7 @@ content; an error result (invalid arguments, an unknown id, a refused path) is m
 ``isError`` so the agent sees it as a failed call it can correct, never as a crash, and never
 as an ``insufficient_evidence`` answer.
 
-The SDK (``mcp``) is an optional dependency (``pip install 'kb-refuse-rag[mcp]'``) and is
+The SDK (``mcp``) is an optional dependency (the ``mcp`` extra: ``kb.errors.install_hint``) and is
 imported only when a server is built.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
-from kb.errors import DocumentNotFound, KbError
+from kb.errors import DocumentNotFound, KbError, install_hint
 from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
 from kb.server.reading import HANDLERS, RESOURCE_PREFIX, TOOLS, resource_doc_id
 from kb.server.tool import (
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
 SERVER_NAME = "kb"
-INSTALL_HINT = "pip install 'kb-refuse-rag[mcp]' (from a checkout: pip install -e '.[mcp]')"
+INSTALL_HINT = install_hint("mcp")
 INSTRUCTIONS = (
     "kb searches the user's local documents. Call knowledge_search before answering questions "
     "the documents may cover; answer only from the returned references and cite them by number. "

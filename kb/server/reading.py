@@ -142,7 +142,7 @@ def status(kb: KnowledgeBase, arguments: object) -> dict[str, Any]:
     """Handle ``status``: ``StatusJSON`` as data, or an error result."""
     def run() -> StatusJSON:
         _arguments(arguments, _NO_ARGUMENTS)
-        return StatusJSON.of(kb.status())
+        return kb.status()
     return _answer(run)
 
 

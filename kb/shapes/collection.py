@@ -1,15 +1,15 @@
 """The JSON of what a knowledge base holds: its documents, an ingest's result, status, health.
 
-A stored ``Document`` and a ``FileOutcome`` are written as they are (``kb.types``).
+A stored ``Document``, a ``FileOutcome`` and a ``Status`` are written as they are (``kb.types``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from kb.shapes.errors import ErrorDetailJSON, ErrorType
-from kb.types import Document, FileOutcome, IngestReport
+from kb.types import Document, FileOutcome, IngestReport, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,52 +114,8 @@ class DocumentsJSON:
     documents: tuple[Document, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class StatusJSON:
-    """The state of a knowledge base (``kb status --json``; ``KnowledgeBase.status()``).
-
-    Attributes:
-        path: the database file.
-        documents: documents stored.
-        chunks: chunks stored.
-        fts_rows: rows of the full-text index (one per chunk).
-        vectors: chunks with a live vector.
-        vectors_pending: chunks without one.
-        documents_pending_models: documents whose model stages are unfinished.
-        embedder_configured: the configured embedder spec.
-        embedder_stored: the model of the stored vectors, or null.
-        judge_threshold: the judge's threshold in use, in [0, 1].
-        judge_threshold_source: ``shipped (...)`` or ``kb calibrate <date> on <set>``.
-        reembed_target: the model of an unfinished re-embed, or null.
-        reembed_staged: chunks it has staged.
-        fts_integrity: ``ok`` or ``FAILED``, with a note.
-        warnings: notes on the index (e.g. its size).
-    """
-
-    path: str
-    documents: int
-    chunks: int
-    fts_rows: int
-    vectors: int
-    vectors_pending: int
-    documents_pending_models: int
-    embedder_configured: str
-    embedder_stored: str | None
-    judge_threshold: float
-    judge_threshold_source: str
-    reembed_target: str | None
-    reembed_staged: int
-    fts_integrity: str
-    warnings: tuple[str, ...]
-
-    @classmethod
-    def of(cls, status: dict[str, Any]) -> StatusJSON:
-        """The JSON of ``KnowledgeBase.status()``.
-
-        Raises:
-            TypeError: ``status`` lacks a field or has one this shape does not define.
-        """
-        return cls(**status)
+# ``KnowledgeBase.status()`` returns the shape itself, as ``documents()`` returns ``Document``s.
+StatusJSON = Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from kb.types.documents import (
     ImageRef,
     IngestReport,
     SourceType,
+    Status,
 )
 from kb.types.reading import ChunkInContext, DocumentText, Passage
 from kb.types.search import (
@@ -43,5 +44,5 @@ __all__ = [
     "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
     "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
     "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
-    "StageTrace",
+    "StageTrace", "Status",
 ]

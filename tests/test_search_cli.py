@@ -1,0 +1,108 @@
+"""`kb search` for everyday use: -n, words without quotes, --min-score, colour, --version."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import write
+
+from kb.cli import cli
+from kb.cli.highlight import word_pattern
+from kb.config import TOP_K_MAX
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    folder = tmp_path_factory.mktemp("search_cli")
+    for i, text in enumerate(["We rotate the signing keys every 90 days using the vault.",
+                              "Rotating keys by hand is error-prone; the vault does it.",
+                              "The cafeteria serves soup on Tuesdays.",
+                              "Signing a contract needs two witnesses."]):
+        write(folder / "d" / f"{i}.md", f"# Note {i}\n\n{text}\n")
+    path = str(folder / "kb.db")
+    assert kb("--db", path, "ingest", str(folder / "d")).exit_code == 0
+    return path
+
+
+def kb(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"KB_EMBEDDER": "none", **(env or {})})
+
+
+def search_json(db: str, *args: str) -> dict:
+    r = kb("--db", db, "search", "--json", *args)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_words_without_quotes_are_one_query(db: str) -> None:
+    assert search_json(db, "how", "do", "we", "rotate", "keys") == \
+        search_json(db, "how do we rotate keys")
+    r = kb("--db", db, "context", "rotate", "the", "keys", "--json")
+    assert json.loads(r.output)["query"] == "rotate the keys"
+
+
+def test_n_is_top_k_with_the_api_bounds(db: str) -> None:
+    assert len(search_json(db, "-n", "3", "keys vault signing")["references"]) == 3
+    assert search_json(db, "keys", "-n", "2") == search_json(db, "--top-k", "2", "keys")
+    r = kb("--db", db, "search", "-n", str(TOP_K_MAX + 1), "keys")
+    assert r.exit_code == 2 and f"1<=x<={TOP_K_MAX}" in r.output
+
+
+def test_min_score_leaves_out_weaker_references(db: str) -> None:
+    everything = search_json(db, "-n", "4", "rotate signing keys")["references"]
+    scores = sorted({r["relevance"] for r in everything})
+    assert len(scores) > 1
+    kept = search_json(db, "-n", "4", "--min-score", str(scores[-1]), "rotate signing keys")
+    assert [r["relevance"] for r in kept["references"]] == \
+        [r["relevance"] for r in everything if r["relevance"] >= scores[-1]]
+    r = kb("--db", db, "search", "rotate signing keys", "--min-score", "100")
+    assert r.exit_code == 0 and "No reference reaches --min-score 100%" in r.output
+    assert kb("--db", db, "search", "x", "--min-score", "101").exit_code == 2
+
+
+def test_colour_and_highlighting_only_when_asked_or_on_a_terminal(db: str) -> None:
+    plain = kb("--db", db, "search", "rotate", "keys").output
+    assert "\x1b[" not in plain  # not a terminal: plain text
+    coloured = kb("--db", db, "search", "rotate", "keys", "--color", "always").output
+    assert ANSI.sub("", coloured) == plain
+    assert "\x1b[1;33mrotate\x1b[0m" in coloured and "\x1b[1;33mkeys\x1b[0m" in coloured
+    assert "\x1b[1;33mRotating\x1b[0m" in coloured  # the word's forms too
+    off = kb("--db", db, "search", "rotate", "keys", "--color", "always", env={"NO_COLOR": "1"})
+    assert off.output == plain
+
+
+def test_word_pattern_marks_the_query_words_and_their_forms() -> None:
+    pattern = word_pattern("How do we rotate the keys? 密钥")
+    assert pattern is not None
+    text = "Rotation of KEYS: we rotated them; 轮换密钥; do it"
+    assert pattern.findall(text) == ["Rotation", "KEYS", "rotated", "密钥"]
+    assert word_pattern("a of ?") is None
+
+
+def test_leading_dash_words_are_text_and_double_dash_passes_anything(db: str) -> None:
+    assert search_json(db, "-signing")["query"] == "-signing"
+    assert search_json(db, "--", "--signing", "keys")["query"] == "--signing keys"
+    r = kb("--db", db, "search", "--signing")
+    assert r.exit_code == 2 and "put it after --" in r.output
+
+
+def test_version_and_completion() -> None:
+    for flag in ("--version", "-V"):
+        r = CliRunner().invoke(cli, [flag], prog_name="kb")
+        assert r.exit_code == 0 and re.fullmatch(r"kb, version \d+\.\d+\.\d+\S*\n", r.output)
+    r = CliRunner().invoke(cli, [], prog_name="kb",
+                           env={"_KB_COMPLETE": "bash_source", "KB_EMBEDDER": "none"})
+    assert r.exit_code == 0 and "_kb_completion" in r.output
+
+
+def test_collection_names_complete(tmp_path: Path) -> None:
+    assert kb("collections", "create", "papers").exit_code == 0
+    r = CliRunner().invoke(cli, [], prog_name="kb", env={
+        "_KB_COMPLETE": "bash_complete", "COMP_WORDS": "kb --collection pa", "COMP_CWORD": "2"})
+    assert "papers" in r.output

@@ -1,0 +1,168 @@
+"""Settings from five layers (default < user file < project file < env < flag), and `kb config`.
+
+Real config files in tmp folders (the user's config folder is a tmp folder: conftest sets
+XDG_CONFIG_HOME), read through the real ``kb`` command or ``load_settings``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import write
+
+from kb.cli import cli
+from kb.cli.settings import ENV_VARS, load_settings
+from kb.config import DEFAULT_OLLAMA_HOST, PipelineSettings
+from kb.errors import install_hint
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ENV_VARS.values():
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "project" / ".kb").mkdir(parents=True)
+    (tmp_path / "project" / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "project" / "sub")
+    return tmp_path
+
+
+def user_file(home: Path, text: str) -> Path:
+    return write(home / "config" / "kb" / "config.toml", text)
+
+
+def project_file(home: Path, text: str) -> Path:
+    return write(home / "project" / ".kb" / "config.toml", text)
+
+
+def kb(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def config_rows(*args: str, env: dict[str, str] | None = None) -> dict[str, dict]:
+    r = kb(*args, "config", "--json", env=env)
+    assert r.exit_code == 0, r.output
+    return {row["key"]: row for row in json.loads(r.output)["settings"]}
+
+
+def test_each_layer_overrides_the_one_before_and_kb_config_says_which(home: Path) -> None:
+    user = user_file(home, 'embedder = "none"\nllm = "ollama:a"\nreranker = "tei:http://h#r"\n'
+                           '[pipeline]\nhelper_timeout_s = 9\nrerank = "mmr"\n'
+                           '[ingest]\nignore = ["*.log", "drafts/"]\n')
+    project = project_file(home, 'llm = "ollama:b"\nvision = "ollama:c"\n'
+                                 '[pipeline]\nhelper_timeout_s = 12.5\n')
+    rows = config_rows("--llm", "ollama:flag", env={"KB_VISION": "ollama:env",
+                                                    "KB_HELPER_TIMEOUT_S": "30"})
+    seen = {k: (rows[k]["value"], rows[k]["source"], rows[k]["origin"]) for k in rows}
+    assert seen["embedder"] == ("none", "user file", str(user))
+    assert seen["reranker"] == ("tei:http://h#r", "user file", str(user))
+    assert seen["llm"] == ("ollama:flag", "flag", "--llm")
+    assert seen["vision"] == ("ollama:env", "env", "KB_VISION")
+    assert seen["pipeline.helper_timeout_s"] == (30.0, "env", "KB_HELPER_TIMEOUT_S")
+    assert seen["pipeline.rerank"] == ("mmr", "user file", str(user))
+    assert seen["ingest.ignore"] == (["*.log", "drafts/"], "user file", str(user))
+    assert seen["pipeline.rrf_k"] == (60, "default", "")
+    rows = config_rows()
+    assert rows["llm"]["value"] == "ollama:b" and rows["llm"]["origin"] == str(project)
+    assert rows["pipeline.helper_timeout_s"]["value"] == 12.5
+    text = kb("config").output
+    assert f"index: {home / 'project' / '.kb' / 'kb.db'}  (project {home / 'project' / '.kb'})" \
+        in text
+    assert 'llm                       "ollama:b"' in text and f"project file ({project})" in text
+
+
+def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path) -> None:
+    user_file(home, 'ollama_host = "gpu.lan"\n[pipeline]\njudge = false\nw_bm25 = 2\n'
+                    '[ingest]\nextract_timeout_s = 300\nignore = ["build/"]\nroots = ["~/n"]\n')
+    settings = load_settings({"embedder": ("usem", "--embedder")},
+                             {"KB_API_KEY": "s3cret", "KB_CACHE_DIR": str(home / "c")},
+                             Path.cwd())
+    config = settings.config
+    assert config.embedder == "usem" and config.api_key == "s3cret"
+    assert config.ollama_host == "http://gpu.lan:11434"
+    assert config.pipeline == PipelineSettings(judge=False, w_bm25=2.0)
+    assert config.extract_timeout_s == 300.0 and config.ingest_ignore == ("build/",)
+    assert settings.roots == ("~/n",) and settings.cache_dir == home / "c"
+    (home / "config" / "kb" / "config.toml").unlink()
+    assert load_settings({}, {}, Path.cwd()).config.ollama_host == DEFAULT_OLLAMA_HOST
+    assert load_settings({}, {"OLLAMA_HOST": "h:1"}, Path.cwd()).config.ollama_host == \
+        "http://h:1"
+    # a secret is shown as set, never printed
+    r = kb("config", env={"KB_API_KEY": "s3cret"})
+    assert "s3cret" not in r.output and '"(set)"' in r.output
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("embedder = ", "cannot read the config file"),
+    ('embeder = "none"', "unknown setting 'embeder'; known: collection, embedder"),
+    ("[pipeline]\nrerank = 'best'", "pipeline.rerank must be one of auto, mmr, off, got 'best'"),
+    ("[pipeline]\njudge = 1", "pipeline.judge must be bool, got 1"),
+    ("[pipeline]\nhelper_timeout_s = 0", "pipeline.helper_timeout_s must be positive"),
+    ("[ingest]\nignore = 'build/'", "ingest.ignore must be a list of strings"),
+    ('collection = "../x"', "collection name '../x'"),
+])
+def test_a_bad_config_file_is_one_line_naming_the_file(home: Path, text: str,
+                                                        message: str) -> None:
+    path = user_file(home, text)
+    r = kb("search", "kites")
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith("kb: error: ") and message in r.output
+    assert str(path) in r.output
+
+
+def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
+    r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
+    assert r.exit_code == 2 and r.output == ("kb: error: KB_HELPER_TIMEOUT_S must be a positive "
+                                             "number, got 'soon'\n")
+    r = kb("config", env={"OLLAMA_HOST": "ftp://x"})
+    assert r.exit_code == 2 and "Ollama host must be http(s)" in r.output
+    r = kb("config", env={"KB_COLLECTION": "a/b"})
+    assert r.exit_code == 2 and r.output.startswith("kb: error: KB_COLLECTION: collection name")
+
+
+def test_a_user_file_collection_is_the_default_outside_a_project(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user_file(home, 'collection = "papers"\n')
+    monkeypatch.chdir(home)
+    out = json.loads(kb("config", "--json").output)["index"]
+    assert out["collection"] == "papers"
+    assert out["path"] == str(home / "data" / "kb" / "collections" / "papers.db")
+    r = kb("collections", "path")
+    assert r.output.strip() == out["path"]
+
+
+def test_global_options_are_taken_after_the_subcommand_until_double_dash() -> None:
+    from kb.cli.common import global_options_first
+
+    names = {"--db", "--llm"}
+    assert global_options_first(["search", "--db", "x", "q"], names) == \
+        ["--db", "x", "search", "q"]
+    assert global_options_first(["--llm", "m", "search", "-n", "3", "--db=x", "q"], names) == \
+        ["--llm", "m", "--db=x", "search", "-n", "3", "q"]
+    assert global_options_first(["search", "--", "--db", "x"], names) == \
+        ["search", "--", "--db", "x"]
+    assert global_options_first(["--db", "x"], names) == ["--db", "x"]
+    r = kb("search", "q", "--embedder", "none", "--db", "missing.db")
+    assert r.exit_code == 1 and "missing.db: no knowledge base here (--db)" in r.output
+
+
+def test_install_hints_name_commands_that_work_from_a_wheel_and_a_checkout() -> None:
+    assert install_hint("mcp") == ("pip install 'mcp==2.3.0' (kb's mcp extra; in a checkout "
+                                   "of kb: pip install -e '.[mcp]')")
+    assert install_hint("ollama").startswith("pip install 'ollama==0.6.3' ")
+    assert install_hint("nonesuch") == "pip install -e '.[nonesuch]' in a checkout of kb"
+
+
+def test_serve_and_mcp_take_their_ingest_roots_from_the_config_file(home: Path) -> None:
+    import click
+
+    from kb.cli.serve import ingest_roots
+
+    user_file(home, '[ingest]\nroots = ["~/notes", "/srv/docs"]\n')
+    ctx = click.Context(cli, obj=load_settings({}, {}, Path.cwd()))
+    assert ingest_roots(ctx, ()) == (str(Path.home() / "notes"), "/srv/docs")
+    assert ingest_roots(ctx, ("given",)) == ("given",)  # --root wins
