@@ -318,7 +318,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     outcomes += kept
     removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
                                      not in {o.path for o in kept}], links=sync)
-    removed += remove_ignored(store, resolved, ignore)
+    if sync:  # a plain ingest never drops what the user added by hand under ignored paths
+        removed += remove_ignored(store, resolved, ignore)
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]

@@ -330,7 +330,8 @@ class KnowledgeBase:
         Raises:
             kb.errors.DocumentNotFound: nothing matches ``ref``.
         """
-        doc = self.store.get_document(doc_id=int(ref)) if ref.isdigit() else None
+        doc = (self.store.get_document(doc_id=int(ref)) if ref.isascii() and ref.isdigit()
+               else None)
         if doc is None:
             doc = self.store.get_document(source=ref) or self.store.get_document(
                 source=str(Path(ref).expanduser().resolve()))

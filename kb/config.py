@@ -144,6 +144,40 @@ class PipelineSettings:
     helper_timeout_s: float = HELPER_TIMEOUT_S
     keyword_min: float = KEYWORD_MIN
 
+    def __post_init__(self) -> None:
+        for name in ("recall", "rerank", *PIPELINE_RANGES):
+            check_pipeline_value(name, getattr(self, name))
+
+
+# Each numeric pipeline setting's allowed range (low, high; None: unbounded), inclusive.
+PIPELINE_RANGES: dict[str, tuple[float, float | None]] = {
+    "w_bm25": (0.0, None), "w_vector": (0.0, None), "pool": (1, None), "rrf_k": (0, None),
+    "mmr_lambda": (0.0, 1.0), "rerank_min_score": (0.0, 1.0), "keyword_min": (0.0, 1.0),
+    "helper_timeout_s": (1e-3, None),
+}
+
+
+def check_pipeline_value(name: str, value: object) -> None:
+    """Check one ``PipelineSettings`` value against ``PIPELINE_RANGES`` and the mode names.
+
+    Raises:
+        ValueError: the value is out of its range, or not a known mode (the message names
+            the setting, its range and the value).
+    """
+    if name == "recall" and value not in get_args(RecallMode):
+        raise ValueError(f"recall must be one of {', '.join(get_args(RecallMode))}, "
+                         f"got {value!r}")
+    if name == "rerank" and value not in get_args(RerankMode):
+        raise ValueError(f"rerank must be one of {', '.join(get_args(RerankMode))}, "
+                         f"got {value!r}")
+    if name not in PIPELINE_RANGES or value is None:
+        return
+    low, high = PIPELINE_RANGES[name]
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < low or (
+            high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class Config:

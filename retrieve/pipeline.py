@@ -1,4 +1,4 @@
-"""The retrieval orchestrator: seven stages that find candidates, then say "no" to weak ones.
+"""The retrieval orchestrator: scope, then six stages that find candidates and refuse weak ones.
 
 Each stage is one call into one module, a function over plain data:
 
@@ -26,7 +26,7 @@ Each stage is one call into one module, a function over plain data:
    document, and says "insufficient" when none passed; then references, the context block
    and the diagnostics.
 
-Stages 1-5 are ``ranking`` (evaluation ranks with it). Every stage is timed and traced in
+Scope and stages 1-5 are ``ranking`` (evaluation ranks with it). Every stage is timed and traced in
 ``Diagnostics``. A search reads one snapshot of the file (``Store.snapshot``): what other
 writers commit meanwhile reaches it whole or not at all. ``search`` never raises for a
 search-time failure: the caller gets an empty result whose diagnostics carry the reason.

@@ -21,7 +21,9 @@ HOME_FOLDERS = tempfile.mkdtemp(prefix="kb-tests-home-")
 atexit.register(shutil.rmtree, HOME_FOLDERS, ignore_errors=True)
 for variable in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
     os.environ[variable] = os.path.join(HOME_FOLDERS, variable.lower())
-for variable in ("KB_DB", "KB_COLLECTION"):  # the user's choice of index is not the tests'
+# the user's choices (index, models, hosts, timeouts) are not the tests': every KB_* variable
+# and the Ollama host are cleared, so results do not depend on the developer's shell
+for variable in [v for v in os.environ if v.startswith("KB_")] + ["OLLAMA_HOST"]:
     os.environ.pop(variable, None)
 
 FIXTURES = Path(__file__).parent / "fixtures"

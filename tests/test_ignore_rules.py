@@ -142,3 +142,17 @@ def test_ignore_patterns_of_the_config_file_keep_files_out(tmp_path, monkeypatch
     assert r.exit_code == 0, r.output
     with KnowledgeBase(root / ".kb" / "kb.db", Config(embedder="none")) as kb:
         assert _sources(kb, root) == {"keep.md"}
+
+
+def test_a_plain_ingest_keeps_a_file_added_by_hand_under_an_ignored_path(tmp_path):
+    root = tmp_path / "repo"
+    write(root / "keep.md", NOTE)
+    write(root / ".gitignore", "build/\n")
+    write(root / "build" / "report.md", NOTE)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest(root / "build" / "report.md")  # named: read whatever the rules say
+        kb.ingest(root)
+        assert _sources(kb, root) == {"keep.md", "build/report.md"}
+        report = kb.sync(root)  # a sync mirrors the folder under its rules
+        assert _sources(kb, root) == {"keep.md"}
+        assert str((root / "build" / "report.md").resolve()) in report.removed

@@ -63,6 +63,8 @@ def test_min_score_leaves_out_weaker_references(db: str) -> None:
         [r["relevance"] for r in everything if r["relevance"] >= scores[-1]]
     r = kb("--db", db, "search", "rotate signing keys", "--min-score", "100")
     assert r.exit_code == 0 and "No reference reaches --min-score 100%" in r.output
+    none_left = search_json(db, "--min-score", "100", "rotate signing keys")
+    assert none_left["references"] == [] and none_left["insufficient_evidence"]  # as the note
     assert kb("--db", db, "search", "x", "--min-score", "101").exit_code == 2
 
 

@@ -102,6 +102,8 @@ def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path)
     ("[pipeline]\nrerank = 'best'", "pipeline.rerank must be one of auto, mmr, off, got 'best'"),
     ("[pipeline]\njudge = 1", "pipeline.judge must be bool, got 1"),
     ("[pipeline]\nhelper_timeout_s = 0", "pipeline.helper_timeout_s must be positive"),
+    ("[pipeline]\nrrf_k = -1", "pipeline.rrf_k: rrf_k must be at least 0, got -1"),
+    ("[pipeline]\nmmr_lambda = 7.0", "mmr_lambda must be between 0.0 and 1.0, got 7.0"),
     ("[ingest]\nignore = 'build/'", "ingest.ignore must be a list of strings"),
     ('collection = "../x"', "collection name '../x'"),
 ])

@@ -47,10 +47,12 @@ def watching(tmp_path: Path) -> Iterator[tuple[Path, Path, subprocess.Popen[str]
     folder = (tmp_path / "notes").resolve()
     write(folder / "first.md", "# First\n\nShearwaters cross the ocean.\n")
     write(folder / ".gitignore", "scratch/\n")
+    # the project's config file (found from the working folder) adds its own ignore pattern
+    write(tmp_path / ".kb" / "config.toml", '[ingest]\nignore = ["drafts/"]\n')
     db = tmp_path / "kb.db"
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
-         str(folder), "--debounce-ms", "100"],
+         str(folder), "--debounce-ms", "100"], cwd=tmp_path,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stderr is not None
@@ -71,6 +73,7 @@ def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
     assert set(_indexed(db)) == {"first.md"}
     write(folder / "scratch" / "ignored.md", "# Scratch\n\nNever indexed.\n")
     write(folder / "node_modules" / "pkg" / "README.md", "# Pkg\n\nNever indexed.\n")
+    write(folder / "drafts" / "secret.md", "# Draft\n\nNever indexed either.\n")
     write(folder / "new.md", "# New\n\nAlbatrosses glide for hours.\n")
     _until(lambda: "new.md" in _indexed(db), "a created file was not indexed")
     write(folder / "new.md", "# New\n\nFrigatebirds steal fish.\n")
@@ -78,7 +81,8 @@ def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
            "an edited file was not indexed again")
     (folder / "first.md").unlink()
     _until(lambda: "first.md" not in _indexed(db), "a deleted file's document stayed")
-    assert set(_indexed(db)) == {"new.md"}  # neither the .gitignored nor node_modules file
+    # neither the .gitignored, the node_modules nor the config file's ignored file
+    assert set(_indexed(db)) == {"new.md"}
     os.kill(proc.pid, signal.SIGINT)
     out, _ = proc.communicate(timeout=TIMEOUT_S)
     assert proc.returncode == 0

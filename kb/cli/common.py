@@ -1,10 +1,11 @@
 """What every ``kb`` command shares: the root group, its options, JSON output, one-line errors.
 
 Also opening the knowledge base, progress and the search scope options. The command modules
-(``kb.cli.search``, ``kb.cli.documents``, ``kb.cli.ingest``, ``kb.cli.ask``, ``kb.cli.evaluate``,
-``kb.cli.serve``) import this one and register their commands on ``cli``; ``kb.cli.main``
-imports them all. Data goes to stdout (``--json``: one JSON document, or JSON Lines for lists);
-messages and progress go to stderr, progress only on a terminal. A ``KbError`` becomes one
+(``kb.cli.search``, ``kb.cli.documents``, ``kb.cli.ingest``, ``kb.cli.watch``, ``kb.cli.show``,
+``kb.cli.home``, ``kb.cli.ask``, ``kb.cli.evaluate``, ``kb.cli.serve``) import this one and
+register their commands on ``cli``; ``kb.cli.main`` imports them all. Data goes to stdout
+(``--json``: one JSON document, or JSON Lines for lists); messages and progress go to stderr,
+progress only on a terminal. A ``KbError`` becomes one
 line and exit 1, a bad value exit 2; with ``--json`` the error is also a JSON document on
 stdout (``errors_as_one_line``).
 """

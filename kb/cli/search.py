@@ -99,7 +99,9 @@ def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
     if min_score is not None:
         kept = tuple(r for r in result.references if r.relevance >= min_score)
         hidden = len(result.references) - len(kept)
-        result = replace(result, references=kept)
+        # nothing at the caller's bar: insufficient for them, as the note then says
+        result = replace(result, references=kept,
+                         insufficient_evidence=result.insufficient_evidence or not kept)
     if as_json:  # as POST /search and the tool: no timings, so equal searches give equal JSON
         emit_json(SearchResultJSON.of(result))
     elif not result.diagnostics.error:

@@ -52,6 +52,7 @@ from kb.config import (
     EXTRACT_TIMEOUT_S,
     Config,
     PipelineSettings,
+    check_pipeline_value,
 )
 
 APP = "kb"
@@ -215,6 +216,11 @@ def _check(key: str, value: Any, where: str) -> Any:
         raise ValueError(f"{where} must be {hint.__name__}, got {value!r}")
     if key in _POSITIVE and value <= 0:
         raise ValueError(f"{where} must be positive, got {value!r}")
+    if key.startswith("pipeline."):
+        try:
+            check_pipeline_value(key.removeprefix("pipeline."), value)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
     if key == "collection":
         try:
             collection_path(value)

@@ -77,7 +77,7 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
                              as_json)
                 click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
             plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
-                                SUPPORTED_SUFFIXES)
+                                SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
             if plan:
                 print_report(_apply(kb, plan, roots, as_json), as_json)
     click.echo("kb: watch stopped", err=True)

@@ -207,7 +207,7 @@ class Handler(BaseHTTPRequestHandler):
             self._fail(415, "unsupported_media_type", "the body must be application/json")
             return _ANSWERED
         length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        if length is None or not (length.isascii() and length.isdigit()):
             self._fail(411, "length_required", "a Content-Length header is required")
             return _ANSWERED
         if int(length) > MAX_BODY_BYTES:
@@ -292,7 +292,8 @@ class Handler(BaseHTTPRequestHandler):
         before the client reads it.
         """
         length = self.headers.get("Content-Length", "")
-        if self._consumed or not length.isdigit() or not 0 < int(length) <= MAX_BODY_BYTES:
+        digits = length.isascii() and length.isdigit()
+        if self._consumed or not digits or not 0 < int(length) <= MAX_BODY_BYTES:
             return
         try:
             self.rfile.read(int(length))
