@@ -629,24 +629,26 @@ def child_insert(name: str, n: int, count: int) -> dict:
         import hnswlib
         index = hnswlib.Index(space="ip", dim=DIM)
         index.load_index(str(index_path(name, n)), max_elements=n + count)
-        t0 = time.perf_counter()
-        index.add_items(new, ids, num_threads=1)
-        spent = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        index.save_index(str(CACHE / "scale-insert-tmp.hnsw"))
-        save = time.perf_counter() - t1
-        (CACHE / "scale-insert-tmp.hnsw").unlink()
-        return {"insert_s": spent, "save_whole_file_s": save}
+        return time_add_and_save(lambda: index.add_items(new, ids, num_threads=1),
+                                 lambda p: index.save_index(str(p)), "hnsw")
     from usearch.index import Index
-    index = Index.restore(str(index_path(name, n)))  # a view is read-only: load it
+    usearch = Index.restore(str(index_path(name, n)))  # a view is read-only: load it
+    return time_add_and_save(lambda: usearch.add(ids, new, threads=1),
+                             lambda p: usearch.save(str(p)), "usearch")
+
+
+def time_add_and_save(add: Callable[[], object], save: Callable[[Path], object],
+                      ext: str) -> dict:
+    """Seconds to add the vectors, then to write the whole index file (to a scratch file)."""
     t0 = time.perf_counter()
-    index.add(ids, new, threads=1)
+    add()
     spent = time.perf_counter() - t0
+    tmp = CACHE / f"scale-insert-tmp.{ext}"
     t1 = time.perf_counter()
-    index.save(str(CACHE / "scale-insert-tmp.usearch"))
-    save = time.perf_counter() - t1
-    (CACHE / "scale-insert-tmp.usearch").unlink()
-    return {"insert_s": spent, "save_whole_file_s": save}
+    save(tmp)
+    saved = time.perf_counter() - t1
+    tmp.unlink()
+    return {"insert_s": spent, "save_whole_file_s": saved}
 
 
 def threshold(sizes: list[int], depth: int) -> Iterator[dict]:
