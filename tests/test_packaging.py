@@ -10,6 +10,7 @@ it from a folder holding decoy ``retrieve.py``, ``ingest.py`` and ``eval/`` that
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -55,9 +56,15 @@ USE_THE_API = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_the_wheel_works_from_a_folder_with_decoy_retrieve_ingest_and_eval(tmp_path: Path):
+    # build from a clean copy: setuptools packs whatever an earlier build left in build/lib,
+    # such as a package since removed from the source
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.db*",
+        "tests", "bench", "golden"))
     wheels = tmp_path / "wheels"
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps",
-                            "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True,
+                            "--no-build-isolation", "-w", str(wheels), str(source)], check=True,
                            capture_output=True, text=True)
     # PEP 639 licence metadata: no deprecation warning about the licence table or classifiers
     warned = [line for line in (built.stdout + built.stderr).lower().splitlines()
