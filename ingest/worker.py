@@ -76,7 +76,10 @@ def _serve(conn: multiprocessing.connection.Connection, memory_mib: int | None) 
             reply = ("memory",) if _hit(limit) else ("error", type(exc).__name__, exc.reason)
         except Exception as exc:  # an extractor bug must not kill the batch
             reply = ("memory",) if _hit(limit) else ("crash", f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, EOFError):  # the parent stopped (Ctrl-C): nobody to answer
+            return
 
 
 def _hit(limit: int | None) -> bool:
