@@ -21,7 +21,7 @@ from kb.store import Store
 from kb.store.meta import MetaKey
 from kb.types import ProgressFn
 
-CACHE_FORMAT = "1"  # bump when the cached index layout produced here changes
+CACHE_FORMAT = "2"  # bump when the cached index changes (2: short chunks merged, issue 13)
 DIGEST_KEY = MetaKey.EVAL_INDEX_DIGEST
 
 

@@ -9,6 +9,11 @@
    LangChain's RecursiveCharacterTextSplitter. The next chunk starts ``overlap_chars`` before
    the cut, moved forward to a sentence or word start when one is near.
 
+3. Short chunks: a chunk under ``min_chunk_chars(settings)`` is merged with a neighbour (the
+   next one when it introduces it, else the previous one), so headings alone, bylines or a
+   paragraph's last words are never evidence on their own; only a whole document shorter than
+   the minimum gives a shorter chunk.
+
 Sizes are measured in code points. Chunk text is always ``extracted_text[char_start:char_end]``,
 stripped of surrounding whitespace, never empty.
 """
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kb.config import ChunkSettings
 from kb.types import BLOCK_SEPARATOR, ChunkDraft, ExtractedDocument
@@ -29,6 +34,66 @@ _BOUNDARIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<=[.!?])[\"')\]]?\s+|(?<=[。！？；…])[”」』）]?\s*"),
     re.compile(r"\s+|(?<=[，、,;:：])"),
 )
+
+
+# Chunks shorter than this are merged with a neighbour. A web page's text had 25 of its 49
+# chunks under 80 characters ("Continue reading the main story", bylines, lone headings): such
+# a chunk matches a query on a word or two and comes back as evidence with nothing to say.
+# 80 code points is about one sentence of English or 40 Chinese characters.
+MIN_CHUNK_CHARS = 80
+
+
+def min_chunk_chars(settings: ChunkSettings) -> int:
+    """The minimum chunk length for ``settings``: ``MIN_CHUNK_CHARS``, at most half the target."""
+    return min(MIN_CHUNK_CHARS, settings.target_chars // 2)
+
+
+def _joined(a: ChunkDraft, b: ChunkDraft, text_at: Callable[[int, int], str],
+            like: ChunkDraft) -> ChunkDraft:
+    """One chunk spanning ``a`` then ``b``.
+
+    It has ``like``'s heading path and prefix, and the page of the longer part (where most of
+    its text is cited from).
+    """
+    start, end = a.char_start, max(a.char_end, b.char_end)
+    page = (a if len(a.text) >= len(b.text) else b).page
+    return ChunkDraft(text=text_at(start, end), context_prefix=like.context_prefix,
+                      char_start=start, char_end=end, page=page,
+                      heading_path=like.heading_path)
+
+
+def merge_short(chunks: Iterable[ChunkDraft], text_at: Callable[[int, int], str],
+                min_chars: int) -> Iterator[ChunkDraft]:
+    """Merge every chunk shorter than ``min_chars`` code points with a neighbour.
+
+    A short chunk joins the next one when its heading path is a prefix of the next one's (a
+    heading or a lead-in introducing what follows) or when it is the first chunk; else it
+    joins the previous one. The merged chunk keeps the heading path and context prefix of its
+    first part (the outer heading) and the page of its longer part. It spans both
+    (``text_at(start, end)`` is the document's text between two chunk offsets) and may exceed
+    the target size by less than ``min_chars``. Only a document shorter than ``min_chars``
+    yields a shorter chunk. Lazy: at most two chunks are held back.
+    """
+    prev: ChunkDraft | None = None  # held back: a short chunk after it may join it
+    short: ChunkDraft | None = None  # a short chunk after ``prev``, placed when the next comes
+    for ch in chunks:
+        if short is not None and prev is not None:
+            if short.heading_path == ch.heading_path[:len(short.heading_path)]:
+                ch = _joined(short, ch, text_at, short)
+            else:
+                prev = _joined(prev, short, text_at, prev)
+            short = None
+        if prev is None or len(prev.text) < min_chars:  # only the first chunk can be short
+            prev = ch if prev is None else _joined(prev, ch, text_at, prev)
+        elif len(ch.text) < min_chars:
+            short = ch
+        else:
+            yield prev
+            prev = ch
+    if short is not None and prev is not None:
+        prev = _joined(prev, short, text_at, prev)
+    if prev is not None:
+        yield prev
 
 
 def context_prefix(title: str, heading_path: tuple[str, ...]) -> str:
@@ -194,13 +259,30 @@ def chunk_stream(title: str, pieces: Iterable[str], settings: ChunkSettings = Ch
     ``"".join(pieces)`` (offsets into that text); the pieces are consumed as chunks are taken.
     """
     prefix = context_prefix(title, ())
-    for start, _end, text in iter_spans(pieces, settings):
-        stripped = text.strip()
-        if not stripped or "\x00" in stripped:
-            continue
-        s = start + len(text) - len(text.lstrip())
-        yield ChunkDraft(text=stripped, context_prefix=prefix, char_start=s,
-                         char_end=s + len(stripped))
+    recent: list[tuple[int, str]] = []  # raw spans (start, text) a held-back chunk may need
+
+    def drafts() -> Iterator[ChunkDraft]:
+        for start, _end, text in iter_spans(pieces, settings):
+            recent.append((start, text))
+            stripped = text.strip()
+            if not stripped or "\x00" in stripped:
+                continue
+            s = start + len(text) - len(text.lstrip())
+            yield ChunkDraft(text=stripped, context_prefix=prefix, char_start=s,
+                             char_end=s + len(stripped))
+
+    def text_at(start: int, end: int) -> str:  # consecutive spans touch or overlap
+        out, pos = [], start
+        for s, text in recent:
+            if s <= pos < s + len(text):
+                out.append(text[pos - s:end - s])
+                pos = min(end, s + len(text))
+        return "".join(out)
+
+    for draft in merge_short(drafts(), text_at, min_chunk_chars(settings)):
+        yield draft
+        while len(recent) > 1 and recent[1][0] <= draft.char_start:
+            recent.pop(0)
 
 
 def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettings()
@@ -213,7 +295,8 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
 
     Returns:
         Chunks in reading order with offsets into ``doc.text``; none is empty or
-        whitespace-only, none contains NUL.
+        whitespace-only, none contains NUL, none is shorter than ``min_chunk_chars(settings)``
+        unless the whole text is.
     """
     full = doc.text
     # Offsets of each block in the joined text, then merge runs of small same-scope blocks.
@@ -228,7 +311,7 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
             groups[-1] = (last[0], end, last[2], last[3])
         else:
             groups.append((start, end, block.heading_path, block.page))
-    chunks = []
+    chunks: list[ChunkDraft] = []
     for g_start, g_end, heading_path, page in groups:
         prefix = context_prefix(doc.title, heading_path)
         body = full[g_start:g_end]
@@ -239,4 +322,4 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
                 continue
             chunks.append(ChunkDraft(text=text, context_prefix=prefix, char_start=g_start + s,
                                      char_end=g_start + e, page=page, heading_path=heading_path))
-    return chunks
+    return list(merge_short(chunks, lambda s, e: full[s:e], min_chunk_chars(settings)))

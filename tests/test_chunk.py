@@ -1,7 +1,7 @@
 import pytest
 
 from kb.config import ChunkSettings
-from kb.ingest.chunk import chunk_document, split_spans
+from kb.ingest.chunk import MIN_CHUNK_CHARS, chunk_document, min_chunk_chars, split_spans
 from kb.types import Block, ExtractedDocument
 
 LATIN = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(120))
@@ -45,10 +45,56 @@ def test_cjk_cuts_fall_after_sentence_punctuation():
 
 
 def test_small_blocks_under_one_heading_merge_and_headings_split():
-    doc = _doc(Block("alpha one.", ("A",)), Block("alpha two.", ("A",)), Block("beta.", ("B",)))
+    one = ("alpha one, a sentence of some length " * 2).strip()
+    two = ("alpha two, more " * 4).strip()
+    beta = "beta, a section of its own that is long enough to stand as a chunk alone."
+    doc = _doc(Block(one, ("A",)), Block(two, ("A",)), Block(beta * 2, ("B",)))
     chunks = chunk_document(doc)
-    assert [c.text for c in chunks] == ["alpha one.\n\nalpha two.", "beta."]
+    assert [c.text for c in chunks] == [f"{one}\n\n{two}", (beta * 2).strip()]
     assert [c.heading_path for c in chunks] == [("A",), ("B",)]
+
+
+def test_short_chunks_merge_with_a_neighbour():
+    body = "The body of the section says something worth finding in a search. " * 3
+    doc = _doc(
+        Block("Introduction", ("Introduction",)),  # a lone heading: joins what it introduces
+        Block(body, ("Introduction",)),
+        Block("Details", ("Introduction", "Details")),  # introduces a deeper section
+        Block(body + "\n\n" + body, ("Introduction", "Details")),
+        Block("Share this page", ("Elsewhere",)),  # introduces nothing after it: joins before
+    )
+    chunks = chunk_document(doc, ChunkSettings(target_chars=300, overlap_chars=40))
+    assert all(len(c.text) >= MIN_CHUNK_CHARS for c in chunks)
+    assert all(doc.text[c.char_start:c.char_end] == c.text for c in chunks)
+    assert chunks[0].text.startswith("Introduction\n\nThe body")
+    assert chunks[0].heading_path == ("Introduction",)
+    assert chunks[1].text.startswith("Details\n\nThe body")
+    assert chunks[1].heading_path == ("Introduction", "Details")
+    assert chunks[1].context_prefix == "Doc title > Introduction > Details"
+    assert chunks[-1].text.endswith("Share this page")
+    assert chunks[-1].heading_path == ("Introduction", "Details")
+
+
+def test_a_short_section_joining_a_deeper_one_keeps_its_outer_heading():
+    body = "Box kites were invented by Lawrence Hargrave, an Australian engineer, in 1893."
+    doc = _doc(Block("# Kites\n\nA short intro.", ("Kites",), 2),
+               Block("## Flying\n\n" + body + " " + body, ("Kites", "Flying"), 3))
+    [chunk] = chunk_document(doc)
+    assert chunk.heading_path == ("Kites",)
+    assert chunk.page == 3  # where most of its text is
+    assert chunk.context_prefix == "Doc title > Kites"
+    assert chunk.text == doc.text
+
+
+def test_a_document_shorter_than_the_minimum_is_one_chunk():
+    doc = _doc(Block("Tiny", ("Tiny",)), Block("note.", ("Tiny", "Sub")))
+    chunks = chunk_document(doc)
+    assert [(c.text, c.heading_path) for c in chunks] == [("Tiny\n\nnote.", ("Tiny",))]
+
+
+def test_the_minimum_is_at_most_half_the_target():
+    assert min_chunk_chars(ChunkSettings()) == MIN_CHUNK_CHARS
+    assert min_chunk_chars(ChunkSettings(target_chars=100, overlap_chars=10)) == 50
 
 
 def test_sizes_count_code_points_not_bytes():
@@ -59,3 +105,17 @@ def test_sizes_count_code_points_not_bytes():
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError):
         ChunkSettings(target_chars=100, overlap_chars=60)
+
+
+def test_no_chunk_of_a_real_web_page_is_under_the_minimum():
+    from pathlib import Path
+
+    from kb.ingest.extract import extract
+
+    pages = sorted((Path(__file__).parent / "fixtures" / "docs" / "html").glob("*/source.html"))
+    assert len(pages) == 7
+    for page in pages:
+        doc = extract(page)
+        chunks = chunk_document(doc)
+        if len(doc.text) >= MIN_CHUNK_CHARS:
+            assert min(len(c.text) for c in chunks) >= MIN_CHUNK_CHARS, page

@@ -10,6 +10,7 @@ import pytest
 
 from kb.errors import EmptyDocumentError
 from kb.ingest.extract import extract
+from kb.ingest.extract.html import extract_html
 
 HTML = Path(__file__).parent / "fixtures" / "docs" / "html"
 
@@ -41,9 +42,14 @@ def test_script_tags_removed_everywhere() -> None:
     assert "alert" not in doc.text
     assert "super wrong" not in doc.text
     assert doc.title == "Remove script tags test"
-    assert [b.heading_path for b in doc.blocks] == [("Lorem",), ("Lorem", "Foo")]
+    # Readability keeps the two <div>s of the <article> (as expected.html does), not its
+    # headings: the h1 just before the content still names it; the h2 between them is lost.
+    assert [b.heading_path for b in doc.blocks] == [("Lorem",)]
     # Text on both sides of an inline <script> inside one <p> is kept, joined by a space.
-    assert "cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat" in doc.blocks[1].text
+    assert "cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat" in doc.blocks[0].text
+    whole = extract_html(HTML / "remove-script-tags" / "source.html", main_content=False)
+    assert [b.heading_path for b in whole.blocks] == [("Lorem",), ("Lorem", "Foo")]
+    assert "alert" not in whole.text and "super wrong" not in whole.text
 
 
 def test_style_tags_removed() -> None:
@@ -152,3 +158,31 @@ def test_deeply_nested_markup_does_not_hit_the_recursion_limit(tmp_path: Path) -
     path = tmp_path / "deep.html"
     path.write_text("<div>" * 5000 + "<p>deep text</p>" + "</div>" * 5000, encoding="utf-8")
     assert [b.text for b in extract(path).blocks] == ["deep text"]
+
+
+def test_main_content_leaves_out_the_page_chrome() -> None:
+    # heise: the sidebar's "Top-News" teasers and the comment prompt are visible text
+    # outside <nav>/<footer>, so only main-content extraction leaves them out.
+    page = HTML / "heise" / "source.html"
+    whole, main = extract_html(page, main_content=False), extract_html(page)
+    assert len(main.text) < len(whole.text) / 2
+    assert "Unterstützt wird dabei der TOTP-Standard" in main.text
+    teaser = '"Fotos" und mehr: Apple stellt OS X 10.10.3 zum Download bereit'
+    assert teaser in whole.text and teaser not in main.text
+
+
+def test_data_table_cells_with_chrome_like_classes_are_kept() -> None:
+    # Its header row's cells have class="header_cell", a name readability treats as chrome.
+    doc = extract(HTML / "keep-tabular-data" / "source.html")
+    rows = [line for b in doc.blocks for line in b.text.split("\n") if " | " in line]
+    assert " | General UX | UX draft | UX review | UI mockup | UI review | Implementation draft" \
+        " | Implementation review | Final review" in rows
+
+
+def test_page_without_main_content_falls_back_to_its_visible_text(tmp_path: Path) -> None:
+    path = tmp_path / "list.html"  # readability keeps nothing of a page that is only a list
+    path.write_text("<title>Shopping</title><nav>Home</nav><ul><li>apples</li><li>pears</li></ul>",
+                    encoding="utf-8")
+    doc = extract(path)
+    assert doc.title == "Shopping"
+    assert doc.text == "apples\npears"

@@ -182,7 +182,8 @@ def test_a_file_that_is_not_a_kb_database_is_a_clear_error(tmp_path):
 
 SURVEY = ("Kestrel Marine Surveys prepared this hull inspection for the ferry operator.\n\n"
           + "The port side plating shows pitting below the waterline near frame 40. " * 4
-          + "\n\nThe starboard propeller shaft seal was replaced during the dry-dock period.")
+          + "\n\nThe starboard propeller shaft seal was replaced during the dry-dock period in "
+          "the spring.")  # each part at least MIN_CHUNK_CHARS, so the chunks stay apart
 
 
 def _docs_json(db) -> list[dict]:

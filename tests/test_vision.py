@@ -59,7 +59,9 @@ def make_docx(path: Path, image: bytes | None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     document = docx.Document()
     document.add_heading("Harbour inspection", level=1)
-    document.add_paragraph("The north pier was inspected on Monday.")
+    # at least MIN_CHUNK_CHARS: the section stays a chunk of its own
+    document.add_paragraph("The north pier was inspected on Monday by the harbour master and two "
+                           "divers from the port authority.")
     document.add_heading("Photographs", level=2)
     if image is not None:
         document.add_picture(io.BytesIO(image), width=Inches(1.5))

@@ -7,6 +7,7 @@ never sits in memory whole: the ingest pipeline chunks and writes it as it arriv
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from kb.ingest.extract.common import (
     read_bytes,
     require_nonempty,
 )
+from kb.ingest.extract.frontmatter import parse_front_matter
 from kb.types import Block, ExtractedDocument
 
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
@@ -185,6 +187,10 @@ def is_blank_text(path: Path) -> bool:
 def extract_markdown(path: Path) -> ExtractedDocument:
     """Extract a Markdown file as one block per ATX-heading section.
 
+    Front matter (a YAML ``---`` or TOML ``+++`` block on the first line) is metadata, not
+    text: its ``title`` beats the first heading, its date is ``created_at`` (what time decay
+    measures age from) and its ``tags`` are the document's tags (``parse_front_matter``).
+
     Each block holds its heading line and the text under it, with ``heading_path`` naming the
     enclosing headings outermost first; text before the first heading has an empty path.
     ``#`` lines inside fenced code blocks are not headings. The title is the first level-1
@@ -192,14 +198,17 @@ def extract_markdown(path: Path) -> ExtractedDocument:
 
     Raises:
         CorruptError: unreadable, or not text in any detectable encoding.
-        EmptyDocumentError: the file is empty or whitespace only.
+        EmptyDocumentError: the file is empty or whitespace only (front matter aside).
 
     """
     text = read_text(path)
-    blocks, title = split_markdown(text)
-    return build_document(
-        path, title=title, blocks=blocks, source_type="md", empty_reason="no text"
+    front = parse_front_matter(text)
+    blocks, title = split_markdown(text[front.body_start:])
+    doc = build_document(
+        path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
+        created_at=front.created_at, warnings=[front.warning] if front.warning else [],
     )
+    return dataclasses.replace(doc, tags=front.tags) if front.tags else doc
 
 
 def split_markdown(text: str) -> tuple[list[Block], str | None]:

@@ -73,6 +73,7 @@ class ExtractedDocument:
         images: the images a vision model could describe, in document order.
         image_count: all images in the file, ``images`` included (also ones that cannot be
             placed in the text, e.g. a DOCX header logo).
+        tags: the document's own tags (Markdown front matter), in order, without duplicates.
     """
 
     title: str
@@ -82,6 +83,7 @@ class ExtractedDocument:
     created_at: datetime | None = None
     images: tuple[ImageRef, ...] = ()
     image_count: int = 0
+    tags: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
