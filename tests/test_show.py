@@ -32,7 +32,7 @@ anyio = pytest.importorskip("anyio")
 
 MARKDOWN = """# Kite handbook
 
-Kites have flown for two thousand years.
+Kites have flown for two thousand years, first in China and later over every coast of Europe.
 
 ## Box kites
 
@@ -43,17 +43,22 @@ Box kites were invented by Lawrence Hargrave in 1893. {filler}
 Never fly a kite near power lines or in a thunderstorm. {filler}
 """
 FILLER = "Hargrave tested many cells and frames on the beach near Stanwell Park. " * 8
+# each page at least kb.ingest.chunk.MIN_CHUNK_CHARS long, so no page merges with another
 PAGES = ["The ferry timetable starts on the next page.",
          "The harbour ferry leaves Circular Quay at 7:15 every weekday morning.",
          "Weekend ferries run every half hour from 8:00."]
+TAILS = ["Fares are listed after the timetables, by zone.",
+         "It calls at Milsons Point and reaches Manly at 7:45.",
+         "On public holidays the weekend timetable applies."]
 
 
 def make_pdf(path: Path) -> Path:
     canvas = pytest.importorskip("reportlab.pdfgen.canvas")
     pdf = canvas.Canvas(str(path))
     pdf.setTitle("Harbour ferries")
-    for line in PAGES:
-        pdf.drawString(72, 720, line)
+    for lines in zip(PAGES, TAILS, strict=True):
+        for row, line in enumerate(lines):
+            pdf.drawString(72, 720 - 16 * row, line)
         pdf.showPage()
     pdf.save()
     return path
