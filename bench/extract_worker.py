@@ -1,10 +1,10 @@
 """Cost of extracting in a worker process (kb.ingest.worker) against extracting in-process.
 
-Extracts every PDF, DOCX and HTML file under a folder (default: the shared document set)
+Extracts every PDF, DOCX and HTML file under FOLDER (any folder of documents)
 in this process, through one reused ExtractionWorker, and through a new worker per file, and
 prints the start-up cost (first file, worker start included) and the mean extra cost per file.
 
-    python bench/extract_worker.py [FOLDER]
+    python bench/extract_worker.py FOLDER
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from pathlib import Path
 
 from kb.ingest.extract import extract
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
-
-DEFAULT = Path("/work/shared/data/docs")
 
 
 def _run(extract_one, files):
@@ -32,7 +30,9 @@ def _run(extract_one, files):
 
 def main() -> None:
     logging.disable(logging.CRITICAL)
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
+    if len(sys.argv) != 2:
+        sys.exit("usage: python bench/extract_worker.py FOLDER")
+    folder = Path(sys.argv[1])
     files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in RISKY_SUFFIXES)
     _run(extract, files)  # warm the page cache and imports
     in_process = _run(extract, files)

@@ -12,13 +12,17 @@ the fewer times it appears in either), precision = overlap / |kept|, recall = ov
 texts that are the last element of some block's ``heading_path`` (headings kept as
 structure, not just as text).
 
-    python bench/html_main_content.py [FOLDER]   # default ../shared/data/docs/html
+    python bench/html_main_content.py FOLDER
+
+FOLDER holds one folder per page, each with ``source.html`` and ``expected.html`` (the layout
+of mozilla/readability's ``test/test-pages``; the 15 pages measured in bench/README.md).
 
 Prints one JSON object per page and extractor, then one per extractor with the means.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -30,7 +34,6 @@ from bs4 import BeautifulSoup
 from kb.ingest.extract.common import one_line
 from kb.ingest.extract.html import extract_html
 
-DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "docs" / "html"
 TOKEN_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+")
 EXTRACTORS = {"visible-text": False, "main-content": True}  # name -> extract_html(main_content)
 
@@ -85,4 +88,7 @@ def main(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_FOLDER)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path,
+                        help="one folder per page, each with source.html and expected.html")
+    main(parser.parse_args().folder)
