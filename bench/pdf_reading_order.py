@@ -16,7 +16,11 @@ Score per input and method: the share of ground-truth passages found intact (aft
 whitespace, line-end hyphens and case), the share of consecutive passages found in order, and
 the seconds per page.
 
-    python bench/pdf_reading_order.py [--out bench/cache/reading-order]
+    python bench/pdf_reading_order.py [--out bench/cache/reading-order] [--real FOLDER]
+
+``--real FOLDER`` adds the real papers: a folder holding ``multicolumn.pdf`` and
+``pdfplumber-federal-register-2020-17221.pdf`` (pdfplumber's test files); without it only
+the generated pages are scored.
 """
 
 from __future__ import annotations
@@ -34,14 +38,14 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-SHARED = Path("/work/shared/data/docs/pdf")
 WORDS = ("river harbour lantern orchard copper meadow signal kite paper string wind tail frame "
          "glue bamboo silk flight height storm cloud valley bridge engine market garden winter "
          "summer stone glass timber canvas thread needle anchor beacon ladder mirror").split()
 
-# Passages copied by hand from the page images (each runs over several lines of one column).
+# Passages copied by hand from the page images (each runs over several lines of one column):
+# input name -> (file name under --real, page, passages).
 REAL = {
-    "latex-2col (multicolumn.pdf p.1)": (SHARED / "multicolumn.pdf", 1, [
+    "latex-2col (multicolumn.pdf p.1)": ("multicolumn.pdf", 1, [
         "This is a sample document with two columns filled with Lorem Ipsum text.",
         "Phasellus eu tellus sit amet tortor gravida placerat.",
         "Nam dui ligula, fringilla a, euismod sodales, sollicitudin vel, wisi.",
@@ -50,7 +54,7 @@ REAL = {
         "Fusce mauris.",
         "Vestibulum luctus nibh at lectus.",
     ]),
-    "federal-register-3col (p.2)": (SHARED / "pdfplumber-federal-register-2020-17221.pdf", 2, [
+    "federal-register-3col (p.2)": ("pdfplumber-federal-register-2020-17221.pdf", 2, [
         "Investigation of the accident has been completed by the Indonesian authorities "
         "(Komite Nasional Keselamatan Transportasi (KNKT)) with assistance from the National "
         "Transportation Safety Board (NTSB) and the FAA of the United States, the "
@@ -180,7 +184,9 @@ def main() -> None:
     logging.disable(logging.CRITICAL)
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=Path("bench/cache/reading-order"))
-    out = parser.parse_args().out
+    parser.add_argument("--real", type=Path, help="folder holding the real papers of REAL")
+    args = parser.parse_args()
+    out = args.out
     out.mkdir(parents=True, exist_ok=True)
     inputs: dict[str, tuple[Path, int, list[str]]] = {}
     for name, columns, rows in (("reportlab-2col row-by-row", 2, True),
@@ -192,7 +198,9 @@ def main() -> None:
         path = out / "libreoffice-2col.pdf"
         inputs["libreoffice-2col (python-docx + soffice)"] = (
             path, 1, make_libreoffice_columns(path, seed=8))
-    inputs.update(REAL)
+    if args.real is not None:
+        inputs.update({name: (args.real / file, page, passages)
+                       for name, (file, page, passages) in REAL.items()})
     methods: dict[str, Callable[[Path, int], str]] = {
         "pypdf": pypdf_plain, "pypdf layout": pypdf_layout, "pdfminer.six": pdfminer}
     if shutil.which("pdftotext"):
