@@ -17,7 +17,6 @@ from kb.cli.common import (
     search_options,
 )
 from kb.cli.query_command import QueryCommand
-from kb.shapes import ReferenceJSON
 
 
 @cli.command(cls=QueryCommand)
@@ -57,7 +56,7 @@ def ask(ctx: click.Context, words: tuple[str, ...], top_k: int | None, source: t
         emit_json({"question": answer.question, "answer": answer.text,
                    "refused": answer.refused, "model": answer.model,
                    "cited": list(answer.cited),
-                   "references": [ReferenceJSON.of(r) for r in answer.references]})
+                   "references": list(answer.references)})
     else:
         _print_answer(answer)
 

@@ -32,59 +32,7 @@ NO_EVIDENCE_NOTE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ReferenceJSON:
-    """One cited passage.
-
-    Attributes:
-        number: 1-based citation number, as in ``[1]``.
-        chunk_id: the chunk's id in the index.
-        doc_id: its document's id (``kb docs``).
-        relevance: the judge's ``answer_p`` in percent, 0-100 (a cross-encoder's or the LLM's
-            score when one judged instead).
-        title: the document's title.
-        source: the document's absolute file path or URI.
-        source_type: txt, md, html, pdf or docx.
-        page: 1-based page (PDF), or null.
-        heading_path: the headings enclosing the passage, outermost first.
-        text: the quoted passage (the raw chunk, without its context prefix).
-        char_start: start offset of ``text`` in the document's extracted text (code points).
-        char_end: end offset, exclusive.
-        created_at: the document's creation time (RFC 3339).
-        weak_evidence: the passage did not pass the judge; listed to show what came closest.
-        stale: the document's file changed on disk (size or modification time) since it was
-            indexed: the text may no longer be in it.
-        flags: instruction-like text found in the passage or its header fields
-            (``ignore_instructions``, ``role_marker``, ``persona_change``, ``prompt_request``,
-            ``format_override``).
-    """
-
-    number: int
-    chunk_id: int
-    doc_id: int
-    relevance: int
-    title: str
-    source: str
-    source_type: str
-    page: int | None
-    heading_path: tuple[str, ...]
-    text: str
-    char_start: int
-    char_end: int
-    created_at: str
-    weak_evidence: bool
-    stale: bool
-    flags: tuple[str, ...]
-
-    @classmethod
-    def of(cls, ref: Reference) -> ReferenceJSON:
-        """The JSON of a domain ``Reference``."""
-        return cls(number=ref.number, chunk_id=ref.chunk_id, doc_id=ref.doc_id,
-                   relevance=ref.relevance, title=ref.title, source=ref.source,
-                   source_type=ref.source_type, page=ref.page, heading_path=ref.heading_path,
-                   text=ref.text, char_start=ref.char_start, char_end=ref.char_end,
-                   created_at=ref.created_at, weak_evidence=ref.weak_evidence,
-                   stale=ref.stale, flags=ref.flags)
+ReferenceJSON = Reference  # one cited passage: the domain type is its JSON shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +152,7 @@ class SearchResultJSON:
         """The JSON of a ``SearchResult``; a search that failed gets an error of type ``failed``."""
         failed = result.diagnostics.error
         return cls(query=result.query,
-                   references=tuple(ReferenceJSON.of(r) for r in result.references),
+                   references=result.references,
                    insufficient_evidence=result.insufficient_evidence,
                    note=(FAILED_NOTE if failed else DATA_NOTE if result.references
                          else NO_EVIDENCE_NOTE),

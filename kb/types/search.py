@@ -78,20 +78,33 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """One cited chunk handed to the model.
+    """One cited passage handed to the model; also its JSON (``kb.shapes.ReferenceJSON``).
 
     Attributes:
-        number: 1-based citation number.
-        relevance: ``answer_p`` in percent, 0-100 (higher is better): the judge's calibrated
-            probability that this passage holds the answer (a cross-encoder's or the LLM's
-            score when one judged instead).
-        weak_evidence: ``True`` when the passage did not pass the judge and is listed only so
-            the caller sees what came closest (or, to fill a long list, asked with ``fill``).
-        text: the raw chunk text (not the context prefix); equals
+        number: 1-based citation number, as in ``[1]``.
+        chunk_id: the chunk's id in the index.
+        doc_id: its document's id (``kb docs``).
+        relevance: the judge's ``answer_p`` in percent, 0-100 (higher is better): its
+            calibrated probability that this passage holds the answer (a cross-encoder's or
+            the LLM's score when one judged instead).
+        title: the document's title.
+        source: the document's absolute file path or URI.
+        source_type: txt, md, html, pdf or docx.
+        page: 1-based page (PDF), or null.
+        heading_path: the headings enclosing the passage, outermost first.
+        text: the quoted passage (the raw chunk, without its context prefix); equals
             ``extracted_text[char_start:char_end]``.
-        stale: ``True`` when the document's file has another size or modification time than
-            when it was indexed (checked at query time by ``os.stat``, never by hashing): the
-            text may no longer be in the file.
+        char_start: start offset of ``text`` in the document's extracted text (code points).
+        char_end: end offset, exclusive.
+        created_at: the document's creation time (RFC 3339).
+        weak_evidence: the passage did not pass the judge; listed only to show what came
+            closest (or, to fill a long list, asked with ``fill``).
+        stale: the document's file changed on disk (size or modification time, checked at
+            query time by ``os.stat``, never by hashing) since it was indexed: the text may no
+            longer be in it.
+        flags: instruction-like text found in the passage or its header fields
+            (``ignore_instructions``, ``role_marker``, ``persona_change``, ``prompt_request``,
+            ``format_override``).
     """
 
     number: int
@@ -107,9 +120,9 @@ class Reference:
     char_start: int
     char_end: int
     created_at: str
-    weak_evidence: bool = False
-    flags: tuple[str, ...] = ()
-    stale: bool = False
+    weak_evidence: bool
+    stale: bool
+    flags: tuple[str, ...]
 
     @property
     def locator(self) -> str:
