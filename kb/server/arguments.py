@@ -85,21 +85,23 @@ class SearchRequest:
     options: SearchOptions
 
 
-def _object(arguments: object) -> Mapping[str, Any]:
+def keyed_arguments(arguments: object, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``arguments`` as a JSON object whose names ``schema`` allows and requires.
+
+    Raises:
+        ValueError: not an object, an unknown argument, or a required one missing (null).
+    """
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments must be a JSON object, got {json_type(arguments)}")
-    return arguments
-
-
-def _check_keys(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
     allowed = schema["properties"]
     unknown = sorted(str(k) for k in arguments if k not in allowed)
     if unknown:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: "
-                         f"{', '.join(allowed)}")
+                         f"{', '.join(allowed) or 'none'}")
     missing = [k for k in schema["required"] if arguments.get(k) is None]
     if missing:
         raise ValueError(f"missing required argument(s): {', '.join(missing)}")
+    return arguments
 
 
 def _string_list(value: object, name: str, limit: int) -> tuple[str, ...]:
@@ -136,8 +138,7 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     Raises:
         ValueError: the arguments do not satisfy the schema (the message names the argument).
     """
-    args = _object(arguments)
-    _check_keys(args, INPUT_SCHEMA)
+    args = keyed_arguments(arguments, INPUT_SCHEMA)
     query = args["query"]
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query must be a non-empty string")
@@ -169,8 +170,7 @@ def parse_ingest_arguments(arguments: object) -> tuple[str, ...]:
     Raises:
         ValueError: the arguments do not satisfy ``INGEST_INPUT_SCHEMA``.
     """
-    args = _object(arguments)
-    _check_keys(args, INGEST_INPUT_SCHEMA)
+    args = keyed_arguments(arguments, INGEST_INPUT_SCHEMA)
     paths = _string_list(args["paths"], "paths", MAX_INGEST_PATHS)
     if not paths:
         raise ValueError("paths must name at least one file or folder")

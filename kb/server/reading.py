@@ -22,7 +22,7 @@ from typing import Any
 from kb.api import KnowledgeBase
 from kb.errors import DocumentNotFound
 from kb.jsonshape import to_json
-from kb.server.request_json import json_type
+from kb.server.arguments import keyed_arguments
 from kb.server.tool import error_result
 from kb.shapes import ChunkInContextJSON, DocumentsJSON, DocumentTextJSON, StatusJSON
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS
@@ -76,18 +76,8 @@ def _arguments(arguments: object, schema: Mapping[str, Any]) -> Mapping[str, Any
     Raises:
         ValueError: not an object, an unknown or missing argument, or a value out of range.
     """
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        raise ValueError(f"arguments must be a JSON object, got {json_type(arguments)}")
+    arguments = keyed_arguments({} if arguments is None else arguments, schema)
     allowed = schema["properties"]
-    unknown = sorted(str(k) for k in arguments if k not in allowed)
-    if unknown:
-        raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: "
-                         f"{', '.join(allowed) or 'none'}")
-    missing = [k for k in schema["required"] if arguments.get(k) is None]
-    if missing:
-        raise ValueError(f"missing required argument(s): {', '.join(missing)}")
     for name, value in arguments.items():
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # JSON Schema: 5.0 is an integer
