@@ -16,7 +16,7 @@ from kb.cli.common import (
     open_kb,
     search_options,
 )
-from kb.cli.query_command import QueryCommand
+from kb.cli.query_command import QueryCommand, joined_text
 
 
 @cli.command(cls=QueryCommand)
@@ -35,9 +35,7 @@ def ask(ctx: click.Context, words: tuple[str, ...], top_k: int | None, source: t
     The question's words need no quotes; one that starts with '-' is read as text, and
     anything after -- is too.
     """
-    question = " ".join(words)
-    if not question.strip():
-        raise click.UsageError("the question is empty")
+    question = joined_text(words, "question")
     llm = cli_settings(ctx).config.llm
     if not llm:
         raise ValueError("kb ask needs a chat model: pass --llm ollama:MODEL or "

@@ -62,3 +62,15 @@ class QueryCommand(click.Command):
             hint = (f"No such option: {exc.option_name}. To search for text that starts with "
                     f"'-', put it after --: {ctx.command_path} -- {exc.option_name}.")
             raise click.NoSuchOption(exc.option_name, hint, exc.possibilities, ctx) from exc
+
+
+def joined_text(words: tuple[str, ...], what: str = "query") -> str:
+    """The words of a ``QueryCommand``'s free text, joined by spaces.
+
+    Raises:
+        click.UsageError: no text but spaces ("the ``what`` is empty").
+    """
+    text = " ".join(words)
+    if not text.strip():
+        raise click.UsageError(f"the {what} is empty")
+    return text

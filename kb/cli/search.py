@@ -16,7 +16,7 @@ from kb.cli.common import (
     search_options,
 )
 from kb.cli.highlight import COLOR_MODES, ColorMode, Printer
-from kb.cli.query_command import QueryCommand
+from kb.cli.query_command import QueryCommand, joined_text
 from kb.errors import SearchFailed
 from kb.shapes import ContextJSON, SearchResultJSON
 from kb.types import SearchResult
@@ -89,9 +89,7 @@ def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
     with '-' is read as text (kb search -draft), and anything after -- is too
     (kb search -- --draft).
     """
-    query = " ".join(words)
-    if not query.strip():
-        raise click.UsageError("the query is empty")
+    query = joined_text(words)
     options = build_search_options(top_k, source, type_, after, before, no_decay, explain)
     with open_kb(ctx) as kb:
         result = kb.search(query, options)
@@ -125,9 +123,7 @@ def context(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
 
     The query's words need no quotes, as for kb search.
     """
-    query = " ".join(words)
-    if not query.strip():
-        raise click.UsageError("the query is empty")
+    query = joined_text(words)
     with open_kb(ctx) as kb:
         result = kb.search(query, build_search_options(top_k, source, type_, after, before,
                                                   no_decay))
