@@ -116,14 +116,41 @@ def test_a_bad_config_file_is_one_line_naming_the_file(home: Path, text: str,
     assert str(path) in r.output
 
 
+@pytest.mark.parametrize(("text", "line"), [
+    ("embedder = 'none'\n[pipeline]\nrerank = = 'x'\n", "at line 3"),
+    ("llm = 'ollama:a'\n\n[pipeline]\njudge = true\nrerank = 'best'\n", "line 5"),
+    ("[ingest]\nroots = ['/r']\n[bogus]\nx = 1\n", "line 3"),
+])
+def test_a_broken_config_file_leaves_kb_config_and_help_working(home: Path, text: str,
+                                                                 line: str) -> None:
+    path = user_file(home, text)
+    r = kb("config")
+    assert r.exit_code == 2, r.output
+    assert f"user config file: {path}\n" in r.output  # where the file is, then what is wrong
+    error = r.output.splitlines()[-1]
+    assert error.startswith(f"kb: error: {path}") and line in error
+    out = kb("config", "--json")
+    assert out.exit_code == 2
+    doc = json.loads(out.stdout)
+    assert doc["config_files"]["user"] == str(path) and line in doc["error"]["message"]
+    for args in (["--help"], ["--version"], ["search", "--help"], ["config", "--help"]):
+        assert kb(*args).exit_code == 0, (args, kb(*args).output)
+    r = kb("search", "kites")  # any other command: one line naming the file and the line
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert r.output.startswith(f"kb: error: {path}") and line in r.output
+
+
 def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
-    r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
+    r = kb("status", env={"KB_HELPER_TIMEOUT_S": "soon"})
     assert r.exit_code == 2 and r.output == ("kb: error: KB_HELPER_TIMEOUT_S must be a positive "
                                              "number, got 'soon'\n")
+    r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
+    assert r.exit_code == 2 and r.output.endswith("kb: error: KB_HELPER_TIMEOUT_S must be a "
+                                                  "positive number, got 'soon'\n")
     r = kb("config", env={"OLLAMA_HOST": "ftp://x"})
     assert r.exit_code == 2 and "Ollama host must be http(s)" in r.output
     r = kb("config", env={"KB_COLLECTION": "a/b"})
-    assert r.exit_code == 2 and r.output.startswith("kb: error: KB_COLLECTION: collection name")
+    assert r.exit_code == 2 and "\nkb: error: KB_COLLECTION: collection name" in r.output
 
 
 def test_a_user_file_collection_is_the_default_outside_a_project(

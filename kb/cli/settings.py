@@ -91,6 +91,7 @@ ENV_VARS: dict[str, str] = {
     "ingest.extract_timeout_s": "KB_EXTRACT_TIMEOUT_S",
 }
 SECRET_KEYS = frozenset({"api_key"})
+_TABLE_HEADER = re.compile(r"\s*\[([^\[\]]+)\]\s*(?:#.*)?$")
 _POSITIVE = frozenset({"pipeline.helper_timeout_s", "ingest.extract_timeout_s"})
 
 
@@ -171,7 +172,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
             type (the message names the file and the setting).
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -186,9 +188,29 @@ def read_config_file(path: Path) -> dict[str, Any]:
         if key not in KEYS:
             known = ", ".join(k if "." not in k else f"[{k.split('.')[0]}] {k.split('.')[1]}"
                               for k in KEYS)
-            raise ValueError(f"{path}: unknown setting {key!r}; known: {known}")
-        flat[key] = _check(key, value, f"{path}: {key}")
+            raise ValueError(f"{path}, line {_line_of(text, key)}: unknown setting {key!r}; "
+                             f"known: {known}")
+        flat[key] = _check(key, value, f"{path}, line {_line_of(text, key)}: {key}")
     return flat
+
+
+def _line_of(text: str, key: str) -> int:
+    """The 1-based line of a TOML file that sets ``key`` (``table.name`` or a top-level name).
+
+    tomllib gives values without positions; the line is the first ``name =`` in the key's
+    table (or before any table), else 1.
+    """
+    table, _, name = key.rpartition(".")
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            current = header.group(1).strip().strip("\"'")
+            if current == key:
+                return number
+        elif current == table and re.match(rf"\s*[\"']?{re.escape(name)}[\"']?\s*=", line):
+            return number
+    return 1
 
 
 def _check(key: str, value: Any, where: str) -> Any:
