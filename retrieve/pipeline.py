@@ -38,9 +38,10 @@ import logging
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from kb.backends import LLM, Reranker
-from kb.config import CANDIDATE_POOL_MIN, PipelineSettings, SearchOptions
+from kb.config import CANDIDATE_POOL_MIN, PipelineSettings, SearchOptions, default_cache_dir
 from kb.embedding import EmbeddingService
 from kb.errors import SearchCancelled
 from kb.retrieve.cite import cite, context_block, failed_block
@@ -77,6 +78,8 @@ class Engines:
         settings: the stage switches and weights.
         judge_model: the offline judge's model, or ``None`` for the shipped one (with the
             threshold ``kb calibrate`` stored in the index, if any).
+        cache_dir: kb's cache folder (``kb.config.Config.cache_dir``), where the
+            cross-language lexicon is cached.
     """
 
     embedding: EmbeddingService | None = None
@@ -85,6 +88,7 @@ class Engines:
     reranker: Reranker | None = None
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     judge_model: JudgeModel | None = None
+    cache_dir: Path = field(default_factory=default_cache_dir)
 
 
 def _failed(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
@@ -196,7 +200,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                       pool=settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k),
                       filters=filters, service=service,
                       embedding_problem=engines.embedding_problem, settings=settings,
-                      trace=trace)
+                      trace=trace, cache_dir=engines.cache_dir)
     fused = fuse_and_decay(recalled.lists, created, now, settings=settings,  # 3
                            decay=options.decay, explain=options.explain, trace=trace)
     floored = floor_stage(fused, floor=recalled.calibration.floor,  # 4

@@ -195,3 +195,15 @@ def test_serve_and_mcp_take_their_ingest_roots_from_the_config_file(home: Path) 
     ctx = click.Context(cli, obj=load_settings({}, {}, Path.cwd()))
     assert ingest_roots(ctx, ()) == (str(Path.home() / "notes"), "/srv/docs")
     assert ingest_roots(ctx, ("given",)) == ("given",)  # --root wins
+
+
+def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:
+    notes = write(home / "notes" / "kites.md", "# Kites\n\nBox kites were invented by Lawrence "
+                                               "Hargrave in 1893.\n")
+    cache, platform_cache = home / "kbcache", home / "xdg-cache"
+    env = {"KB_CACHE_DIR": str(cache), "XDG_CACHE_HOME": str(platform_cache)}
+    assert kb("--embedder", "none", "ingest", str(notes), env=env).exit_code == 0
+    r = kb("--embedder", "none", "search", "谁发明了风筝", env=env)  # Chinese over English
+    assert r.exit_code == 0, r.output
+    assert [p.name for p in cache.glob("lexicon-*.json")], list(home.rglob("lexicon-*"))
+    assert not list(platform_cache.rglob("lexicon-*"))

@@ -53,6 +53,7 @@ from kb.config import (
     Config,
     PipelineSettings,
     check_pipeline_value,
+    default_cache_dir,
 )
 
 APP = "kb"
@@ -73,7 +74,7 @@ _TOP: dict[str, tuple[Any, Any]] = {
     "vision": (str | None, None),
     "ollama_host": (str, DEFAULT_OLLAMA_HOST),
     "api_key": (str | None, None),
-    "cache_dir": (str, str(platformdirs.user_cache_path(APP, appauthor=False))),
+    "cache_dir": (str, str(default_cache_dir())),
     "ingest.extract_timeout_s": (float, EXTRACT_TIMEOUT_S),
     "ingest.ignore": (tuple[str, ...], ()),
     "ingest.roots": (tuple[str, ...], ()),
@@ -306,11 +307,11 @@ def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, st
                     vision=value["vision"], ollama_host=value["ollama_host"],
                     api_key=value["api_key"], pipeline=pipeline,
                     extract_timeout_s=value["ingest.extract_timeout_s"],
-                    ingest_ignore=value["ingest.ignore"])
+                    ingest_ignore=value["ingest.ignore"],
+                    cache_dir=Path(value["cache_dir"]).expanduser())
     return Settings(config=config, db=db, db_origin=db_origin, collection=collection,
                     roots=value["ingest.roots"],
-                    cache_dir=Path(value["cache_dir"]).expanduser(),
-                    entries=tuple(layers.values()))
+                    cache_dir=config.cache_dir, entries=tuple(layers.values()))
 
 
 def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: Setting,
