@@ -207,3 +207,17 @@ def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:
     assert r.exit_code == 0, r.output
     assert [p.name for p in cache.glob("lexicon-*.json")], list(home.rglob("lexicon-*"))
     assert not list(platform_cache.rglob("lexicon-*"))
+
+
+def test_relative_roots_in_a_project_file_are_under_the_project_folder(home: Path) -> None:
+    project_file(home, '[ingest]\nroots = ["docs", "/abs/papers", "~/notes"]\n')
+    roots = config_rows()["ingest.roots"]["value"]  # run from project/sub
+    assert roots == [str(home / "project" / "docs"), "/abs/papers", "~/notes"]
+
+
+def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path) -> None:
+    path = user_file(home, 'embedder = "none"\n[ingest]\nroots = ["docs"]\n')
+    r = kb("status")
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert r.output.startswith(f"kb: error: {path}, line 3: ingest.roots entry 'docs' is "
+                               "relative"), r.output

@@ -24,7 +24,8 @@ A config file (TOML)::
     [ingest]
     extract_timeout_s = 300
     ignore = ["*.log", "drafts/"]          # gitignore patterns, on top of .gitignore/.kbignore
-    roots = ["~/notes"]                    # kb mcp / kb serve: folders ingest may read
+    roots = ["~/notes"]                    # kb mcp / kb serve: folders ingest may read;
+                                           # relative: to the project folder (user file: no)
 
     [pipeline]                             # any field of kb.config.PipelineSettings
     helper_timeout_s = 20
@@ -165,12 +166,19 @@ def find_project(start: Path) -> Path | None:
     return next((p for p in (start, *start.parents) if (p / PROJECT_DIR).is_dir()), None)
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, Any]:
     """The settings a config file sets, as ``KEYS`` names -> checked values (``{}``: no file).
 
+    Args:
+        path: the config file.
+        roots_base: the folder a relative ``[ingest] roots`` entry is resolved against (a
+            project file's project folder); ``None`` (the user file): a relative one is an
+            error. Absolute and ``~/...`` entries are kept as given.
+
     Raises:
-        ValueError: the file is not TOML, names an unknown setting, or a value has the wrong
-            type (the message names the file and the setting).
+        ValueError: the file is not TOML, names an unknown setting, a value has the wrong
+            type, or a relative root has no base (the message names the file, line and
+            setting).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -192,7 +200,25 @@ def read_config_file(path: Path) -> dict[str, Any]:
             raise ValueError(f"{path}, line {_line_of(text, key)}: unknown setting {key!r}; "
                              f"known: {known}")
         flat[key] = _check(key, value, f"{path}, line {_line_of(text, key)}: {key}")
+    if "ingest.roots" in flat:
+        flat["ingest.roots"] = tuple(
+            _root(r, roots_base, f"{path}, line {_line_of(text, 'ingest.roots')}")
+            for r in flat["ingest.roots"])
     return flat
+
+
+def _root(root: str, base: Path | None, where: str) -> str:
+    """An ``[ingest] roots`` entry: absolute or ``~/...`` as given, else under ``base``.
+
+    Raises:
+        ValueError: it is relative and there is no ``base``.
+    """
+    if Path(root).expanduser().is_absolute():
+        return root
+    if base is None:
+        raise ValueError(f"{where}: ingest.roots entry {root!r} is relative; the user config "
+                         "file takes absolute or ~/ paths")
+    return str(base / root)
 
 
 def _line_of(text: str, key: str) -> int:
@@ -282,13 +308,13 @@ def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, st
             both an index file and a collection are named at the same level.
     """
     project = find_project(cwd)
-    files = [("user file", user_config_file())]
+    files: list[tuple[str, Path, Path | None]] = [("user file", user_config_file(), None)]
     if project is not None:
-        files.append(("project file", project / PROJECT_DIR / CONFIG_FILE))
+        files.append(("project file", project / PROJECT_DIR / CONFIG_FILE, project))
     layers: dict[str, Setting] = {k: Setting(k, default, "default")
                                   for k, (_, default) in KEYS.items()}
-    for source, path in files:
-        for key, value in read_config_file(path).items():
+    for source, path, roots_base in files:
+        for key, value in read_config_file(path, roots_base).items():
             layers[key] = Setting(key, value, source, str(path))  # type: ignore[arg-type]
     env = {k: environ[v].strip() for k, v in ENV_VARS.items() if environ.get(v, "").strip()}
     for key, text in env.items():
