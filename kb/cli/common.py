@@ -261,8 +261,8 @@ def cli(ctx: click.Context, **flags: Any) -> None:
     """
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
-    # which files failed and why.
-    for noisy in ("pypdf", "jieba"):
+    # which files failed and why. watchfiles logs Ctrl-C itself; kb watch says it stopped.
+    for noisy in ("pypdf", "jieba", "watchfiles"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     given = {key: (flags[flag.lstrip("-").replace("-", "_")], flag)
              for key, flag in GLOBAL_FLAGS.items()

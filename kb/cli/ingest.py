@@ -65,8 +65,12 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport
         return call(on_progress=shown.on_progress, on_file=shown.on_file)
 
 
-def print_report(report: IngestReport, as_json: bool) -> None:
-    """Print a batch's report: one line per file with something to say, then the summary."""
+def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False) -> None:
+    """Print a batch's report: one line per file with something to say, then the summary.
+
+    With ``name_changes`` (``kb watch``'s batches) each file added or updated has its line
+    too (``ADDED    path``, ``UPDATED  path``), as removed ones always do (``REMOVED``).
+    """
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
@@ -75,6 +79,8 @@ def print_report(report: IngestReport, as_json: bool) -> None:
     for o in report.outcomes:
         if o.action in ("failed", "skipped"):
             click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
+        elif name_changes and o.action in ("added", "updated"):
+            click.echo(f"{o.action.upper():8} {o.path}")
         for w in o.warnings:
             click.echo(f"WARN     {o.path}: {w}")
     for src in report.removed:
