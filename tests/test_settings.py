@@ -112,8 +112,9 @@ def test_a_bad_config_file_is_one_line_naming_the_file(home: Path, text: str,
     path = user_file(home, text)
     r = kb("search", "kites")
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
-    assert r.output.startswith("kb: error: ") and message in r.output
-    assert str(path) in r.output
+    assert r.output.startswith(f"kb: error: {path}") and message in r.output
+    # where in the file: tomllib's "(at line 1, ...)" / "(at end of document)", or ", line 2:"
+    assert "line " in r.output or "end of document" in r.output
 
 
 @pytest.mark.parametrize(("text", "line"), [
@@ -135,9 +136,7 @@ def test_a_broken_config_file_leaves_kb_config_and_help_working(home: Path, text
     assert doc["config_files"]["user"] == str(path) and line in doc["error"]["message"]
     for args in (["--help"], ["--version"], ["search", "--help"], ["config", "--help"]):
         assert kb(*args).exit_code == 0, (args, kb(*args).output)
-    r = kb("search", "kites")  # any other command: one line naming the file and the line
-    assert r.exit_code == 2 and r.output.count("\n") == 1
-    assert r.output.startswith(f"kb: error: {path}") and line in r.output
+    assert line in kb("status").output  # other commands: the one-line error, with the line
 
 
 def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
