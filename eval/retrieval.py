@@ -60,7 +60,7 @@ def engines_for(kb: KnowledgeBase, settings: PipelineSettings) -> Engines:
     """The engines ``kb`` has (embedder, LLM, reranker) with ``settings`` as the stage switches."""
     service, problem = kb.embedding_service()
     return Engines(embedding=service, embedding_problem=problem, llm=kb.llm,
-                   reranker=kb.reranker, settings=settings)
+                   reranker=kb.reranker, settings=settings, cache_dir=kb.config.cache_dir)
 
 
 def rank_documents(kb: KnowledgeBase, query: str, settings: PipelineSettings, *,

@@ -37,6 +37,9 @@ BUILTIN_EXCLUDES = frozenset({"node_modules", ".git", ".hg", ".svn", "__pycache_
                               ".tox"})
 IGNORE_FILES = (".gitignore", ".kbignore")  # in this order: the later one overrides
 EXTRA_PATTERNS = "ignore pattern"  # the reason for a path matched by the extra patterns
+# Reasons no one expects indexed (.git, node_modules, the ignore files themselves): the ingest
+# summary counts them apart from what an ignore file or pattern or the type left out.
+ROUTINE_REASONS = frozenset({"built-in exclude", "virtualenv", "hidden"})
 
 
 @dataclass(frozen=True, slots=True)

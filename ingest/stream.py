@@ -13,7 +13,13 @@ from pathlib import Path
 from kb.config import ChunkSettings
 from kb.errors import EmptyDocumentError, ExtractError
 from kb.ingest.chunk import chunk_stream
-from kb.ingest.extract.text import EMPTY_FILE, TEXT_SUFFIXES, is_blank_text, iter_text
+from kb.ingest.extract.text import (
+    EMPTY_FILE,
+    TEXT_SUFFIXES,
+    DecodedCounts,
+    is_blank_text,
+    iter_text,
+)
 from kb.store import Store
 from kb.types import ChunkDraft, DocumentRow, FileOutcome
 
@@ -35,14 +41,16 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         updated: whether a version of the file was indexed before (the outcome's action).
 
     Returns:
-        ``added``/``updated`` with the chunks written, ``skipped`` ("empty file") for a file
+        ``added``/``updated`` with the chunks written (and a warning when the text holds
+        too many undecodable characters, ``DecodedCounts``), ``skipped`` ("empty file") for a file
         of whitespace only, or ``failed`` with the reason (the file's own: unreadable,
         undecodable, no text); nothing is written then.
 
     Raises:
         StoreError: a storage fault (disk full); nothing of the document was written.
     """
-    drafts = chunk_stream(row.title, iter_text(path), chunk)
+    counts = DecodedCounts()
+    drafts = chunk_stream(row.title, iter_text(path, counts), chunk)
     written = 0
 
     def counted(first: ChunkDraft) -> Iterator[ChunkDraft]:
@@ -60,7 +68,9 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         return no_text_outcome(row.source, path, exc.reason)
     except ExtractError as exc:
         return FileOutcome(row.source, "failed", reason=exc.reason)
-    return FileOutcome(row.source, "updated" if updated else "added", chunks=written)
+    warning = counts.warning()  # mixed encoding: indexed, with U+FFFD, and said
+    return FileOutcome(row.source, "updated" if updated else "added", chunks=written,
+                       warnings=(warning,) if warning else ())
 
 
 def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:

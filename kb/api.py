@@ -266,7 +266,8 @@ class KnowledgeBase:
                             f"and {', '.join(sorted(kwargs))})")
         service, problem, note = self._embedding.for_search()
         engines = Engines(embedding=service, embedding_problem=problem, llm=self.llm,
-                          reranker=self.reranker, settings=self.config.pipeline)
+                          reranker=self.reranker, settings=self.config.pipeline,
+                          cache_dir=self.config.cache_dir)
         result = run_search(self.store, query, options, engines=engines, cancel=cancel)
         if note is None:
             return result

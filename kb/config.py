@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal, get_args
+
+import platformdirs
 
 from kb.types import SourceType, tag_key, unique_tags
 
@@ -179,6 +182,15 @@ def check_pipeline_value(name: str, value: object) -> None:
         raise ValueError(f"{name} must be {bound}, got {value!r}")
 
 
+def default_cache_dir() -> Path:
+    """The cache folder when none is configured (``KB_CACHE_DIR``, config ``cache_dir``).
+
+    The platform's user cache folder (platformdirs): ``~/.cache/kb`` on Linux. It holds
+    ``kb eval``'s indexes (``eval/``) and the cross-language lexicon (``lexicon-*.json``).
+    """
+    return platformdirs.user_cache_path("kb", appauthor=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything a KnowledgeBase needs besides its path.
@@ -201,6 +213,8 @@ class Config:
             HTML file (``kb.ingest.worker``); past it the file fails alone.
         ingest_ignore: gitignore patterns of files and folders ingest leaves out, on top of
             the ``.gitignore``/``.kbignore`` files it finds (config file: ``[ingest] ignore``).
+        cache_dir: kb's cache folder (``default_cache_dir`` unless configured): the
+            cross-language lexicon is cached there.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -214,6 +228,7 @@ class Config:
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     extract_timeout_s: float = EXTRACT_TIMEOUT_S
     ingest_ignore: tuple[str, ...] = ()
+    cache_dir: Path = field(default_factory=default_cache_dir)
 
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with

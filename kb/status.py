@@ -29,13 +29,14 @@ def index_status(store: Store, embedding: EmbedderState, embedder_configured: st
     key, description = embedding.stored()
     counts = store.counts()
     target = vectors.reembed_target(store)
-    threshold, source = judge_threshold_in_use(
-        store, None if embedder_configured == "none" else key)
+    enabled = embedder_configured != "none"
+    threshold, source = judge_threshold_in_use(store, key if enabled else None)
     return Status(
         path=str(Path(store.path).absolute()),
         documents=counts["documents"], chunks=counts["chunks"],
         fts_rows=counts["fts_rows"], vectors=counts["vectors"],
-        vectors_pending=counts["chunks"] - counts["vectors"],
+        vectors_pending=counts["chunks"] - counts["vectors"] if enabled else 0,
+        vectors_enabled=enabled,
         documents_pending_models=store.count_pending_models(),
         embedder_configured=embedder_configured,
         embedder_stored=description if key else None,

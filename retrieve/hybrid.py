@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -88,7 +89,7 @@ class Recalled:
 
 def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filters: Filters,
            service: EmbeddingService | None, embedding_problem: str | None,
-           settings: PipelineSettings, trace: Trace) -> Recalled:
+           settings: PipelineSettings, trace: Trace, cache_dir: Path) -> Recalled:
     """Stage 2 (see module docstring).
 
     Args:
@@ -101,6 +102,7 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         embedding_problem: why there is no service, if there is none (a degraded note).
         settings: ``recall`` and the list weights.
         trace: times the ``recall`` stage; receives degraded notes.
+        cache_dir: kb's cache folder, where the cross-language lexicon is cached.
 
     Raises:
         kb.errors.SearchCancelled: the caller cancelled.
@@ -124,7 +126,7 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         except sqlite3.OperationalError:
             trace.check()  # "interrupted" by a cancellation
             raise
-        lexicon = shared_lexicon() if crosses_languages(query, mix) else None
+        lexicon = shared_lexicon(cache_dir) if crosses_languages(query, mix) else None
         terms = content_terms(query, lexicon)
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)

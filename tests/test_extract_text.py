@@ -6,7 +6,9 @@ import codecs
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from kb.cli import cli
 from kb.errors import CorruptError, EmptyDocumentError, UnsupportedTypeError
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 
@@ -179,3 +181,23 @@ def test_markdown_unclosed_fence_swallows_later_hashes(tmp_path: Path) -> None:
     doc = extract(_write(tmp_path, "code.md", b"# Top\n```\n# inside\n"))
     assert [b.heading_path for b in doc.blocks] == [("Top",)]
     assert "# inside" in doc.text
+
+
+MIXED = ("Café crème brûlée is served at the Zürich café every morning.\n".encode()
+         + "Le déjeuner est prêt à midi.\n".encode("cp1252")  # pasted from a cp1252 file
+         + "Die Möwe fliegt über den See.\n".encode() * 3)
+
+
+@pytest.mark.parametrize("name", ["mixed.txt", "mixed.md"])
+def test_a_mixed_encoding_file_is_indexed_readable_with_a_warning(tmp_path: Path,
+                                                                   name: str) -> None:
+    path = _write(tmp_path, name, MIXED)
+    db = str(tmp_path / "kb.db")
+    r = CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest", str(path)])
+    assert r.exit_code == 0, r.output
+    assert "1 added" in r.output
+    warn = next(line for line in r.output.splitlines() if line.startswith("WARN     " + str(path)))
+    assert "3 undecodable characters replaced with U+FFFD" in warn, r.output
+    text = CliRunner().invoke(cli, ["--db", db, "show", f"doc:{path}"]).output
+    assert "Zürich" in text and "Möwe fliegt über" in text  # UTF-8 kept, not mojibake
+    assert "Le d\ufffdjeuner est pr\ufffdt \ufffd midi." in text  # nothing else lost

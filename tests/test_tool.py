@@ -121,6 +121,8 @@ def test_parse_defaults_and_normalises() -> None:
     (None, "arguments must be a JSON object"),
     ({"top_k": 3}, "missing required argument(s): query"),
     ({"query": " "}, "query must be a non-empty string"),
+    ({"query": "???"}, "the query has no searchable words"),
+    ({"query": "... !"}, "the query has no searchable words"),
     ({"query": "k", "top_k": 50}, "top_k must be an integer from 1 to 20, got 50"),
     ({"query": "k", "top_k": True}, "top_k must be an integer"),
     ({"query": "k", "colour": 1}, "unknown argument(s) colour; allowed: query, top_k"),

@@ -43,7 +43,8 @@ def _until(what: Callable[[], bool], message: str) -> None:
 
 
 @pytest.fixture
-def watching(tmp_path: Path) -> Iterator[tuple[Path, Path, subprocess.Popen[str]]]:
+def watching(tmp_path: Path
+             ) -> Iterator[tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]]]:
     folder = (tmp_path / "notes").resolve()
     write(folder / "first.md", "# First\n\nShearwaters cross the ocean.\n")
     write(folder / ".gitignore", "scratch/\n")
@@ -60,7 +61,7 @@ def watching(tmp_path: Path) -> Iterator[tuple[Path, Path, subprocess.Popen[str]
     try:
         line = lines.get(timeout=TIMEOUT_S * 2)  # start-up imports; then the first sync
         assert line.startswith("kb: watching "), line
-        yield folder, db, proc
+        yield folder, db, proc, lines
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -68,8 +69,8 @@ def watching(tmp_path: Path) -> Iterator[tuple[Path, Path, subprocess.Popen[str]
 
 
 def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
-        watching: tuple[Path, Path, subprocess.Popen[str]]) -> None:
-    folder, db, proc = watching
+        watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]]) -> None:
+    folder, db, proc, lines = watching
     assert set(_indexed(db)) == {"first.md"}
     write(folder / "scratch" / "ignored.md", "# Scratch\n\nNever indexed.\n")
     write(folder / "node_modules" / "pkg" / "README.md", "# Pkg\n\nNever indexed.\n")
@@ -84,6 +85,14 @@ def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
     # neither the .gitignored, the node_modules nor the config file's ignored file
     assert set(_indexed(db)) == {"new.md"}
     os.kill(proc.pid, signal.SIGINT)
-    out, _ = proc.communicate(timeout=TIMEOUT_S)
-    assert proc.returncode == 0
-    assert "REMOVED  " + str(folder / "first.md") in out
+    assert proc.wait(timeout=TIMEOUT_S) == 0
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    # each change is named: added, updated, removed
+    assert "ADDED    " + str(folder / "new.md") + "\n" in out, out
+    assert "UPDATED  " + str(folder / "new.md") + "\n" in out, out
+    assert "REMOVED  " + str(folder / "first.md") + "\n" in out, out
+    said = []  # stderr after the start: kb's own lines only (no watchfiles log line)
+    while not said or said[-1] != "kb: watch stopped\n":
+        said.append(lines.get(timeout=TIMEOUT_S))
+    assert said == ["kb: watch stopped\n"], said

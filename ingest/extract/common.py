@@ -31,6 +31,13 @@ PREFERRED_SINGLE_BYTE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "
 # Mess-ratio slack (0..1) within which a more common code page beats a rarer best guess;
 # 0.05 resolved every cp1252 sample of real web text we tried without breaking cp1251/koi8-r.
 DETECT_CHAOS_TOLERANCE = 0.05
+# Bytes that are not valid UTF-8 but whose non-ASCII characters are at least this share valid
+# UTF-8 sequences are UTF-8 with stray bytes (a mixed file: a paragraph pasted from a cp1252
+# one), decoded as UTF-8 with U+FFFD for the stray bytes instead of all of it as a legacy
+# code page (mojibake). Legacy text scores near 0: a cp1252 letter is a lone high byte.
+MIXED_UTF8_MIN_VALID = 0.8
+# Share (0..1) of a file's characters that are U+FFFD above which ingest warns about the file.
+REPLACED_WARN_SHARE = 0.001
 
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
@@ -50,11 +57,13 @@ _DECLARED_SUPERSETS = {
 def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
     """Decode text bytes, never silently into mojibake.
 
-    The order is: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; the ``declared``
+    The order is: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; UTF-8 with U+FFFD
+    for stray bytes when the bytes are mostly UTF-8 (``mostly_utf8``); the ``declared``
     encoding (e.g. an HTML meta charset) when it decodes without error; then detection by
     charset-normalizer (legacy single- and multi-byte encodings such as cp1252 or GB18030).
-    Valid UTF-8 wins over a declaration because pages are often re-saved as UTF-8 while
-    keeping a stale ``<meta charset>``.
+    (Mostly) valid UTF-8 wins over a declaration because pages are often re-saved as UTF-8
+    while keeping a stale ``<meta charset>``. ``replaced_warning`` tells whether the text
+    holds too many U+FFFD.
 
     Args:
         data: the raw file content.
@@ -77,6 +86,8 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
+    if mostly_utf8(data):
+        return data.decode("utf-8", errors="replace"), "utf-8"
     if declared:
         try:
             name = codecs.lookup(declared).name
@@ -85,6 +96,29 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         except (LookupError, UnicodeDecodeError):
             pass
     return _detect(data)
+
+
+def mostly_utf8(data: bytes) -> bool:
+    """Whether bytes that fail strict UTF-8 are UTF-8 with stray bytes (a mixed file).
+
+    True when at least ``MIXED_UTF8_MIN_VALID`` of the non-ASCII characters UTF-8 decodes
+    are valid sequences rather than U+FFFD.
+    """
+    text = data.decode("utf-8", errors="replace")
+    non_ascii = len(text) - len(text.encode("ascii", errors="ignore"))
+    replaced = text.count("\ufffd")
+    return non_ascii > replaced and non_ascii - replaced >= MIXED_UTF8_MIN_VALID * non_ascii
+
+
+def replaced_warning(replaced: int, chars: int) -> str | None:
+    """The warning for a file whose text holds ``replaced`` U+FFFD among ``chars`` characters.
+
+    ``None`` at or below ``REPLACED_WARN_SHARE``: the file is indexed either way.
+    """
+    if chars <= 0 or replaced / chars <= REPLACED_WARN_SHARE:
+        return None
+    return (f"{replaced} undecodable characters replaced with U+FFFD ({replaced / chars:.1%} of "
+            "the text): mixed or damaged encoding")
 
 
 def detect_encoding(data: bytes) -> str:

@@ -10,6 +10,7 @@ controls, text boxes, nested tables and footnotes are not lost. Pictures in the 
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,9 @@ def extract_docx(path: Path) -> ExtractedDocument:
 
     Raises:
         EmptyDocumentError: the file is 0 bytes or holds no text.
-        CorruptError: not a readable DOCX (bad zip, malformed XML, missing parts).
+        CorruptError: not a readable DOCX: ``not a valid DOCX file (REASON)``, the reason
+            being ``not a ZIP archive``, ``missing part NAME``, ``malformed XML: ...`` or the
+            parser's own.
 
     """
     require_nonempty(path)
@@ -67,9 +70,20 @@ def extract_docx(path: Path) -> ExtractedDocument:
     except ExtractError:
         raise
     except Exception as exc:  # zipfile, lxml, KeyError for missing parts, ValueError ...
-        text = one_line(str(exc))
-        reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        raise CorruptError(path, f"malformed DOCX: {reason}") from exc
+        raise CorruptError(path, f"not a valid DOCX file ({_docx_problem(path, exc)})") from exc
+
+
+def _docx_problem(path: Path, exc: Exception) -> str:
+    """A short reason python-docx could not open ``path`` (its own messages are opaque)."""
+    if not zipfile.is_zipfile(path):  # python-docx: "Package not found at ..."
+        return "not a ZIP archive"
+    text = one_line(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc))
+    missing = re.fullmatch(r"There is no item named '(.+)' in the archive", text)
+    if missing:
+        return f"missing part {missing.group(1)}"
+    if isinstance(exc, etree.XMLSyntaxError):
+        return f"malformed XML: {text}"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _extract(path: Path, document: Any) -> ExtractedDocument:

@@ -68,10 +68,12 @@ def extract_pdf(path: Path) -> ExtractedDocument:
             such pages among readable ones are left out with a warning).
         EncryptedError: a user password is needed (or, on an install without the
             ``cryptography`` dependency, the file is AES-encrypted).
-        CorruptError: the file is malformed (pypdf's reason is given).
+        CorruptError: the file is malformed: ``not a valid PDF file (REASON)``, the reason
+            ``no %PDF header`` or pypdf's.
 
     """
     require_nonempty(path)
+    data = b""
     try:
         with path.open("rb") as stream:
             data = stream.read()
@@ -84,7 +86,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
-        raise CorruptError(path, f"malformed PDF: {_describe(exc)}") from exc
+        reason = "no %PDF header" if b"%PDF-" not in data[:1024] else _describe(exc)
+        raise CorruptError(path, f"not a valid PDF file ({reason})") from exc
 
 
 def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:

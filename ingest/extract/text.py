@@ -20,8 +20,10 @@ from kb.ingest.extract.common import (
     decode_bytes,
     detect_encoding,
     make_block,
+    mostly_utf8,
     one_line,
     read_bytes,
+    replaced_warning,
     require_nonempty,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
@@ -55,27 +57,42 @@ def read_text(path: Path) -> str:
     return clean_text(text)
 
 
+@dataclasses.dataclass(slots=True)
+class DecodedCounts:
+    """What ``iter_text`` decoded: characters and U+FFFD among them (``replaced_warning``)."""
+
+    chars: int = 0
+    replaced: int = 0
+
+    def warning(self) -> str | None:
+        """The file's warning when too many characters were undecodable, else ``None``."""
+        return replaced_warning(self.replaced, self.chars)
+
+
 def extract_text(path: Path) -> ExtractedDocument:
     """Extract a plain-text file as one block titled with the file stem.
 
-    The block's text is ``"".join(iter_text(path))``.
+    The block's text is ``"".join(iter_text(path))``; mixed encoding is a warning
+    (``DecodedCounts``).
 
     Raises:
         CorruptError: unreadable, or not text in any detectable encoding.
         EmptyDocumentError: the file is empty or whitespace only.
 
     """
-    text = "".join(iter_text(path))
-    return build_document(
-        path, title=None, blocks=[make_block(text)], source_type="txt", empty_reason="no text"
-    )
+    counts = DecodedCounts()
+    text = "".join(iter_text(path, counts))
+    warning = counts.warning()
+    return build_document(path, title=None, blocks=[make_block(text)], source_type="txt",
+                          empty_reason="no text", warnings=[warning] if warning else [])
 
 
-def text_encoding(path: Path) -> tuple[str, int]:
-    """The encoding of a text file and the bytes to skip (its byte-order mark), read in pieces.
+def text_encoding(path: Path) -> tuple[str, int, str]:
+    """A text file's encoding, the bytes to skip (its byte-order mark) and the error handler.
 
-    As ``decode_bytes``: a byte-order mark; else UTF-8 when the whole file is valid UTF-8;
-    else charset-normalizer's guess on the first ``DETECT_SAMPLE_BYTES`` (cut at a line end).
+    As ``decode_bytes``, read in pieces: a byte-order mark; else UTF-8 when the whole file is
+    valid UTF-8; else, on the first ``DETECT_SAMPLE_BYTES`` (cut at a line end), UTF-8 with
+    ``replace`` when it is mostly UTF-8, or charset-normalizer's guess (``strict``).
 
     Raises:
         CorruptError: the file cannot be read, or no encoding decodes it plausibly.
@@ -87,14 +104,14 @@ def text_encoding(path: Path) -> tuple[str, int]:
             head = fh.read(4)
             for bom, encoding in BOMS:
                 if head.startswith(bom):
-                    return encoding, len(bom)
+                    return encoding, len(bom), "strict"
             fh.seek(0)
             decoder = codecs.getincrementaldecoder("utf-8")()
             try:
                 while piece := fh.read(PIECE_BYTES):
                     decoder.decode(piece)
                 decoder.decode(b"", final=True)
-                return "utf-8", 0
+                return "utf-8", 0, "strict"
             except UnicodeDecodeError:
                 pass
             fh.seek(0)
@@ -103,26 +120,29 @@ def text_encoding(path: Path) -> tuple[str, int]:
                 sample = sample[:sample.rfind(b"\n") + 1] or sample
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if mostly_utf8(sample):
+        return "utf-8", 0, "replace"
     try:
-        return detect_encoding(sample), 0
+        return detect_encoding(sample), 0, "strict"
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
 
 
-def iter_text(path: Path) -> Iterator[str]:
+def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
     """The text of a plain-text file in pieces of about ``PIECE_BYTES``, decoded and cleaned.
 
     The pieces join to what ``make_block(clean_text(decoded))`` keeps: newlines are LF, NUL
     and other control characters are gone, leading blank lines and trailing whitespace are
-    dropped. A file is read twice at most (once to check UTF-8), never held whole.
+    dropped. A file is read twice at most (once to check UTF-8), never held whole. A mostly
+    UTF-8 file's stray bytes become U+FFFD, counted in ``counts`` with the characters decoded.
 
     Raises:
         CorruptError: unreadable, not text in any detectable encoding, or a byte sequence
             the detected encoding cannot decode (its offset is given).
         EmptyDocumentError: the file is empty or whitespace only.
     """
-    encoding, skip = text_encoding(path)
-    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    encoding, skip, errors = text_encoding(path)
+    decoder = codecs.getincrementaldecoder(encoding)(errors=errors)
     pending = ""  # cleaned trailing whitespace, not yet known to be followed by text
     carry = ""  # a CR ending a piece: with an LF starting the next it is one newline
     started = False
@@ -138,6 +158,9 @@ def iter_text(path: Path) -> Iterator[str]:
                     raise CorruptError(path, f"not valid {encoding} at byte "
                                        f"{offset + exc.start}") from exc
                 offset += len(data)
+                if counts is not None:
+                    counts.chars += len(raw)
+                    counts.replaced += raw.count("\ufffd")
                 raw, carry = carry + raw, ""
                 if data and raw.endswith("\r"):
                     raw, carry = raw[:-1], "\r"
@@ -165,12 +188,12 @@ def is_blank_text(path: Path) -> bool:
     characters such as NUL (binary, not an empty note).
     """
     try:
-        encoding, skip = text_encoding(path)
+        encoding, skip, errors = text_encoding(path)
     except EmptyDocumentError:  # 0 bytes
         return True
     except ExtractError:
         return False
-    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    decoder = codecs.getincrementaldecoder(encoding)(errors=errors)
     try:
         with path.open("rb") as fh:
             fh.seek(skip)
@@ -204,9 +227,10 @@ def extract_markdown(path: Path) -> ExtractedDocument:
     text = read_text(path)
     front = parse_front_matter(text)
     blocks, title = split_markdown(text[front.body_start:])
+    notes = [front.warning, replaced_warning(text.count("\ufffd"), len(text))]
     doc = build_document(
         path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
-        created_at=front.created_at, warnings=[front.warning] if front.warning else [],
+        created_at=front.created_at, warnings=[n for n in notes if n],
     )
     return dataclasses.replace(doc, tags=front.tags) if front.tags else doc
 

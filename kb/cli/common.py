@@ -117,11 +117,23 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
 
 
 def cli_settings(ctx: click.Context) -> Settings:
-    """The settings the root command loaded (``kb.cli.settings.load_settings``)."""
+    """The settings the root command loaded (``kb.cli.settings.load_settings``).
+
+    Raises:
+        ValueError: a config file, variable or flag is malformed (``settings_problem``).
+    """
     settings = ctx.find_root().obj
+    if isinstance(settings, ValueError):
+        raise settings
     if not isinstance(settings, Settings):  # a subcommand invoked without the root group
         raise TypeError("kb commands run under the kb group (kb.cli.cli)")
     return settings
+
+
+def settings_problem(ctx: click.Context) -> str | None:
+    """Why the settings could not be loaded (a file, variable or flag), or ``None``."""
+    settings = ctx.find_root().obj
+    return str(settings) if isinstance(settings, ValueError) else None
 
 
 def missing_index(settings: Settings) -> str:
@@ -249,17 +261,16 @@ def cli(ctx: click.Context, **flags: Any) -> None:
     """
     logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
     # Parsers narrate their recoveries from broken files; the ingest report already says
-    # which files failed and why.
-    for noisy in ("pypdf", "jieba"):
+    # which files failed and why. watchfiles logs Ctrl-C itself; kb watch says it stopped.
+    for noisy in ("pypdf", "jieba", "watchfiles"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     given = {key: (flags[flag.lstrip("-").replace("-", "_")], flag)
              for key, flag in GLOBAL_FLAGS.items()
              if flags[flag.lstrip("-").replace("-", "_")] is not None}
     try:
         ctx.obj = load_settings(given, os.environ, Path.cwd())
-    except ValueError as exc:
-        click.echo(f"kb: error: {exc}", err=True)
-        ctx.exit(2)
+    except ValueError as exc:  # raised by the first command that needs them (cli_settings),
+        ctx.obj = exc          # so `kb config` and every --help still run
 
 
 def _source_prefix(value: str) -> str:

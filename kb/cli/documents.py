@@ -66,7 +66,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
             if name == "warnings":
                 for warning in value:
                     click.echo(f"warning: {warning}", err=True)
-            else:
+            elif name == "vectors_pending" and not info.vectors_enabled:
+                click.echo(f"{name:{width}}- (vectors off: embedder none, BM25 only)")
+            elif name != "vectors_enabled":
                 click.echo(f"{name:{width}}{'-' if value is None else value}")  # "-": not set
     if info.fts_integrity.startswith("FAILED"):
         raise StoreError(f"{info.path}: the full-text index is damaged: {info.fts_integrity}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line
+from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, settings_problem
 from kb.cli.settings import (
     CONFIG_FILE,
     PROJECT_DIR,
@@ -109,12 +109,21 @@ def show_config(ctx: click.Context, as_json: bool) -> None:
     """Show the effective settings and where each came from.
 
     Sources, each overriding the one before: default, user file, project file (.kb/
-    config.toml in the nearest project), env, flag. API keys are shown as set or not.
+    config.toml in the nearest project), env, flag. API keys are shown as set or not. When
+    a file, variable or flag is malformed, the config files and the error (exit 2).
     """
-    settings = cli_settings(ctx)
     project = find_project(Path.cwd())
     files = {"user": str(user_config_file()),
              "project": str(project / PROJECT_DIR / CONFIG_FILE) if project else None}
+    problem = settings_problem(ctx)
+    if problem is not None:
+        if as_json:
+            emit_json({"config_files": files,
+                       "error": {"type": "invalid_arguments", "message": problem}})
+        else:
+            _echo_files(files)
+        raise ValueError(problem)
+    settings = cli_settings(ctx)
     rows = [{"key": s.key, "value": _shown(s.key, s.value), "source": s.source,
              "origin": s.origin} for s in settings.entries]
     if as_json:
@@ -123,15 +132,20 @@ def show_config(ctx: click.Context, as_json: bool) -> None:
                    "config_files": files, "settings": rows})
         return
     click.echo(f"index: {settings.db}  ({settings.db_origin})")
-    for which, path in files.items():
-        state = "none" if path is None else path + ("" if Path(path).is_file() else
-                                                    " (not present)")
-        click.echo(f"{which} config file: {state}")
+    _echo_files(files)
     width = max(len(s.key) for s in settings.entries) + 1
     for s in settings.entries:
         where = f" ({s.origin})" if s.origin else ""
         value = json.dumps(_shown(s.key, s.value), ensure_ascii=False)
         click.echo(f"{s.key:{width}}{value:40} {s.source}{where}")
+
+
+def _echo_files(files: dict[str, str | None]) -> None:
+    """One line per config file: its path, ``(not present)`` or ``none`` (no project)."""
+    for which, path in files.items():
+        state = "none" if path is None else path + ("" if Path(path).is_file() else
+                                                    " (not present)")
+        click.echo(f"{which} config file: {state}")
 
 
 def _shown(key: str, value: object) -> object:

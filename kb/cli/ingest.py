@@ -10,6 +10,7 @@ import click
 
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
 from kb.cli.progress import ingest_progress
+from kb.ingest.ignore import ROUTINE_REASONS
 from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
 from kb.shapes import IngestSummaryJSON
@@ -21,12 +22,22 @@ RESUME_HINT = ("run the same command again to resume: unchanged files are skippe
 
 
 def _ignored_line(report: IngestReport) -> str:
-    """``IGNORED  5 entries: 2 .gitignore, ...`` or empty when nothing was ignored."""
-    total = sum(n for _, n in report.ignored)
+    """``IGNORED  5 entries: 2 .gitignore, ...`` or empty when nothing was ignored.
+
+    Counted by reason: what an ignore file or pattern or the file type left out, files a
+    user may have expected indexed; the routine exclusions (``ROUTINE_REASONS``: hidden
+    entries, ``.git``, ``node_modules``, virtualenvs) are one number after them.
+    """
+    expected = [(why, n) for why, n in report.ignored if why not in ROUTINE_REASONS]
+    total = sum(n for _, n in expected)
+    routine = sum(n for why, n in report.ignored if why in ROUTINE_REASONS)
+    note = (f"{routine} routine (hidden entries, .git, node_modules, virtualenvs ...)"
+            if routine else "")
     if not total:
-        return ""
-    parts = ", ".join(f"{n} {why}" for why, n in report.ignored)
-    return f"IGNORED  {total} {'entry' if total == 1 else 'entries'}: {parts}"
+        return f"IGNORED  {note}" if note else ""
+    parts = ", ".join(f"{n} {why}" for why, n in expected)
+    return (f"IGNORED  {total} {'entry' if total == 1 else 'entries'}: {parts}"
+            + (f"; and {note}" if note else ""))
 
 
 @contextmanager
@@ -65,8 +76,12 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport
         return call(on_progress=shown.on_progress, on_file=shown.on_file)
 
 
-def print_report(report: IngestReport, as_json: bool) -> None:
-    """Print a batch's report: one line per file with something to say, then the summary."""
+def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False) -> None:
+    """Print a batch's report: one line per file with something to say, then the summary.
+
+    With ``name_changes`` (``kb watch``'s batches) each file added or updated has its line
+    too (``ADDED    path``, ``UPDATED  path``), as removed ones always do (``REMOVED``).
+    """
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
@@ -75,6 +90,8 @@ def print_report(report: IngestReport, as_json: bool) -> None:
     for o in report.outcomes:
         if o.action in ("failed", "skipped"):
             click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
+        elif name_changes and o.action in ("added", "updated"):
+            click.echo(f"{o.action.upper():8} {o.path}")
         for w in o.warnings:
             click.echo(f"WARN     {o.path}: {w}")
     for src in report.removed:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import click
 
+from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
+
 
 def query_last(args: Sequence[str], value_options: dict[str, bool]) -> list[str]:
     """``args`` with every word that is not an option (or an option's value) after ``--``.
@@ -68,9 +70,12 @@ def joined_text(words: tuple[str, ...], what: str = "query") -> str:
     """The words of a ``QueryCommand``'s free text, joined by spaces.
 
     Raises:
-        click.UsageError: no text but spaces ("the ``what`` is empty").
+        click.UsageError: no text but spaces ("the ``what`` is empty"), or no letter, digit
+            or emoji ("the ``what`` has no searchable words": ``...``, ``???``).
     """
     text = " ".join(words)
     if not text.strip():
         raise click.UsageError(f"the {what} is empty")
+    if not has_search_text(text):
+        raise click.UsageError(f"the {what} {NO_SEARCHABLE_WORDS}")
     return text

@@ -24,7 +24,8 @@ A config file (TOML)::
     [ingest]
     extract_timeout_s = 300
     ignore = ["*.log", "drafts/"]          # gitignore patterns, on top of .gitignore/.kbignore
-    roots = ["~/notes"]                    # kb mcp / kb serve: folders ingest may read
+    roots = ["~/notes"]                    # kb mcp / kb serve: folders ingest may read;
+                                           # relative: to the project folder (user file: no)
 
     [pipeline]                             # any field of kb.config.PipelineSettings
     helper_timeout_s = 20
@@ -53,6 +54,7 @@ from kb.config import (
     Config,
     PipelineSettings,
     check_pipeline_value,
+    default_cache_dir,
 )
 
 APP = "kb"
@@ -73,7 +75,7 @@ _TOP: dict[str, tuple[Any, Any]] = {
     "vision": (str | None, None),
     "ollama_host": (str, DEFAULT_OLLAMA_HOST),
     "api_key": (str | None, None),
-    "cache_dir": (str, str(platformdirs.user_cache_path(APP, appauthor=False))),
+    "cache_dir": (str, str(default_cache_dir())),
     "ingest.extract_timeout_s": (float, EXTRACT_TIMEOUT_S),
     "ingest.ignore": (tuple[str, ...], ()),
     "ingest.roots": (tuple[str, ...], ()),
@@ -91,6 +93,7 @@ ENV_VARS: dict[str, str] = {
     "ingest.extract_timeout_s": "KB_EXTRACT_TIMEOUT_S",
 }
 SECRET_KEYS = frozenset({"api_key"})
+_TABLE_HEADER = re.compile(r"\s*\[([^\[\]]+)\]\s*(?:#.*)?$")
 _POSITIVE = frozenset({"pipeline.helper_timeout_s", "ingest.extract_timeout_s"})
 
 
@@ -163,15 +166,23 @@ def find_project(start: Path) -> Path | None:
     return next((p for p in (start, *start.parents) if (p / PROJECT_DIR).is_dir()), None)
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, Any]:
     """The settings a config file sets, as ``KEYS`` names -> checked values (``{}``: no file).
 
+    Args:
+        path: the config file.
+        roots_base: the folder a relative ``[ingest] roots`` entry is resolved against (a
+            project file's project folder); ``None`` (the user file): a relative one is an
+            error. Absolute and ``~/...`` entries are kept as given.
+
     Raises:
-        ValueError: the file is not TOML, names an unknown setting, or a value has the wrong
-            type (the message names the file and the setting).
+        ValueError: the file is not TOML, names an unknown setting, a value has the wrong
+            type, or a relative root has no base (the message names the file, line and
+            setting).
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -186,9 +197,47 @@ def read_config_file(path: Path) -> dict[str, Any]:
         if key not in KEYS:
             known = ", ".join(k if "." not in k else f"[{k.split('.')[0]}] {k.split('.')[1]}"
                               for k in KEYS)
-            raise ValueError(f"{path}: unknown setting {key!r}; known: {known}")
-        flat[key] = _check(key, value, f"{path}: {key}")
+            raise ValueError(f"{path}, line {_line_of(text, key)}: unknown setting {key!r}; "
+                             f"known: {known}")
+        flat[key] = _check(key, value, f"{path}, line {_line_of(text, key)}: {key}")
+    if "ingest.roots" in flat:
+        flat["ingest.roots"] = tuple(
+            _root(r, roots_base, f"{path}, line {_line_of(text, 'ingest.roots')}")
+            for r in flat["ingest.roots"])
     return flat
+
+
+def _root(root: str, base: Path | None, where: str) -> str:
+    """An ``[ingest] roots`` entry: absolute or ``~/...`` as given, else under ``base``.
+
+    Raises:
+        ValueError: it is relative and there is no ``base``.
+    """
+    if Path(root).expanduser().is_absolute():
+        return root
+    if base is None:
+        raise ValueError(f"{where}: ingest.roots entry {root!r} is relative; the user config "
+                         "file takes absolute or ~/ paths")
+    return str(base / root)
+
+
+def _line_of(text: str, key: str) -> int:
+    """The 1-based line of a TOML file that sets ``key`` (``table.name`` or a top-level name).
+
+    tomllib gives values without positions; the line is the first ``name =`` in the key's
+    table (or before any table), else 1.
+    """
+    table, _, name = key.rpartition(".")
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            current = header.group(1).strip().strip("\"'")
+            if current == key:
+                return number
+        elif current == table and re.match(rf"\s*[\"']?{re.escape(name)}[\"']?\s*=", line):
+            return number
+    return 1
 
 
 def _check(key: str, value: Any, where: str) -> Any:
@@ -259,13 +308,13 @@ def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, st
             both an index file and a collection are named at the same level.
     """
     project = find_project(cwd)
-    files = [("user file", user_config_file())]
+    files: list[tuple[str, Path, Path | None]] = [("user file", user_config_file(), None)]
     if project is not None:
-        files.append(("project file", project / PROJECT_DIR / CONFIG_FILE))
+        files.append(("project file", project / PROJECT_DIR / CONFIG_FILE, project))
     layers: dict[str, Setting] = {k: Setting(k, default, "default")
                                   for k, (_, default) in KEYS.items()}
-    for source, path in files:
-        for key, value in read_config_file(path).items():
+    for source, path, roots_base in files:
+        for key, value in read_config_file(path, roots_base).items():
             layers[key] = Setting(key, value, source, str(path))  # type: ignore[arg-type]
     env = {k: environ[v].strip() for k, v in ENV_VARS.items() if environ.get(v, "").strip()}
     for key, text in env.items():
@@ -284,11 +333,11 @@ def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, st
                     vision=value["vision"], ollama_host=value["ollama_host"],
                     api_key=value["api_key"], pipeline=pipeline,
                     extract_timeout_s=value["ingest.extract_timeout_s"],
-                    ingest_ignore=value["ingest.ignore"])
+                    ingest_ignore=value["ingest.ignore"],
+                    cache_dir=Path(value["cache_dir"]).expanduser())
     return Settings(config=config, db=db, db_origin=db_origin, collection=collection,
                     roots=value["ingest.roots"],
-                    cache_dir=Path(value["cache_dir"]).expanduser(),
-                    entries=tuple(layers.values()))
+                    cache_dir=config.cache_dir, entries=tuple(layers.values()))
 
 
 def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: Setting,

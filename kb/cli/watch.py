@@ -3,7 +3,8 @@
 It syncs the folders once, then waits for changes: each batch (changes settle for
 ``--debounce-ms``) is sorted by ``kb.ingest.changes.plan_changes`` and applied: changed files
 ingested, deleted ones removed, and a full sync when a folder came or went or an ignore file
-changed. Each batch prints its report as ``kb sync`` does. Ctrl-C stops it between batches, or
+changed. Each batch prints its report as ``kb sync`` does, naming each file added, updated
+or removed. Ctrl-C stops it between batches, or
 reports what a batch committed when it stops one.
 """
 
@@ -79,5 +80,5 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
             plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
                                 SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
             if plan:
-                print_report(_apply(kb, plan, roots, as_json), as_json)
+                print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
     click.echo("kb: watch stopped", err=True)

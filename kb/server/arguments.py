@@ -22,7 +22,9 @@ from kb.config import (
     SearchOptions,
     check_query_length,
 )
+from kb.retrieve.pipeline import well_formed
 from kb.server.request_json import json_type
+from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 
 MAX_FILTER_VALUES = 50  # per filter list (sources, source_types, tags)
 MAX_INGEST_PATHS = 100  # per knowledge_ingest call
@@ -146,6 +148,8 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     query = args["query"]
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query must be a non-empty string")
+    if not has_search_text(well_formed(query)):  # a lone surrogate is searched as U+FFFD
+        raise ValueError(f"the query {NO_SEARCHABLE_WORDS}")
     check_query_length(query)
     top_k = args.get("top_k", TOP_K)
     if isinstance(top_k, float) and top_k.is_integer():

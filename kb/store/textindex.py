@@ -274,11 +274,16 @@ def has_cjk(text: str) -> bool:
     return _CJK_RUN.search(text) is not None
 
 
+NO_SEARCHABLE_WORDS = "has no searchable words"  # "the query has no searchable words"
+
+
 def has_search_text(text: str) -> bool:
     """Whether ``text`` holds anything to search for: a letter, digit or other symbol (emoji).
 
     Punctuation, spaces, control and format characters, and math, currency and modifier
-    symbols alone (``...``, ``()``, ``:::``, ``*``) are nothing to search for.
+    symbols alone (``...``, ``()``, ``:::``, ``*``) are nothing to search for: a query of
+    them is a caller mistake (``NO_SEARCHABLE_WORDS``). One letter of any script (``中``)
+    or an emoji is something.
     """
     return any(unicodedata.category(c)[0] in "LN" or unicodedata.category(c) == "So"
                for c in text)

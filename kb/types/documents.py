@@ -274,7 +274,10 @@ class Status:
         chunks: chunks stored.
         fts_rows: rows of the full-text index (one per chunk).
         vectors: chunks with a live vector.
-        vectors_pending: chunks without one.
+        vectors_pending: chunks waiting for one (``kb reembed`` adds them); 0 when vectors
+            are off.
+        vectors_enabled: whether the configured embedder makes vectors (false for ``none``:
+            BM25 only, nothing is waiting for vectors).
         documents_pending_models: documents whose model stages are unfinished.
         embedder_configured: the configured embedder spec.
         embedder_stored: the model of the stored vectors, or null.
@@ -292,6 +295,7 @@ class Status:
     fts_rows: int
     vectors: int
     vectors_pending: int
+    vectors_enabled: bool
     documents_pending_models: int
     embedder_configured: str
     embedder_stored: str | None
