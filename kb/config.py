@@ -383,7 +383,6 @@ class SearchOptions:
             raise ValueError(f"unknown source_types {', '.join(unknown)}; expected one of "
                              f"{', '.join(SOURCE_TYPES)}")
         after, before = parse_period(self.created_after, self.created_before)
-        # stored as RFC 3339 date-times with their offset: a bare date is midnight UTC
         object.__setattr__(self, "created_after", after.isoformat() if after else None)
         object.__setattr__(self, "created_before", before.isoformat() if before else None)
 
