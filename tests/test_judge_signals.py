@@ -169,6 +169,20 @@ def test_translated_terms_match_the_other_language_and_search_their_tokens():
     assert Lexicon.from_json(LEXICON.to_json()).english("发明") == ("invent",)  # one stem
 
 
+def test_the_question_own_entity_in_translation_is_no_filler():
+    lexicon = Lexicon.build([("澳洲", ["Australia"]), ("悉尼", ["Sydney"])])
+    q = "Where is Australia's largest city?"
+    terms = content_terms(q, lexicon)
+    text = "澳洲人口最多的是悉尼。"
+    assert novel_filler(text, "place", q) == "澳洲"  # without the terms it looks novel
+    assert novel_filler(text, "place", q, terms) == "悉尼"
+    zh_q = "悉尼歌剧院在哪里？"
+    zh = content_terms(zh_q, lexicon)
+    assert novel_filler("The opera house is in Sydney.", "place", zh_q) == "in Sydney"
+    assert novel_filler("The opera house is in Sydney.", "place", zh_q, zh) is None
+    assert novel_filler("It opened in Bennelong Point.", "place", zh_q, zh) == "in Bennelong"
+
+
 def test_a_translated_term_weighs_as_its_commonest_searched_translation():
     (found,) = content_terms("创办", LEXICON)
     assert term_df(found, {"establish": 5, "found": 400}) == 400
