@@ -158,6 +158,16 @@ def test_a_tiny_lexicon_translates_both_ways():
     assert LEXICON.chinese("sens") == ()  # single-character headwords never map back
 
 
+def test_the_most_direct_commonest_translation_comes_first():
+    lexicon = Lexicon.build([
+        ("凯恩斯", ["Cairns, city in Queensland, Australia"]),  # names it in a later piece
+        ("土澳", ["(slang) Australia"]),  # as direct, but rare in jieba's dictionary
+        ("澳大利亚", ["Australia"]),
+        ("澳洲", ["continent; Australia"]),  # a later piece again, but of fewer words
+    ])
+    assert lexicon.chinese("australia") == ("澳大利亚", "土澳", "澳洲", "凯恩斯")
+
+
 def test_translated_terms_match_the_other_language_and_search_their_tokens():
     found, kite = content_terms("谁创办了风筝", LEXICON)[:2]
     assert passage_terms("Hargrave founded a kite club.").has(found)
