@@ -178,7 +178,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
     row = DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
                       content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
                       created_at=doc.created_at or datetime.fromtimestamp(stat.st_mtime, UTC),
-                      warnings=doc.warnings)
+                      warnings=doc.warnings, tags=doc.tags)
     drafts = chunk_document(doc, chunk)
     if not drafts:
         return no_text_outcome(source, path, "no text to index")

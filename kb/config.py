@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, get_args
 
-from kb.types import SourceType
+from kb.types import SourceType, tag_key, unique_tags
 
 # Chunking (DESIGN 3.2)
 CHUNK_TARGET_CHARS = 400  # DESIGN 3.2: target chunk size in code points
@@ -316,6 +316,9 @@ class SearchOptions:
             tuple of strings; one string is one source).
         source_types: keep documents of these types (``pdf``, ``docx``, ``md``...; one
             string is one type).
+        tags: keep documents carrying at least one of these tags (any-of; Markdown front
+            matter), compared case-insensitively (``kb.types.tag_key``); a tag no document
+            carries keeps none. One string is one tag; repeats are dropped.
         created_after: keep documents created at or after this RFC 3339 instant.
         created_before: keep documents created before this RFC 3339 instant.
         decay: apply time decay (switch off for evergreen documents).
@@ -326,9 +329,9 @@ class SearchOptions:
             what passes is handed out (the closest few, flagged weak, when nothing does).
 
     Raises:
-        TypeError: ``top_k`` is not an integer, or ``sources``/``source_types`` are not
-            strings.
-        ValueError: a value is out of range, an unknown type, or not RFC 3339.
+        TypeError: ``top_k`` is not an integer, or ``sources``/``source_types``/``tags`` are
+            not strings.
+        ValueError: a value is out of range, an unknown type, an empty tag, or not RFC 3339.
     """
 
     top_k: int = TOP_K
@@ -336,6 +339,7 @@ class SearchOptions:
     source_types: tuple[str, ...] = ()
     created_after: str | None = None
     created_before: str | None = None
+    tags: tuple[str, ...] = ()
     decay: bool = True
     max_chunks_per_doc: int = MAX_CHUNKS_PER_DOC
     explain: bool = False
@@ -343,15 +347,18 @@ class SearchOptions:
 
     @property
     def scoped(self) -> bool:
-        """Whether a filter (sources, types, dates) narrows the search."""
-        return bool(self.sources or self.source_types or self.created_after
+        """Whether a filter (sources, types, tags, dates) narrows the search."""
+        return bool(self.sources or self.source_types or self.tags or self.created_after
                     or self.created_before)
 
     def __post_init__(self) -> None:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int):
             raise TypeError(f"top_k must be an integer, got {type_name(self.top_k)}")
-        for name in ("sources", "source_types"):  # one string is one value, not its letters
+        for name in ("sources", "source_types", "tags"):  # one string is one value
             object.__setattr__(self, name, _strings(getattr(self, name), name))
+        if not all(map(tag_key, self.tags)):
+            raise ValueError(f"tags must be non-empty, got {list(self.tags)!r}")
+        object.__setattr__(self, "tags", unique_tags(self.tags))
         if not 1 <= self.top_k <= TOP_K_MAX:
             raise ValueError(f"top_k must be between 1 and {TOP_K_MAX}, got {self.top_k}")
         if self.max_chunks_per_doc < 1:

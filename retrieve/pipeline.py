@@ -2,8 +2,8 @@
 
 Each stage is one call into one module, a function over plain data:
 
-0. **Scope** (``kb.retrieve.scope.scope``): sources, source types and the documents created
-   inside the date range, applied inside both searches.
+0. **Scope** (``kb.retrieve.scope.scope``): sources, source types, tags and the documents
+   created inside the date range, applied inside both searches.
 1. **Expand** (``kb.retrieve.expand.expand``, LLM only): the original query plus up to 3
    paraphrases and 1 HyDE passage, at most 5 queries; skipped with a reason when no LLM is
    configured.

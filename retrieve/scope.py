@@ -1,8 +1,9 @@
 """Stage 0, scope: which documents a search may return, from the options alone.
 
-Sources and source types pass through to both searches (``kb.store.search.Filters``, applied in
-SQL before any top-k cut); a date range becomes the ids of the documents created inside it,
-compared as timezone-aware datetimes in code (never as text in SQL).
+Sources, source types and tags (as ``kb.types.tag_key`` matches them) pass through to both
+searches (``kb.store.search.Filters``, applied in SQL before any top-k cut); a date range
+becomes the ids of the documents created inside it, compared as timezone-aware datetimes in
+code (never as text in SQL).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from datetime import datetime
 
 from kb.config import SearchOptions, parse_instant
 from kb.store.search import Filters
+from kb.types import tag_key
 
 
 def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
     """The filters both searches apply.
 
     Args:
-        options: the search's sources, source types and ``created_after`` (inclusive) /
+        options: the search's sources, source types, tags and ``created_after`` (inclusive) /
             ``created_before`` (exclusive) instants.
         created: document id -> its creation time (timezone-aware).
 
@@ -35,4 +37,5 @@ def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
     if after or before:
         doc_ids = tuple(sorted(i for i, t in created.items()
                                if (after is None or t >= after) and (before is None or t < before)))
-    return Filters(options.sources, options.source_types, doc_ids)
+    return Filters(options.sources, options.source_types, doc_ids,
+                   tuple(dict.fromkeys(tag_key(t) for t in options.tags)))

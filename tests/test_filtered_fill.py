@@ -1,8 +1,9 @@
 """Filtered searches come back with k references whenever k exist (issue 11, item 11).
 
-A handbook of eight sections is the only document a filter keeps (by source, type or date);
-a search asking for ``top_k = 5`` explicitly (``fill``) must return five of its chunks. The
-per-document cap (three chunks of one document in the top k) left such a search with three.
+A handbook of eight sections is the only document a filter keeps (by source, type, date or its
+front-matter tag); a search asking for ``top_k = 5`` explicitly (``fill``) must return five of
+its chunks. The per-document cap (three chunks of one document in the top k) left such a search
+with three.
 Sixty other notes match the query better than the handbook does, so an unfiltered top 50
 holds none of the handbook: the filter must apply before any cut, never after it.
 """
@@ -27,7 +28,7 @@ OLD = 1_500_000_000  # 2017: the notes' file time; the handbook keeps today's
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("fill")
-    body = "# Ferry handbook\n\n" + "\n\n".join(
+    body = "---\ntags: [Ferries, Handbooks]\n---\n# Ferry handbook\n\n" + "\n\n".join(
         f"## {title}\n\n" + (f"{title} on the crossing: the crew explains the "
                              f"{title.lower()} policy at the gangway before the boat leaves. "
                              * 3) for title in SECTIONS)
@@ -61,10 +62,10 @@ def test_the_handbook_is_outside_the_unfiltered_top_50(kb, corpus):
     assert doc is not None and doc.chunk_count >= 8
 
 
-@pytest.mark.parametrize("scope", ["sources", "source_types", "created_after"])
+@pytest.mark.parametrize("scope", ["sources", "source_types", "created_after", "tags"])
 def test_a_filtered_search_for_five_returns_five_when_eight_match(kb, corpus, scope):
     value = {"sources": (handbook(corpus),), "source_types": ("md",),
-             "created_after": "2020-01-01"}[scope]
+             "created_after": "2020-01-01", "tags": ("ferries",)}[scope]
     result = kb.search(QUERY, top_k=5, **{scope: value})
     assert result.diagnostics.error is None
     assert [r.source for r in result.references] == [handbook(corpus)] * 5

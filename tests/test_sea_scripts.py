@@ -127,6 +127,7 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
         INSERT INTO chunks_fts(rowid, body) SELECT id, text FROM chunks;
         ALTER TABLE documents DROP COLUMN models_pending;
         DROP TABLE file_problems;
+        DROP TABLE document_tags;
         DELETE FROM migrations WHERE version >= 3;
         UPDATE meta SET value = 'kb-fts-v1' WHERE key = 'tokenizer_fingerprint';
         PRAGMA user_version = 2;

@@ -67,8 +67,8 @@ def test_schema_states_the_design_limits() -> None:
     assert "default" not in props["top_k"]  # a host filling defaults would always pad the list
     assert props["top_k"]["maximum"] == TOP_K_MAX == 20 and f"at most {TOP_K}" in props[
         "top_k"]["description"]
-    assert set(props) == {"query", "top_k", "sources", "source_types", "created_after",
-                          "created_before"}
+    assert set(props) == {"query", "top_k", "sources", "source_types", "tags",
+                          "created_after", "created_before"}
     assert props["source_types"]["items"]["enum"] == ["txt", "md", "html", "pdf", "docx"]
 
 

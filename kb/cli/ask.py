@@ -27,8 +27,8 @@ from kb.cli.query_command import QueryCommand, joined_text
 @click.pass_context
 @errors_as_one_line
 def ask(ctx: click.Context, words: tuple[str, ...], top_k: int | None, source: tuple[str, ...],
-        type_: tuple[str, ...], after: str | None, before: str | None, no_decay: bool,
-        as_json: bool) -> None:
+        type_: tuple[str, ...], tag: tuple[str, ...], after: str | None, before: str | None,
+        no_decay: bool, as_json: bool) -> None:
     """Answer a question with the --llm model, only from cited references.
 
     When the knowledge base holds too little evidence, kb says so without calling the model.
@@ -46,8 +46,8 @@ def ask(ctx: click.Context, words: tuple[str, ...], top_k: int | None, source: t
     # single error line, not a warning on opening followed by the same text as an error.
     make_llm(llm)
     # only what the judge passes reaches the model, however many references were asked for
-    options = replace(build_search_options(top_k, source, type_, after, before, no_decay),
-                      fill=False)
+    options = replace(build_search_options(top_k, source, type_, after, before, no_decay,
+                                           tag=tag), fill=False)
     with open_kb(ctx) as kb:
         answer = kb.ask(question, options)
     if as_json:

@@ -286,16 +286,17 @@ def _instant_option(ctx: click.Context, param: click.Parameter, value: str | Non
 
 def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tuple[str, ...],
                     after: str | None, before: str | None, no_decay: bool,
-                    explain: bool = False) -> SearchOptions:
+                    explain: bool = False, tag: tuple[str, ...] = ()) -> SearchOptions:
     """The request's options; a ``--top-k`` given explicitly asks for that many (``fill``)."""
     try:
         parse_period(after, before, ("--after", "--before"))
+        return SearchOptions(top_k=top_k or TOP_K,
+                             sources=tuple(_source_prefix(s) for s in source),
+                             source_types=tuple(t.lower() for t in type_), tags=tag,
+                             created_after=after, created_before=before, decay=not no_decay,
+                             explain=explain, fill=top_k is not None)
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    return SearchOptions(top_k=top_k or TOP_K, sources=tuple(_source_prefix(s) for s in source),
-                         source_types=tuple(t.lower() for t in type_),
-                         created_after=after, created_before=before, decay=not no_decay,
-                         explain=explain, fill=top_k is not None)
+        raise click.UsageError(str(exc).replace("tags must", "--tag must")) from None
 
 
 def search_options(fn: F) -> F:
@@ -308,6 +309,8 @@ def search_options(fn: F) -> F:
                      "equals or starts with this (repeatable)."),
         click.option("--type", "type_", multiple=True,
                      help="Only documents of this type: pdf, docx, html, md, txt (repeatable)."),
+        click.option("--tag", multiple=True, help="Only documents tagged this in their front "
+                     "matter, any case (repeatable: any of them)."),
         click.option("--after", callback=_instant_option,
                      help="Only documents created at or after this RFC 3339 time."),
         click.option("--before", callback=_instant_option,

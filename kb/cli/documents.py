@@ -24,8 +24,9 @@ def docs(ctx: click.Context, as_json: bool) -> None:
         else:
             n = len(d.warnings)
             warn = f"  ({n} warning{'' if n == 1 else 's'})" if n else ""
+            tags = f"  [tags: {', '.join(d.tags)}]" if d.tags else ""
             click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} chunks  {d.status:15}  "
-                       f"{d.title[:50]}  {d.source}{warn}")
+                       f"{d.title[:50]}  {d.source}{tags}{warn}")
 
 
 @cli.command()

@@ -80,9 +80,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
 @click.pass_context
 @errors_as_one_line
 def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
-           source: tuple[str, ...], type_: tuple[str, ...], after: str | None,
-           before: str | None, no_decay: bool, min_score: int | None, color: ColorMode,
-           as_json: bool, explain: bool) -> None:
+           source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str, ...],
+           after: str | None, before: str | None, no_decay: bool, min_score: int | None,
+           color: ColorMode, as_json: bool, explain: bool) -> None:
     """Search the knowledge base and print cited references.
 
     The query's words need no quotes (kb search how do we rotate keys); a word that starts
@@ -90,7 +90,7 @@ def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
     (kb search -- --draft).
     """
     query = joined_text(words)
-    options = build_search_options(top_k, source, type_, after, before, no_decay, explain)
+    options = build_search_options(top_k, source, type_, after, before, no_decay, explain, tag)
     with open_kb(ctx) as kb:
         result = kb.search(query, options)
     hidden = 0
@@ -117,8 +117,8 @@ def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
 @click.pass_context
 @errors_as_one_line
 def context(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
-            source: tuple[str, ...], type_: tuple[str, ...], after: str | None,
-            before: str | None, no_decay: bool, as_json: bool) -> None:
+            source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str, ...],
+            after: str | None, before: str | None, no_decay: bool, as_json: bool) -> None:
     """Print the context block for a model: references and the answer-only instruction.
 
     The query's words need no quotes, as for kb search.
@@ -126,7 +126,7 @@ def context(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
     query = joined_text(words)
     with open_kb(ctx) as kb:
         result = kb.search(query, build_search_options(top_k, source, type_, after, before,
-                                                  no_decay))
+                                                       no_decay, tag=tag))
     if as_json:
         emit_json(ContextJSON.of(result))
     elif not result.diagnostics.error:

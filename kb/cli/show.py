@@ -51,10 +51,11 @@ def parse_ref(ref: str) -> tuple[str, str]:
 
 
 def _header(doc: Document, chunk: Passage | None = None) -> str:
-    """``Title (chunk 7 of doc 2)  [p. 3 · Heading]`` and the source on a second line."""
+    """``Title (chunk 7 of doc 2)  [p. 3 · Heading]``, the source, and ``tags: a, b`` if any."""
     what = f"chunk {chunk.chunk_id} of doc {doc.id}" if chunk else f"doc {doc.id}"
     where = location(chunk.page, chunk.heading_path) if chunk else ""
-    return f"{doc.title} ({what})" + (f"  [{where}]" if where else "") + f"\n{doc.source}"
+    tags = f"\ntags: {', '.join(doc.tags)}" if doc.tags else ""
+    return f"{doc.title} ({what})" + (f"  [{where}]" if where else "") + f"\n{doc.source}{tags}"
 
 
 def render_chunk(found: ChunkInContext) -> str:

@@ -24,7 +24,7 @@ from kb.config import (
 )
 from kb.server.request_json import json_type
 
-MAX_FILTER_VALUES = 50  # per filter list (sources, source_types)
+MAX_FILTER_VALUES = 50  # per filter list (sources, source_types, tags)
 MAX_INGEST_PATHS = 100  # per knowledge_ingest call
 # A source is an absolute path (POSIX, Windows drive or UNC) or a URI (RFC 3986 scheme).
 _ABSOLUTE = re.compile(r"/|\\\\|[A-Za-z][A-Za-z0-9+.-]*:")
@@ -49,6 +49,10 @@ INPUT_SCHEMA: dict[str, Any] = {
         "source_types": {"type": "array", "maxItems": MAX_FILTER_VALUES,
                          "items": {"type": "string", "enum": list(SOURCE_TYPES)},
                          "description": "Only documents of these types."},
+        "tags": {**_STRING_LIST,
+                 "description": "Only documents carrying at least one of these tags (Markdown "
+                                "front matter `tags`), compared case-insensitively; a tag no "
+                                "document carries matches nothing."},
         "created_after": {"type": "string", "format": "date-time",
                           "description": "Only documents created at or after this RFC 3339 "
                                          "time, e.g. 2024-01-31T00:00:00Z (a bare date means "
@@ -155,9 +159,10 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
                          f"absolute path, see list_documents), got {_short(relative)}")
     types = tuple(dict.fromkeys(t.lower().lstrip(".") for t in _string_list(
         args.get("source_types"), "source_types", MAX_FILTER_VALUES)))
+    tags = _string_list(args.get("tags"), "tags", MAX_FILTER_VALUES)
     # a top_k the caller set asks for that many references (the rest flagged weak)
     options = SearchOptions(top_k=top_k, fill="top_k" in args, sources=sources,
-                            source_types=types,
+                            source_types=types, tags=tags,
                             created_after=_instant(args.get("created_after"), "created_after"),
                             created_before=_instant(args.get("created_before"),
                                                     "created_before"))

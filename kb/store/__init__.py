@@ -31,7 +31,7 @@ from kb.store.readers import ReaderPool
 from kb.store.schema import check_schema, migrate
 from kb.store.search import SearchPrimitives, VectorMatrix
 from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
-from kb.types import Chunk, ChunkDraft, Document, DocumentRow
+from kb.types import Chunk, ChunkDraft, Document, DocumentRow, tag_key, unique_tags
 
 DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (? = live key)
     "UPDATE documents SET status = CASE WHEN models_pending THEN 'pending_models' "
@@ -246,19 +246,22 @@ class Store(SearchPrimitives):
             "SELECT d.id, d.source, d.source_type, d.title, d.content_hash, d.size, d.mtime, "
             "d.created_at, d.ingested_at, CASE WHEN d.models_pending THEN 'pending_models' "
             "ELSE d.status END, d.warnings, "
-            "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
+            "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), "
+            "(SELECT json_group_array(tag) FROM (SELECT tag FROM document_tags t "
+            "WHERE t.doc_id = d.id ORDER BY position)) "
             f"FROM documents d WHERE {where} ORDER BY d.source", list(params)).fetchall()
         return [
             Document(id=r[0], source=r[1], source_type=r[2], title=r[3],
                      content_hash=r[4],
                      size=r[5], mtime=r[6], created_at=datetime.fromisoformat(r[7]),
                      ingested_at=datetime.fromisoformat(r[8]), status=r[9],
-                     warnings=tuple(json.loads(r[10])), chunk_count=r[11])
+                     warnings=tuple(json.loads(r[10])), chunk_count=r[11],
+                     tags=tuple(json.loads(r[12])))
             for r in rows
         ]
 
     def replace_document(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
-        """Insert a document with its chunks and FTS rows, replacing any with the same source.
+        """Insert a document with chunks, FTS rows and tags, replacing any of the same source.
 
         Runs in one transaction: either the old version or the new one is visible, never both
         and never half. ``chunks`` may be a generator producing them as they are written (an
@@ -280,6 +283,9 @@ class Store(SearchPrimitives):
                  "pending_models" if doc.models_pending else "pending_vectors",
                  json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
             doc_id = int(cur.lastrowid or 0)
+            c.executemany("INSERT INTO document_tags (doc_id, tag_key, tag, position) "
+                          "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
+                                               for i, t in enumerate(unique_tags(doc.tags))])
             for i, ch in enumerate(chunks):
                 cur = c.execute(
                     "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
@@ -291,7 +297,7 @@ class Store(SearchPrimitives):
         return doc_id
 
     def delete_document(self, source: str) -> bool:
-        """Delete a document with its chunks, FTS rows and vectors; ``False`` if absent."""
+        """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""
         with self.write() as c:
             return self._delete(c, source)
 
@@ -303,6 +309,7 @@ class Store(SearchPrimitives):
         c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
                   (row[0],))
         c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+        c.execute("DELETE FROM document_tags WHERE doc_id = ?", (row[0],))
         c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
         return True
 

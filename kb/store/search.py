@@ -33,16 +33,21 @@ class Filters:
     Attributes:
         sources: keep chunks whose document source equals, or starts with, one of these.
         source_types: keep chunks whose document type is one of these.
+        doc_ids: keep chunks of these documents; ``None``: no such restriction.
+        tag_keys: keep chunks whose document carries at least one of these tags, given as
+            ``kb.types.tag_key`` gives them (case-folded); a key no document carries keeps none.
     """
 
     sources: tuple[str, ...] = ()
     source_types: tuple[str, ...] = ()
     doc_ids: tuple[int, ...] | None = None
+    tag_keys: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
         """Whether any restriction is set."""
-        return bool(self.sources or self.source_types or self.doc_ids is not None)
+        return bool(self.sources or self.source_types or self.doc_ids is not None
+                    or self.tag_keys)
 
     def sql(self) -> tuple[str, list[str]]:
         """A ``WHERE`` fragment over alias ``d`` (documents) and its parameters."""
@@ -60,6 +65,10 @@ class Filters:
         if self.doc_ids is not None:
             parts.append("d.id IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(list(self.doc_ids)))
+        if self.tag_keys:  # any of them: index document_tags_key, one range read per tag
+            parts.append("d.id IN (SELECT doc_id FROM document_tags WHERE tag_key IN "
+                         f"({','.join('?' * len(self.tag_keys))}))")
+            params += list(self.tag_keys)
         return (" AND ".join(parts) or "1"), params
 
 

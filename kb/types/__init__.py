@@ -22,6 +22,8 @@ from kb.types.documents import (
     IngestReport,
     SourceType,
     Status,
+    tag_key,
+    unique_tags,
 )
 from kb.types.reading import ChunkInContext, DocumentText, Passage
 from kb.types.search import (
@@ -44,5 +46,5 @@ __all__ = [
     "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
     "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
     "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
-    "StageTrace", "Status",
+    "StageTrace", "Status", "tag_key", "unique_tags",
 ]

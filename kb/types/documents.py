@@ -8,6 +8,7 @@ blocks' texts joined by ``BLOCK_SEPARATOR``; a citation's ``text`` equals
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -113,9 +114,48 @@ class ChunkDraft:
     heading_path: tuple[str, ...] = ()
 
 
+def tag_key(tag: str) -> str:
+    """How a tag is matched: NFKC-normalised, case-folded, inner whitespace one space, stripped.
+
+    ``Python``, ``PYTHON`` and `` python `` are one tag; ``python3`` and ``py`` are others.
+    An empty or whitespace-only tag gives ``""`` (it never matches).
+    """
+    return " ".join(unicodedata.normalize("NFKC", tag).casefold().split())
+
+
+def unique_tags(tags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``tags`` with inner whitespace collapsed, without empty ones and without repeats.
+
+    Two tags are one when their ``tag_key`` is the same; the first spelling is kept, in order.
+    """
+    kept: dict[str, str] = {}
+    for tag in tags:
+        shown = " ".join(tag.split())
+        if tag_key(shown):
+            kept.setdefault(tag_key(shown), shown)
+    return tuple(kept.values())
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A stored document row."""
+    """A stored document row.
+
+    Attributes:
+        id: the document's id in this index.
+        source: its absolute file path or URI.
+        source_type: the format its text came from (``md``, ``pdf``, ...).
+        title: its title (metadata, first heading, or file stem).
+        content_hash: SHA-256 of the file's bytes, hex.
+        size: the file's size in bytes.
+        mtime: the file's modification time, seconds since the Unix epoch.
+        created_at: its creation time (front matter or metadata, else the file time).
+        ingested_at: when this version was indexed.
+        status: ``indexed``, ``pending_vectors``, ``pending_models`` or ``failed``.
+        warnings: notes from extraction and indexing.
+        chunk_count: chunks stored.
+        tags: its tags (Markdown front matter) as written, in order; a search's ``tags``
+            filter matches them case-insensitively (``tag_key``).
+    """
 
     id: int
     source: str
@@ -129,11 +169,15 @@ class Document:
     status: DocumentStatus
     warnings: tuple[str, ...] = ()
     chunk_count: int = 0
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentRow:
-    """Fields of a document to insert (ids and timestamps are the store's)."""
+    """Fields of a document to insert (ids and timestamps are the store's).
+
+    ``tags`` are the document's own (front matter); the store keeps them once per ``tag_key``.
+    """
 
     source: str
     source_type: str
@@ -144,6 +188,7 @@ class DocumentRow:
     created_at: datetime
     warnings: tuple[str, ...] = ()
     models_pending: bool = False  # model stages unfinished: status ``pending_models``
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
