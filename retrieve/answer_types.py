@@ -12,10 +12,12 @@ not already hold it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from kb.store.textindex import STOPWORDS, has_cjk
+from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term
+from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -187,12 +189,17 @@ def _word_ends(rest: str) -> bool:
     return not rest[:1].isalpha()
 
 
-def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
-    """The first filler of ``kind`` in ``text`` whose words the query does not all contain.
+def novel_filler(text: str, kind: AnswerType, query: str,
+                 asked: Sequence[Term] = ()) -> str | None:
+    """The first filler of ``kind`` in ``text`` that the question does not name itself.
 
-    A number must carry the unit the question asks it in (``asked_units``), when it asks one.
+    A filler is not novel when the query contains all its words, or when it is one of the
+    query's content terms ``asked`` in another language (one of their searched translations:
+    "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
+    number must carry the unit the question asks it in (``asked_units``), when it asks one.
     """
     q = query.casefold()
+    named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
     units = asked_units(query) if kind == "number" else ()
     if units:
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
@@ -201,7 +208,8 @@ def novel_filler(text: str, kind: AnswerType, query: str) -> str | None:
         candidates = fillers(text, kind)
     for f in candidates:
         words = [w for w in re.findall(r"\w+", f.casefold()) if w not in STOPWORDS]
-        if words and not all(w in q for w in words):
+        if (words and not all(w in q for w in words) and f.casefold() not in named
+                and not all(normalise_word(w) in named for w in words)):
             return f
     return None
 

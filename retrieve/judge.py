@@ -238,7 +238,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             best = int(np.argmax(covers))
             best_cover = covers[best]
             window = " ".join(sents[max(0, best - 1): best + 2])
-            filler = novel_filler(window, wanted, query) if wanted != "other" else None
+            filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
+                      else None)
         features = {
             "evidence": ev,
             "focus_coverage": coverage(f_terms, f_weights, holder),

