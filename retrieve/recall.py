@@ -33,13 +33,13 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from kb.errors import SearchCancelled
+from kb.retrieve.tiers import fts5_idf, tiered_search
 from kb.store import Store
 from kb.store.search import Filters, VectorMatrix
 from kb.store.textindex import KeywordQuery, match_expression
@@ -50,35 +50,39 @@ from kb.types import Hit, RecallList
 # cosine stands in (30: the usual floor for a sample median's stability).
 MIN_GROUP_CHUNKS = 30
 SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
-FTS5_MIN_IDF = 1e-6  # FTS5 clamps non-positive idf to this (sqlite ext/fts5/fts5_aux.c)
 
 
-def _idf(n: int, n_chunks: int) -> float:
-    return max(math.log((n_chunks - n + 0.5) / (n + 0.5)), FTS5_MIN_IDF)
-
-
-def clause_idfs(store: Store, query: KeywordQuery) -> list[float]:
+def clause_idfs(store: Store, query: KeywordQuery,
+                df: Mapping[str, int] | None = None) -> list[float]:
     """Each clause's best idf among its alternatives (>= 1e-6 each), in clause order.
 
     A term's document frequency comes from ``chunks_vocab``; a phrase's is the number of
     chunks matching it, as FTS5's ``bm25()`` counts it for its idf. A term no chunk contains
     still counts (with the idf of a term in no chunk): a chunk that matches "capital" cannot
     be strong evidence for "capital of Australia" when nothing in the index mentions Australia.
+    ``df``: the chunks holding each single-token alternative, when already read
+    (``single_token_counts``).
     """
-    n_chunks = store.counts_chunks()
+    n_chunks = store.fts_rows()
     if n_chunks == 0:
         return [1.0 for _ in query.clauses]
-    df = store.token_chunk_counts([alt[0] for clause in query.clauses for alt in clause
-                                   if len(alt) == 1])
+    if df is None:
+        df = single_token_counts(store, query)
     out = []
     for clause in query.clauses:
         best = 0.0
         for alt in clause:
             n = df.get(alt[0], 0) if len(alt) == 1 else store.count_matching(
                 match_expression(KeywordQuery(((alt,),))) or "")
-            best = max(best, _idf(min(int(n), n_chunks), n_chunks))
+            best = max(best, fts5_idf(min(int(n), n_chunks), n_chunks))
         out.append(best)
     return out
+
+
+def single_token_counts(store: Store, query: KeywordQuery) -> dict[str, int]:
+    """Chunks holding each single-token alternative of ``query`` (absent: none)."""
+    return store.token_chunk_counts([alt[0] for clause in query.clauses for alt in clause
+                                     if len(alt) == 1])
 
 
 def coverage(query: KeywordQuery, idfs: Sequence[float], matched: frozenset[str]) -> float:
@@ -162,8 +166,9 @@ def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
     match = match_expression(query)
     if match is None:
         return RecallList(name, "bm25", weight, ())
-    rows = store.fts_search(match, pool, filters, matched=partial_cap)
-    idfs = clause_idfs(store, query)
+    df = single_token_counts(store, query)
+    rows = tiered_search(store, query, df, pool, filters, matched=partial_cap)
+    idfs = clause_idfs(store, query, df)
     scale = sum(idfs) or 1.0
     doc_of = store.doc_ids_of([r.chunk_id for r in rows])
     hits = tuple(Hit(r.chunk_id, doc_of[r.chunk_id], rank, r.score, keyword_s_norm(

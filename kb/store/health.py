@@ -62,6 +62,17 @@ def _varints(blob: bytes) -> list[int]:
     return out
 
 
+def fts_row_count(conn: sqlite3.Connection) -> int:
+    """Rows in the full-text index as FTS5's ``bm25()`` counts them: its totals record (one read).
+
+    Raises:
+        sqlite3.DatabaseError: the index cannot be read.
+    """
+    totals = conn.execute("SELECT block FROM chunks_fts_data WHERE id = ?",
+                          (_TOTALS_ROWID,)).fetchone()
+    return (_varints(bytes(totals[0])) + [0])[0] if totals and totals[0] is not None else 0
+
+
 def fts_problem(conn: sqlite3.Connection) -> str | None:
     """What is wrong with the full-text index, or ``None`` when it reads whole (only reads).
 

@@ -254,6 +254,23 @@ def match_expression(query: KeywordQuery | Sequence[str]) -> str | None:
     return " OR ".join(alternatives) or None
 
 
+def matched_tokens(body: str, alternatives: Sequence[Sequence[str]]) -> frozenset[str]:
+    """The tokens of ``body`` FTS5's ``highlight()`` marks for an OR of ``alternatives``.
+
+    Args:
+        body: an index body (tokens joined by single spaces, ``index_body``).
+        alternatives: terms and phrases, each a sequence of index tokens.
+
+    Returns:
+        The tokens of every alternative that occurs in ``body`` as consecutive tokens.
+    """
+    padded = f" {body} "
+    present = set(body.split())
+    return frozenset(t for alt in alternatives
+                     if (alt[0] in present if len(alt) == 1 else f" {' '.join(alt)} " in padded)
+                     for t in alt)
+
+
 def phrase_expression(tokens: Sequence[str]) -> str:
     """An FTS5 MATCH phrase of index tokens in order (each token holds only word characters)."""
     return '"' + " ".join(tokens).replace('"', '""') + '"'
