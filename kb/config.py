@@ -49,6 +49,11 @@ MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
 MAX_QUERY_CHARS = 2000
 APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN index is due
+# Issue 14 (bench/README.md, "Vector index at scale", 2026-12-01): the exact float32 scan costs
+# 0.45 ms at 10k vectors, 1.9 ms at 30k, 7-8 ms at 100k (calm; 24-34 ms loaded) and 64 ms at
+# 300k, with 1.5 KB of RAM a vector (1.6 GB at 1M). Up to 100,000 live vectors kb scans them
+# exactly; above, it searches the bit index (``kb.store.bitindex``, 48 bytes a vector at 384-d).
+EXACT_SCAN_MAX_VECTORS = 100_000
 
 
 def scale_warning(chunks: int) -> str | None:
@@ -201,6 +206,9 @@ class Config:
             HTML file (``kb.ingest.worker``); past it the file fails alone.
         ingest_ignore: gitignore patterns of files and folders ingest leaves out, on top of
             the ``.gitignore``/``.kbignore`` files it finds (config file: ``[ingest] ignore``).
+        exact_scan_max_vectors: up to this many live vectors searches scan them exactly;
+            above, the bit index is built and searched (``kb.store.bitindex``). Default
+            ``EXACT_SCAN_MAX_VECTORS`` (measured); tests lower it to cross it at small sizes.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -214,6 +222,7 @@ class Config:
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     extract_timeout_s: float = EXTRACT_TIMEOUT_S
     ingest_ignore: tuple[str, ...] = ()
+    exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS
 
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
