@@ -9,7 +9,12 @@ exact scan (``kb.retrieve.recall.vector_recall`` over ``Store.vector_matrix``).
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -212,3 +217,35 @@ def test_crossing_the_threshold_up_and_down(tmp_path):
         assert_in_step(store)
     finally:
         store.close()
+
+
+_WRITER = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_bit_index import THRESHOLD, add_docs, clustered
+from kb.store import Store
+store = Store({path!r}, exact_scan_max_vectors=THRESHOLD)
+print("ready", flush=True)
+for seed in range(100, 10_000):
+    add_docs(store, clustered(40, seed), prefix=f"/w{{seed}}/")
+"""
+
+
+def test_a_sigkill_during_writes_never_leaves_bits_out_of_step(tmp_path):
+    path = tmp_path / "kb.db"
+    store = Store(path, exact_scan_max_vectors=THRESHOLD)
+    add_docs(store, clustered(1040, 21))
+    store.close()
+    script = _WRITER.format(tests=str(Path(__file__).parent), path=str(path))
+    for delay_s in (0.3, 0.7, 1.1, 1.6, 2.2):
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+        time.sleep(delay_s)  # not a timing assertion: where the kill lands varies
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        reopened = Store(path, exact_scan_max_vectors=THRESHOLD)
+        try:
+            assert_in_step(reopened)
+            assert isinstance(vector_index(reopened, FP), BitIndex)
+        finally:
+            reopened.close()
