@@ -90,7 +90,8 @@ def build(path: Path, n: int, threshold: int) -> dict:
         crossing_s = max(crossing_s, time.perf_counter() - t1)
     store.close()
     np.save(path.with_suffix(".rows.npy"), np.array(rows_in_order))
-    return {"build_s": round(time.perf_counter() - t0, 1), "slowest_put_live_s": round(crossing_s, 2)}
+    return {"build_s": round(time.perf_counter() - t0, 1),
+            "slowest_put_live_s": round(crossing_s, 2)}
 
 
 def filters(store: Store, name: str) -> Filters:

@@ -81,6 +81,14 @@ def sample_baselines(index: BitIndex, query_vector: np.ndarray, cos_unrelated: f
     return out
 
 
+def hamming(bits: np.ndarray, query_bits: np.ndarray) -> np.ndarray:
+    """Hamming distances, shape (n,) uint16, of ``bits`` (words, n) to ``query_bits`` (words,)."""
+    distance = np.bitwise_count(bits[0] ^ query_bits[0]).astype(np.uint16)
+    for word in range(1, len(query_bits)):
+        distance += np.bitwise_count(bits[word] ^ query_bits[word])
+    return distance
+
+
 def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
                    positions: np.ndarray | None, name: str, weight: float,
                    cos_unrelated: float, span: float, cancel: threading.Event | None = None,
@@ -112,13 +120,11 @@ def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
     else:
         if cancel is not None and cancel.is_set():
             raise SearchCancelled("search cancelled by the caller")
-        bits = index.bits if positions is None else index.bits[positions]
-        if len(bits) > depth:
-            distance = np.bitwise_count(bits ^ sign_bits(q, index.mean)).sum(axis=1,
-                                                                             dtype=np.int32)
-            near = np.argpartition(distance, depth - 1)[:depth]
+        bits = index.bits if positions is None else index.bits[:, positions]
+        if bits.shape[1] > depth:
+            near = np.argpartition(hamming(bits, sign_bits(q, index.mean)[0]), depth - 1)[:depth]
         else:
-            near = np.arange(len(bits))
+            near = np.arange(bits.shape[1])
         chosen = near if positions is None else positions[near]
     return PendingRescore(name, weight, q, np.sort(chosen), baselines, span, pool)
 

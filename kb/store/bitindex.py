@@ -53,7 +53,9 @@ class BitIndex:
         chunk_ids: shape (n,), int64, ascending.
         doc_ids: shape (n,), int64.
         groups: shape (n,), int8: each chunk's baseline group (``BASELINE_GROUP_SQL``).
-        bits: shape (n, words), uint64: sign bits of ``vector - mean``, zero-padded.
+        bits: shape (words, n), uint64: sign bits of ``vector - mean``, zero-padded; one
+            row per 64 dimensions, so a Hamming scan XORs contiguous words (20x faster at 100k
+            than the (n, words) layout: 1.3 ms against 27 ms, loaded machine).
         mean: shape (dim,), float32: the centring mean of this index build.
         group_counts: shape (4,), int64: chunks per baseline group.
         sample: shape (s, dim), float32: up to ``BASELINE_SAMPLE_PER_GROUP`` vectors per group,
@@ -191,7 +193,8 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     sampled = np.sort(np.concatenate(picks))
     got_ids, sample = vectors_by_id(conn, chunk_ids[sampled].tolist(), fingerprint)
     return BitIndex(chunk_ids, np.array([r[1] for r in rows], dtype=np.int64), groups,
-                    np.frombuffer(b"".join(r[3] for r in rows), np.uint64).reshape(-1, words),
+                    np.ascontiguousarray(np.frombuffer(b"".join(r[3] for r in rows), np.uint64)
+                                         .reshape(-1, words).T),
                     mean, np.bincount(groups, minlength=4).astype(np.int64), sample,
                     groups[np.searchsorted(chunk_ids, got_ids)])
 
@@ -210,8 +213,9 @@ def vectors_by_id(conn: sqlite3.Connection, chunk_ids: Sequence[int], fingerprin
     for start in range(0, len(wanted), 10_000):
         part = wanted[start:start + 10_000]
         for cid, blob in conn.execute(
+                # by rowid alone: "+" keeps SQLite off the fingerprint index (2x slower here)
                 "SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?)) "
-                "AND embedding_fingerprint = ? ORDER BY id", (json.dumps(part), fingerprint)):
+                "AND +embedding_fingerprint = ? ORDER BY id", (json.dumps(part), fingerprint)):
             ids.append(int(cid))
             blobs.append(blob)
     matrix = (np.frombuffer(b"".join(blobs), "<f4").reshape(len(blobs), -1) if blobs
