@@ -178,13 +178,24 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     mean = stored_mean(conn, fingerprint)
     if mean is None:
         return None
-    rows = conn.execute("SELECT chunk_id, doc_id, grp, bits FROM chunk_bits ORDER BY chunk_id"
-                        ).fetchall()
-    if not rows or len(rows) != count_live(conn, fingerprint):
+    n = count_live(conn, fingerprint)
+    dim_words = (len(mean) + 63) // 64
+    chunk_ids, doc_ids = np.empty(n, np.int64), np.empty(n, np.int64)
+    groups, bits = np.empty(n, np.int8), np.empty((dim_words, n), np.uint64)
+    cursor = conn.execute("SELECT chunk_id, doc_id, grp, bits FROM chunk_bits ORDER BY chunk_id")
+    at = 0
+    while rows := cursor.fetchmany(_BUILD_BLOCK_ROWS):  # in blocks: no list of n rows
+        if at + len(rows) > n:
+            return None
+        part = slice(at, at + len(rows))
+        chunk_ids[part] = [r[0] for r in rows]
+        doc_ids[part] = [r[1] for r in rows]
+        groups[part] = [r[2] for r in rows]
+        bits[:, part] = np.frombuffer(b"".join(r[3] for r in rows), np.uint64).reshape(
+            len(rows), dim_words).T
+        at += len(rows)
+    if at != n or n == 0:
         return None
-    words = len(rows[0][3]) // 8
-    groups = np.array([r[2] for r in rows], dtype=np.int8)
-    chunk_ids = np.array([r[0] for r in rows], dtype=np.int64)
     picks = []
     for g in np.unique(groups):
         where = np.flatnonzero(groups == g)
@@ -192,10 +203,8 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
         picks.append(where[::step][:BASELINE_SAMPLE_PER_GROUP])
     sampled = np.sort(np.concatenate(picks))
     got_ids, sample = vectors_by_id(conn, chunk_ids[sampled].tolist(), fingerprint)
-    return BitIndex(chunk_ids, np.array([r[1] for r in rows], dtype=np.int64), groups,
-                    np.ascontiguousarray(np.frombuffer(b"".join(r[3] for r in rows), np.uint64)
-                                         .reshape(-1, words).T),
-                    mean, np.bincount(groups, minlength=4).astype(np.int64), sample,
+    return BitIndex(chunk_ids, doc_ids, groups, bits, mean,
+                    np.bincount(groups, minlength=4).astype(np.int64), sample,
                     groups[np.searchsorted(chunk_ids, got_ids)])
 
 
