@@ -8,8 +8,10 @@ Two steps, split so the worker thread never reads the database (``kb.retrieve.hy
    the documents inside it (read with SQL by the caller) are all scored exactly when there are
    at most ``FILTER_EXACT_MAX_CHUNKS``, else the Hamming ranking runs over them alone. Every
    candidate is inside the scope, so a scoped search returns ``min(pool, matching)`` hits.
-2. ``rescored`` (caller, in the search's snapshot): the candidates' float32 vectors read by id,
-   exact cosines, the top ``pool`` by cosine then chunk id (as the exact scan orders them).
+2. ``rescored`` (in the search's snapshot): the candidates' float32 vectors read by id, exact
+   cosines, the top ``pool`` by cosine then chunk id (as the exact scan orders them). The worker
+   runs it itself when its own snapshot has the caller's generation (``rescore_if_same``), so
+   the read overlaps BM25; else the caller runs it after BM25.
 
 ``s_norm`` follows ``kb.retrieve.recall.vector_recall``, with each baseline group's median
 cosine taken over the index's float32 sample (``BitIndex.sample``, up to 2,048 chunks a group)
@@ -151,3 +153,19 @@ def rescored(store: Store, index: BitIndex, pending: PendingRescore, fingerprint
             float(min(1.0, max(0.0, (scores[i] - baseline[i]) / span))))
         for rank, i in enumerate(top, start=1))
     return RecallList(pending.name, "vector", pending.weight, hits)
+
+
+def rescore_if_same(store: Store, generation: int, index: BitIndex,
+                    items: list[RecallList | PendingRescore], fingerprint: str
+                    ) -> list[RecallList | PendingRescore]:
+    """``items`` with each ``PendingRescore`` rescored on this thread, in its own snapshot.
+
+    Only when that snapshot's generation is ``generation`` (the caller's: every write a search
+    reads bumps it, so both snapshots hold the same chunks and vectors); else ``items``
+    unchanged, for the caller to rescore in its snapshot.
+    """
+    with store.snapshot():
+        if store.generation() != generation:
+            return items
+        return [rescored(store, index, item, fingerprint) if isinstance(item, PendingRescore)
+                else item for item in items]

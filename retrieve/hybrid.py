@@ -16,7 +16,10 @@ side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
 The worker never reads the database: its own connection would read another snapshot than the
 caller's (``Store.snapshot``), and a document committed in between would reach later stages
 from one list and not the other. The caller reads the vector matrix (cached per generation)
-and the scope's document ids in its snapshot and hands them to the worker.
+and the scope's document ids in its snapshot and hands them to the worker. One exception: over
+the bit index the worker reads its candidates' float32 vectors in its own snapshot when that
+snapshot's generation is the caller's (every write a search sees bumps it, so both see the same
+chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,13 @@ from threadpoolctl import ThreadpoolController
 
 from kb.config import PipelineSettings
 from kb.embedding import EmbeddingService
-from kb.retrieve.bitrecall import PendingRescore, bit_candidates, rescored, scope_positions
+from kb.retrieve.bitrecall import (
+    PendingRescore,
+    bit_candidates,
+    rescore_if_same,
+    rescored,
+    scope_positions,
+)
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
@@ -193,7 +202,8 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     if service is not None:
         matrix, problem = _matrix(store, service, trace)
         vector_job = _workers().submit(_vector_lists, matrix, problem, queries, service, pool,
-                                       allowed, calibration, settings, trace.cancel)
+                                       allowed, calibration, settings, trace.cancel,
+                                       (store, store.generation()))
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
@@ -268,7 +278,8 @@ def _rescore(store: Store, service: EmbeddingService | None,
 def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
                   queries: list[str], service: EmbeddingService, pool: int,
                   allowed: np.ndarray | None, calibration: Calibration,
-                  settings: PipelineSettings, cancel: threading.Event | None
+                  settings: PipelineSettings, cancel: threading.Event | None,
+                  snapshot: tuple[Store, int] | None = None
                   ) -> tuple[list[RecallList | PendingRescore], str | None,
                              VectorMatrix | BitIndex | None]:
     """Vector lists of ``queries`` in order (runs on a worker thread; reads no database).
@@ -286,6 +297,8 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
         calibration: the model's score anchors.
         settings: the list weights.
         cancel: checked between blocks of the scan.
+        snapshot: the store and the caller's generation: bit index candidates are rescored
+            here when this thread's snapshot has that generation.
 
     Returns:
         The lists computed, the failure that stopped the rest (``None`` when all ran; a
@@ -311,6 +324,8 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
                     matrix, qv, pool=pool, allowed_docs=allowed, name=f"vector:{i}",
                     weight=weight, cos_unrelated=calibration.cos_unrelated,
                     span=calibration.span, cancel=cancel))
+        if isinstance(matrix, BitIndex) and snapshot is not None:
+            lists = rescore_if_same(*snapshot, matrix, lists, service.fingerprint.key)
     except Exception as exc:
         return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})", matrix
     return lists, None, matrix

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kb.retrieve.bitrecall import bit_candidates, rescored, scope_positions
+from kb.retrieve.bitrecall import bit_candidates, rescore_if_same, rescored, scope_positions
 from kb.retrieve.recall import vector_recall
 from kb.store import Store
 from kb.store.bitindex import BitIndex, sign_bits, stored_mean, vector_index, vectors_by_id
@@ -249,3 +249,14 @@ def test_a_sigkill_during_writes_never_leaves_bits_out_of_step(tmp_path):
             assert isinstance(vector_index(reopened, FP), BitIndex)
         finally:
             reopened.close()
+
+
+def test_the_worker_rescores_only_in_a_snapshot_of_the_callers_generation(big):
+    store, q = big
+    index = vector_index(store, FP)
+    pending = bit_candidates(index, q, pool=10, positions=None, name="v", weight=1.0,
+                             cos_unrelated=0.8, span=0.2)
+    gen = store.generation()
+    assert rescore_if_same(store, gen + 1, index, [pending], FP) == [pending]  # left to caller
+    done = rescore_if_same(store, gen, index, [pending], FP)
+    assert done == [rescored(store, index, pending, FP)]
