@@ -5,7 +5,11 @@ sources until n chunks exist) with unit-norm random float32 vectors stamped with
 fingerprint, so the numbers measure kb's own work (FTS5 BM25, numpy scan, fusion, floor, MMR,
 citations) plus one real query embedding per search. No LLM.
 
-Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100]
+With ``--exact-scan-max N`` (below the size) the searches go through the bit index
+(``kb.store.bitindex``, built once from the stored vectors), issue 14. The vectors are random,
+the worst case for sign bits: read latency from it, not recall (``kb_index.py`` measures that).
+
+Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100] [--exact-scan-max N]
 """
 
 from __future__ import annotations
@@ -19,15 +23,16 @@ from pathlib import Path
 import numpy as np
 
 from kb.api import KnowledgeBase
+from kb.config import EXACT_SCAN_MAX_VECTORS, Config
 from kb.eval.datasets import dataset_dir, load_corpus, load_queries
 from kb.eval.retrieval import FIXED_TIME
 from kb.ingest.pipeline import ingest_records
-from kb.store import vectors
+from kb.store import bitindex, vectors
 from kb.store.codec import vector_to_blob
 
 
-def build(path: Path, n_chunks: int) -> KnowledgeBase:
-    kb = KnowledgeBase(path)
+def build(path: Path, n_chunks: int, config: Config) -> KnowledgeBase:
+    kb = KnowledgeBase(path, config)
     service, _ = kb.embedding_service()
     assert service is not None
     kb.claim_fingerprint(service)
@@ -52,6 +57,8 @@ def build(path: Path, n_chunks: int) -> KnowledgeBase:
                                     (cid, prefix, text), x in zip(rows, v, strict=True)],
                          service.fingerprint.key)
     kb.store.refresh_status()
+    if bitindex.ensure(kb.store, service.fingerprint.key):
+        print(f"built the bit index of {path.name}", flush=True)
     return kb
 
 
@@ -63,17 +70,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--exact-scan-max", type=int, default=EXACT_SCAN_MAX_VECTORS)
     args = ap.parse_args()
     cache = Path(__file__).parent / "cache"
     cache.mkdir(exist_ok=True)
     queries = [q.text for q in load_queries(dataset_dir("scifact"))][: args.queries]
     for n in (int(s) for s in args.sizes.split(",")):
-        kb = build(cache / f"latency-{n}.db", n)
+        kb = build(cache / f"latency-{n}.db", n,
+                   Config(exact_scan_max_vectors=args.exact_scan_max))
         service, _ = kb.embedding_service()
         assert service is not None
         kb.search(queries[0], decay=False)  # warm caches (matrix, jieba, stemmer)
         total, embed, scan, raw = [], [], [], []
-        vm = kb.store.vector_matrix(service.fingerprint.key)
+        index = bitindex.vector_index(kb.store, service.fingerprint.key)
+        vm = kb.store.vector_matrix(service.fingerprint.key)  # the exact scan's, for comparison
         # Searches first, back to back as an assistant issues them; the component timings
         # after, in their own loops: a raw numpy product between two searches leaves
         # OpenBLAS's worker threads spin-waiting into the next search, which is not what a
@@ -105,7 +115,7 @@ def main() -> None:
                           cos_unrelated=0.74, span=0.15)
             ours.append((time.perf_counter() - t0) * 1e3)
         print(json.dumps({
-            "chunks": kb.store.counts_chunks(),
+            "chunks": kb.store.counts_chunks(), "vector_index": type(index).__name__,
             "search_p50_ms": round(statistics.median(total), 1),
             "search_p95_ms": round(percentile(total, 95), 1),
             "query_embedding_p50_ms": round(statistics.median(embed), 1),

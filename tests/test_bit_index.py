@@ -22,7 +22,14 @@ import pytest
 from kb.retrieve.bitrecall import bit_candidates, rescore_if_same, rescored, scope_positions
 from kb.retrieve.recall import vector_recall
 from kb.store import Store
-from kb.store.bitindex import BitIndex, sign_bits, stored_mean, vector_index, vectors_by_id
+from kb.store.bitindex import (
+    BitIndex,
+    ensure,
+    sign_bits,
+    stored_mean,
+    vector_index,
+    vectors_by_id,
+)
 from kb.store.search import Filters, VectorMatrix
 from kb.store.vectors import missing_live, put_live
 from kb.types import ChunkDraft, DocumentRow
@@ -260,3 +267,21 @@ def test_the_worker_rescores_only_in_a_snapshot_of_the_callers_generation(big):
     assert rescore_if_same(store, gen + 1, index, [pending], FP) == [pending]  # left to caller
     done = rescore_if_same(store, gen, index, [pending], FP)
     assert done == [rescored(store, index, pending, FP)]
+
+
+
+def test_a_store_past_a_lowered_threshold_gets_its_index_from_ensure(tmp_path):
+    path = tmp_path / "kb.db"
+    store = Store(path)  # the default threshold: 1,100 vectors are scanned exactly
+    add_docs(store, clustered(1100, 31))
+    assert stored_mean(store.conn, FP) is None
+    store.close()
+    store = Store(path, exact_scan_max_vectors=THRESHOLD)
+    try:
+        assert isinstance(vector_index(store, FP), VectorMatrix)  # no index yet: exact
+        assert ensure(store, FP) is True
+        assert_in_step(store)
+        assert isinstance(vector_index(store, FP), BitIndex)
+        assert ensure(store, FP) is False  # in step: nothing to do
+    finally:
+        store.close()

@@ -260,3 +260,26 @@ def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
     with _cache_lock:
         _cache[store] = (gen, fingerprint, index)
     return index
+
+
+def ensure(store: Store, fingerprint: str) -> bool:
+    """Build the bit index of ``fingerprint`` if searches need it and none is in step.
+
+    For a store past ``store.exact_scan_max_vectors`` written without one (by a kb before
+    migration 6, or under a higher threshold); writes otherwise build it themselves
+    (``keep_in_step``). One write transaction, streamed (``rebuild``).
+
+    Returns:
+        Whether it built the index.
+
+    Raises:
+        kb.errors.StoreError: the file is read-only, or a storage fault ended the write.
+    """
+    n = count_live(store.conn, fingerprint)
+    if n <= store.exact_scan_max_vectors or (
+            stored_mean(store.conn, fingerprint) is not None
+            and int(store.conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0]) == n):
+        return False
+    with store.write() as c:
+        rebuild(c, fingerprint)
+    return True
