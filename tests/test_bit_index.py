@@ -31,7 +31,16 @@ from kb.store.bitindex import (
     vectors_by_id,
 )
 from kb.store.search import Filters, VectorMatrix
-from kb.store.vectors import missing_live, put_live
+from kb.store.vectors import (
+    ReembedTarget,
+    begin_reembed,
+    claim,
+    missing_live,
+    put_live,
+    put_staged,
+    switch,
+    unstaged_chunks,
+)
 from kb.types import ChunkDraft, DocumentRow
 
 FP = "test-fp"
@@ -283,5 +292,29 @@ def test_a_store_past_a_lowered_threshold_gets_its_index_from_ensure(tmp_path):
         assert_in_step(store)
         assert isinstance(vector_index(store, FP), BitIndex)
         assert ensure(store, FP) is False  # in step: nothing to do
+    finally:
+        store.close()
+
+
+def test_a_model_switch_rebuilds_the_index_with_the_new_models_mean(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 41))
+        claim(store, FP, "old model", None)
+        old_mean = stored_mean(store.conn, FP)
+        begin_reembed(store, ReembedTarget("new-fp", "new model"))
+        rows = unstaged_chunks(store, "new-fp", 10_000)
+        new = -clustered(len(rows), 42)  # another model: another mean
+        assert put_staged(store, [(cid, p, t, v.tobytes())
+                                  for (cid, p, t), v in zip(rows, new, strict=True)],
+                          "new-fp") == 1100
+        assert switch(store, "new-fp")
+        assert stored_mean(store.conn, FP) is None
+        mean = stored_mean(store.conn, "new-fp")
+        assert mean is not None and not np.allclose(mean, old_mean)
+        index = vector_index(store, "new-fp")
+        assert isinstance(index, BitIndex) and len(index.chunk_ids) == 1100
+        ids, m = vectors_by_id(store.conn, index.chunk_ids.tolist(), "new-fp")
+        assert np.array_equal(sign_bits(m, mean).T, index.bits)
     finally:
         store.close()
