@@ -7,7 +7,7 @@ matrix is held: each chunk's vector is reduced to the signs of ``vector - mean``
 384 dimensions), a search ranks every chunk by Hamming distance to the query's bits and rescores
 the best few thousand exactly, their float32 vectors read by id (``vectors_by_id``).
 
-Where the bits live: table ``chunk_bits`` (migration 6), one row per live vector with its
+Where the bits live: table ``chunk_bits`` (migration 7), one row per live vector with its
 document and baseline group, so loading the index reads neither text nor float32 vectors. The
 centring mean is fixed per index build (meta ``MetaKey.BITS_MEAN``: the fingerprint and the mean
 as JSON) and recomputed only when the index is rebuilt: by the first write that takes the live
