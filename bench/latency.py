@@ -10,7 +10,11 @@ acceptance excludes it), each stage's p50/p95 from the search's own diagnostics,
 own loops after the searches: the query embedding (the model alone), the BM25 side of recall
 (``bm25_recall`` as a hybrid search calls it), kb's vector scan and a raw numpy product.
 
-Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100]
+With ``--exact-scan-max N`` (below the size) the searches go through the bit index
+(``kb.store.bitindex``, built once from the stored vectors), issue 14. The vectors are random,
+the worst case for sign bits: read latency from it, not recall (``kb_index.py`` measures that).
+
+Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100] [--exact-scan-max N]
 """
 
 from __future__ import annotations
@@ -25,18 +29,19 @@ from pathlib import Path
 import numpy as np
 
 from kb.api import KnowledgeBase
+from kb.config import EXACT_SCAN_MAX_VECTORS, Config
 from kb.eval.datasets import dataset_dir, load_corpus, load_queries
 from kb.eval.retrieval import FIXED_TIME
 from kb.ingest.pipeline import ingest_records
 from kb.retrieve.recall import bm25_recall
-from kb.store import vectors
+from kb.store import bitindex, vectors
 from kb.store.codec import vector_to_blob
 from kb.store.search import Filters
 from kb.store.textindex import keyword_query
 
 
-def build(path: Path, n_chunks: int) -> KnowledgeBase:
-    kb = KnowledgeBase(path)
+def build(path: Path, n_chunks: int, config: Config) -> KnowledgeBase:
+    kb = KnowledgeBase(path, config)
     service, _ = kb.embedding_service()
     assert service is not None
     kb.claim_fingerprint(service)
@@ -61,6 +66,8 @@ def build(path: Path, n_chunks: int) -> KnowledgeBase:
                                     (cid, prefix, text), x in zip(rows, v, strict=True)],
                          service.fingerprint.key)
     kb.store.refresh_status()
+    if bitindex.ensure(kb.store, service.fingerprint.key):
+        print(f"built the bit index of {path.name}", flush=True)
     return kb
 
 
@@ -72,19 +79,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--exact-scan-max", type=int, default=EXACT_SCAN_MAX_VECTORS)
     args = ap.parse_args()
     cache = Path(__file__).parent / "cache"
     cache.mkdir(exist_ok=True)
     queries = [q.text for q in load_queries(dataset_dir("scifact"))][: args.queries]
     for n in (int(s) for s in args.sizes.split(",")):
-        kb = build(cache / f"latency-{n}.db", n)
+        kb = build(cache / f"latency-{n}.db", n,
+                   Config(exact_scan_max_vectors=args.exact_scan_max))
         service, _ = kb.embedding_service()
         assert service is not None
         load_before = os.getloadavg()[0]
         kb.search(queries[0], decay=False)  # warm caches (matrix, jieba, stemmer)
         total, embed, scan, raw, bm25 = [], [], [], [], []
         stages: dict[str, list[float]] = {}
-        vm = kb.store.vector_matrix(service.fingerprint.key)
+        index = bitindex.vector_index(kb.store, service.fingerprint.key)
+        vm = kb.store.vector_matrix(service.fingerprint.key)  # the exact scan's, for comparison
         # Searches first, back to back as an assistant issues them; the component timings
         # after, in their own loops: a raw numpy product between two searches leaves
         # OpenBLAS's worker threads spin-waiting into the next search, which is not what a
@@ -124,7 +134,7 @@ def main() -> None:
                           cos_unrelated=0.74, span=0.15)
             ours.append((time.perf_counter() - t0) * 1e3)
         print(json.dumps({
-            "chunks": kb.store.counts_chunks(),
+            "chunks": kb.store.counts_chunks(), "vector_index": type(index).__name__,
             "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "search_p50_ms": round(statistics.median(total), 1),
             "search_p95_ms": round(percentile(total, 95), 1),

@@ -85,7 +85,7 @@ class KnowledgeBase:
                  embedder: Embedder | None = None, llm: LLM | None = None,
                  reranker: Reranker | None = None, vision: VisionModel | None = None) -> None:
         self.config = config or Config()
-        self.store = Store(path)
+        self.store = Store(path, exact_scan_max_vectors=self.config.exact_scan_max_vectors)
         self.llm = llm
         self.ingest_llm = llm  # situating sentences; a given model object serves as it is
         self.reranker = reranker

@@ -6,14 +6,13 @@ receives these objects explicitly.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
 
 import platformdirs
 
+from kb.periods import parse_period
 from kb.types import SourceType, tag_key, unique_tags
 
 # Chunking (DESIGN 3.2)
@@ -52,6 +51,11 @@ MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
 MAX_QUERY_CHARS = 2000
 APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN index is due
+# Issue 14 (bench/README.md, "Vector index at scale", 2026-12-01): the exact float32 scan costs
+# 0.45 ms at 10k vectors, 1.9 ms at 30k, 7-8 ms at 100k (calm; 24-34 ms loaded) and 64 ms at
+# 300k, with 1.5 KB of RAM a vector (1.6 GB at 1M). Up to 100,000 live vectors kb scans them
+# exactly; above, it searches the bit index (``kb.store.bitindex``, 48 bytes a vector at 384-d).
+EXACT_SCAN_MAX_VECTORS = 100_000
 
 
 def scale_warning(chunks: int) -> str | None:
@@ -215,6 +219,9 @@ class Config:
             the ``.gitignore``/``.kbignore`` files it finds (config file: ``[ingest] ignore``).
         cache_dir: kb's cache folder (``default_cache_dir`` unless configured): the
             cross-language lexicon is cached there.
+        exact_scan_max_vectors: up to this many live vectors searches scan them exactly;
+            above, the bit index is built and searched (``kb.store.bitindex``). Default
+            ``EXACT_SCAN_MAX_VECTORS`` (measured); tests lower it to cross it at small sizes.
     """
 
     embedder: EmbedderSpec = DEFAULT_EMBEDDER
@@ -229,12 +236,7 @@ class Config:
     extract_timeout_s: float = EXTRACT_TIMEOUT_S
     ingest_ignore: tuple[str, ...] = ()
     cache_dir: Path = field(default_factory=default_cache_dir)
-
-
-# RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
-# a time (T, t or a space; seconds and up to 6 fraction digits optional) and an offset.
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
-                     r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
+    exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS
 
 
 def type_name(value: object) -> str:
@@ -264,61 +266,6 @@ def check_query_length(query: str) -> None:
     if len(query) > MAX_QUERY_CHARS:
         raise ValueError(f"query is {len(query):,} characters long; at most {MAX_QUERY_CHARS} "
                          "are allowed (ask a question, not a document)")
-
-
-def parse_instant(value: str | None, name: str) -> datetime | None:
-    """Parse an RFC 3339 date or date-time; a value without a zone is taken as UTC.
-
-    The shape is checked strictly (``RFC3339``): Python's ``fromisoformat`` alone would also
-    take ISO 8601 forms such as ``20260131``, which the tool schema and other clients refuse.
-
-    Args:
-        value: e.g. ``2026-01-31``, ``2026-01-31T08:00:00Z``, ``2026-01-31T08:00+01:00``.
-        name: the option's name, for the error message.
-
-    Returns:
-        A timezone-aware datetime, or ``None`` when ``value`` is ``None``.
-
-    Raises:
-        ValueError: ``value`` is not an RFC 3339 date or date-time (the message names ``name``).
-    """
-    if value is None:
-        return None
-    problem = f"{name} must be an RFC 3339 date-time such as 2026-01-31 or " \
-              f"2026-01-31T08:00:00Z, got {value!r}"
-    if not RFC3339.fullmatch(value.strip()):
-        raise ValueError(problem)
-    try:
-        dt = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
-    except ValueError as exc:  # the right shape, an impossible date (2024-02-30) or offset
-        offset = re.search(r"[+-](\d{2}):\d{2}$", value.strip())
-        reason = ("UTC offset out of range: it must lie between -23:59 and +23:59"
-                  if offset and int(offset[1]) > 23 else str(exc))
-        raise ValueError(f"{name} is not a valid date-time: {value!r} ({reason})") from exc
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
-
-
-def parse_period(after: str | None, before: str | None,
-                 names: tuple[str, str] = ("created_after", "created_before")
-                 ) -> tuple[datetime | None, datetime | None]:
-    """Parse a period's bounds (``parse_instant``) and check that it can hold a document.
-
-    Args:
-        after: the inclusive start, RFC 3339, or ``None``.
-        before: the exclusive end, RFC 3339, or ``None``.
-        names: how the error message names the two bounds (an interface's own words).
-
-    Returns:
-        Both bounds as timezone-aware datetimes (``None`` where not given).
-
-    Raises:
-        ValueError: a bound is not RFC 3339, or ``after`` is not earlier than ``before``.
-    """
-    start, end = parse_instant(after, names[0]), parse_instant(before, names[1])
-    if start is not None and end is not None and start >= end:
-        raise ValueError(f"{names[0]} must be earlier than {names[1]} (got {after} and "
-                         f"{before}): no document can match")
-    return start, end
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,10 @@ side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
 The worker never reads the database: its own connection would read another snapshot than the
 caller's (``Store.snapshot``), and a document committed in between would reach later stages
 from one list and not the other. The caller reads the vector matrix (cached per generation)
-and the scope's document ids in its snapshot and hands them to the worker.
+and the scope's document ids in its snapshot and hands them to the worker. One exception: over
+the bit index the worker reads its candidates' float32 vectors in its own snapshot when that
+snapshot's generation is the caller's (every write a search sees bumps it, so both see the same
+chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,13 @@ from threadpoolctl import ThreadpoolController
 
 from kb.config import PipelineSettings
 from kb.embedding import EmbeddingService
+from kb.retrieve.bitrecall import (
+    PendingRescore,
+    bit_candidates,
+    rescore_if_same,
+    rescored,
+    scope_positions,
+)
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
@@ -49,6 +59,7 @@ from kb.retrieve.recall import (
 from kb.retrieve.terms import Term, content_terms, translation_tokens
 from kb.retrieve.trace import Trace
 from kb.store import Store
+from kb.store.bitindex import BitIndex, vector_index
 from kb.store.search import Filters, VectorMatrix
 from kb.store.textindex import has_cjk, keyword_query, query_terms
 from kb.types import RecallList
@@ -193,7 +204,8 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     if service is not None:
         matrix, problem = _matrix(store, service, trace)
         vector_job = _workers().submit(_vector_lists, matrix, problem, queries, service, pool,
-                                       allowed, calibration, settings, trace.cancel)
+                                       allowed, calibration, settings, trace.cancel,
+                                       (store, store.generation()))
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
@@ -202,7 +214,7 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:
-        vectors, failure = vector_job.result()
+        vectors, failure = _rescore(store, service, *vector_job.result())
         trace.check()
         if failure:  # a failing embedder closes the vector lists, never the search
             trace.degraded.append(f"{failure}; BM25 only")
@@ -233,24 +245,49 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
 
 
 def _matrix(store: Store, service: EmbeddingService, trace: Trace
-            ) -> tuple[VectorMatrix | None, str | None]:
-    """The stored vectors of ``service``'s fingerprint, or why they cannot be read.
+            ) -> tuple[VectorMatrix | BitIndex | None, str | None]:
+    """The stored vectors of ``service``'s fingerprint (exact or bit index), or why not.
 
     A row the matrix cannot be built from (e.g. a vector blob of the wrong length) closes the
     vector lists, never the search; a cancellation raises.
     """
     try:
-        return store.vector_matrix(service.fingerprint.key), None
+        return vector_index(store, service.fingerprint.key), None
     except Exception as exc:
         trace.check()  # "interrupted" by a cancellation is not a storage problem
         return None, f"vectors: vector search failed ({type(exc).__name__}: {exc})"
 
 
-def _vector_lists(matrix: VectorMatrix | None, problem: str | None, queries: list[str],
-                  service: EmbeddingService, pool: int, allowed: np.ndarray | None,
-                  calibration: Calibration, settings: PipelineSettings,
-                  cancel: threading.Event | None) -> tuple[list[RecallList], str | None]:
+def _rescore(store: Store, service: EmbeddingService | None,
+             lists: list[RecallList | PendingRescore], failure: str | None,
+             index: VectorMatrix | BitIndex | None) -> tuple[list[RecallList], str | None]:
+    """The worker's lists with the bit index's candidates rescored here, in the snapshot."""
+    done: list[RecallList] = []
+    for item in lists:
+        if isinstance(item, RecallList):
+            done.append(item)
+            continue
+        try:
+            assert isinstance(index, BitIndex) and service is not None
+            done.append(rescored(store, index, item, service.fingerprint.key))
+        except sqlite3.OperationalError:
+            raise  # "interrupted" by a cancellation: the caller checks
+        except Exception as exc:
+            return done, f"vectors: vector search failed ({type(exc).__name__}: {exc})"
+    return done, failure
+
+
+def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
+                  queries: list[str], service: EmbeddingService, pool: int,
+                  allowed: np.ndarray | None, calibration: Calibration,
+                  settings: PipelineSettings, cancel: threading.Event | None,
+                  snapshot: tuple[Store, int] | None = None
+                  ) -> tuple[list[RecallList | PendingRescore], str | None,
+                             VectorMatrix | BitIndex | None]:
     """Vector lists of ``queries`` in order (runs on a worker thread; reads no database).
+
+    Over a bit index a list is a ``PendingRescore``: its candidates, which the caller
+    rescores in its snapshot (``kb.retrieve.bitrecall``).
 
     Args:
         matrix: the stored vectors, read in the caller's snapshot, or ``None``.
@@ -262,30 +299,38 @@ def _vector_lists(matrix: VectorMatrix | None, problem: str | None, queries: lis
         calibration: the model's score anchors.
         settings: the list weights.
         cancel: checked between blocks of the scan.
+        snapshot: the store and the caller's generation: bit index candidates are rescored
+            here when this thread's snapshot has that generation.
 
     Returns:
-        The lists computed, and the failure that stopped the rest (``None`` when all ran;
-        a cancellation also stops them, and the caller checks for it).
+        The lists computed, the failure that stopped the rest (``None`` when all ran; a
+        cancellation also stops them, and the caller checks for it), and ``matrix``.
     """
     _one_openmp_thread()
-    lists: list[RecallList] = []
+    lists: list[RecallList | PendingRescore] = []
     failing = "embedder"
     try:
         vectors = [service.embed_query(q) for q in queries]
         if matrix is None:
-            return lists, problem
+            return lists, problem, matrix
         failing = "vector search"
+        positions = scope_positions(matrix, allowed) if isinstance(matrix, BitIndex) else None
         with _one_blas_thread():
             for i, qv in enumerate(vectors):
-                lists.append(vector_recall(
-                    matrix, qv, pool=pool, allowed_docs=allowed,
-                    name=f"vector:{i}",
-                    weight=settings.w_vector * (1.0 if i == 0 else W_EXPANDED),
-                    cos_unrelated=calibration.cos_unrelated, span=calibration.span,
-                    cancel=cancel))
+                weight = settings.w_vector * (1.0 if i == 0 else W_EXPANDED)
+                lists.append(bit_candidates(
+                    matrix, qv, pool=pool, positions=positions, name=f"vector:{i}",
+                    weight=weight, cos_unrelated=calibration.cos_unrelated,
+                    span=calibration.span, cancel=cancel) if isinstance(matrix, BitIndex)
+                    else vector_recall(
+                    matrix, qv, pool=pool, allowed_docs=allowed, name=f"vector:{i}",
+                    weight=weight, cos_unrelated=calibration.cos_unrelated,
+                    span=calibration.span, cancel=cancel))
+        if isinstance(matrix, BitIndex) and snapshot is not None:
+            lists = rescore_if_same(*snapshot, matrix, lists, service.fingerprint.key)
     except Exception as exc:
-        return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})"
-    return lists, None
+        return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})", matrix
+    return lists, None, matrix
 
 
 _thread_state = threading.local()

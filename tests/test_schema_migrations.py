@@ -45,7 +45,7 @@ def test_a_schema_3_index_moves_the_pending_suffix_into_a_column(tmp_path):
     assert all(h.endswith("+pending") for (h,) in before)
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert [r[0] for r in conn.execute("SELECT version FROM migrations ORDER BY version")
                 ] == [m[0] for m in MIGRATIONS]
         rows = conn.execute("SELECT content_hash, models_pending FROM documents "

@@ -128,6 +128,9 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
         ALTER TABLE documents DROP COLUMN models_pending;
         DROP TABLE file_problems;
         DROP TABLE document_tags;
+        DROP TRIGGER chunk_bits_chunk_deleted;
+        DROP TRIGGER chunk_bits_vector_changed;
+        DROP TABLE chunk_bits;
         DELETE FROM migrations WHERE version >= 3;
         UPDATE meta SET value = 'kb-fts-v1' WHERE key = 'tokenizer_fingerprint';
         PRAGMA user_version = 2;

@@ -33,11 +33,10 @@ from kb.config import (
     TOP_K,
     TOP_K_MAX,
     SearchOptions,
-    parse_instant,
-    parse_period,
 )
 from kb.errors import DISTRIBUTION, DocumentNotFound, KbError
 from kb.jsonshape import to_json
+from kb.periods import parse_instant, parse_period
 from kb.shapes import ErrorDetailJSON, ErrorJSON
 from kb.types import ProgressFn
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kb.config import EXACT_SCAN_MAX_VECTORS
 from kb.errors import SchemaError, StoreError
 from kb.store import health
 from kb.store.connection import OpenMode, connect, immediate, open_mode
@@ -54,8 +55,15 @@ class Store(SearchPrimitives):
         SchemaError: the file was written by a newer kb, or is another application's database.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *,
+                 exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS) -> None:
+        """Open (creating or migrating) the file at ``path``.
+
+        ``exact_scan_max_vectors``: past this many live vectors the writers keep the bit index
+        and searches use it (``kb.store.bitindex``); at or below, searches scan exactly.
+        """
         self.path = Path(path)
+        self.exact_scan_max_vectors = exact_scan_max_vectors
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})

@@ -25,6 +25,8 @@ class MetaKey(StrEnum):
     """The embedder spec that builds the live model, when known."""
     REEMBED_TARGET = "reembed_target"
     """JSON of the ``kb.store.vectors.ReembedTarget`` an unfinished re-embed stages."""
+    BITS_MEAN = "bits_mean"
+    """JSON ``{"fingerprint", "mean"}``: the bit index's centring mean (``kb.store.bitindex``)."""
     EVAL_INDEX_DIGEST = "eval_index_digest"
     """The digest of the corpus and settings an evaluation index was built from."""
     CALIBRATION = "calibration:"

@@ -182,6 +182,25 @@ def _m006_document_tags(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m007_chunk_bits(conn: sqlite3.Connection) -> None:
+    """The bit index of stores past the exact scan (``kb.store.bitindex``): one row per chunk.
+
+    ``bits`` are the sign bits of the chunk's live vector minus the index's centring mean,
+    ``grp`` its baseline group and ``doc_id`` its document, so loading the index never reads
+    the chunks table's text or float32 vectors. A row leaves with its chunk, and with its
+    vector when the vector changes (triggers); the writers of vectors write the new bits in
+    the same transaction.
+    """
+    _run(conn, "CREATE TABLE chunk_bits (chunk_id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, "
+               "grp INTEGER NOT NULL, bits BLOB NOT NULL)")
+    # a trigger's body holds semicolons, so each runs alone (``_run`` splits on them)
+    conn.execute("CREATE TRIGGER chunk_bits_chunk_deleted AFTER DELETE ON chunks BEGIN "
+                 "DELETE FROM chunk_bits WHERE chunk_id = old.id; END")
+    conn.execute("CREATE TRIGGER chunk_bits_vector_changed AFTER UPDATE OF embedding ON chunks "
+                 "WHEN new.embedding IS NOT old.embedding BEGIN "
+                 "DELETE FROM chunk_bits WHERE chunk_id = new.id; END")
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
@@ -189,6 +208,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (4, "models_pending column", _m004_models_pending_column),
     (5, "file problems", _m005_file_problems),
     (6, "document tags", _m006_document_tags),
+    (7, "chunk bits", _m007_chunk_bits),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.store import DOCUMENT_STATUS_SQL, Store
+from kb.store import DOCUMENT_STATUS_SQL, Store, bitindex
 from kb.store.codec import EmbeddedChunk
 from kb.store.meta import MetaKey
 
@@ -121,6 +121,10 @@ def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> i
             and embedded.
         fingerprint: the vectors' fingerprint key.
 
+    Once the bit index exists, or when these vectors take the live ones past
+    ``store.exact_scan_max_vectors``, their bits are written in the same transaction
+    (``kb.store.bitindex.keep_in_step``).
+
     Returns:
         The vectors stored: a chunk whose prefix or text changed since it was read (chunk
         ids are reused when a document is replaced) or that was deleted keeps no vector of
@@ -133,10 +137,12 @@ def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> i
                          (MetaKey.LIVE_FINGERPRINT,)).fetchone()
         if live is not None and live[0] != fingerprint:
             return None
-        return c.executemany(
+        written = c.executemany(
             "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
             "WHERE id = ? AND context_prefix = ? AND text = ?",
             [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
+        bitindex.keep_in_step(c, rows, fingerprint, store.exact_scan_max_vectors)
+        return written
 
 
 def claim(store: Store, key: str, description: str, spec: str | None) -> None:
@@ -257,7 +263,9 @@ def switch(store: Store, fingerprint: str, *, drop_meta: Sequence[str] = ()) -> 
     vector of it: the vectors move into ``chunks.embedding``, the live fingerprint,
     description and spec become the target's, ``drop_meta`` keys (e.g. the old model's
     calibrated floor) are deleted, the staging area and the marker are cleared and each
-    document's status is refreshed. Readers see the old model or the new one, never both.
+    document's status is refreshed, the bit index is dropped (and rebuilt for the new model
+    when it is past ``store.exact_scan_max_vectors``). Readers see the old model or the new
+    one, never both.
 
     Returns:
         ``True`` when switched; ``False``, changing nothing, when a chunk still lacks a
@@ -286,6 +294,9 @@ def switch(store: Store, fingerprint: str, *, drop_meta: Sequence[str] = ()) -> 
                           [(k,) for k in (MetaKey.REEMBED_TARGET, *drop_meta)])
             c.execute("DELETE FROM chunk_vectors_staging")
             c.execute(DOCUMENT_STATUS_SQL, (target.key,))
+            c.execute("DELETE FROM chunk_bits")  # the old model's bits and mean
+            c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,))
+            bitindex.keep_in_step(c, (), fingerprint, store.exact_scan_max_vectors)
     except _NotReady:
         return False
     return True
