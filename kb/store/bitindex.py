@@ -266,7 +266,7 @@ def ensure(store: Store, fingerprint: str) -> bool:
     """Build the bit index of ``fingerprint`` if searches need it and none is in step.
 
     For a store past ``store.exact_scan_max_vectors`` written without one (by a kb before
-    migration 6, or under a higher threshold); writes otherwise build it themselves
+    migration 7, or under a higher threshold); writes otherwise build it themselves
     (``keep_in_step``). One write transaction, streamed (``rebuild``).
 
     Returns:

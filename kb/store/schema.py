@@ -163,9 +163,10 @@ def _m006_document_tags(conn: sqlite3.Connection) -> None:
     tag: at 100,000 documents of 3 tags each, a two-tag filter took 0.12 ms with it, 66 ms
     without it, and 233 ms with the tags as a JSON column of ``documents`` read by
     ``json_each`` (``bench/tag_filter.py``). Rows go with their document (``ON DELETE
-    CASCADE``; ``Store`` also deletes them when it replaces or deletes a document). Documents
-    indexed before this migration have no rows until their file is ingested again after a
-    change.
+    CASCADE``; ``Store`` also deletes them when it replaces or deletes a document). Markdown
+    documents indexed before this migration lose their ``content_hash`` (an empty string no
+    file hashes to), so the next ingest reads them again and records their tags (their chunks'
+    vectors come back from the embedding cache); other documents carry no tags.
     """
     _run(
         conn,
@@ -177,7 +178,8 @@ def _m006_document_tags(conn: sqlite3.Connection) -> None:
             position INTEGER NOT NULL,
             PRIMARY KEY (doc_id, tag_key)
         ) WITHOUT ROWID;
-        CREATE INDEX document_tags_key ON document_tags(tag_key, doc_id)
+        CREATE INDEX document_tags_key ON document_tags(tag_key, doc_id);
+        UPDATE documents SET content_hash = '' WHERE source_type = 'md'
         """
     )
 
