@@ -197,7 +197,10 @@ def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
 def test_status_of_a_bm25_only_index_says_vectors_are_off(tmp_path):
     db = str(tmp_path / "kb.db")
     write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")
-    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    ingested = run("--db", db, "ingest", str(tmp_path / "d"))
+    assert ingested.exit_code == 0
+    assert "1 chunks written, vectors off (embedder none, BM25 only)" in ingested.output
+    assert "waiting for vectors" not in ingested.output
     data = json.loads(run("--db", db, "status", "--json").output)
     assert data["vectors_enabled"] is False and data["vectors_pending"] == 0
     assert data["chunks"] == 1 and data["vectors"] == 0

@@ -96,7 +96,7 @@ def test_the_cli_summary_says_what_was_ignored_and_why(tmp_path: Path) -> None:
     # files and .hidden.md, node_modules, __pycache__, the virtualenv) as one number after
     assert line == ("IGNORED  5 entries: 3 .gitignore, 1 unsupported type .org, 1 .kbignore; "
                     "and 7 routine (hidden entries, .git, node_modules, virtualenvs ...)"), line
-    assert "2 chunks written, 0 chunks embedded" in r.output
+    assert "2 chunks written, vectors off (embedder none, BM25 only)" in r.output
 
 
 def test_watch_changes_are_filtered_by_the_same_rules(tmp_path: Path) -> None:

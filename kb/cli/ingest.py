@@ -103,9 +103,10 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
     click.echo(
         f"{report.count('added')} added, {report.count('updated')} updated, "
         f"{report.count('unchanged')} unchanged, {report.count('skipped')} skipped, "
-        f"{report.count('failed')} failed; {report.chunks} chunks written, "
-        f"{report.vectors_written} chunks embedded; "
-        f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}")
+        f"{report.count('failed')} failed; {report.chunks} chunks written, " + (
+            "vectors off (embedder none, BM25 only)" if report.embedder == "none" else
+            f"{report.vectors_written} chunks embedded; "
+            f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}"))
 
 
 @cli.command()
