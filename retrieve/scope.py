@@ -46,9 +46,9 @@ def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
 def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
     """A note for each tag no document carries and each source no document's source matches.
 
-    Such a filter keeps nothing, so the search finds nothing; the note says it was the filter,
-    not the question (``Diagnostics.notes``). One indexed read per tag or source given; none
-    when the options give neither.
+    Such a filter keeps nothing (alone, the search finds nothing); the note names it, so the
+    user reads the filter, not the question, as the reason (``Diagnostics.notes``). One read
+    of the documents per tag or source given (a tag by its index); none without them.
     """
     notes = [f"no document carries tag {tag!r}" for tag in dict.fromkeys(options.tags)
              if not store.any_document(Filters(tag_keys=(tag_key(tag),)))]
