@@ -58,7 +58,7 @@ WEAK_NOTE = (
 
 
 def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_score: float,
-         trace: Trace) -> SearchResult:
+         trace: Trace, notes: Sequence[str] = ()) -> SearchResult:
     """Stage 6: the search's result from its ranking.
 
     Args:
@@ -68,6 +68,8 @@ def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_sco
         rerank_min_score: the bar of a judging reranker, in [0, 1].
         trace: times the ``cite`` stage; its stages, degraded notes and explanations go into
             the diagnostics.
+        notes: the scope's notes (``kb.retrieve.scope.scope_notes``); a note that the
+            per-document cap left passages out is added after them.
 
     Returns:
         The references, the context block, whether the evidence is insufficient (nothing
@@ -85,13 +87,17 @@ def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_sco
     refs = trace.run("cite", lambda: references(out.selected, evidence.chunks, files.documents,
                                                 out.relevance, out.weak, files.stale))
     insufficient = out.insufficient or not refs
+    if out.capped_out:
+        notes = (*notes, f"at most {options.max_chunks_per_doc} passages per document; "
+                         f"{out.capped_out} more {'was' if out.capped_out == 1 else 'were'} "
+                         "left out")
     floor = ranking.floor
     diag = Diagnostics(stages=tuple(trace.stages), degraded=tuple(trace.degraded),
                        candidates=ranking.recall.counts, floor=floor.floor,
                        floor_dropped=floor.dropped, best_below_floor=floor.best_below,
                        queries=ranking.expansion.queries, explain=tuple(trace.explain),
                        judged_out=out.judged_out, gone=files.gone,
-                       judge=judge_records(refs, verdicts),
+                       judge=judge_records(refs, verdicts), notes=tuple(notes),
                        best_answer_p=None if verdicts is None else round(max(
                            (v.answer_p for v in verdicts.values()), default=0.0), 4))
     return SearchResult(query, tuple(refs), context_block(refs, weak=insufficient),

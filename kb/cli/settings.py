@@ -47,6 +47,7 @@ from typing import Any, Literal
 import platformdirs
 
 from kb.backends.ollama import ollama_base_url
+from kb.backends.registry import SpecRole, check_spec
 from kb.config import (
     DEFAULT_EMBEDDER,
     DEFAULT_OLLAMA_HOST,
@@ -95,6 +96,9 @@ ENV_VARS: dict[str, str] = {
 SECRET_KEYS = frozenset({"api_key"})
 _TABLE_HEADER = re.compile(r"\s*\[([^\[\]]+)\]\s*(?:#.*)?$")
 _POSITIVE = frozenset({"pipeline.helper_timeout_s", "ingest.extract_timeout_s"})
+# model settings whose spec syntax is checked on reading (no server is contacted)
+_SPEC_ROLES: dict[str, SpecRole] = {"embedder": "embedder", "llm": "llm", "vision": "vision",
+                                    "reranker": "reranker"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +181,9 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
 
     Raises:
         ValueError: the file is not TOML, names an unknown setting, a value has the wrong
-            type, or a relative root has no base (the message names the file, line and
-            setting).
+            type, a model spec is malformed (``kb.backends.registry.check_spec``; no server
+            is contacted), or a relative root has no base (the message names the file, line
+            and setting).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -270,11 +275,13 @@ def _check(key: str, value: Any, where: str) -> Any:
             check_pipeline_value(key.removeprefix("pipeline."), value)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
-    if key == "collection":
-        try:
+    try:
+        if key == "collection":
             collection_path(value)
-        except ValueError as exc:
-            raise ValueError(f"{where}: {exc}") from None
+        if key in _SPEC_ROLES:
+            check_spec(value, _SPEC_ROLES[key])
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
     return float(value) if hint is float else value
 
 

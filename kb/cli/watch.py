@@ -39,7 +39,7 @@ def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
             removed.append(kb.remove(str(path)).source)
         except DocumentNotFound:
             pass  # never indexed (empty, failed, or gone before it was)
-    report = IngestReport()
+    report = IngestReport(embedder=kb.config.embedder)  # a batch of removals only
     if plan.ingest:
         report = run_ingest(as_json, lambda **shown: kb.ingest(plan.ingest, **shown))
     return dataclasses.replace(report, removed=(*removed, *report.removed))

@@ -96,6 +96,8 @@ class DiagnosticsJSON:
         best_answer_p: the best ``answer_p`` the offline judge gave, or null when it did not
             run.
         gone: sources left out because their files are gone from disk.
+        notes: why the list is empty or short when a filter or a cap is the reason (a tag no
+            document carries, passages left out by the per-document cap).
     """
 
     stages: tuple[StageJSON, ...]
@@ -111,6 +113,7 @@ class DiagnosticsJSON:
     judge: tuple[JudgeRecord, ...]
     best_answer_p: float | None
     gone: tuple[str, ...]
+    notes: tuple[str, ...]
 
     @classmethod
     def of(cls, d: Diagnostics) -> DiagnosticsJSON:
@@ -123,7 +126,7 @@ class DiagnosticsJSON:
                                                           for cid, score in items))
                                  for stage, items in d.explain),
                    judged_out=d.judged_out, judge=d.judge, best_answer_p=d.best_answer_p,
-                   gone=d.gone)
+                   gone=d.gone, notes=d.notes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -348,6 +348,12 @@ class SearchPrimitives:
         self._created = (gen, out)
         return out
 
+    def any_document(self, filters: Filters) -> bool:
+        """Whether at least one document is inside ``filters``."""
+        where, params = filters.sql()
+        return self.conn.execute(f"SELECT 1 FROM documents d WHERE {where} LIMIT 1",
+                                 params).fetchone() is not None
+
     def doc_ids_matching(self, filters: Filters) -> np.ndarray:
         """Ids of documents inside ``filters`` (int64 array)."""
         where, params = filters.sql()

@@ -199,6 +199,9 @@ class Diagnostics:
             (0 when none passed its evidence gate), or ``None`` when it did not run.
         gone: sources of documents left out because their files are gone from disk since
             they were indexed (``kb sync`` of their folder removes them).
+        notes: why the list is empty or short, when a filter or a cap is the reason (e.g.
+            ``no document carries tag 'x'``, ``at most 3 passages per document; 4 more were
+            left out``); they never change ``insufficient_evidence``.
     """
 
     stages: tuple[StageTrace, ...] = ()
@@ -214,6 +217,7 @@ class Diagnostics:
     judge: tuple[JudgeRecord, ...] = ()
     best_answer_p: float | None = None
     gone: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
