@@ -332,13 +332,21 @@ def test_an_ingest_builds_the_missing_index_of_a_store_past_the_threshold(tmp_pa
         (docs / name).write_text(text, encoding="utf-8")
     with KnowledgeBase(tmp_path / "kb.db") as kb:  # the default threshold: scanned exactly
         kb.ingest([docs])
+        assert kb.status().vector_index == "exact scan (3 live vectors, up to 100,000)"
         service, _ = kb.embedding_service()
         assert service is not None
         key = service.fingerprint.key
         assert stored_mean(kb.store.conn, key) is None
     with KnowledgeBase(tmp_path / "kb.db", Config(exact_scan_max_vectors=2)) as kb:
         assert isinstance(vector_index(kb.store, key), VectorMatrix)  # past it, no index yet
-        assert {o.action for o in kb.ingest([docs]).outcomes} == {"unchanged"}
+        due = kb.status()
+        assert due.vector_index == "exact scan, bit index due (3 live vectors, above 2)"
+        assert len(due.warnings) == 1 and "next `kb ingest` builds it" in due.warnings[0]
+        report = kb.ingest([docs])
+        assert {o.action for o in report.outcomes} == {"unchanged"} and not report.warnings
         assert isinstance(vector_index(kb.store, key), BitIndex)
+        built = kb.status()
+        assert built.vector_index == "bit index (3 live vectors, above 2)"
+        assert built.warnings == ()
         refs = kb.search("who built the box kite").references
         assert refs and Path(refs[0].source).name == "kites.md"
