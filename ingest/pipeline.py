@@ -62,7 +62,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kb.backends import DESCRIBE_IMAGE_PROMPT, LLM, VisionModel
-from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings, scale_warning
+from kb.config import EXTRACT_TIMEOUT_S, ChunkSettings
 from kb.embedding import EmbeddingService
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.ingest.chunk import chunk_document
@@ -328,9 +328,6 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if retried:
         warnings.append(f"status pending_models for {documents(retried)} (a model call "
                         "failed): ingesting their files again redoes them")
-    too_big = scale_warning(store.counts_chunks())
-    if too_big:
-        warnings.append(too_big)
     pending = 0
     if service is not None:
         def count(phase: str, done: int, total: int) -> None:

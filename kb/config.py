@@ -50,7 +50,6 @@ MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
 # DESIGN 1: the knowledge_search schema's maxLength, the one cap on every interface (tool, HTTP,
 # MCP, CLI, Python API): a question, not a document (issue 11: a 1 MB query cost 8 s, 344 MB).
 MAX_QUERY_CHARS = 2000
-APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN index is due
 # Issue 14 (bench/README.md, "Vector index at scale", 2026-12-01): the exact float32 scan costs
 # 0.45 ms at 10k vectors, 1.9 ms at 30k, 7-8 ms at 100k (calm; 24-34 ms loaded) and 64 ms at
 # 300k, with 1.5 KB of RAM a vector (1.6 GB at 1M). Up to 100,000 live vectors kb scans them
@@ -58,12 +57,6 @@ APPROXIMATE_INDEX_DUE_CHUNKS = 100_000  # DESIGN 8: past this, warn that an ANN 
 EXACT_SCAN_MAX_VECTORS = 100_000
 
 
-def scale_warning(chunks: int) -> str | None:
-    """The DESIGN 8 warning for an index past ``APPROXIMATE_INDEX_DUE_CHUNKS``, else ``None``."""
-    if chunks <= APPROXIMATE_INDEX_DUE_CHUNKS:
-        return None
-    return (f"{chunks:,} chunks: above {APPROXIMATE_INDEX_DUE_CHUNKS:,} the exact vector scan "
-            "outgrows the latency target (p50 < 50 ms); an approximate index is due")
 # A judging reranker (cross-encoder or LLM) scores relevance in [0, 1]; a passage it scores
 # below this is not handed out. 0.5 is the LLM judge's "5 of 10" and a cross-encoder's logit 0.
 RERANK_MIN_SCORE = 0.5

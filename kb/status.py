@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb.config import scale_warning
 from kb.embedding import EmbedderState
 from kb.retrieve.calibration import judge_threshold_in_use
-from kb.store import Store, vectors
+from kb.store import Store, bitindex, vectors
 from kb.types import Status
 
 
@@ -31,6 +30,7 @@ def index_status(store: Store, embedding: EmbedderState, embedder_configured: st
     target = vectors.reembed_target(store)
     enabled = embedder_configured != "none"
     threshold, source = judge_threshold_in_use(store, key if enabled else None)
+    index, due = vector_index_status(store, key if enabled else None)
     return Status(
         path=str(Path(store.path).absolute()),
         documents=counts["documents"], chunks=counts["chunks"],
@@ -46,8 +46,33 @@ def index_status(store: Store, embedding: EmbedderState, embedder_configured: st
         reembed_staged=(counts["chunks"] - vectors.count_unstaged(store, target.key)
                         if target else 0),
         fts_integrity=fts_integrity(store),
-        warnings=tuple(w for w in (scale_warning(counts["chunks"]),) if w),
+        vector_index=index,
+        warnings=(due,) if due else (),
     )
+
+
+def vector_index_status(store: Store, key: str | None) -> tuple[str, str | None]:
+    """What searches of ``key``'s vectors scan, and a warning when a bit index is due.
+
+    Up to ``store.exact_scan_max_vectors`` live vectors: the exact scan; above, the bit index
+    (``kb.store.bitindex``) when it is in step, else the exact scan until the next ingest
+    builds it (``bitindex.ensure``).
+
+    Args:
+        store: the open index.
+        key: the stored vectors' fingerprint key; ``None`` when there are none or vectors are
+            off.
+    """
+    if key is None:
+        return "none (no vectors stored, or vectors off)", None
+    live, limit = bitindex.count_live(store.conn, key), store.exact_scan_max_vectors
+    if live <= limit:
+        return f"exact scan ({live:,} live vectors, up to {limit:,})", None
+    if bitindex.in_step(store.conn, key):
+        return f"bit index ({live:,} live vectors, above {limit:,})", None
+    return (f"exact scan, bit index due ({live:,} live vectors, above {limit:,})",
+            f"{live:,} live vectors, above the exact scan's {limit:,}, and no bit index in "
+            "step: searches scan them exactly until the next `kb ingest` builds it")
 
 
 def fts_integrity(store: Store) -> str:

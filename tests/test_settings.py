@@ -72,7 +72,8 @@ def test_each_layer_overrides_the_one_before_and_kb_config_says_which(home: Path
     text = kb("config").output
     assert f"index: {home / 'project' / '.kb' / 'kb.db'}  (project {home / 'project' / '.kb'})" \
         in text
-    assert 'llm                       "ollama:b"' in text and f"project file ({project})" in text
+    assert f'\n{"llm":29}"ollama:b"' in text  # the column of the longest key
+    assert f"project file ({project})" in text
 
 
 def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path) -> None:
@@ -86,6 +87,7 @@ def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path)
     assert config.ollama_host == "http://gpu.lan:11434"
     assert config.pipeline == PipelineSettings(judge=False, w_bm25=2.0)
     assert config.extract_timeout_s == 300.0 and config.ingest_ignore == ("build/",)
+    assert config.exact_scan_max_vectors == 100_000  # the default
     assert settings.roots == ("~/n",) and settings.cache_dir == home / "c"
     (home / "config" / "kb" / "config.toml").unlink()
     assert load_settings({}, {}, Path.cwd()).config.ollama_host == DEFAULT_OLLAMA_HOST
@@ -105,6 +107,9 @@ def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path)
     ("[pipeline]\nrrf_k = -1", "pipeline.rrf_k: rrf_k must be at least 0, got -1"),
     ("[pipeline]\nmmr_lambda = 7.0", "mmr_lambda must be between 0.0 and 1.0, got 7.0"),
     ("[ingest]\nignore = 'build/'", "ingest.ignore must be a list of strings"),
+    ("[index]\nexact_scan_max_vectors = 0",
+     "index.exact_scan_max_vectors must be at least 1 (live vectors scanned exactly), got 0"),
+    ("[index]\nexact_scan_max_vectors = 1e5", "index.exact_scan_max_vectors must be int"),
     ('collection = "../x"', "collection name '../x'"),
 ])
 def test_a_bad_config_file_is_one_line_naming_the_file(home: Path, text: str,
@@ -146,6 +151,9 @@ def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
     r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
     assert r.exit_code == 2 and r.output.endswith("kb: error: KB_HELPER_TIMEOUT_S must be a "
                                                   "positive number, got 'soon'\n")
+    r = kb("status", env={"KB_EXACT_SCAN_MAX_VECTORS": "-3"})
+    assert r.exit_code == 2 and r.output == ("kb: error: KB_EXACT_SCAN_MAX_VECTORS must be a "
+                                             "whole number, at least 1, got '-3'\n")
     r = kb("config", env={"OLLAMA_HOST": "ftp://x"})
     assert r.exit_code == 2 and "Ollama host must be http(s)" in r.output
     r = kb("config", env={"KB_COLLECTION": "a/b"})
@@ -252,3 +260,19 @@ def test_model_specs_are_checked_without_contacting_a_server(home: Path) -> None
     assert rows["reranker"]["source"] == "user file"
     r = kb("config", env={"KB_RERANKER": "ollama:bge"})
     assert r.exit_code == 2 and "kb: error: KB_RERANKER: 'ollama:bge': Ollama has" in r.output
+
+
+def test_the_exact_scan_threshold_comes_from_the_index_table_or_the_environment(
+        home: Path) -> None:
+    project_file(home, "[index]\nexact_scan_max_vectors = 5000\n")
+    assert load_settings({}, {}, Path.cwd()).config.exact_scan_max_vectors == 5000
+    rows = config_rows()
+    assert rows["index.exact_scan_max_vectors"]["value"] == 5000
+    assert rows["index.exact_scan_max_vectors"]["source"] == "project file"
+    env = {"KB_EXACT_SCAN_MAX_VECTORS": "7"}
+    assert load_settings({}, env, Path.cwd()).config.exact_scan_max_vectors == 7
+    assert config_rows(env=env)["index.exact_scan_max_vectors"]["source"] == "env"
+    flag = config_rows("--exact-scan-max-vectors", "12", env=env)
+    assert flag["index.exact_scan_max_vectors"]["value"] == 12
+    r = kb("--exact-scan-max-vectors", "0", "status")
+    assert r.exit_code == 2 and "0 is not in the range x>=1" in r.output

@@ -28,6 +28,7 @@ from kb.api import KnowledgeBase
 from kb.cli.settings import Settings, collections_dir, load_settings
 from kb.config import (
     DEFAULT_EMBEDDER,
+    EXACT_SCAN_MAX_VECTORS,
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
     TOP_K,
@@ -173,7 +174,8 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
 GLOBAL_FLAGS = {"db": "--db", "collection": "--collection", "embedder": "--embedder",
                 "llm": "--llm", "reranker": "--reranker", "vision": "--vision",
                 "pipeline.helper_timeout_s": "--helper-timeout-s",
-                "ingest.extract_timeout_s": "--extract-timeout-s"}  # setting key -> flag
+                "ingest.extract_timeout_s": "--extract-timeout-s",
+                "index.exact_scan_max_vectors": "--exact-scan-max-vectors"}  # key -> flag
 
 
 def global_options_first(args: Sequence[str], value_options: Collection[str]) -> list[str]:
@@ -254,6 +256,10 @@ def _complete_collection(ctx: click.Context, param: click.Parameter, incomplete:
               help="Budget in seconds for extracting one PDF, DOCX or HTML file at ingest; a "
                    "file that takes longer is stopped and fails alone (env "
                    f"KB_EXTRACT_TIMEOUT_S; default: {EXTRACT_TIMEOUT_S:g}).")
+@click.option("--exact-scan-max-vectors", type=click.IntRange(min=1),
+              help="Live vectors searches scan exactly; above, ingest builds and searches use "
+                   "the bit index (env KB_EXACT_SCAN_MAX_VECTORS; default: "
+                   f"{EXACT_SCAN_MAX_VECTORS:,}).")
 @click.version_option(None, "-V", "--version", package_name=DISTRIBUTION)
 @click.pass_context
 def cli(ctx: click.Context, **flags: Any) -> None:

@@ -30,6 +30,9 @@ A config file (TOML)::
     [pipeline]                             # any field of kb.config.PipelineSettings
     helper_timeout_s = 20
     rerank = "mmr"
+
+    [index]
+    exact_scan_max_vectors = 100000        # live vectors scanned exactly; above: the bit index
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from kb.backends.registry import SpecRole, check_spec
 from kb.config import (
     DEFAULT_EMBEDDER,
     DEFAULT_OLLAMA_HOST,
+    EXACT_SCAN_MAX_VECTORS,
     EXTRACT_TIMEOUT_S,
     Config,
     PipelineSettings,
@@ -80,6 +84,7 @@ _TOP: dict[str, tuple[Any, Any]] = {
     "ingest.extract_timeout_s": (float, EXTRACT_TIMEOUT_S),
     "ingest.ignore": (tuple[str, ...], ()),
     "ingest.roots": (tuple[str, ...], ()),
+    "index.exact_scan_max_vectors": (int, EXACT_SCAN_MAX_VECTORS),
 }
 _PIPELINE_HINTS = typing.get_type_hints(PipelineSettings)
 KEYS: dict[str, tuple[Any, Any]] = {
@@ -92,6 +97,7 @@ ENV_VARS: dict[str, str] = {
     "api_key": "KB_API_KEY", "cache_dir": "KB_CACHE_DIR",
     "pipeline.helper_timeout_s": "KB_HELPER_TIMEOUT_S",
     "ingest.extract_timeout_s": "KB_EXTRACT_TIMEOUT_S",
+    "index.exact_scan_max_vectors": "KB_EXACT_SCAN_MAX_VECTORS",
 }
 SECRET_KEYS = frozenset({"api_key"})
 _TABLE_HEADER = re.compile(r"\s*\[([^\[\]]+)\]\s*(?:#.*)?$")
@@ -194,7 +200,7 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
         raise ValueError(f"{path}: cannot read the config file: {exc}") from None
     flat: dict[str, Any] = {}
     for name, value in data.items():
-        if isinstance(value, dict) and name in ("ingest", "pipeline"):
+        if isinstance(value, dict) and name in ("ingest", "pipeline", "index"):
             flat.update({f"{name}.{k}": v for k, v in value.items()})
         else:
             flat[name] = value
@@ -270,6 +276,9 @@ def _check(key: str, value: Any, where: str) -> Any:
         raise ValueError(f"{where} must be {hint.__name__}, got {value!r}")
     if key in _POSITIVE and value <= 0:
         raise ValueError(f"{where} must be positive, got {value!r}")
+    if key == "index.exact_scan_max_vectors" and value < 1:
+        raise ValueError(f"{where} must be at least 1 (live vectors scanned exactly), "
+                         f"got {value!r}")
     if key.startswith("pipeline."):
         try:
             check_pipeline_value(key.removeprefix("pipeline."), value)
@@ -297,6 +306,10 @@ def _from_env(key: str, text: str) -> Any:
             return _check(key, float(text), where)
         except ValueError:
             raise ValueError(f"{where} must be a positive number, got {text!r}") from None
+    if KEYS.get(key, (str,))[0] is int:
+        if not text.isdigit():
+            raise ValueError(f"{where} must be a whole number, at least 1, got {text!r}")
+        return _check(key, int(text), where)
     return _check(key, text, where)
 
 
@@ -341,7 +354,8 @@ def load_settings(flags: Mapping[str, tuple[Any, str]], environ: Mapping[str, st
                     api_key=value["api_key"], pipeline=pipeline,
                     extract_timeout_s=value["ingest.extract_timeout_s"],
                     ingest_ignore=value["ingest.ignore"],
-                    cache_dir=Path(value["cache_dir"]).expanduser())
+                    cache_dir=Path(value["cache_dir"]).expanduser(),
+                    exact_scan_max_vectors=value["index.exact_scan_max_vectors"])
     return Settings(config=config, db=db, db_origin=db_origin, collection=collection,
                     roots=value["ingest.roots"],
                     cache_dir=config.cache_dir, entries=tuple(layers.values()))

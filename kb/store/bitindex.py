@@ -173,6 +173,12 @@ def count_live(conn: sqlite3.Connection, fingerprint: str) -> int:
                             (fingerprint,)).fetchone()[0])
 
 
+def in_step(conn: sqlite3.Connection, fingerprint: str) -> bool:
+    """Whether a bit index of ``fingerprint`` is built with one row of bits per live vector."""
+    return stored_mean(conn, fingerprint) is not None and int(conn.execute(
+        "SELECT count(*) FROM chunk_bits").fetchone()[0]) == count_live(conn, fingerprint)
+
+
 def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     """The bit index of ``fingerprint`` as stored, or ``None`` when it is absent or not in step."""
     mean = stored_mean(conn, fingerprint)
@@ -275,10 +281,8 @@ def ensure(store: Store, fingerprint: str) -> bool:
     Raises:
         kb.errors.StoreError: the file is read-only, or a storage fault ended the write.
     """
-    n = count_live(store.conn, fingerprint)
-    if n <= store.exact_scan_max_vectors or (
-            stored_mean(store.conn, fingerprint) is not None
-            and int(store.conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0]) == n):
+    if count_live(store.conn, fingerprint) <= store.exact_scan_max_vectors or in_step(
+            store.conn, fingerprint):
         return False
     with store.write() as c:
         rebuild(c, fingerprint)

@@ -286,7 +286,11 @@ class Status:
         reembed_target: the model of an unfinished re-embed, or null.
         reembed_staged: chunks it has staged.
         fts_integrity: ``ok`` or ``FAILED``, with a note.
-        warnings: notes on the index (e.g. its size).
+        vector_index: what a search of the stored vectors scans: ``exact scan`` (up to
+            ``Config.exact_scan_max_vectors`` live vectors), ``bit index`` (above), ``exact
+            scan, bit index due`` (above, with no bit index in step: the next ingest builds
+            it) or ``none`` (no vectors, or vectors off), with the counts.
+        warnings: notes on the index (e.g. a bit index that is due).
     """
 
     path: str
@@ -304,4 +308,5 @@ class Status:
     reembed_target: str | None
     reembed_staged: int
     fts_integrity: str
+    vector_index: str
     warnings: tuple[str, ...]
