@@ -18,8 +18,7 @@ the top ``JUDGE_TOP_N`` candidates:
    no chunk holds; the best sentence's focus coverage; the expected answer type and whether a
    filler of it sits near that sentence (``kb.retrieve.answer_types``); the vector and BM25
    scores, the cosine above the candidates' median, the fused score against the best, the
-   rank; whether query and passage are in different scripts; the share of the passage that
-   reads as a reference list or citation notes (``kb.retrieve.boilerplate``).
+   rank; whether query and passage are in different scripts.
 3. **Model**: a logistic regression (``kb.retrieve.judge_model``, fitted offline by
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
    query time) gives ``answer_p`` in [0, 1], higher is better. A passage passes at
@@ -38,7 +37,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler, sentences
-from kb.retrieve.boilerplate import reference_share
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.terms import (
     PassageTerms,
@@ -67,7 +65,7 @@ HAND_OUT_SHARE = 0.5
 FEATURES: tuple[str, ...] = (
     "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus",
     "typed", "type_found", "vector", "cosine_rel", "keyword", "fused_rel", "rank",
-    "cross_language", "reference_list",
+    "cross_language",
 )
 
 
@@ -256,7 +254,6 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             "fused_rel": p.fused / best_fused,
             "rank": rank / JUDGE_TOP_N,
             "cross_language": float(crossed),
-            "reference_list": reference_share(p.text),
         }
         out.append(Signals(
             focus_found=tuple(t.surface or t.text for t in f_terms if holder.has(t)),

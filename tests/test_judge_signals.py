@@ -286,17 +286,6 @@ def test_in_a_single_topic_index_the_topic_words_still_count():
     assert s.gate and s.features["evidence"] == pytest.approx(1.0)
 
 
-def test_a_reference_list_passage_is_flagged_and_the_answer_is_not():
-    # the citation line is 53 of the passage's 23 + 53 = 76 characters
-    terms = content_terms(QUESTION)
-    answer, cited = passage_signals(QUESTION, terms, [
-        _passage(1, "Hargrave invented the box kite in 1893."),
-        _passage(2, "Hargrave, L. Box kites.\n^ \"Kites\". kites.org. Retrieved 1893-01-02. "
-                 "Invented.")], STATS)
-    assert answer.features["reference_list"] == 0.0
-    assert cited.features["reference_list"] == pytest.approx(53 / 76)
-
-
 def test_judge_gives_zero_without_evidence_and_passes_at_the_threshold():
     terms = content_terms(QUESTION)
     passages = [_passage(1, "Hargrave invented the box kite in 1893."),
