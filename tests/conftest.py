@@ -6,6 +6,9 @@ import atexit
 import os
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from http_doubles import ModelServer
 
 from kb.api import KnowledgeBase
 from kb.config import Config
+from kb.server.http import KbHTTPServer, ServeSettings, make_server
 
 # kb keeps its collections in the user's data folder and reads the user's config file
 # (platformdirs: XDG_DATA_HOME, XDG_CONFIG_HOME on Linux): tests, and the kb processes they
@@ -28,6 +32,21 @@ for variable in [v for v in os.environ if v.startswith("KB_")] + ["OLLAMA_HOST"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = FIXTURES / "docs"
+
+
+@contextmanager
+def serving(kb: KnowledgeBase, settings: ServeSettings | None = None
+            ) -> Iterator[KbHTTPServer]:
+    """``kb serve``'s HTTP server over ``kb`` in a thread (loopback, a free port by default);
+    shut down and closed on leaving."""
+    server = make_server(kb, settings or ServeSettings(host="127.0.0.1", port=0))
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner
+from conftest import serving
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
-from kb.server.http import KbHTTPServer, ServeSettings, check_settings, is_loopback, make_server
+from kb.server.http import KbHTTPServer, ServeSettings, check_settings, is_loopback
 from kb.server.roots import check_roots
 from tests.conftest import write
 from tests.test_tool import make_corpus
 
 TOKEN = "s3cret-token-for-tests-0123456789"
-
-
-def start(kb: KnowledgeBase, settings: ServeSettings) -> KbHTTPServer:
-    server = make_server(kb, settings)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
-    return server
 
 
 @pytest.fixture
@@ -37,10 +30,9 @@ def corpus(tmp_path: Path) -> Path:
 @pytest.fixture
 def server(kb_bm25: KnowledgeBase, corpus: Path) -> Iterator[KbHTTPServer]:
     kb_bm25.ingest([corpus / "notes"])
-    srv = start(kb_bm25, ServeSettings(host="127.0.0.1", port=0, roots=check_roots([corpus])))
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(kb_bm25, ServeSettings(host="127.0.0.1", port=0,
+                                         roots=check_roots([corpus]))) as srv:
+        yield srv
 
 
 @pytest.fixture
@@ -110,13 +102,9 @@ def test_ingest_is_confined_to_roots(client: httpx.Client, corpus: Path, tmp_pat
 
 
 def test_ingest_without_roots_is_refused(kb_bm25: KnowledgeBase, corpus: Path) -> None:
-    srv = start(kb_bm25, ServeSettings(port=0))
-    try:
+    with serving(kb_bm25, ServeSettings(port=0)) as srv:
         r = httpx.post(srv.url + "/ingest", json={"paths": [str(corpus)]}, timeout=30)
         assert r.status_code == 403 and "ingest is disabled" in r.json()["error"]["message"]
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_non_loopback_bind_needs_a_token() -> None:
@@ -142,9 +130,8 @@ def test_cli_refuses_to_start_without_token(tmp_path: Path) -> None:
 def test_token_guarded_server_bound_to_all_interfaces(kb_bm25: KnowledgeBase,
                                                       corpus: Path) -> None:
     kb_bm25.ingest([corpus / "notes"])
-    srv = start(kb_bm25, ServeSettings(host="0.0.0.0", port=0, token=TOKEN))
-    url = f"http://127.0.0.1:{srv.server_address[1]}"
-    try:
+    with serving(kb_bm25, ServeSettings(host="0.0.0.0", port=0, token=TOKEN)) as srv:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
         with httpx.Client(base_url=url, timeout=30) as c:
             for path in ("/health", "/openapi.json", "/documents"):
                 r = c.get(path)
@@ -159,9 +146,6 @@ def test_token_guarded_server_bound_to_all_interfaces(kb_bm25: KnowledgeBase,
             assert r.status_code == 200 and r.json()["references"]
             spec = c.get("/openapi.json", headers=auth).json()
             assert spec["security"] == [{"bearer": []}]
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 @pytest.mark.parametrize(("host", "loopback"), [
@@ -221,16 +205,12 @@ def test_methods_no_endpoint_takes_get_json_405_with_allow(client: httpx.Client,
 
 
 def test_a_token_guards_unserved_methods_too(kb_bm25: KnowledgeBase) -> None:
-    srv = start(kb_bm25, ServeSettings(port=0, token=TOKEN))
-    try:
+    with serving(kb_bm25, ServeSettings(port=0, token=TOKEN)) as srv:
         r = httpx.request("DELETE", srv.url + "/documents", timeout=30)
         assert r.status_code == 401  # nothing about the server before authentication
         r = httpx.request("DELETE", srv.url + "/documents", timeout=30,
                           headers={"Authorization": f"Bearer {TOKEN}"})
         assert r.status_code == 405 and r.headers["allow"] == "GET"
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_requests_the_standard_library_cannot_parse_get_json(server: KbHTTPServer) -> None:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import write
+from conftest import serving, write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
-from kb.server.http import ServeSettings, make_server
 
 ROUNDS = 50
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -61,16 +60,10 @@ def test_short_lived_threads_do_not_keep_their_readers(kb):
 
 @pytest.mark.slow  # a kb serve process and many requests
 def test_kb_serve_does_not_grow_open_files_with_requests(kb):
-    server = make_server(kb, ServeSettings(host="127.0.0.1", port=0))
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
-    try:
+    with serving(kb) as server:
         before = open_fds(kb.store.path)
         for _ in range(ROUNDS):  # a new connection each time: a new server thread each time
             r = httpx.post(f"{server.url}/search", json={"query": "box kites"}, timeout=30)
             assert r.status_code == 200 and r.json()["references"]
         # only threads still finishing their response keep a reader; never one per request
         assert open_fds(kb.store.path) <= before + 5
-    finally:
-        server.shutdown()
-        server.server_close()

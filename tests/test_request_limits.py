@@ -3,19 +3,19 @@ caps the query at one length (``kb.config.MAX_QUERY_CHARS``)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner
+from conftest import serving
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import MAX_QUERY_CHARS
 from kb.server.arguments import INPUT_SCHEMA
-from kb.server.http import KbHTTPServer, ServeSettings, make_server
+from kb.server.http import KbHTTPServer
 from kb.server.tool import knowledge_search
 from tests.conftest import write
 
@@ -29,12 +29,8 @@ JSON = {"Content-Type": "application/json"}
 def server(kb_bm25: KnowledgeBase, tmp_path: Path) -> Iterator[KbHTTPServer]:
     write(tmp_path / "notes" / "kites.md", "# Box kites\n\nBox kites were invented in 1893.\n")
     kb_bm25.ingest([tmp_path / "notes"])
-    srv = make_server(kb_bm25, ServeSettings(host="127.0.0.1", port=0))
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(kb_bm25) as srv:
+        yield srv
 
 
 @pytest.fixture

@@ -15,13 +15,12 @@ import shlex
 import shutil
 import sqlite3
 import sys
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import serving, write
 from http_doubles import ModelServer
 from test_storage_faults import _in_namespace, _namespaces_work
 
@@ -29,7 +28,7 @@ from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.errors import SearchFailed
-from kb.server.http import ServeSettings, make_server
+from kb.server.http import ServeSettings
 from kb.server.tool import knowledge_search
 from kb.store.health import fts_problem
 
@@ -126,10 +125,7 @@ def test_damage_after_open_is_an_error_on_the_api_tool_and_ask(db):
 
 def test_damage_after_open_is_http_500_on_search_and_context(db):
     with KnowledgeBase(db, Config(embedder="none")) as kb:
-        server = make_server(kb, ServeSettings(port=0))
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
+        with serving(kb, ServeSettings(port=0)) as server:
             with httpx.Client(base_url=server.url, timeout=30) as client:
                 assert client.post("/search", json={"query": QUERY}).status_code == 200
                 _damage(db, DAMAGE["leaf pages deleted"])
@@ -140,9 +136,6 @@ def test_damage_after_open_is_http_500_on_search_and_context(db):
                     assert data["error"]["type"] == "failed"
                     assert "search failed" in data["error"]["message"]
                     assert data["insufficient_evidence"] is False
-        finally:
-            server.shutdown()
-            server.server_close()
 
 
 def _cli(db: Path, *args: str):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,12 +14,13 @@ import httpx
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conftest import serving
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.jsonshape import json_schema, to_json
-from kb.server.http import KbHTTPServer, ServeSettings, make_server
+from kb.server.http import KbHTTPServer, ServeSettings
 from kb.server.roots import check_roots
 from kb.shapes import IngestSummaryJSON, StatusJSON
 from tests.conftest import write
@@ -51,13 +51,9 @@ def db(tmp_path: Path, root: Path) -> Path:
 @pytest.fixture
 def server(db: Path, root: Path) -> Iterator[KbHTTPServer]:
     with KnowledgeBase(db, Config(embedder="none")) as kb:
-        srv = make_server(kb, ServeSettings(host="127.0.0.1", port=0,
-                                            roots=check_roots([root])))
-        threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
-        yield srv
-        srv.shutdown()
-        srv.server_close()
+        with serving(kb, ServeSettings(host="127.0.0.1", port=0,
+                                       roots=check_roots([root]))) as srv:
+            yield srv
 
 
 def cli_json(db: Path, *args: str) -> list[Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,13 @@ import httpx
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conftest import serving
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.errors import ChunkNotFound, DocumentNotFound
-from kb.server.http import KbHTTPServer, ServeSettings, make_server
+from kb.server.http import KbHTTPServer
 from tests.conftest import write
 
 mcp = pytest.importorskip("mcp")
@@ -262,12 +262,8 @@ def test_mcp_search_mistakes_are_errors_never_insufficient_evidence(kb: Knowledg
 
 @pytest.fixture
 def server(kb: KnowledgeBase) -> Iterator[KbHTTPServer]:
-    srv = make_server(kb, ServeSettings(host="127.0.0.1", port=0))
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(kb) as srv:
+        yield srv
 
 
 def test_http_reads_chunks_documents_and_status_as_the_openapi_says(

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import serving, write
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.retrieve.cite import STALE_MARK
-from kb.server.http import ServeSettings, make_server
+from kb.server.http import ServeSettings
 from kb.server.openapi import openapi_schema
 from kb.server.tool import knowledge_search
 
@@ -73,17 +72,12 @@ def test_an_edited_file_is_cited_stale_on_every_interface(db, notes):
         assert header.endswith(STALE_MARK)
         tool = knowledge_search(kb, {"query": GLASS, "top_k": 3})
         assert [r["stale"] for r in tool["references"]] == [r.stale for r in result.references]
-        server = make_server(kb, ServeSettings(port=0))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
+        with serving(kb, ServeSettings(port=0)) as server:
             with httpx.Client(base_url=server.url, timeout=30) as client:
                 answer = client.post("/search", json={"query": GLASS, "top_k": 3}).json()
                 assert any(r["stale"] for r in answer["references"])
                 context = client.post("/context", json={"query": GLASS}).json()["context"]
                 assert STALE_MARK in context
-        finally:
-            server.shutdown()
-            server.server_close()
     cli_json = json.loads(_cli(db, "search", GLASS, "--top-k", "3", "--json").stdout)
     assert any(r["stale"] for r in cli_json["references"])
     assert "stale" in _cli(db, "search", GLASS, "--top-k", "3").stdout
