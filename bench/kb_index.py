@@ -124,29 +124,8 @@ def child(path: str, threshold: int, depth: int, limit: int) -> dict:
                                      weight=1.0, cos_unrelated=0.75, span=0.15).hits
         return [h.chunk_id for h in hits]
 
-    for v in q[:5]:
-        search(v, 10, None)
-    rounds, ids10 = [], []
-    for _ in range(2):
-        lat, ids10 = [], []
-        for v in q:
-            t = time.perf_counter()
-            ids10.append(search(v, 10, None))
-            lat.append((time.perf_counter() - t) * 1000)
-        rounds.append(lat)
-    ids50 = [search(v, 50, None) for v in q]
-    filtered = {}
-    for name in scale.FILTERS:
-        f = filters(store, name)
-        for k in (5, 10):
-            lat, got = [], []
-            for v in q[:scale.FILTER_QUERIES]:
-                t = time.perf_counter()
-                got.append(search(v, k, f))
-                lat.append((time.perf_counter() - t) * 1000)
-            filtered[f"{name}@{k}"] = {"ids": got, "p50_ms": scale.percentile(lat, 50)}
-    return {"mode": type(index).__name__, "ids10": ids10, "ids50": ids50, "latency_ms": rounds,
-            "open_s": open_s, "filtered": filtered, "rss_base_mb": rss0,
+    timed = scale.timed_searches(search, q, {name: filters(store, name) for name in scale.FILTERS})
+    return {"mode": type(index).__name__, **timed, "open_s": open_s, "rss_base_mb": rss0,
             "rss_peak_mb": scale.peak_rss_mb()}
 
 

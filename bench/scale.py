@@ -47,6 +47,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -527,12 +528,15 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_search(name: str, n: int, param: int, limit: int) -> dict:
-    rss0 = peak_rss_mb()
-    q = np.load(CACHE / "scale-queries.npy")[:limit]
-    t0 = time.perf_counter()
-    search = open_searcher(name, n, param)
-    open_s = time.perf_counter() - t0
+def timed_searches(search: Callable[[np.ndarray, int, Any], list[int]], q: np.ndarray,
+                   filters: dict[str, Any]) -> dict:
+    """The timed part of a child search (``child_search``, ``kb_index.py``).
+
+    A warm-up of 5 queries, then two timed rounds of top 10 (``latency_ms``: per round, per
+    query, ms; ``ids10`` from the last), the top 50 (``ids50``), and each filter at k = 5 and
+    10 over the first ``FILTER_QUERIES`` queries (``filtered``: ids and p50 ms). ``filters``
+    maps a filter's name to what ``search`` takes as its third argument.
+    """
     for v in q[:5]:
         search(v, 10, None)  # warm-up
     rounds = []
@@ -547,16 +551,25 @@ def child_search(name: str, n: int, param: int, limit: int) -> dict:
         rounds.append(lat)
     ids50 = [search(v, 50, None) for v in q]
     filtered: dict[str, dict] = {}
-    for f in FILTERS:
+    for name, f in filters.items():
         for k in (5, 10):
             lat, got = [], []
             for v in q[:FILTER_QUERIES]:
                 t = time.perf_counter()
                 got.append(search(v, k, f))
                 lat.append((time.perf_counter() - t) * 1000)
-            filtered[f"{f}@{k}"] = {"ids": got, "p50_ms": percentile(lat, 50)}
-    return {"ids10": ids10, "ids50": ids50, "latency_ms": rounds, "open_s": open_s,
-            "filtered": filtered, "rss_base_mb": rss0, "rss_peak_mb": peak_rss_mb()}
+            filtered[f"{name}@{k}"] = {"ids": got, "p50_ms": percentile(lat, 50)}
+    return {"ids10": ids10, "ids50": ids50, "latency_ms": rounds, "filtered": filtered}
+
+
+def child_search(name: str, n: int, param: int, limit: int) -> dict:
+    rss0 = peak_rss_mb()
+    q = np.load(CACHE / "scale-queries.npy")[:limit]
+    t0 = time.perf_counter()
+    search = open_searcher(name, n, param)
+    open_s = time.perf_counter() - t0
+    timed = timed_searches(search, q, {f: f for f in FILTERS})
+    return {**timed, "open_s": open_s, "rss_base_mb": rss0, "rss_peak_mb": peak_rss_mb()}
 
 
 def run_child(*args: str) -> dict:
