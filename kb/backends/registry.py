@@ -114,27 +114,33 @@ def check_spec(spec: str, role: SpecRole) -> RemoteSpec | None:
         ValueError: an unknown or malformed spec, or a provider that does not serve ``role``
             (tei: reranker only; Ollama: no reranker).
     """
-    if role != "embedder":
-        return _server_spec(spec, role)
-    if spec in EMBEDDER_SPECS:
+    if role == "embedder" and spec in EMBEDDER_SPECS:
         return None
-    _require_provider(spec, "embedder", EMBEDDER_SPEC_FORMS)
+    return _server_spec(spec, role)
+
+
+# Per role: what an error calls its spec, the forms it takes, and the provider it refuses, why.
+_ROLE_RULES: dict[SpecRole, tuple[str, str, str, str]] = {
+    "embedder": ("embedder", EMBEDDER_SPEC_FORMS, "tei",
+                 "tei serves no embeddings here; use ollama:MODEL or openai:URL#MODEL"),
+    "llm": ("chat model spec", CHAT_SPEC_FORMS, "tei",
+            "tei serves no chat model; use ollama:MODEL or openai:URL#MODEL"),
+    "vision": ("vision model spec", CHAT_SPEC_FORMS, "tei",
+               "tei serves no vision model; use ollama:MODEL or openai:URL#MODEL"),
+    "reranker": ("reranker spec", RERANKER_SPEC_FORMS, "ollama",
+                 "Ollama has no rerank endpoint; use openai:URL#MODEL (llama.cpp server) or "
+                 "tei:URL#MODEL"),
+}
+
+
+def _server_spec(spec: str, role: SpecRole) -> RemoteSpec:
+    """``check_spec`` for a spec naming a server (``_ROLE_RULES``)."""
+    what, forms, refused, why = _ROLE_RULES[role]
+    _require_provider(spec, what, forms)
     remote = parse_spec(spec)
-    if remote.provider == "tei":
-        raise ValueError(f"{spec!r}: tei serves no embeddings here; "
-                         "use ollama:MODEL or openai:URL#MODEL")
+    if remote.provider == refused:
+        raise ValueError(f"{spec!r}: {why}")
     return remote
-
-
-def _server_spec(spec: str, role: Literal["llm", "vision", "reranker"]) -> RemoteSpec:
-    """``check_spec`` for the roles only servers fill."""
-    if role == "reranker":
-        _require_provider(spec, "reranker spec", RERANKER_SPEC_FORMS)
-        remote = parse_spec(spec)
-        if remote.provider == "ollama":
-            raise ValueError(f"{spec!r}: Ollama has no rerank endpoint; use openai:URL#MODEL "
-                             "(llama.cpp server) or tei:URL#MODEL")
-        return remote
     kind = "vision" if role == "vision" else "chat"
     _require_provider(spec, f"{kind} model spec", CHAT_SPEC_FORMS)
     remote = parse_spec(spec)
