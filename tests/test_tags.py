@@ -20,15 +20,14 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
+from conftest import serving
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config, SearchOptions
-from kb.server.http import ServeSettings
 from kb.server.tool import knowledge_search
 from kb.store.schema import SCHEMA_VERSION
 from tests.conftest import FIXTURES, write
-from tests.test_http_server import start
 
 KITES = ("---\ntitle: Box kites\ntags: [Aviation, history, AVIATION]\n---\n# Box kites\n\n"
          "Box kites were invented by Lawrence Hargrave in 1893 in Australia.\n")
@@ -150,16 +149,11 @@ def test_the_tool_and_cli_filter_by_tag(kb: KnowledgeBase) -> None:
 
 
 def test_http_search_filters_by_tag(kb: KnowledgeBase) -> None:
-    server = start(kb, ServeSettings(host="127.0.0.1", port=0))
-    try:
-        with httpx.Client(base_url=server.url, timeout=30) as client:
-            data = client.post("/search", json={"query": QUERY, "top_k": 20,
-                                                "tags": ["aviation"]}).json()
-            refused = client.post("/search", json={"query": QUERY, "tags": [""]})
-            documents = client.get("/documents").json()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(kb) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        data = client.post("/search", json={"query": QUERY, "top_k": 20,
+                                            "tags": ["aviation"]}).json()
+        refused = client.post("/search", json={"query": QUERY, "tags": [""]})
+        documents = client.get("/documents").json()
     assert data["error"] is None and names(data["references"]) == {"kites.md"}
     assert refused.status_code == 400
     assert {Path(d["source"]).name: d["tags"] for d in documents["documents"]}["bread.md"] == [
