@@ -93,3 +93,12 @@ def test_the_tool_carries_the_notes(db: str) -> None:
         data = knowledge_search(base, {"query": " ".join(QUERY), "tags": ["nobody"]})
     assert data["insufficient_evidence"] is True
     assert data["diagnostics"]["notes"] == ["no document carries tag 'nobody'"]
+
+
+def test_kb_context_says_the_notes_on_stderr_and_keeps_stdout_for_the_model(db: str) -> None:
+    r = kb("--db", db, "context", "--tag", "nobody", *QUERY)
+    assert r.exit_code == 0 and "not have enough information" in r.stdout
+    assert notes(r) == ["no document carries tag 'nobody'"]
+    assert "note:" not in r.stdout  # the context block a model reads holds no user notes
+    r = kb("--db", db, "context", "-n", "20", *QUERY)
+    assert notes(r) == ["at most 3 passages per document; 5 more were left out"]

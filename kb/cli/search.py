@@ -22,6 +22,14 @@ from kb.shapes import ContextJSON, SearchResultJSON
 from kb.types import SearchResult
 
 
+def _print_notes(result: SearchResult) -> None:
+    """The degraded rungs and the search's notes, on stderr (stdout holds the answer)."""
+    for rung in result.diagnostics.degraded:
+        click.echo(f"note: degraded: {rung}", err=True)
+    for note in result.diagnostics.notes:
+        click.echo(f"note: {note}", err=True)
+
+
 def _print_result(result: SearchResult, explain: bool, out: Printer,
                   min_score: int | None = None, hidden: int = 0) -> None:
     if not result.references and hidden:
@@ -44,10 +52,7 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         out.line(Text(f"     {ref.source}", style="dim"))
         snippet = " ".join(ref.text.split())
         out.line(Text("     ") + out.marked(f"{snippet[:300]}{'…' if len(snippet) > 300 else ''}"))
-    for rung in result.diagnostics.degraded:
-        click.echo(f"note: degraded: {rung}", err=True)
-    for note in result.diagnostics.notes:
-        click.echo(f"note: {note}", err=True)
+    _print_notes(result)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
         for s in d.stages:
@@ -133,5 +138,6 @@ def context(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
         emit_json(ContextJSON.of(result))
     elif not result.diagnostics.error:
         click.echo(result.context)
+        _print_notes(result)
     if result.diagnostics.error:  # an error, never "the knowledge base does not hold it"
         raise SearchFailed(result.diagnostics.error)
