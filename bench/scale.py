@@ -8,6 +8,9 @@ One run, same vectors, same queries, for each index:
   followed by an exact float32 rescoring of the best ``depth`` candidates, read by id from the
   float32 table (kb's ``chunks.embedding``). Scope filters are ``vec0`` metadata columns, in the
   ``WHERE`` of the KNN query, so ``k = ?`` counts matching rows only.
+* ``np-i8``, ``np-i8g``, ``np-i8b``: the three-stage cascade kb uses past the exact scan
+  (Hamming over sign bits, int8 codes in RAM, float32 rescoring), ``bench/scale_cascade.py``;
+  param "hamming depth/int8 keep".
 * ``hnswlib`` (float32 in RAM; filters as a predicate inside the graph search) and ``usearch``
   (float16, searched memory-mapped from its file; its Python API has no predicate, so filters are
   applied afterwards to a longer list, which is the failure mode this script measures).
