@@ -31,7 +31,6 @@ from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.terms import Term, index_tokens, phrase_tokens
 from kb.retrieve.trace import Trace
 from kb.store import Store
-from kb.store.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 
 
@@ -148,8 +147,7 @@ def index_stats(store: Store, terms: Sequence[Term], docs: Sequence[int]
     n_chunks, doc_chunks = store.counts_chunks(), store.doc_chunk_counts(docs)
     try:
         df = store.token_chunk_counts(tokens)
-        doc_term = store.phrase_chunks_by_doc(
-            {t.text: phrase_expression(phrase_tokens(t)) for t in terms}, docs)
+        doc_term = store.phrase_chunks_by_doc({t.text: phrase_tokens(t) for t in terms}, docs)
     except sqlite3.OperationalError as exc:
         if "interrupt" in str(exc):
             raise
