@@ -47,6 +47,7 @@ from kb.retrieve.bitrecall import (
 )
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.indexstats import IndexStatsReader
+from kb.retrieve.judge import JUDGE_TOP_N
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
     bm25_recall,
@@ -115,8 +116,9 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         trace: times the ``recall`` stage; receives degraded notes.
         cache_dir: kb's cache folder, where the cross-language lexicon is cached.
         stats: the search's reader of the judge's index statistics: while the vector side
-            runs, this thread reads the terms' statistics and those of the BM25 hits'
-            documents into it (``kb.retrieve.indexstats``); ``None``: nothing read ahead.
+            runs, this thread reads the terms' statistics and those of the documents of the
+            first ``JUDGE_TOP_N`` BM25 hits into it (``kb.retrieve.indexstats``); ``None``:
+            nothing read ahead.
 
     Raises:
         kb.errors.SearchCancelled: the caller cancelled.
@@ -144,8 +146,8 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         terms = content_terms(query, lexicon)
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)
-        ahead = None if stats is None else (lambda keyword: stats.prefetch(
-            terms, [h.doc_id for lst in keyword for h in lst.hits]))
+        ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged
+            terms, [h.doc_id for lst in keyword for h in lst.hits[:JUDGE_TOP_N]]))
         return recall_lists(store, list(queries), pool, filters, service, calibration,
                             settings, trace, translations, ahead), terms
 

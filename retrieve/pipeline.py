@@ -11,7 +11,7 @@ Each stage is one call into one module, a function over plain data:
    side by side, pool ``max(50, 3 x top_k)`` each, scope filters applied inside both; an FTS
    failure or an empty CJK result falls back to a LIKE scan; a missing embedder closes the
    vector lists. While the vector side runs, the caller's thread reads the judge's index
-   statistics of the query terms and the BM25 hits' documents into the search's
+   statistics of the query terms and the top BM25 hits' documents into the search's
    ``kb.retrieve.indexstats.IndexStatsReader``, which stage 4 completes.
 3. **Fuse, decay** (``kb.retrieve.fuse.fuse_and_decay``): score-weighted RRF, k = 60; then
    ``0.5 ** (age_days / 30)`` unless switched off.
