@@ -50,6 +50,7 @@ from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
+    TokenCounts,
     bm25_recall,
     like_recall,
     translated_recall,
@@ -149,22 +150,26 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged
             terms, [h.doc_id for lst in keyword for h in lst.hits[:JUDGE_TOP_N]]))
         return recall_lists(store, list(queries), pool, filters, service, calibration,
-                            settings, trace, translations, ahead), terms
+                            settings, trace, translations, ahead,
+                            stats.token_counts if stats is not None else None), terms
 
     lists, terms = trace.run("recall", lists_and_terms)
     return Recalled(tuple(lists), tuple(terms), calibration, service)
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
-                  trace: Trace, *, hybrid: bool = False) -> RecallList:
+                  trace: Trace, *, hybrid: bool = False,
+                  token_counts: TokenCounts | None = None) -> RecallList:
     """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit.
 
     ``hybrid``: vector lists are fused with it (one-clause matches are capped,
-    ``kb.retrieve.recall.keyword_s_norm``).
+    ``kb.retrieve.recall.keyword_s_norm``). ``token_counts``: reads the tokens' chunk
+    frequencies (``kb.retrieve.recall.single_token_counts``).
     """
     try:  # quoted phrases and hyphenated compounds match as phrases
         bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,
-                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid)
+                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid,
+                           token_counts=token_counts)
         if bm25.hits or not has_cjk(q):
             return bm25
         # FTS5 worked: a short CJK query (one character, or words the bigram index cannot
@@ -192,14 +197,16 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                  service: EmbeddingService | None, calibration: Calibration,
                  settings: PipelineSettings, trace: Trace,
                  translations: list[list[tuple[str, ...]]] | None = None,
-                 ahead: Callable[[list[RecallList]], None] | None = None) -> list[RecallList]:
+                 ahead: Callable[[list[RecallList]], None] | None = None,
+                 token_counts: TokenCounts | None = None) -> list[RecallList]:
     """Recall lists for ``queries`` (original first), in a stable order.
 
     Per query: its BM25 (or LIKE) list, then its vector list; with ``translations`` (per
     content term of the original query, the index tokens of its translations into the
     index's other language), a ``bm25-translated`` list follows the original's. ``ahead`` gets
     the BM25 lists when they are done and the vector side is not: what this thread reads then
-    costs the search nothing.
+    costs the search nothing. ``token_counts`` reads the BM25 tokens' chunk frequencies (the
+    search's memo; ``None``: the store).
 
     A failing embedder or vector scan closes the vector lists with a degraded note (BM25
     only), never the search. Raises ``kb.errors.SearchCancelled`` when the caller cancels.
@@ -219,7 +226,7 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
                                  settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace,
-                                 hybrid=vector_job is not None)
+                                 hybrid=vector_job is not None, token_counts=token_counts)
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:

@@ -58,3 +58,16 @@ def test_other_terms_are_read_afresh(store):
     tides = content_terms("when do ocean tides rise")
     assert reader.stats(tides, docs) == IndexStatsReader(store).stats(tides, docs)
     assert reader.stats(tides, docs)[0].doc_term_chunks[(ids["mem://ocean"], "tide")] >= 1
+
+
+def test_token_counts_are_the_vocabularys_and_omit_absent_tokens(store):
+    reader = IndexStatsReader(store)
+    tokens = ["cell", "stem", "zzzabsent", "tide", "cell"]
+    want = store.token_chunk_counts(tokens)
+    assert "zzzabsent" not in want and want["cell"] >= 3
+    assert reader.token_counts(tokens) == want
+    # read before (BM25's tokens), then asked again with others (the judge's): the same counts
+    assert reader.token_counts(["tide", "zzzabsent", "membran"]) == store.token_chunk_counts(
+        ["tide", "membran"])
+    terms = content_terms("stem cell membrane tides")
+    assert reader.stats(terms, [])[0].df == IndexStatsReader(store).stats(terms, [])[0].df
