@@ -9,7 +9,8 @@
   matches whatever their age; decay orders only);
 * their chunk rows and stored vectors (``Store.chunk_rows``, one query per 500 chunks);
 * for the offline judge, when it may run: its passages, the index statistics of the query
-  terms (FTS5 vocabulary, per-document chunk counts) and its model.
+  terms (FTS5 vocabulary, per-document chunk counts; ``kb.retrieve.indexstats``, whose reader
+  holds what recall read ahead) and its model.
 
 What it returns is plain data, so the stages after it (``kb.retrieve.rerank``,
 ``kb.retrieve.cite``) are pure functions.
@@ -17,7 +18,6 @@ What it returns is plain data, so the stages after it (``kb.retrieve.rerank``,
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,12 +26,12 @@ import numpy as np
 from kb.config import RERANK_TOP_N
 from kb.retrieve.calibration import load_judge_model
 from kb.retrieve.freshness import FileCheck, check_files
+from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
-from kb.retrieve.terms import Term, index_tokens, phrase_tokens
+from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace
 from kb.store import Store
-from kb.store.textindex import phrase_expression
 from kb.types import Candidate, Chunk
 
 
@@ -78,7 +78,8 @@ class Evidence:
 
 def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
            model_id: str | None, terms: Sequence[Term], judge: bool,
-           judge_model: JudgeModel | None, trace: Trace) -> Evidence:
+           judge_model: JudgeModel | None, trace: Trace,
+           stats: IndexStatsReader | None = None) -> Evidence:
     """Read the evidence for the floor's candidates (see module docstring).
 
     Args:
@@ -91,6 +92,8 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
         judge_model: the judge's model, or ``None`` for the shipped one with the threshold
             ``kb calibrate`` stored in the index, if any.
         trace: receives a degraded note when files are gone.
+        stats: the search's reader of the judge's index statistics, holding what recall
+            read ahead (``kb.retrieve.indexstats``); ``None``: a fresh one.
 
     Raises:
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
@@ -112,8 +115,9 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
     judged = None
     if judge and top:
         passages = judge_passages(head, chunks)
-        stats, problem = index_stats(store, terms, [p.doc_id for p in passages])
-        judged = JudgeInput(tuple(passages), stats, problem,
+        reader = stats or IndexStatsReader(store)
+        index, problem = reader.stats(terms, [p.doc_id for p in passages])
+        judged = JudgeInput(tuple(passages), index, problem,
                             judge_model or load_judge_model(store, fingerprint, model_id))
     return Evidence(files, tuple(top), chunks, vectors, judged)
 
@@ -126,32 +130,3 @@ def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk]
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
                     c.vector, c.keyword, c.evidence)
             for c in candidates if c.chunk_id in chunks]
-
-
-def index_stats(store: Store, terms: Sequence[Term], docs: Sequence[int]
-                ) -> tuple[IndexStats, str | None]:
-    """The judge's index statistics for ``terms`` over the documents ``docs``.
-
-    The document frequencies of the terms' tokens (and of their translations) from FTS5's
-    vocabulary, and per document the number of chunks and of chunks holding each term (what
-    makes a term a *topic* term of that document).
-
-    Returns:
-        The statistics, and why the FTS5 ones are missing when its index failed (then every
-        term counts as found in no chunk, and none as a topic term by frequency); ``None``
-        when they are complete.
-
-    Raises:
-        sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
-    """
-    tokens = [t for term in terms for t in index_tokens(term)]
-    n_chunks, doc_chunks = store.counts_chunks(), store.doc_chunk_counts(docs)
-    try:
-        df = store.token_chunk_counts(tokens)
-        doc_term = store.phrase_chunks_by_doc(
-            {t.text: phrase_expression(phrase_tokens(t)) for t in terms}, docs)
-    except sqlite3.OperationalError as exc:
-        if "interrupt" in str(exc):
-            raise
-        return IndexStats(n_chunks, {}, doc_chunks, {}, complete=False), str(exc)
-    return IndexStats(n_chunks, df, doc_chunks, doc_term), None

@@ -19,7 +19,9 @@ from one list and not the other. The caller reads the vector matrix (cached per 
 and the scope's document ids in its snapshot and hands them to the worker. One exception: over
 the bit index the worker reads its candidates' float32 vectors in its own snapshot when that
 snapshot's generation is the caller's (every write a search sees bumps it, so both see the same
-chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``).
+chunks); otherwise the caller reads them after BM25 (``kb.retrieve.bitrecall``). While it
+waits for the worker, the caller reads ahead the offline judge's index statistics in its
+snapshot (``kb.retrieve.indexstats``).
 """
 
 from __future__ import annotations
@@ -28,16 +30,13 @@ import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from kb.config import PipelineSettings
 from kb.embedding import EmbeddingService
@@ -49,14 +48,18 @@ from kb.retrieve.bitrecall import (
     scope_positions,
 )
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
+from kb.retrieve.indexstats import IndexStatsReader
+from kb.retrieve.judge import JUDGE_TOP_N
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
 from kb.retrieve.recall import (
+    TokenCounts,
     bm25_recall,
     like_recall,
     translated_recall,
     vector_recall,
 )
 from kb.retrieve.terms import Term, content_terms, translation_tokens
+from kb.retrieve.threadlimits import one_blas_thread, one_openmp_thread
 from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.bitindex import BitIndex, vector_index
@@ -100,7 +103,8 @@ class Recalled:
 
 def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filters: Filters,
            service: EmbeddingService | None, embedding_problem: str | None,
-           settings: PipelineSettings, trace: Trace, cache_dir: Path) -> Recalled:
+           settings: PipelineSettings, trace: Trace, cache_dir: Path,
+           stats: IndexStatsReader | None = None) -> Recalled:
     """Stage 2 (see module docstring).
 
     Args:
@@ -114,6 +118,10 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         settings: ``recall`` and the list weights.
         trace: times the ``recall`` stage; receives degraded notes.
         cache_dir: kb's cache folder, where the cross-language lexicon is cached.
+        stats: the search's reader of the judge's index statistics: while the vector side
+            runs, this thread reads the terms' statistics and those of the documents of the
+            first ``JUDGE_TOP_N`` BM25 hits into it (``kb.retrieve.indexstats``); ``None``:
+            nothing read ahead.
 
     Raises:
         kb.errors.SearchCancelled: the caller cancelled.
@@ -141,23 +149,29 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         terms = content_terms(query, lexicon)
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)
+        ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged
+            terms, [h.doc_id for lst in keyword for h in lst.hits[:JUDGE_TOP_N]]))
         return recall_lists(store, list(queries), pool, filters, service, calibration,
-                            settings, trace, translations), terms
+                            settings, trace, translations, ahead,
+                            stats.token_counts if stats is not None else None), terms
 
     lists, terms = trace.run("recall", lists_and_terms)
     return Recalled(tuple(lists), tuple(terms), calibration, service)
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,
-                  trace: Trace, *, hybrid: bool = False) -> RecallList:
+                  trace: Trace, *, hybrid: bool = False,
+                  token_counts: TokenCounts | None = None) -> RecallList:
     """BM25 for one query, phrases as phrases; LIKE when FTS fails or finds no CJK hit.
 
     ``hybrid``: vector lists are fused with it (one-clause matches are capped,
-    ``kb.retrieve.recall.keyword_s_norm``).
+    ``kb.retrieve.recall.keyword_s_norm``). ``token_counts``: reads the tokens' chunk
+    frequencies (``kb.retrieve.recall.single_token_counts``).
     """
     try:  # quoted phrases and hyphenated compounds match as phrases
         bm25 = bm25_recall(store, keyword_query(q), pool=pool, filters=filters,
-                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid)
+                           name=f"bm25:{i}", weight=weight, partial_cap=hybrid,
+                           token_counts=token_counts)
         if bm25.hits or not has_cjk(q):
             return bm25
         # FTS5 worked: a short CJK query (one character, or words the bigram index cannot
@@ -184,13 +198,17 @@ def _which(i: int) -> str:
 def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                  service: EmbeddingService | None, calibration: Calibration,
                  settings: PipelineSettings, trace: Trace,
-                 translations: list[list[tuple[str, ...]]] | None = None
-                 ) -> list[RecallList]:
+                 translations: list[list[tuple[str, ...]]] | None = None,
+                 ahead: Callable[[list[RecallList]], None] | None = None,
+                 token_counts: TokenCounts | None = None) -> list[RecallList]:
     """Recall lists for ``queries`` (original first), in a stable order.
 
     Per query: its BM25 (or LIKE) list, then its vector list; with ``translations`` (per
     content term of the original query, the index tokens of its translations into the
-    index's other language), a ``bm25-translated`` list follows the original's.
+    index's other language), a ``bm25-translated`` list follows the original's. ``ahead`` gets
+    the BM25 lists when they are done and the vector side is not: what this thread reads then
+    costs the search nothing while a core is free. ``token_counts`` reads the BM25 tokens'
+    chunk frequencies (the search's memo; ``None``: the store).
 
     A failing embedder or vector scan closes the vector lists with a degraded note (BM25
     only), never the search. Raises ``kb.errors.SearchCancelled`` when the caller cancels.
@@ -210,10 +228,16 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
                                  settings.w_bm25 * (1.0 if i == 0 else W_EXPANDED), trace,
-                                 hybrid=vector_job is not None)
+                                 hybrid=vector_job is not None, token_counts=token_counts)
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:
+        if ahead is not None and not vector_job.done():  # else this thread would only wait
+            try:
+                ahead([kw for kw in keyword if kw is not None])
+            except sqlite3.OperationalError:
+                trace.check()  # "interrupted" by a cancellation
+                raise
         vectors, failure = _rescore(store, service, *vector_job.result())
         trace.check()
         if failure:  # a failing embedder closes the vector lists, never the search
@@ -307,7 +331,7 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
         The lists computed, the failure that stopped the rest (``None`` when all ran; a
         cancellation also stops them, and the caller checks for it), and ``matrix``.
     """
-    _one_openmp_thread()
+    one_openmp_thread()
     lists: list[RecallList | PendingRescore] = []
     failing = "embedder"
     try:
@@ -316,7 +340,7 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
             return lists, problem, matrix
         failing = "vector search"
         positions = scope_positions(matrix, allowed) if isinstance(matrix, BitIndex) else None
-        with _one_blas_thread():
+        with one_blas_thread():
             for i, qv in enumerate(vectors):
                 weight = settings.w_vector * (1.0 if i == 0 else W_EXPANDED)
                 lists.append(bit_candidates(
@@ -332,62 +356,6 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
     except Exception as exc:
         return lists, f"vectors: {failing} failed ({type(exc).__name__}: {exc})", matrix
     return lists, None, matrix
-
-
-_thread_state = threading.local()
-
-
-def _one_openmp_thread() -> None:
-    """Limit OpenMP to one thread for the calling (worker) thread, once.
-
-    OpenMP's thread count is per calling thread (``omp_set_num_threads`` sets the caller's
-    nthreads-var ICV), so ingest batches on other threads keep every core. One short query
-    gains nothing from a second thread, and leaving the second core free lets BM25 run beside
-    it. Uses threadpoolctl (https://github.com/joblib/threadpoolctl).
-    """
-    if getattr(_thread_state, "limited", False):
-        return
-    _thread_state.limited = True
-    try:
-        ThreadpoolController().limit(limits=1, user_api="openmp")
-    except Exception:  # an unusual OpenMP runtime only costs speed
-        log.debug("could not limit OpenMP threads", exc_info=True)
-
-
-_blas_lock = threading.Lock()
-_blas_users = 0
-_blas_restore: Any = None
-
-
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """One BLAS thread for the vector scans while any search scans, restored by the last.
-
-    The scan is a matrix-vector product bound by memory bandwidth: a second OpenBLAS thread
-    does not speed it up, but it competes with BM25 for the second core (and OpenBLAS threads
-    spin-wait after a call). Measured at 100k chunks on 2 cores: search p50 61 ms with two BLAS
-    threads, 47 ms with one. OpenBLAS's thread count is process-wide, so overlapping searches
-    share one reference-counted limit (the first sets it, the last restores it), and other
-    threads' BLAS calls during a scan also run on one thread.
-    """
-    global _blas_users, _blas_restore
-    with _blas_lock:
-        _blas_users += 1
-        if _blas_users == 1:
-            try:
-                # a fresh controller (0.2 ms) sees every BLAS library loaded by now
-                _blas_restore = ThreadpoolController().limit(limits=1, user_api="blas")
-            except Exception:  # an unusual BLAS only costs speed
-                log.debug("could not limit BLAS threads", exc_info=True)
-                _blas_restore = None
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0 and _blas_restore is not None:
-                _blas_restore.restore_original_limits()
-                _blas_restore = None
 
 
 @lru_cache(maxsize=1)

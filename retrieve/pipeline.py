@@ -10,7 +10,9 @@ Each stage is one call into one module, a function over plain data:
 2. **Recall** (``kb.retrieve.hybrid.recall``), per query: exact cosine vector search and BM25
    side by side, pool ``max(50, 3 x top_k)`` each, scope filters applied inside both; an FTS
    failure or an empty CJK result falls back to a LIKE scan; a missing embedder closes the
-   vector lists.
+   vector lists. While the vector side runs, the caller's thread reads the judge's index
+   statistics of the query terms and the top BM25 hits' documents into the search's
+   ``kb.retrieve.indexstats.IndexStatsReader``, which stage 4 completes.
 3. **Fuse, decay** (``kb.retrieve.fuse.fuse_and_decay``): score-weighted RRF, k = 60; then
    ``0.5 ** (age_days / 30)`` unless switched off.
 4. **Floor** (``kb.retrieve.floor.floor_stage``): drop weak vector-only candidates; relax and
@@ -50,6 +52,7 @@ from kb.retrieve.expand import expand
 from kb.retrieve.floor import floor_stage
 from kb.retrieve.fuse import fuse_and_decay
 from kb.retrieve.hybrid import recall
+from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.ranked import Ranking
 from kb.retrieve.rerank import rerank
@@ -192,11 +195,12 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     llm = CachedLLM(store, engines.llm) if engines.llm is not None else None
     expansion = expand(llm, query, enabled=settings.expand,  # 1
                        timeout_s=settings.helper_timeout_s, trace=trace)
+    stats = IndexStatsReader(store) if settings.judge else None  # read ahead by recall
     recalled = recall(store, query, expansion.queries,  # 2
                       pool=settings.pool or max(CANDIDATE_POOL_MIN, 3 * options.top_k),
                       filters=filters, service=service,
                       embedding_problem=engines.embedding_problem, settings=settings,
-                      trace=trace, cache_dir=engines.cache_dir)
+                      trace=trace, cache_dir=engines.cache_dir, stats=stats)
     fused = fuse_and_decay(recalled.lists, created, now, settings=settings,  # 3
                            decay=options.decay, explain=options.explain, trace=trace)
     floored = floor_stage(fused, floor=recalled.calibration.floor,  # 4
@@ -204,7 +208,8 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     used = recalled.service
     evidence = gather(store, floored.kept, fingerprint=used.fingerprint.key if used else None,
                       model_id=used.embedder.model_id if used else None, terms=recalled.terms,
-                      judge=settings.judge, judge_model=engines.judge_model, trace=trace)
+                      judge=settings.judge, judge_model=engines.judge_model, trace=trace,
+                      stats=stats)
     order = rerank(query, evidence, recalled.terms, reranker=engines.reranker,  # 5
                    llm=None if expansion.llm_failed else llm, settings=settings,
                    explain=options.explain, trace=trace)

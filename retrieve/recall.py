@@ -36,7 +36,7 @@ Absolute per-query score scales (``Hit.s_norm`` in [0, 1]):
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -51,6 +51,8 @@ from kb.types import Hit, RecallList
 # few cosines is mostly the passages of the one topic, and the model's calibrated unrelated
 # cosine stands in (30: the usual floor for a sample median's stability).
 MIN_GROUP_CHUNKS = 30
+# index tokens -> chunks holding each (absent tokens omitted), as Store.token_chunk_counts
+TokenCounts = Callable[[Sequence[str]], dict[str, int]]
 SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
 
 
@@ -81,10 +83,15 @@ def clause_idfs(store: Store, query: KeywordQuery,
     return out
 
 
-def single_token_counts(store: Store, query: KeywordQuery) -> dict[str, int]:
-    """Chunks holding each single-token alternative of ``query`` (absent: none)."""
-    return store.token_chunk_counts([alt[0] for clause in query.clauses for alt in clause
-                                     if len(alt) == 1])
+def single_token_counts(store: Store, query: KeywordQuery,
+                        token_counts: TokenCounts | None = None) -> dict[str, int]:
+    """Chunks holding each single-token alternative of ``query`` (absent: none).
+
+    ``token_counts``: reads them (the search's memo, ``kb.retrieve.indexstats``); ``None``:
+    ``Store.token_chunk_counts``.
+    """
+    read = token_counts or store.token_chunk_counts
+    return read([alt[0] for clause in query.clauses for alt in clause if len(alt) == 1])
 
 
 def coverage(query: KeywordQuery, idfs: Sequence[float], matched: frozenset[str]) -> float:
@@ -109,7 +116,8 @@ def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
 
     Args:
         scores: cosines of one query against every stored chunk, shape (n,).
-        groups: each chunk's baseline group, shape (n,), or ``None`` for one group.
+        groups: each chunk's baseline group, shape (n,), integers in a small range (kb's are
+            0-3, ``kb.store.search.BASELINE_GROUP_SQL``), or ``None`` for one group.
         cos_unrelated: the calibrated fallback for groups under ``MIN_GROUP_CHUNKS``.
 
     Returns:
@@ -117,10 +125,15 @@ def group_baselines(scores: np.ndarray, groups: np.ndarray | None,
     """
     out = np.full(scores.shape, cos_unrelated, dtype=np.float32)
     if groups is None:
-        groups = np.zeros(scores.shape, dtype=np.int8)
-    for g in np.unique(groups):
+        if scores.size >= MIN_GROUP_CHUNKS:
+            out[:] = float(np.median(scores))
+        return out
+    if groups.size == 0:
+        return out
+    # each value of the range in turn: at 100k chunks np.unique's sort cost 0.25 ms a search
+    for g in range(int(groups.min()), int(groups.max()) + 1):
         mask = groups == g
-        if mask.sum() >= MIN_GROUP_CHUNKS:
+        if np.count_nonzero(mask) >= MIN_GROUP_CHUNKS:
             out[mask] = float(np.median(scores[mask]))
     return out
 
@@ -147,7 +160,8 @@ def keyword_s_norm(share: float, query: KeywordQuery, idfs: Sequence[float],
 
 def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
                 filters: Filters, name: str, weight: float,
-                partial_cap: bool = False) -> RecallList:
+                partial_cap: bool = False, token_counts: TokenCounts | None = None
+                ) -> RecallList:
     """BM25 list for one query's clauses (``kb.store.textindex.keyword_query``) or plain terms.
 
     Args:
@@ -159,6 +173,7 @@ def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
         weight: the list's fusion weight.
         partial_cap: cap the s_norm of a hit that holds one clause of several
             (``keyword_s_norm``); a hybrid search sets it, BM25 alone keeps its own order.
+        token_counts: reads the tokens' chunk frequencies (``single_token_counts``).
 
     Raises:
         sqlite3.OperationalError: FTS5 rejected the query (caller falls back to LIKE).
@@ -168,7 +183,7 @@ def bm25_recall(store: Store, query: KeywordQuery | Sequence[str], *, pool: int,
     match = match_expression(query)
     if match is None:
         return RecallList(name, "bm25", weight, ())
-    df = single_token_counts(store, query)
+    df = single_token_counts(store, query, token_counts)
     rows = tiered_search(store, query, df, pool, filters, matched=partial_cap)
     idfs = clause_idfs(store, query, df)
     scale = sum(idfs) or 1.0

@@ -107,13 +107,13 @@ def test_overlapping_scans_share_one_blas_limit_and_the_last_restores_it():
     script = """
 import numpy
 from threadpoolctl import threadpool_info
-from kb.retrieve.hybrid import _one_blas_thread
+from kb.retrieve.threadlimits import one_blas_thread
 
 def blas():
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 before = blas()
-first, second = _one_blas_thread(), _one_blas_thread()
+first, second = one_blas_thread(), one_blas_thread()
 first.__enter__()
 second.__enter__()
 first.__exit__(None, None, None)   # the first search ends while the second still scans

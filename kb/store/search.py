@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,6 +24,7 @@ import numpy as np
 
 from kb.store.codec import blob_to_vector
 from kb.store.health import fts_row_count
+from kb.store.textindex import phrase_counts, phrase_expression
 from kb.types import Chunk
 
 
@@ -297,28 +298,40 @@ class SearchPrimitives:
             f"SELECT doc_id, count(*) FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}) "
             "GROUP BY doc_id", ids).fetchall())
 
-    def phrase_chunks_by_doc(self, phrases: dict[str, str], doc_ids: Sequence[int]
+    def phrase_chunks_by_doc(self, phrases: Mapping[str, Sequence[str]], doc_ids: Sequence[int]
                              ) -> dict[tuple[int, str], int]:
         """(document id, key) -> chunks of that document matching the key's phrase.
 
-        One query per phrase, constrained to the documents' chunk ids (``rowid IN``), so a
-        common term costs what those chunks cost, not its whole posting list (a plain join
-        over "cell" in a 100k-chunk index took 200 ms; this, about 1 ms).
+        One query reads the documents' index bodies and the phrases are found in them
+        (``textindex.phrase_counts``: 0.4 ms for ten SciFact documents and eight phrases at
+        100k chunks). Should a body or a phrase hold a token FTS5 might read otherwise
+        (``textindex.fts_plain``), FTS5 counts in those documents: one query per phrase,
+        constrained to their chunk ids (8 ms for the same; a plain join over "cell" took 200).
 
         Args:
-            phrases: key -> a *safe* FTS5 phrase (quoted tokens, see ``kb.store.textindex``).
+            phrases: key -> index tokens in order (a phrase of one token: a term).
             doc_ids: the documents to count in.
+
+        Raises:
+            sqlite3.OperationalError: the full-text index failed, or the read was interrupted.
         """
         ids = sorted(set(doc_ids))
-        out: dict[tuple[int, str], int] = {}
         if not ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.doc_id, f.body FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE "
+            f"f.rowid IN (SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}))",
+            ids).fetchall()
+        out, left = phrase_counts(((int(d), body) for d, body in rows), phrases)
+        if not left:
             return out
+        ids = sorted(left)
         marks = ",".join("?" * len(ids))
-        for key, phrase in phrases.items():
+        for key, tokens in phrases.items():
             for doc_id, n in self.conn.execute(
                     "SELECT c.doc_id, count(*) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
                     f"WHERE f.rowid IN (SELECT id FROM chunks WHERE doc_id IN ({marks})) "
-                    "AND chunks_fts MATCH ? GROUP BY c.doc_id", [*ids, phrase]):
+                    "AND chunks_fts MATCH ? GROUP BY c.doc_id", [*ids, phrase_expression(tokens)]):
                 out[(int(doc_id), key)] = int(n)
         return out
 

@@ -35,7 +35,7 @@ import logging
 import re
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -269,6 +269,56 @@ def matched_tokens(body: str, alternatives: Sequence[Sequence[str]]) -> frozense
     return frozenset(t for alt in alternatives
                      if (alt[0] in present if len(alt) == 1 else f" {' '.join(alt)} " in padded)
                      for t in alt)
+
+
+def fts_plain(text: str) -> bool:
+    """Whether FTS5's tokenizer reads every space-separated token of ``text`` as it stands.
+
+    True when each character other than the spaces is a letter, digit, mark or private-use
+    character (``unicode61`` with categories ``L* N* Co M*`` keeps it inside a token) and
+    Unicode case folding changes nothing (``unicode61`` folds ``ς``, ``ſ``, ``µ`` and upper
+    case). Checked against SQLite 3.40.1 over every code point: each character Python's
+    Unicode tables put in those categories is a token character for ``unicode61``, and the
+    lower-case ones it folds are the ones case folding changes. False for an empty ``text``
+    (and conservatively for ``ß``, which case folding changes and ``unicode61`` keeps).
+    """
+    joined = text.replace(" ", "")
+    if not joined or joined.casefold() != joined:
+        return False
+    return joined.isalnum() or all(unicodedata.category(c)[0] in "LNM"
+                                   or unicodedata.category(c) == "Co" for c in joined)
+
+
+def phrase_counts(bodies: Iterable[tuple[int, str]], phrases: Mapping[str, Sequence[str]]
+                  ) -> tuple[dict[tuple[int, str], int], set[int]]:
+    """(group, key) -> bodies of that group holding the key's phrase, counted in Python.
+
+    A phrase is found where its tokens are consecutive tokens of the body, as FTS5's phrase
+    match finds it when the body and the phrase are ``fts_plain``.
+
+    Args:
+        bodies: (group, index body) pairs, e.g. (document id, chunk body).
+        phrases: key -> index tokens in order.
+
+    Returns:
+        The counts (pairs found in no body omitted) of the groups whose bodies are all
+        ``fts_plain``, and the other groups (every group when a phrase is not plain), which
+        only FTS5 can count.
+    """
+    needles = {key: f" {' '.join(tokens)} " for key, tokens in phrases.items()}
+    rows = list(bodies)
+    if not all(fts_plain(n) for n in needles.values()):
+        return {}, {group for group, _ in rows}
+    left = {group for group, body in rows if not fts_plain(body)}
+    out: dict[tuple[int, str], int] = {}
+    for group, body in rows:
+        if group in left:
+            continue
+        padded = f" {body} "
+        for key, needle in needles.items():
+            if needle in padded:
+                out[(group, key)] = out.get((group, key), 0) + 1
+    return out, left
 
 
 def phrase_expression(tokens: Sequence[str]) -> str:
