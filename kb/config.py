@@ -258,7 +258,7 @@ def check_query_length(query: str) -> None:
         ValueError: ``query`` is too long (one line naming its length and the cap).
     """
     if len(query) > MAX_QUERY_CHARS:
-        raise ValueError(f"query is {len(query):,} characters long; at most {MAX_QUERY_CHARS} "
+        raise ValueError(f"query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} "
                          "are allowed (ask a question, not a document)")
 
 

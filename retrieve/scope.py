@@ -43,15 +43,24 @@ def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
                    tuple(dict.fromkeys(tag_key(t) for t in options.tags)))
 
 
-def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
-    """A note for each tag no document carries and each source no document's source matches.
+EMPTY_NOTE = "the knowledge base is empty: no document has been indexed into it"
 
-    Such a filter keeps nothing (alone, the search finds nothing); the note names it, so the
-    user reads the filter, not the question, as the reason (``Diagnostics.notes``). One read
-    of the documents per tag or source given (a tag by its index); none without them.
+
+def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
+    """Notes on why a search can find nothing whatever it asks: an empty index, or a filter.
+
+    A filter that keeps nothing: each tag no document carries, each source no document's
+    source matches, each type no document has. The note names the reason, so the user reads
+    the index or the filter, not the question, as the cause (``Diagnostics.notes``): an
+    assistant pointed at a mistyped collection must not read "the documents do not hold it".
+    One read (``LIMIT 1``) for the empty index, and one per tag, source or type given.
     """
+    if not store.any_document(Filters()):
+        return (EMPTY_NOTE,)
     notes = [f"no document carries tag {tag!r}" for tag in dict.fromkeys(options.tags)
              if not store.any_document(Filters(tag_keys=(tag_key(tag),)))]
     notes += [f"no document's source is or starts with {source!r}" for source in options.sources
               if not store.any_document(Filters(sources=(source,)))]
+    notes += [f"no document is of type {kind!r}" for kind in dict.fromkeys(options.source_types)
+              if not store.any_document(Filters(source_types=(kind,)))]
     return tuple(notes)

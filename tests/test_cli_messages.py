@@ -90,7 +90,7 @@ def test_context_json_is_the_http_context_shape(db):
 def test_with_json_an_error_is_json_on_stdout_too(db, tmp_path, command):
     r = run("--db", db, command, "k" * 2001, "--json")
     assert r.exit_code == 2
-    message = ("query is 2,001 characters long; at most 2000 are allowed (ask a question, not a "
+    message = ("query is 2,001 characters long; at most 2,000 are allowed (ask a question, not a "
                "document)")
     assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments", "message": message}}
     assert r.stderr == f"kb: error: {message}\n"

@@ -102,3 +102,23 @@ def test_kb_context_says_the_notes_on_stderr_and_keeps_stdout_for_the_model(db: 
     assert "note:" not in r.stdout  # the context block a model reads holds no user notes
     r = kb("--db", db, "context", "-n", "20", *QUERY)
     assert notes(r) == ["at most 3 passages per document; 5 more were left out"]
+
+
+def test_a_type_no_document_has_is_named(db: str) -> None:
+    r = kb("--db", db, "search", "--type", "docx", *QUERY)
+    assert r.exit_code == 0 and "No relevant references found" in r.stdout
+    assert notes(r) == ["no document is of type 'docx'"]
+    assert notes(kb("--db", db, "search", "--type", "md", "-n", "3", *QUERY)) == []
+
+
+def test_an_empty_knowledge_base_says_it_is_empty_not_that_it_lacks_the_answer(
+        tmp_path: Path) -> None:
+    empty = str(tmp_path / "empty.db")  # as `kb collections create` leaves it
+    with KnowledgeBase(Path(empty), Config(embedder="none")) as base:
+        data = knowledge_search(base, {"query": " ".join(QUERY)})
+    assert data["insufficient_evidence"] is True
+    assert data["diagnostics"]["notes"] == [
+        "the knowledge base is empty: no document has been indexed into it"]
+    r = kb("--db", empty, "search", "--tag", "nobody", *QUERY)  # the filter is not the reason
+    assert r.exit_code == 0
+    assert notes(r) == ["the knowledge base is empty: no document has been indexed into it"]
