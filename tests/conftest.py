@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -47,6 +48,16 @@ def serving(kb: KnowledgeBase, settings: ServeSettings | None = None
     finally:
         server.shutdown()
         server.server_close()
+
+
+def ctrl_c_default() -> None:
+    """``preexec_fn`` for a child the test stops with a real SIGINT: default Ctrl-C handling.
+
+    A shell runs a background job with SIGINT ignored, and an ignored signal stays ignored
+    across exec: a suite started that way (``bash test.sh &``) would start ``kb`` with Ctrl-C
+    ignored, and Python then never raises ``KeyboardInterrupt``.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

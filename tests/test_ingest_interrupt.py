@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import ctrl_c_default, write
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
@@ -84,7 +84,8 @@ def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path) -> N
     folder = _folder(tmp_path / "d", 60, paragraphs=30)
     db = tmp_path / "kb.db"
     command = [sys.executable, "-m", "kb", "--db", str(db), "ingest", str(folder)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_default)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if db.exists():

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import ctrl_c_default, write
 
 from kb.cli.ingest import summary_line
 from kb.types import IngestReport
@@ -57,7 +57,7 @@ def watching(tmp_path: Path
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
          str(folder), "--debounce-ms", "100"], cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stderr is not None
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
