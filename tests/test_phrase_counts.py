@@ -1,10 +1,16 @@
-"""The judge's per-document phrase counts, found in the index bodies, are FTS5's own counts."""
+"""The judge's per-document phrase counts, found in the index bodies or by FTS5, are FTS5's.
+
+A long document (a Wikipedia page of 665 chunks) is left to FTS5: the body scan is bounded."""
+
+import re
+from pathlib import Path
 
 import pytest
 
 from kb.api import KnowledgeBase
 from kb.config import ChunkSettings
 from kb.eval.retrieval import FIXED_TIME
+from kb.ingest.extract import extract
 from kb.ingest.pipeline import ingest_records
 from kb.store.textindex import fts_plain, phrase_counts, phrase_expression, tokenize
 
@@ -79,3 +85,70 @@ def test_unplain_bodies_and_phrases_are_left_to_fts5():
     assert phrase_counts(bodies, {"x": ["1⁄2"]}) == ({}, {1, 2})
     # a token is matched whole: "cell" is not inside "cells"
     assert phrase_counts([(1, "cells")], {"c": ["cell"]}) == ({}, set())
+
+
+PAGE = Path(__file__).parent / "fixtures" / "docs" / "html" / "wikipedia" / "source.html"
+SHORT = {"mem://browser": "Firefox is a web browser. Mozilla makes the Firefox browser.",
+         "mem://mail": "Thunderbird is a mail client from the Mozilla Foundation.",
+         "mem://netscape": "Netscape Communications founded the Mozilla project in 1998."}
+LONG_PHRASES = ["mozilla", "mozilla foundation", "firefox", "web browser", "netscape", "1998",
+                "open source", "thunderbird", "nowhere at all"]
+
+
+@pytest.fixture(scope="module")
+def long_store(tmp_path_factory):
+    kb = KnowledgeBase(tmp_path_factory.mktemp("long") / "kb.db")
+    page = extract(PAGE)
+    records = [("mem://mozilla-page", page.title, page.text),
+               *((s, s, text) for s, text in SHORT.items())]
+    # 50-character chunks: the page (29 kB of text) becomes 665 chunks
+    ingest_records(kb.store, records, chunk=ChunkSettings(target_chars=50, overlap_chars=0),
+                   created_at=FIXED_TIME)
+    yield kb.store
+    kb.close()
+
+
+def counted(store, phrases, docs, **bound):
+    """The counts, and the documents whose bodies were read (None: no body was read)."""
+    statements = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        counts = store.phrase_chunks_by_doc(phrases, docs, **bound)
+    finally:
+        store.conn.set_trace_callback(None)
+    scans = [s for s in statements if "f.body" in s]
+    assert len(scans) <= 1
+    if not scans:
+        return counts, None
+    inner = re.search(r"doc_id IN \(([\d,]+)\)", scans[0])
+    assert inner, scans[0]
+    return counts, {int(d) for d in inner.group(1).split(",")}
+
+
+def test_long_document_counts_the_same_scanned_or_by_fts5(long_store):
+    store = long_store
+    sizes = dict(store.conn.execute("SELECT doc_id, count(*) FROM chunks GROUP BY doc_id"))
+    docs = sorted(sizes)
+    page = max(sizes, key=sizes.get)
+    short = set(docs) - {page}
+    assert sizes[page] > 500 and sum(sizes[d] for d in short) <= 10
+    phrases = {p: tokenize(p) for p in LONG_PHRASES}
+    want = fts5_counts(store, phrases, docs)
+    assert want[(page, "mozilla")] > 20 and want[(page, "mozilla foundation")] >= 2
+    # everything scanned, the page read as bodies
+    whole, read = counted(store, phrases, docs, scan_chunks_max=10**6)
+    assert whole == want and read == set(docs)
+    # the default bound leaves the page to FTS5 and scans the short documents
+    default, read = counted(store, phrases, docs)
+    assert default == want and read == short
+    # a bound below the page: the same; a bound of one chunk scans the one-chunk documents
+    below = counted(store, phrases, docs, scan_chunks_max=sizes[page] - 1)
+    assert below == (want, short)
+    smallest = min(short, key=lambda d: (sizes[d], d))
+    one, read = counted(store, phrases, docs, scan_chunks_max=sizes[smallest])
+    assert one == want and read == {smallest}
+    # no bodies at all: FTS5 alone
+    assert counted(store, phrases, docs, scan_chunks_max=0) == (want, None)
+    # the page alone: FTS5
+    alone = fts5_counts(store, phrases, [page])
+    assert counted(store, phrases, [page]) == (alone, None)

@@ -27,6 +27,9 @@ from kb.store.health import fts_row_count
 from kb.store.textindex import phrase_counts, phrase_expression
 from kb.types import Chunk
 
+# ``Store.phrase_chunks_by_doc`` reads at most this many chunks' bodies a call
+PHRASE_SCAN_CHUNKS_MAX = 500
+
 
 @dataclass(frozen=True, slots=True)
 class Filters:
@@ -298,19 +301,24 @@ class SearchPrimitives:
             f"SELECT doc_id, count(*) FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}) "
             "GROUP BY doc_id", ids).fetchall())
 
-    def phrase_chunks_by_doc(self, phrases: Mapping[str, Sequence[str]], doc_ids: Sequence[int]
+    def phrase_chunks_by_doc(self, phrases: Mapping[str, Sequence[str]], doc_ids: Sequence[int],
+                             *, scan_chunks_max: int = PHRASE_SCAN_CHUNKS_MAX
                              ) -> dict[tuple[int, str], int]:
         """(document id, key) -> chunks of that document matching the key's phrase.
 
-        One query reads the documents' index bodies and the phrases are found in them
-        (``textindex.phrase_counts``: 0.4 ms for ten SciFact documents and eight phrases at
-        100k chunks). Should a body or a phrase hold a token FTS5 might read otherwise
-        (``textindex.fts_plain``), FTS5 counts in those documents: one query per phrase,
-        constrained to their chunk ids (8 ms for the same; a plain join over "cell" took 200).
+        The smallest documents, while their chunks add up to at most ``scan_chunks_max``, are
+        counted in their index bodies, read in one query (``textindex.phrase_counts``: 0.4 ms
+        for ten SciFact documents and eight phrases at 100k chunks). FTS5 counts in the others,
+        and in those whose body or phrase holds a token it might read otherwise
+        (``textindex.fts_plain``): a query per document and phrase over the document's chunk
+        id range (eight phrases: 1.7 ms for ten SciFact documents at 100k chunks, where a MATCH
+        constrained to their chunk ids took 9-27; 0.9 ms for a book of 5,320 chunks, whose
+        bodies took 25-40 ms and that MATCH 1.5 s). Both give FTS5's counts.
 
         Args:
             phrases: key -> index tokens in order (a phrase of one token: a term).
             doc_ids: the documents to count in.
+            scan_chunks_max: at most this many chunks are read as bodies (>= 0).
 
         Raises:
             sqlite3.OperationalError: the full-text index failed, or the read was interrupted.
@@ -318,21 +326,33 @@ class SearchPrimitives:
         ids = sorted(set(doc_ids))
         if not ids:
             return {}
-        rows = self.conn.execute(
-            "SELECT c.doc_id, f.body FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE "
-            f"f.rowid IN (SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}))",
-            ids).fetchall()
-        out, left = phrase_counts(((int(d), body) for d, body in rows), phrases)
-        if not left:
-            return out
-        ids = sorted(left)
-        marks = ",".join("?" * len(ids))
-        for key, tokens in phrases.items():
-            for doc_id, n in self.conn.execute(
-                    "SELECT c.doc_id, count(*) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
-                    f"WHERE f.rowid IN (SELECT id FROM chunks WHERE doc_id IN ({marks})) "
-                    "AND chunks_fts MATCH ? GROUP BY c.doc_id", [*ids, phrase_expression(tokens)]):
-                out[(int(doc_id), key)] = int(n)
+        spans = {int(d): (int(n), int(lo), int(hi)) for d, n, lo, hi in self.conn.execute(
+            "SELECT doc_id, count(*), min(id), max(id) FROM chunks "
+            f"WHERE doc_id IN ({','.join('?' * len(ids))}) GROUP BY doc_id", ids)}
+        scanned: list[int] = []
+        for d in sorted(spans, key=lambda d: (spans[d][0], d)):
+            if sum(spans[s][0] for s in scanned) + spans[d][0] > scan_chunks_max:
+                break
+            scanned.append(d)
+        out: dict[tuple[int, str], int] = {}
+        left = set(spans) - set(scanned)
+        if scanned:
+            rows = self.conn.execute(
+                "SELECT c.doc_id, f.body FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+                "WHERE f.rowid IN (SELECT id FROM chunks WHERE doc_id IN "
+                f"({','.join('?' * len(scanned))}))", scanned).fetchall()
+            out, unplain = phrase_counts(((int(d), body) for d, body in rows), phrases)
+            left |= unplain
+        for doc_id in sorted(left):
+            _, lo, hi = spans[doc_id]
+            for key, tokens in phrases.items():
+                # CROSS JOIN: FTS5 first, seeking the range in its posting lists
+                (n,) = self.conn.execute(
+                    "SELECT count(*) FROM chunks_fts f CROSS JOIN chunks c ON c.id = f.rowid "
+                    "WHERE chunks_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND c.doc_id = ?",
+                    (phrase_expression(tokens), lo, hi, doc_id)).fetchone()
+                if n:
+                    out[(doc_id, key)] = int(n)
         return out
 
     def script_mix(self) -> tuple[int, int]:
