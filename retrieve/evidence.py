@@ -115,7 +115,7 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
     judged = None
     if judge and top:
         passages = judge_passages(head, chunks)
-        reader = stats or IndexStatsReader(store)
+        reader = stats if stats is not None else IndexStatsReader(store)
         index, problem = reader.stats(terms, [p.doc_id for p in passages])
         judged = JudgeInput(tuple(passages), index, problem,
                             judge_model or load_judge_model(store, fingerprint, model_id))

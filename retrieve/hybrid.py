@@ -118,10 +118,14 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         settings: ``recall`` and the list weights.
         trace: times the ``recall`` stage; receives degraded notes.
         cache_dir: kb's cache folder, where the cross-language lexicon is cached.
-        stats: the search's reader of the judge's index statistics: while the vector side
-            runs, this thread reads the terms' statistics and those of the documents of the
-            first ``JUDGE_TOP_N`` BM25 hits into it (``kb.retrieve.indexstats``); ``None``:
-            nothing read ahead.
+        stats: the search's reader of the judge's index statistics
+            (``kb.retrieve.indexstats``); BM25 reads its tokens' chunk frequencies through
+            it. When the keyword lists are done and the vector side is not, this thread reads
+            into it the terms' statistics and those of the documents of the first
+            ``JUDGE_TOP_N`` hits of each keyword list: the question's and each expansion's
+            (BM25, or LIKE where it stood in; not the translated list, read after). Without
+            a vector side, or when it is done first, nothing is read ahead. ``None``: no
+            reader; BM25 reads the store.
 
     Raises:
         kb.errors.SearchCancelled: the caller cancelled.

