@@ -28,11 +28,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from kb.retrieve.bitrecall import hamming  # kb's own Hamming scan over (words, n) bits
+# kb's own code: the Hamming scan over (words, n) bits, the int8 scoring, the codes and bits
+from kb.retrieve.bitrecall import hamming, int8_scores
+from kb.store.bitindex import BitIndex, Centring, int8_codes, sign_bits
 
 CASCADES = ("np-i8", "np-i8g", "np-i8b")
 BUILT_AT = 100_000  # np-i8b: the vectors the centring is taken over (kb's threshold)
-BLOCK_ROWS = 16_384  # int8 rows converted to float32 per step (24 MB at 384-d)
 
 
 def _path(name: str, n: int):  # type: ignore[no-untyped-def]
@@ -61,12 +62,13 @@ def build_cascade(name: str, n: int, m: np.ndarray) -> dict:
     reach = np.maximum(hi - mean, mean - lo)
     scale = (127.0 / (reach if name == "np-i8" else np.full_like(reach, reach.max()))
              ).astype(np.float32)
+    centring = Centring(mean, scale)
     codes = np.empty((n, m.shape[1]), np.int8)
     bits = np.empty((n, (m.shape[1] + 63) // 64), np.uint64)
     for start in range(0, n, 100_000):
-        centred = np.asarray(m[start:min(n, start + 100_000)]) - mean
-        codes[start:start + len(centred)] = np.clip(np.rint(centred * scale), -127, 127)
-        bits[start:start + len(centred)] = np.packbits(centred > 0, axis=1).view(np.uint64)
+        block = np.asarray(m[start:min(n, start + 100_000)])
+        codes[start:start + len(block)] = int8_codes(block, centring)
+        bits[start:start + len(block)] = sign_bits(block, mean)
     np.savez(path, codes=codes, bits=np.ascontiguousarray(bits.T), mean=mean, scale=scale)
     build_s = time.perf_counter() - t0
     clipped = sum(int((np.abs(np.rint((np.asarray(m[at:min(n, at + 100_000)]) - mean) * scale))
@@ -77,17 +79,6 @@ def build_cascade(name: str, n: int, m: np.ndarray) -> dict:
     return info
 
 
-def int8_scores(codes: np.ndarray, rows: np.ndarray | None, q_scaled: np.ndarray) -> np.ndarray:
-    """``codes[rows] . q_scaled`` (float32), every row when ``rows`` is None, in blocks."""
-    count = len(codes) if rows is None else len(rows)
-    out = np.empty(count, np.float32)
-    for start in range(0, count, BLOCK_ROWS):
-        part = (codes[start:start + BLOCK_ROWS] if rows is None
-                else codes[rows[start:start + BLOCK_ROWS]])
-        out[start:start + len(part)] = part.astype(np.float32) @ q_scaled
-    return out
-
-
 def cascade_searcher(name: str, n: int, spec: str, allowed: Callable[[str], np.ndarray],
                      rescore: Callable[[np.ndarray, list[int], int], list[int]]
                      ) -> Callable[[np.ndarray, int, str | None], list[int]]:
@@ -95,26 +86,28 @@ def cascade_searcher(name: str, n: int, spec: str, allowed: Callable[[str], np.n
     depth, keep = (int(x) for x in spec.split("/"))
     with np.load(_path(name, n)) as z:
         codes, bits, mean, scale = z["codes"], z["bits"], z["mean"], z["scale"]
+    nothing = np.empty(0, np.int64)  # int8_scores reads only the codes and scales
+    index = BitIndex(chunk_ids=nothing, doc_ids=nothing, groups=nothing, bits=bits, mean=mean,
+                     codes=codes, scale=scale, group_counts=nothing,
+                     sample=np.empty((0, len(mean)), np.float32), sample_groups=nothing)
+    every = np.arange(len(codes))
 
     def search(q: np.ndarray, k: int, f: str | None) -> list[int]:
-        centred = q - mean
-        q_scaled = (q / scale).astype(np.float32)
         kept = max(keep, k)
         if f is None:
-            rows = None
+            rows = every
             if depth:
-                qb = np.packbits(centred > 0).view(np.uint64)
+                qb = sign_bits(q, mean)[0]
                 rows = np.sort(np.argpartition(hamming(bits, qb), depth - 1)[:depth])
         else:
             rows = allowed(f)
             if len(rows) <= kept:
                 return rescore(q, rows.tolist(), k)
             if depth and len(rows) > depth:
-                qb = np.packbits(centred > 0).view(np.uint64)
+                qb = sign_bits(q, mean)[0]
                 rows = np.sort(rows[np.argpartition(hamming(bits[:, rows], qb), depth - 1)
                                     [:depth]])
-        s = int8_scores(codes, rows, q_scaled)
+        s = int8_scores(index, rows, q)
         best = np.argpartition(-s, kept - 1)[:kept]
-        chosen = best if rows is None else rows[best]
-        return rescore(q, np.sort(chosen).tolist(), k)
+        return rescore(q, np.sort(rows[best]).tolist(), k)
     return search
