@@ -136,8 +136,9 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
     elif service is None:
         trace.degraded.append(f"vectors: {embedding_problem or 'no embedder'}; BM25 only")
     elif not store.has_vectors(service.fingerprint.key):
-        trace.degraded.append(f"vectors: the index holds none from {service.embedder.model_id} "
-                              "(run `kb reembed`); BM25 only")
+        if store.any_document(Filters()):  # an empty index needs documents, not `kb reembed`
+            trace.degraded.append(f"vectors: the index holds none from "
+                                  f"{service.embedder.model_id} (run `kb reembed`); BM25 only")
         service = None
     else:
         calibration = load_calibration(store, service.fingerprint.key,
