@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 BASELINE_SAMPLE_PER_GROUP = 2048  # float32 vectors kept per baseline group for the medians
 _BUILD_BLOCK_ROWS = 20_000  # rows read per step of a build (30 MB of float32 at 384-d)
 _LIVE_SQL = "FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL"
+_CODED_SQL = "FROM chunk_bits WHERE codes IS NOT NULL"  # rows a search can use (migration 8)
 _PUT_BITS_SQL = (  # the row of a chunk whose vector was just written under the same condition
     f"INSERT OR REPLACE INTO chunk_bits(chunk_id, doc_id, grp, bits, codes) SELECT id, doc_id, "
     f"{BASELINE_GROUP_SQL}, ?, ? FROM chunks WHERE id = ? AND context_prefix = ? AND text = ? "
@@ -220,7 +221,7 @@ def count_live(conn: sqlite3.Connection, fingerprint: str) -> int:
 def in_step(conn: sqlite3.Connection, fingerprint: str) -> bool:
     """Whether a bit index of ``fingerprint`` is built with one row of bits per live vector."""
     return stored_centring(conn, fingerprint) is not None and int(conn.execute(
-        "SELECT count(*) FROM chunk_bits").fetchone()[0]) == count_live(conn, fingerprint)
+        f"SELECT count(*) {_CODED_SQL}").fetchone()[0]) == count_live(conn, fingerprint)
 
 
 def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
@@ -233,7 +234,7 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     chunk_ids, doc_ids = np.empty(n, np.int64), np.empty(n, np.int64)
     groups, bits = np.empty(n, np.int8), np.empty((dim_words, n), np.uint64)
     codes = np.empty((n, dim), np.int8)
-    cursor = conn.execute("SELECT chunk_id, doc_id, grp, bits, codes FROM chunk_bits "
+    cursor = conn.execute(f"SELECT chunk_id, doc_id, grp, bits, codes {_CODED_SQL} "
                           "ORDER BY chunk_id")
     at = 0
     while rows := cursor.fetchmany(_BUILD_BLOCK_ROWS):  # in blocks: no list of n rows

@@ -209,10 +209,19 @@ def _m008_chunk_codes(conn: sqlite3.Connection) -> None:
     A bit index built before this migration has no codes and no int8 scales: it is dropped
     (its rows and its stamp in ``meta``), so searches scan exactly until the next ingest
     rebuilds it (``kb.store.bitindex.ensure``) or the next write of vectors does.
+
+    A kb process that opened the file before this migration (an old ``kb serve``) would go on
+    writing rows without codes, which no search could load: trigger ``chunk_bits_need_codes``
+    refuses them, so that process's write transaction fails with the reason and rolls back
+    whole (its vectors with it; nothing is lost: the next ingest of a current kb writes them).
     """
     conn.execute("ALTER TABLE chunk_bits ADD COLUMN codes BLOB")
     conn.execute("DELETE FROM chunk_bits")
     conn.execute("DELETE FROM meta WHERE key = 'bits_mean'")
+    conn.execute("CREATE TRIGGER chunk_bits_need_codes BEFORE INSERT ON chunk_bits "
+                 "WHEN new.codes IS NULL BEGIN SELECT RAISE(ABORT, 'chunk_bits: a row without "
+                 "int8 codes, written by a kb process older than schema 8 (opened before the "
+                 "upgrade); stop it and start the current kb'); END")
 
 
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
