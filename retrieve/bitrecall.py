@@ -5,7 +5,7 @@ Two steps, split so the worker thread never reads the database (``kb.retrieve.hy
 1. ``bit_candidates`` (worker, pure): the chunks to score exactly, by a cascade over the
    index held in RAM. Of the chunks searched (all, or in a scoped search those of the
    documents inside the scope, read with SQL by the caller), the nearest by Hamming distance
-   between sign bits (``kb.store.bitindex.sign_bits``) are kept, ``HAMMING_DEPTH`` or
+   between sign bits (``kb.store.bitbuild.sign_bits``) are kept, ``HAMMING_DEPTH`` or
    ``HAMMING_SHARE`` of them whichever is more, when there are more; of those, the
    ``RESCORE_DEPTH`` best by their int8 codes scored against the float32 query
    (``int8_scores``), when there are more. Every candidate is inside the scope,
@@ -31,7 +31,8 @@ import numpy as np
 from kb.errors import SearchCancelled
 from kb.retrieve.recall import MIN_GROUP_CHUNKS
 from kb.store import Store
-from kb.store.bitindex import BitIndex, sign_bits, vectors_by_id
+from kb.store.bitbuild import sign_bits
+from kb.store.bitindex import BitIndex, vectors_by_id
 from kb.types import Hit, RecallList
 
 # bench/README.md, "The int8 cascade" (scale.py, 1M vectors): Hamming's nearest 20,000 (2%),

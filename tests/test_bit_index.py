@@ -30,16 +30,8 @@ from kb.retrieve.bitrecall import (
 )
 from kb.retrieve.recall import vector_recall
 from kb.store import Store, health
-from kb.store.bitindex import (
-    BitIndex,
-    count_live,
-    ensure,
-    int8_codes,
-    sign_bits,
-    stored_centring,
-    vector_index,
-    vectors_by_id,
-)
+from kb.store.bitbuild import count_live, int8_codes, sign_bits, stored_centring
+from kb.store.bitindex import BitIndex, ensure, vector_index, vectors_by_id
 from kb.store.search import Filters, VectorMatrix
 from kb.store.vectors import (
     ReembedTarget,

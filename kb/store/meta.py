@@ -27,7 +27,7 @@ class MetaKey(StrEnum):
     """JSON of the ``kb.store.vectors.ReembedTarget`` an unfinished re-embed stages."""
     BITS_MEAN = "bits_mean"
     """JSON ``{"fingerprint", "mean", "scale"}``: the bit index's centring mean and int8 scales
-    (``kb.store.bitindex.Centring``)."""
+    (``kb.store.bitbuild.Centring``)."""
     EVAL_INDEX_DIGEST = "eval_index_digest"
     """The digest of the corpus and settings an evaluation index was built from."""
     CALIBRATION = "calibration:"
