@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -440,3 +441,59 @@ def test_an_ingest_builds_the_missing_index_of_a_store_past_the_threshold(tmp_pa
         assert built.warnings == ()
         refs = kb.search("who built the box kite").references
         assert refs and Path(refs[0].source).name == "kites.md"
+
+
+def test_searches_arriving_together_after_a_write_share_one_load(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 51))
+        for seed in (52, 53, 54):  # after each write, eight searches at once
+            add_docs(store, clustered(20, seed))
+            start = threading.Barrier(8)
+            got: list[object] = []
+
+            def search(start: threading.Barrier, got: list[object]) -> None:
+                start.wait()
+                got.append(vector_index(store, FP))
+
+            threads = [threading.Thread(target=search, args=(start, got)) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert len(got) == 8 and isinstance(got[0], BitIndex)
+            assert all(index is got[0] for index in got)  # one load, shared
+            assert vector_index(store, FP) is got[0]
+    finally:
+        store.close()
+
+
+def test_a_search_in_an_older_snapshot_leaves_the_newer_cached_index(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 61))
+        older_ready, written, done = threading.Event(), threading.Event(), threading.Event()
+        seen: list[BitIndex | VectorMatrix] = []
+
+        def older_search() -> None:
+            with store.snapshot():
+                store.generation()  # the snapshot starts here, before the write
+                older_ready.set()
+                written.wait()
+                seen.append(vector_index(store, FP))
+            done.set()
+
+        thread = threading.Thread(target=older_search)
+        thread.start()
+        older_ready.wait()
+        add_docs(store, clustered(20, 62))
+        newer = vector_index(store, FP)
+        assert isinstance(newer, BitIndex) and len(newer.chunk_ids) == 1120
+        written.set()
+        done.wait()
+        thread.join()
+        older = seen[0]
+        assert isinstance(older, BitIndex) and len(older.chunk_ids) == 1100  # its own snapshot
+        assert vector_index(store, FP) is newer  # still cached, not evicted by the older one
+    finally:
+        store.close()

@@ -148,7 +148,8 @@ def vectors_by_id(conn: sqlite3.Connection, chunk_ids: Sequence[int], fingerprin
 
 _cache: weakref.WeakKeyDictionary[Store, tuple[int, str, VectorMatrix | BitIndex]] = (
     weakref.WeakKeyDictionary())
-_cache_lock = threading.Lock()
+_load_locks: weakref.WeakKeyDictionary[Store, threading.Lock] = weakref.WeakKeyDictionary()
+_cache_lock = threading.Lock()  # guards both dictionaries; held for lookups only, never a load
 
 
 def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
@@ -157,27 +158,46 @@ def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
     The exact matrix (``Store.vector_matrix``) up to ``store.exact_scan_max_vectors`` live
     vectors, else the bit index; an index that is missing or out of step (e.g. the threshold
     was lowered on a store written without one) falls back to the exact matrix, with a
-    warning in the log. Cached until the next write.
+    warning in the log. Cached per store until the next write. One thread at a time loads for
+    a store (about 0.5 GB at 1M vectors): searches arriving together after a write wait for
+    the first one's load and share it. A search in a snapshot older than the cached index
+    loads its own and leaves the cache as it is.
     """
-    gen = store.generation()
-    with _cache_lock:
-        cached = _cache.get(store)
-        if cached is not None and cached[0] == gen and cached[1] == fingerprint:
-            return cached[2]
-        # let go of the stale index before reading the new one: both at once would double
-        # the peak (about 0.5 GB each at 1M vectors)
-        _cache.pop(store, None)
-    del cached
+    with store.snapshot():  # joins the caller's: the generation and the load agree
+        gen = store.generation()
+        with _cache_lock:
+            cached = _cache.get(store)
+            if cached is not None and cached[0] == gen and cached[1] == fingerprint:
+                return cached[2]
+            lock = _load_locks.setdefault(store, threading.Lock())
+        del cached
+        with lock:
+            with _cache_lock:
+                cached = _cache.get(store)
+                if cached is not None and cached[0] == gen and cached[1] == fingerprint:
+                    return cached[2]  # loaded while this one waited
+                if cached is not None and cached[0] < gen:
+                    # let go of the stale index before reading the new one: both at once would
+                    # double the peak (about 0.5 GB each at 1M vectors)
+                    _cache.pop(store, None)
+            del cached
+            index = _load(store, fingerprint)
+            with _cache_lock:
+                newest = _cache.get(store)
+                if newest is None or newest[0] <= gen:  # never an older snapshot's over a newer
+                    _cache[store] = (gen, fingerprint, index)
+            return index
+
+
+def _load(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
+    """The bit index past the threshold when in step, else the exact matrix (uncached)."""
     found: VectorMatrix | BitIndex | None = None
     if count_live(store.conn, fingerprint) > store.exact_scan_max_vectors:
         found = load(store.conn, fingerprint)
         if found is None:
             log.warning("%s: no bit index in step with the live vectors; scanning them exactly "
                         "(the next write of vectors builds it)", store.path)
-    index = found if found is not None else store.vector_matrix(fingerprint)
-    with _cache_lock:
-        _cache[store] = (gen, fingerprint, index)
-    return index
+    return found if found is not None else store.vector_matrix(fingerprint)
 
 
 def ensure(store: Store, fingerprint: str) -> bool:
