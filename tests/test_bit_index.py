@@ -497,3 +497,41 @@ def test_a_search_in_an_older_snapshot_leaves_the_newer_cached_index(tmp_path):
         assert vector_index(store, FP) is newer  # still cached, not evicted by the older one
     finally:
         store.close()
+
+
+def test_the_index_is_rebuilt_with_new_scales_once_as_many_vectors_were_coded_since(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 71))  # built by the write that reached 1,020
+        built = stored_centring(store.conn, FP)
+        assert built is not None and built.vectors_at_build == 1020
+        far = 3.0 * COMMON + 4.0 * np.eye(DIM)[0]
+        far = (far / np.linalg.norm(far)).astype(np.float32)
+        add_docs(store, far[None, :], "/far/")  # its dimension 0 lies past the build's range
+
+        def far_error_steps() -> float:
+            """How far the far vector's int8 code of dimension 0 decodes from it, in steps."""
+            centring = stored_centring(store.conn, FP)
+            assert centring is not None
+            code = store.conn.execute(
+                "SELECT codes FROM chunk_bits WHERE doc_id = (SELECT id FROM documents WHERE "
+                "source LIKE '/far/%')").fetchone()[0]
+            decoded = np.frombuffer(code, np.int8)[0] / centring.scale[0] + centring.mean[0]
+            return abs(float(decoded - far[0])) * float(centring.scale[0])
+
+        assert far_error_steps() > 10  # clipped to 127
+        add_docs(store, clustered(920, 72))  # 1,001 coded since the build: the same scales
+        kept = stored_centring(store.conn, FP)
+        assert kept is not None and np.array_equal(kept.scale, built.scale)
+        assert_in_step(store)
+        add_docs(store, clustered(20, 73))  # 1,021 >= 1,020: rebuilt in this write
+        rebuilt = stored_centring(store.conn, FP)
+        assert rebuilt is not None and rebuilt.vectors_at_build == 2041
+        assert not np.array_equal(rebuilt.mean, built.mean)
+        assert rebuilt.scale[0] < built.scale[0]  # dimension 0's range now holds the far one
+        assert far_error_steps() <= 0.5
+        assert_in_step(store)
+        index = vector_index(store, FP)
+        assert isinstance(index, BitIndex) and len(index.chunk_ids) == 2041
+    finally:
+        store.close()

@@ -34,11 +34,13 @@ class Centring:
         mean: shape (dim,), float32.
         scale: shape (dim,), float32, > 0: codes are ``rint((vector - mean) * scale)``,
             clipped to [-127, 127].
+        vectors_at_build: live vectors the build saw (0 in a stamp from before it was
+            recorded): ``keep_in_step`` rebuilds once as many were coded since.
     """
 
     mean: np.ndarray
     scale: np.ndarray
-
+    vectors_at_build: int
 
 
 def sign_bits(vectors: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -75,7 +77,8 @@ def stored_centring(c: sqlite3.Connection, fingerprint: str) -> Centring | None:
     if stamp["fingerprint"] != fingerprint or "scale" not in stamp:
         return None
     return Centring(np.array(stamp["mean"], dtype=np.float32),
-                    np.array(stamp["scale"], dtype=np.float32))
+                    np.array(stamp["scale"], dtype=np.float32),
+                    int(stamp.get("vectors_at_build", 0)))
 
 
 def put_bits(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, bytes]],
@@ -83,15 +86,19 @@ def put_bits(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, bytes]],
     """Write the bits and codes of vectors just written (chunk id, prefix, text, float32 BLOB).
 
     Inside the caller's write transaction; a row is written only where the chunk still holds
-    that prefix, text and the live ``fingerprint`` (the vector's own condition).
+    that prefix, text and the live ``fingerprint`` (the vector's own condition), and counted
+    in ``MetaKey.BITS_CODED_SINCE_BUILD``.
     """
     if not rows:
         return
     m = np.frombuffer(b"".join(r[3] for r in rows), "<f4").reshape(len(rows), -1)
     bits, codes = sign_bits(m, centring.mean), int8_codes(m, centring)
-    c.executemany(_PUT_BITS_SQL, [(b.tobytes(), q.tobytes(), cid, prefix, text, fingerprint)
-                                  for (cid, prefix, text, _), b, q
-                                  in zip(rows, bits, codes, strict=True)])
+    written = c.executemany(_PUT_BITS_SQL, [
+        (b.tobytes(), q.tobytes(), cid, prefix, text, fingerprint)
+        for (cid, prefix, text, _), b, q in zip(rows, bits, codes, strict=True)]).rowcount
+    c.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+              "value = CAST(value AS INTEGER) + excluded.value",
+              (MetaKey.BITS_CODED_SINCE_BUILD, written))
 
 
 def rebuild(c: sqlite3.Connection, fingerprint: str) -> int:
@@ -102,6 +109,7 @@ def rebuild(c: sqlite3.Connection, fingerprint: str) -> int:
     indexed.
     """
     c.execute("DELETE FROM chunk_bits")
+    c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.BITS_CODED_SINCE_BUILD,))
     total, lo, hi, n = None, None, None, 0
     for _, _, block in _blocks(c, fingerprint):
         total = block.sum(axis=0, dtype=np.float64) + (0 if total is None else total)
@@ -114,9 +122,9 @@ def rebuild(c: sqlite3.Connection, fingerprint: str) -> int:
     mean = (total / n).astype(np.float32)
     reach = np.maximum(hi - mean, mean - lo)  # the largest centred component of each dimension
     scale = (127.0 / np.where(reach > 0, reach, 1.0)).astype(np.float32)
-    centring = Centring(mean, scale)
+    centring = Centring(mean, scale, n)
     stamp = json.dumps({"fingerprint": fingerprint, "mean": [float(x) for x in mean],
-                        "scale": [float(x) for x in scale]})
+                        "scale": [float(x) for x in scale], "vectors_at_build": n})
     c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MetaKey.BITS_MEAN, stamp))
     for ids, doc_groups, block in _blocks(c, fingerprint):
         bits, codes = sign_bits(block, mean), int8_codes(block, centring)
@@ -146,15 +154,22 @@ def keep_in_step(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, byte
                  fingerprint: str, exact_scan_max_vectors: int) -> None:
     """After live vectors were written in ``c``'s transaction: write their bits, or build.
 
-    With an index of ``fingerprint``, the rows' bits and codes are written; without one, the
-    index is built when the live vectors now number more than ``exact_scan_max_vectors``.
+    With an index of ``fingerprint``, the rows' bits and codes are written, or the index is
+    rebuilt (new scales: see ``kb.store.bitindex``) when with them as many vectors were coded
+    since its build (new or rewritten) as it saw; without one, the index is built when the
+    live vectors now number more than ``exact_scan_max_vectors``.
     """
     centring = stored_centring(c, fingerprint)
-    if centring is not None:
-        put_bits(c, rows, fingerprint, centring)
-    elif int(c.execute("SELECT count(*) FROM chunks WHERE embedding_fingerprint = ?",
-                       (fingerprint,)).fetchone()[0]) > exact_scan_max_vectors:
+    if centring is None:
+        if count_live(c, fingerprint) > exact_scan_max_vectors:
+            rebuild(c, fingerprint)
+        return
+    row = c.execute("SELECT value FROM meta WHERE key = ?",
+                    (MetaKey.BITS_CODED_SINCE_BUILD,)).fetchone()
+    if (0 if row is None else int(row[0])) + len(rows) >= centring.vectors_at_build:
         rebuild(c, fingerprint)
+    else:
+        put_bits(c, rows, fingerprint, centring)
 
 
 def count_live(conn: sqlite3.Connection, fingerprint: str) -> int:

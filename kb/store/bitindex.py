@@ -13,15 +13,27 @@ float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
 Where they live: table ``chunk_bits`` (migrations 7 and 8), one row per live vector with its
 document and baseline group, so loading the index reads neither text nor float32 vectors. The
 centring mean and the scales are fixed per index build (meta ``MetaKey.BITS_MEAN``: the
-fingerprint, the mean and the scales as JSON) and recomputed only when the index is rebuilt: by
-the first write that takes the live vectors past the threshold (``keep_in_step``), by a model
-switch, or by migration 8 (an index built without codes); the code that builds the rows and
+fingerprint, the mean, the scales and the live vectors counted at the build, as JSON) and
+recomputed only when the index is rebuilt: by the first write that takes the live vectors past
+the threshold (``keep_in_step``), by the write that takes the vectors coded since the build to
+as many as the build saw, by a model switch, or by migration 8 (an index built without codes);
+the code that builds the rows and
 keeps them in step is ``kb.store.bitbuild``. Once it exists, every write of a live vector
 writes its bits and codes in the same transaction (``kb.store.vectors.put_live``; a component
 past the build's largest is clipped to +-127), and a chunk's row leaves with the chunk or its
 old vector (triggers), so a SIGKILL never leaves the two out of step. The index is kept while
 the store shrinks below the threshold (searches then scan exactly), so crossing back up needs
 no rebuild.
+
+Why rebuild as vectors are written: the scales map the largest centred component seen at the
+build to 127, so a store that grows far past its build clips more and more components of the
+vectors written since, and their int8 scores drift from their cosines. Rebuilding once as many
+vectors were coded since the build (new or rewritten: ``MetaKey.BITS_CODED_SINCE_BUILD``) as
+it saw keeps at most about half the index coded with scales it did not contribute to; for a
+store that only grows, that is at twice its size at the build. The write that reaches it waits
+for a rebuild of every vector in its transaction (9.2 s at 1M, ``bench/README.md``); the
+rebuilds of a store grown from n to N sum to under 2N vectors. A counter, not a count of the
+live vectors, decides: counting them is 58 ms at 1M, on every write of vectors.
 """
 
 from __future__ import annotations
