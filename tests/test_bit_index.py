@@ -148,17 +148,17 @@ def test_past_the_threshold_a_search_uses_the_bit_index_and_finds_the_exact_neig
         return float(np.mean([len(set(bit_top(store, ix, q, 10, **kw)) & e) / 10
                               for q, e in zip(queries, exact, strict=True)]))
 
-    bits_alone = recall(index, depth=60, keep=60)  # Hamming's 60 (2%) all rescored
+    bits_alone = recall(index, hamming_depth=60, rescore_count=60)  # Hamming's 60 (2%) all rescored
     assert bits_alone >= 0.85  # measured 0.92 here
     # the int8 codes pick the 20 to rescore out of Hamming's 600 (20%) or out of all
-    assert recall(index, depth=600, keep=20) >= max(0.97, bits_alone)
-    assert recall(index, depth=3008, keep=20) >= 0.98
+    assert recall(index, hamming_depth=600, rescore_count=20) >= max(0.97, bits_alone)
+    assert recall(index, hamming_depth=3008, rescore_count=20) >= 0.98
     # without centring the common component makes every vector's bits alike
     raw = BitIndex(index.chunk_ids, index.doc_ids, index.groups,
                    sign_bits(store.vector_matrix(FP).matrix, np.zeros(DIM, np.float32)).T.copy(),
                    np.zeros(DIM, np.float32), index.codes, index.scale, index.group_counts,
                    index.sample, index.sample_groups)
-    assert recall(raw, depth=60, keep=60) < bits_alone - 0.03  # measured 0.85
+    assert recall(raw, hamming_depth=60, rescore_count=60) < bits_alone - 0.03  # measured 0.85
 
 
 def test_the_int8_scores_rank_as_the_cosines_do(big):
@@ -192,7 +192,7 @@ def test_the_rescored_hits_carry_exact_cosines_in_the_exact_order(big):
     assert all(0.0 <= h.s_norm <= 1.0 for h in got)
 
 
-@pytest.mark.parametrize("stages", [{}, {"depth": 2, "keep": 2}])  # scored whole / cascade
+@pytest.mark.parametrize("stages", [{}, {"hamming_depth": 2, "rescore_count": 2}])  # whole/cascade
 def test_a_filtered_search_finds_the_eight_needles_outside_the_global_top_half(big, stages):
     store, q = big
     index = vector_index(store, FP)
@@ -205,7 +205,8 @@ def test_a_filtered_search_finds_the_eight_needles_outside_the_global_top_half(b
     assert five == exact_top(store, q, 5, allowed)  # 8 < the rescoring depth: all rescored
     shallow = bit_top(store, index, q, 5, allowed=allowed, **stages)
     assert len(shallow) == 5 and set(shallow) <= needle_chunks
-    by_int8 = bit_top(store, index, q, 5, allowed=allowed, depth=8, keep=5)  # int8 picks 5
+    by_int8 = bit_top(store, index, q, 5, allowed=allowed, hamming_depth=8,
+                      rescore_count=5)  # int8 picks 5
     assert len(by_int8) == 5 and set(by_int8) <= needle_chunks
 
 
@@ -213,7 +214,8 @@ def test_a_broad_filter_past_the_exact_limit_still_fills_k(big):
     store, q = big
     index = vector_index(store, FP)
     allowed = store.doc_ids_matching(Filters(sources=("/docs/",)))[:10]  # 200 chunks
-    got = bit_top(store, index, q, 50, allowed=allowed, depth=100, keep=60)  # all three stages
+    got = bit_top(store, index, q, 50, allowed=allowed, hamming_depth=100,
+                  rescore_count=60)  # all three stages
     assert len(got) == 50 and len(set(got)) == 50
     inside = set(index.chunk_ids[scope_positions(index, allowed)].tolist())
     assert set(got) <= inside

@@ -6,9 +6,9 @@ scale"). Up to ``Store.exact_scan_max_vectors`` live vectors (``kb.config.EXACT_
 matrix is held: each chunk's vector is held as the signs of ``vector - mean`` (48 bytes at 384
 dimensions) and as int8 codes of ``(vector - mean) * scale`` (one byte a dimension, ``scale``
 per dimension mapping the largest centred component seen at the build to 127). A search ranks
-every chunk by Hamming distance to the query's bits, scores the nearest tens of thousands with
-the int8 codes against the float32 query and rescores the best few hundred exactly, their
-float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
+every chunk in scope by Hamming distance to the query's bits, scores the nearest tens of
+thousands with the int8 codes against the float32 query and rescores the best few hundred
+exactly, their float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
 
 Where they live: table ``chunk_bits`` (migrations 7 and 8), one row per live vector with its
 document and baseline group, so loading the index reads neither text nor float32 vectors. The
