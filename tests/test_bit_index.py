@@ -23,6 +23,8 @@ import numpy as np
 import pytest
 
 from kb.retrieve.bitrecall import (
+    HAMMING_DEPTH,
+    RESCORE_COUNT,
     bit_candidates,
     int8_scores,
     rescore_if_same,
@@ -31,7 +33,7 @@ from kb.retrieve.bitrecall import (
 )
 from kb.retrieve.recall import vector_recall
 from kb.store import Store, health
-from kb.store.bitbuild import count_live, int8_codes, sign_bits, stored_centring
+from kb.store.bitbuild import Centring, count_live, int8_codes, sign_bits, stored_centring
 from kb.store.bitindex import BitIndex, ensure, vector_index, vectors_by_id
 from kb.store.search import Filters, VectorMatrix
 from kb.store.vectors import (
@@ -537,3 +539,36 @@ def test_the_index_is_rebuilt_with_new_scales_once_as_many_vectors_were_coded_si
         assert isinstance(index, BitIndex) and len(index.chunk_ids) == 2041
     finally:
         store.close()
+
+
+def test_by_default_a_store_past_the_hamming_depth_keeps_its_nearest_by_hamming_distance():
+    n = HAMMING_DEPTH + 5_000  # more chunks than the default depth: the Hamming stage cuts
+    vectors = clustered(n, 81)
+    q = clustered(1, 82)[0]
+    mean = vectors.mean(axis=0)
+    reach = np.abs(vectors - mean).max(axis=0)
+    centring = Centring(mean, (127.0 / reach).astype(np.float32), n)
+    # the trap: the bits farthest from the query's and the codes int8 scores highest, so the
+    # int8 stage would pick it first; only the Hamming stage leaves it out
+    trap = n - 1
+    bits = sign_bits(vectors, mean)
+    bits[trap] = ~sign_bits(q, mean)[0]
+    codes = int8_codes(vectors, centring)
+    codes[trap] = np.where(q / centring.scale > 0, 127, -127)
+    groups = np.zeros(n, np.int8)
+    index = BitIndex(np.arange(1, n + 1, dtype=np.int64), np.arange(n, dtype=np.int64) // 20,
+                     groups, bits.T.copy(), mean, codes, centring.scale,
+                     np.bincount(groups, minlength=4).astype(np.int64), vectors[:100],
+                     groups[:100])
+
+    def candidates(**kw: int | None) -> set[int]:
+        pending = bit_candidates(index, q, pool=10, positions=None, name="v", weight=1.0,
+                                 cos_unrelated=0.8, span=0.2, **kw)
+        assert len(pending.positions) == RESCORE_COUNT
+        return set(pending.positions.tolist())
+
+    assert trap in candidates(hamming_depth=n)  # int8 alone would rescore it
+    default = candidates()  # hamming_depth=None: HAMMING_DEPTH (> HAMMING_SHARE of n)
+    assert trap not in default
+    exact = np.argsort(-(vectors[:trap] @ q))[:10]
+    assert len(set(exact.tolist()) & default) >= 9
