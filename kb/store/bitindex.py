@@ -17,13 +17,12 @@ fingerprint, the mean, the scales and the live vectors counted at the build, as 
 recomputed only when the index is rebuilt: by the first write that takes the live vectors past
 the threshold (``keep_in_step``), by the write that takes the vectors coded since the build to
 as many as the build saw, by a model switch, or by migration 8 (an index built without codes);
-the code that builds the rows and
-keeps them in step is ``kb.store.bitbuild``. Once it exists, every write of a live vector
-writes its bits and codes in the same transaction (``kb.store.vectors.put_live``; a component
-past the build's largest is clipped to +-127), and a chunk's row leaves with the chunk or its
-old vector (triggers), so a SIGKILL never leaves the two out of step. The index is kept while
-the store shrinks below the threshold (searches then scan exactly), so crossing back up needs
-no rebuild.
+the code that builds the rows and keeps them in step is ``kb.store.bitbuild``. Once it exists,
+every write of a live vector writes its bits and codes in the same transaction
+(``kb.store.vectors.put_live``; a component past the build's largest is clipped to +-127), and
+a chunk's row leaves with the chunk or its old vector (triggers), so a SIGKILL never leaves the
+two out of step. The index is kept while the store shrinks below the threshold (searches then
+scan exactly), so crossing back up needs no rebuild.
 
 Why rebuild as vectors are written: the scales map the largest centred component seen at the
 build to 127, so a store that grows far past its build clips more and more components of the
