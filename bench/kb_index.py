@@ -18,7 +18,8 @@ process that opens the store and searches (peak RSS: VmHWM). Recall is against t
 float32 top 10 / top 50 of the same vectors.
 
 Usage: python bench/kb_index.py [--sizes 100000] [--stages default,20000/200]
-(``--stages``: Hamming depth / int8 keep per run; ``default``: kb's own, ``kb.retrieve.bitrecall``)
+(``--stages``: Hamming depth / rescore count per run; ``default``: kb's own,
+``kb.retrieve.bitrecall``)
 The store is cached as bench/cache/kb-index-<n>.db (delete it to rebuild); 1M runs only when
 ``bench/cache/scale-vectors-1000000.npy`` exists (never generated here).
 """
@@ -112,7 +113,7 @@ def child(path: str, threshold: int, stages: str, limit: int) -> dict:
         index = vector_index(store, FP)
     open_s = time.perf_counter() - t0
     kw = {} if stages in ("default", "exact") else dict(
-        zip(("depth", "keep"), (int(x) for x in stages.split("/")), strict=True))
+        zip(("hamming_depth", "rescore_count"), (int(x) for x in stages.split("/")), strict=True))
 
     def search(v: np.ndarray, k: int, f: Filters | None) -> list[int]:
         with store.snapshot():

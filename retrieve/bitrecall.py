@@ -5,11 +5,13 @@ Two steps, split so the worker thread never reads the database (``kb.retrieve.hy
 1. ``bit_candidates`` (worker, pure): the chunks to score exactly, by a cascade over the
    index held in RAM. Of the chunks searched (all, or in a scoped search those of the
    documents inside the scope, read with SQL by the caller), the nearest by Hamming distance
-   between sign bits (``kb.store.bitindex.sign_bits``) are kept, ``HAMMING_DEPTH`` or
+   between sign bits (``kb.store.bitbuild.sign_bits``) are kept, ``HAMMING_DEPTH`` or
    ``HAMMING_SHARE`` of them whichever is more, when there are more; of those, the
-   ``RESCORE_DEPTH`` best by their int8 codes scored against the float32 query
+   ``RESCORE_COUNT`` best by their int8 codes scored against the float32 query
    (``int8_scores``), when there are more. Every candidate is inside the scope,
-   so a scoped search returns ``min(pool, matching)`` hits.
+   so a scoped search returns ``min(pool, matching)`` hits. A scope of at most
+   ``RESCORE_COUNT`` chunks (200, or ``pool`` if larger) is rescored whole, so its hits are
+   exact; a larger one is approximate, as a whole-store search is (the int8 stage keeps 200).
 2. ``rescored`` (in the search's snapshot): the candidates' float32 vectors read by id, exact
    cosines, the top ``pool`` by cosine then chunk id (as the exact scan orders them). The worker
    runs it itself when its own snapshot has the caller's generation (``rescore_if_same``), so
@@ -31,7 +33,8 @@ import numpy as np
 from kb.errors import SearchCancelled
 from kb.retrieve.recall import MIN_GROUP_CHUNKS
 from kb.store import Store
-from kb.store.bitindex import BitIndex, sign_bits, vectors_by_id
+from kb.store.bitbuild import sign_bits
+from kb.store.bitindex import BitIndex, vectors_by_id
 from kb.types import Hit, RecallList
 
 # bench/README.md, "The int8 cascade" (scale.py, 1M vectors): Hamming's nearest 20,000 (2%),
@@ -40,7 +43,7 @@ from kb.types import Hit, RecallList
 # 1.000), so 200 are rescored in float32 (read by id from SQLite, about 15 us a row).
 HAMMING_DEPTH = 20_000
 HAMMING_SHARE = 0.02  # of the chunks searched, when more than HAMMING_DEPTH
-RESCORE_DEPTH = 200
+RESCORE_COUNT = 200
 INT8_BLOCK_ROWS = 16_384  # codes converted to float32 per step (24 MB at 384-d)
 BASELINE_GROUPS = 4  # kb.store.search.BASELINE_GROUP_SQL: two bits, groups 0-3
 
@@ -112,7 +115,8 @@ def int8_scores(index: BitIndex, rows: np.ndarray, query_vector: np.ndarray) -> 
 def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
                    positions: np.ndarray | None, name: str, weight: float,
                    cos_unrelated: float, span: float, cancel: threading.Event | None = None,
-                   depth: int | None = None, keep: int = RESCORE_DEPTH) -> PendingRescore:
+                   hamming_depth: int | None = None,
+                   rescore_count: int = RESCORE_COUNT) -> PendingRescore:
     """The chunks to rescore for one query (step 1 of the module docstring; pure).
 
     Args:
@@ -125,30 +129,31 @@ def bit_candidates(index: BitIndex, query_vector: np.ndarray, *, pool: int,
         cos_unrelated: baseline cosine for small groups.
         span: cosine rise above the baseline that maps to s_norm 1.
         cancel: checked before the Hamming scan and before the int8 scoring.
-        depth: candidates kept by Hamming distance (at least ``keep``); ``None``: the larger
-            of ``HAMMING_DEPTH`` and ``HAMMING_SHARE`` of the chunks searched.
-        keep: candidates kept by int8 score, to rescore (at least ``pool``).
+        hamming_depth: candidates kept by Hamming distance (at least ``rescore_count``);
+            ``None``: the larger of ``HAMMING_DEPTH`` and ``HAMMING_SHARE`` of the chunks
+            searched.
+        rescore_count: candidates kept by int8 score, to rescore (at least ``pool``).
 
     Raises:
         kb.errors.SearchCancelled: ``cancel`` was set.
     """
     q = query_vector.astype(np.float32)
     baselines = sample_baselines(index, q, cos_unrelated)
-    keep = max(keep, pool)
+    rescore_count = max(rescore_count, pool)
     rows = np.arange(len(index.chunk_ids)) if positions is None else positions
-    if depth is None:
-        depth = max(HAMMING_DEPTH, int(HAMMING_SHARE * len(rows)))
-    depth = max(depth, keep)
-    if len(rows) > depth:
+    if hamming_depth is None:
+        hamming_depth = max(HAMMING_DEPTH, int(HAMMING_SHARE * len(rows)))
+    hamming_depth = max(hamming_depth, rescore_count)
+    if len(rows) > hamming_depth:
         if cancel is not None and cancel.is_set():
             raise SearchCancelled("search cancelled by the caller")
         bits = index.bits if positions is None else index.bits[:, positions]
-        near = np.argpartition(hamming(bits, sign_bits(q, index.mean)[0]), depth - 1)[:depth]
-        rows = np.sort(rows[near])
-    if len(rows) > keep:
+        near = np.argpartition(hamming(bits, sign_bits(q, index.mean)[0]), hamming_depth - 1)
+        rows = np.sort(rows[near[:hamming_depth]])
+    if len(rows) > rescore_count:
         if cancel is not None and cancel.is_set():
             raise SearchCancelled("search cancelled by the caller")
-        best = np.argpartition(-int8_scores(index, rows, q), keep - 1)[:keep]
+        best = np.argpartition(-int8_scores(index, rows, q), rescore_count - 1)[:rescore_count]
         rows = np.sort(rows[best])
     return PendingRescore(name, weight, q, rows, baselines, span, pool)
 

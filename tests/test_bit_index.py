@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,8 @@ import numpy as np
 import pytest
 
 from kb.retrieve.bitrecall import (
+    HAMMING_DEPTH,
+    RESCORE_COUNT,
     bit_candidates,
     int8_scores,
     rescore_if_same,
@@ -30,16 +33,8 @@ from kb.retrieve.bitrecall import (
 )
 from kb.retrieve.recall import vector_recall
 from kb.store import Store, health
-from kb.store.bitindex import (
-    BitIndex,
-    count_live,
-    ensure,
-    int8_codes,
-    sign_bits,
-    stored_centring,
-    vector_index,
-    vectors_by_id,
-)
+from kb.store.bitbuild import Centring, count_live, int8_codes, sign_bits, stored_centring
+from kb.store.bitindex import BitIndex, ensure, vector_index, vectors_by_id
 from kb.store.search import Filters, VectorMatrix
 from kb.store.vectors import (
     ReembedTarget,
@@ -155,17 +150,17 @@ def test_past_the_threshold_a_search_uses_the_bit_index_and_finds_the_exact_neig
         return float(np.mean([len(set(bit_top(store, ix, q, 10, **kw)) & e) / 10
                               for q, e in zip(queries, exact, strict=True)]))
 
-    bits_alone = recall(index, depth=60, keep=60)  # Hamming's 60 (2%) all rescored
+    bits_alone = recall(index, hamming_depth=60, rescore_count=60)  # Hamming's 60 (2%) all rescored
     assert bits_alone >= 0.85  # measured 0.92 here
     # the int8 codes pick the 20 to rescore out of Hamming's 600 (20%) or out of all
-    assert recall(index, depth=600, keep=20) >= max(0.97, bits_alone)
-    assert recall(index, depth=3008, keep=20) >= 0.98
+    assert recall(index, hamming_depth=600, rescore_count=20) >= max(0.97, bits_alone)
+    assert recall(index, hamming_depth=3008, rescore_count=20) >= 0.98
     # without centring the common component makes every vector's bits alike
     raw = BitIndex(index.chunk_ids, index.doc_ids, index.groups,
                    sign_bits(store.vector_matrix(FP).matrix, np.zeros(DIM, np.float32)).T.copy(),
                    np.zeros(DIM, np.float32), index.codes, index.scale, index.group_counts,
                    index.sample, index.sample_groups)
-    assert recall(raw, depth=60, keep=60) < bits_alone - 0.03  # measured 0.85
+    assert recall(raw, hamming_depth=60, rescore_count=60) < bits_alone - 0.03  # measured 0.85
 
 
 def test_the_int8_scores_rank_as_the_cosines_do(big):
@@ -199,7 +194,7 @@ def test_the_rescored_hits_carry_exact_cosines_in_the_exact_order(big):
     assert all(0.0 <= h.s_norm <= 1.0 for h in got)
 
 
-@pytest.mark.parametrize("stages", [{}, {"depth": 2, "keep": 2}])  # scored whole / cascade
+@pytest.mark.parametrize("stages", [{}, {"hamming_depth": 2, "rescore_count": 2}])  # whole/cascade
 def test_a_filtered_search_finds_the_eight_needles_outside_the_global_top_half(big, stages):
     store, q = big
     index = vector_index(store, FP)
@@ -212,7 +207,8 @@ def test_a_filtered_search_finds_the_eight_needles_outside_the_global_top_half(b
     assert five == exact_top(store, q, 5, allowed)  # 8 < the rescoring depth: all rescored
     shallow = bit_top(store, index, q, 5, allowed=allowed, **stages)
     assert len(shallow) == 5 and set(shallow) <= needle_chunks
-    by_int8 = bit_top(store, index, q, 5, allowed=allowed, depth=8, keep=5)  # int8 picks 5
+    by_int8 = bit_top(store, index, q, 5, allowed=allowed, hamming_depth=8,
+                      rescore_count=5)  # int8 picks 5
     assert len(by_int8) == 5 and set(by_int8) <= needle_chunks
 
 
@@ -220,7 +216,8 @@ def test_a_broad_filter_past_the_exact_limit_still_fills_k(big):
     store, q = big
     index = vector_index(store, FP)
     allowed = store.doc_ids_matching(Filters(sources=("/docs/",)))[:10]  # 200 chunks
-    got = bit_top(store, index, q, 50, allowed=allowed, depth=100, keep=60)  # all three stages
+    got = bit_top(store, index, q, 50, allowed=allowed, hamming_depth=100,
+                  rescore_count=60)  # all three stages
     assert len(got) == 50 and len(set(got)) == 50
     inside = set(index.chunk_ids[scope_positions(index, allowed)].tolist())
     assert set(got) <= inside
@@ -448,3 +445,130 @@ def test_an_ingest_builds_the_missing_index_of_a_store_past_the_threshold(tmp_pa
         assert built.warnings == ()
         refs = kb.search("who built the box kite").references
         assert refs and Path(refs[0].source).name == "kites.md"
+
+
+def test_searches_arriving_together_after_a_write_share_one_load(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 51))
+        for seed in (52, 53, 54):  # after each write, eight searches at once
+            add_docs(store, clustered(20, seed))
+            start = threading.Barrier(8)
+            got: list[object] = []
+
+            def search(start: threading.Barrier, got: list[object]) -> None:
+                start.wait()
+                got.append(vector_index(store, FP))
+
+            threads = [threading.Thread(target=search, args=(start, got)) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert len(got) == 8 and isinstance(got[0], BitIndex)
+            assert all(index is got[0] for index in got)  # one load, shared
+            assert vector_index(store, FP) is got[0]
+    finally:
+        store.close()
+
+
+def test_a_search_in_an_older_snapshot_leaves_the_newer_cached_index(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 61))
+        older_ready, written, done = threading.Event(), threading.Event(), threading.Event()
+        seen: list[BitIndex | VectorMatrix] = []
+
+        def older_search() -> None:
+            with store.snapshot():
+                store.generation()  # the snapshot starts here, before the write
+                older_ready.set()
+                written.wait()
+                seen.append(vector_index(store, FP))
+            done.set()
+
+        thread = threading.Thread(target=older_search)
+        thread.start()
+        older_ready.wait()
+        add_docs(store, clustered(20, 62))
+        newer = vector_index(store, FP)
+        assert isinstance(newer, BitIndex) and len(newer.chunk_ids) == 1120
+        written.set()
+        done.wait()
+        thread.join()
+        older = seen[0]
+        assert isinstance(older, BitIndex) and len(older.chunk_ids) == 1100  # its own snapshot
+        assert vector_index(store, FP) is newer  # still cached, not evicted by the older one
+    finally:
+        store.close()
+
+
+def test_the_index_is_rebuilt_with_new_scales_once_as_many_vectors_were_coded_since(tmp_path):
+    store = Store(tmp_path / "kb.db", exact_scan_max_vectors=THRESHOLD)
+    try:
+        add_docs(store, clustered(1100, 71))  # built by the write that reached 1,020
+        built = stored_centring(store.conn, FP)
+        assert built is not None and built.vectors_at_build == 1020
+        far = 3.0 * COMMON + 4.0 * np.eye(DIM)[0]
+        far = (far / np.linalg.norm(far)).astype(np.float32)
+        add_docs(store, far[None, :], "/far/")  # its dimension 0 lies past the build's range
+
+        def far_error_steps() -> float:
+            """How far the far vector's int8 code of dimension 0 decodes from it, in steps."""
+            centring = stored_centring(store.conn, FP)
+            assert centring is not None
+            code = store.conn.execute(
+                "SELECT codes FROM chunk_bits WHERE doc_id = (SELECT id FROM documents WHERE "
+                "source LIKE '/far/%')").fetchone()[0]
+            decoded = np.frombuffer(code, np.int8)[0] / centring.scale[0] + centring.mean[0]
+            return abs(float(decoded - far[0])) * float(centring.scale[0])
+
+        assert far_error_steps() > 10  # clipped to 127
+        add_docs(store, clustered(920, 72))  # 1,001 coded since the build: the same scales
+        kept = stored_centring(store.conn, FP)
+        assert kept is not None and np.array_equal(kept.scale, built.scale)
+        assert_in_step(store)
+        add_docs(store, clustered(20, 73))  # 1,021 >= 1,020: rebuilt in this write
+        rebuilt = stored_centring(store.conn, FP)
+        assert rebuilt is not None and rebuilt.vectors_at_build == 2041
+        assert not np.array_equal(rebuilt.mean, built.mean)
+        assert rebuilt.scale[0] < built.scale[0]  # dimension 0's range now holds the far one
+        assert far_error_steps() <= 0.5
+        assert_in_step(store)
+        index = vector_index(store, FP)
+        assert isinstance(index, BitIndex) and len(index.chunk_ids) == 2041
+    finally:
+        store.close()
+
+
+def test_by_default_a_store_past_the_hamming_depth_keeps_its_nearest_by_hamming_distance():
+    n = HAMMING_DEPTH + 5_000  # more chunks than the default depth: the Hamming stage cuts
+    vectors = clustered(n, 81)
+    q = clustered(1, 82)[0]
+    mean = vectors.mean(axis=0)
+    reach = np.abs(vectors - mean).max(axis=0)
+    centring = Centring(mean, (127.0 / reach).astype(np.float32), n)
+    # the trap: the bits farthest from the query's and the codes int8 scores highest, so the
+    # int8 stage would pick it first; only the Hamming stage leaves it out
+    trap = n - 1
+    bits = sign_bits(vectors, mean)
+    bits[trap] = ~sign_bits(q, mean)[0]
+    codes = int8_codes(vectors, centring)
+    codes[trap] = np.where(q / centring.scale > 0, 127, -127)
+    groups = np.zeros(n, np.int8)
+    index = BitIndex(np.arange(1, n + 1, dtype=np.int64), np.arange(n, dtype=np.int64) // 20,
+                     groups, bits.T.copy(), mean, codes, centring.scale,
+                     np.bincount(groups, minlength=4).astype(np.int64), vectors[:100],
+                     groups[:100])
+
+    def candidates(**kw: int | None) -> set[int]:
+        pending = bit_candidates(index, q, pool=10, positions=None, name="v", weight=1.0,
+                                 cos_unrelated=0.8, span=0.2, **kw)
+        assert len(pending.positions) == RESCORE_COUNT
+        return set(pending.positions.tolist())
+
+    assert trap in candidates(hamming_depth=n)  # int8 alone would rescore it
+    default = candidates()  # hamming_depth=None: HAMMING_DEPTH (> HAMMING_SHARE of n)
+    assert trap not in default
+    exact = np.argsort(-(vectors[:trap] @ q))[:10]
+    assert len(set(exact.tolist()) & default) >= 9

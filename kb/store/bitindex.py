@@ -6,20 +6,33 @@ scale"). Up to ``Store.exact_scan_max_vectors`` live vectors (``kb.config.EXACT_
 matrix is held: each chunk's vector is held as the signs of ``vector - mean`` (48 bytes at 384
 dimensions) and as int8 codes of ``(vector - mean) * scale`` (one byte a dimension, ``scale``
 per dimension mapping the largest centred component seen at the build to 127). A search ranks
-every chunk by Hamming distance to the query's bits, scores the nearest tens of thousands with
-the int8 codes against the float32 query and rescores the best few hundred exactly, their
-float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
+every chunk in scope by Hamming distance to the query's bits, scores the nearest tens of
+thousands with the int8 codes against the float32 query and rescores the best few hundred
+exactly, their float32 vectors read by id (``vectors_by_id``; ``kb.retrieve.bitrecall``).
 
 Where they live: table ``chunk_bits`` (migrations 7 and 8), one row per live vector with its
 document and baseline group, so loading the index reads neither text nor float32 vectors. The
 centring mean and the scales are fixed per index build (meta ``MetaKey.BITS_MEAN``: the
-fingerprint, the mean and the scales as JSON) and recomputed only when the index is rebuilt: by
-the first write that takes the live vectors past the threshold (``keep_in_step``) or by a model
-switch. Once it exists, every write of a live vector writes its bits and codes in the same
-transaction (``kb.store.vectors.put_live``; a component past the build's largest is clipped to
-+-127), and a chunk's row leaves with the chunk or its old vector (triggers), so a SIGKILL never
-leaves the two out of step. The index is kept while the store shrinks below the threshold
-(searches then scan exactly), so crossing back up needs no rebuild.
+fingerprint, the mean, the scales and the live vectors counted at the build, as JSON) and
+recomputed only when the index is rebuilt: by the first write that takes the live vectors past
+the threshold (``keep_in_step``), by the write that takes the vectors coded since the build to
+as many as the build saw, by a model switch, or by migration 8 (an index built without codes);
+the code that builds the rows and keeps them in step is ``kb.store.bitbuild``. Once it exists,
+every write of a live vector writes its bits and codes in the same transaction
+(``kb.store.vectors.put_live``; a component past the build's largest is clipped to +-127), and
+a chunk's row leaves with the chunk or its old vector (triggers), so a SIGKILL never leaves the
+two out of step. The index is kept while the store shrinks below the threshold (searches then
+scan exactly), so crossing back up needs no rebuild.
+
+Why rebuild as vectors are written: the scales map the largest centred component seen at the
+build to 127, so a store that grows far past its build clips more and more components of the
+vectors written since, and their int8 scores drift from their cosines. Rebuilding once as many
+vectors were coded since the build (new or rewritten: ``MetaKey.BITS_CODED_SINCE_BUILD``) as
+it saw keeps at most about half the index coded with scales it did not contribute to; for a
+store that only grows, that is at twice its size at the build. The write that reaches it waits
+for a rebuild of every vector in its transaction (9.2 s at 1M, ``bench/README.md``); the
+rebuilds of a store grown from n to N sum to under 2N vectors. A counter, not a count of the
+live vectors, decides: counting them is 58 ms at 1M, on every write of vectors.
 """
 
 from __future__ import annotations
@@ -29,38 +42,25 @@ import logging
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from kb.store import Store
-from kb.store.meta import MetaKey
-from kb.store.search import BASELINE_GROUP_SQL, VectorMatrix
+from kb.store.bitbuild import (
+    BUILD_BLOCK_ROWS,
+    CODED_SQL,
+    count_live,
+    in_step,
+    rebuild,
+    stored_centring,
+)
+from kb.store.search import VectorMatrix
 
 log = logging.getLogger(__name__)
 
 BASELINE_SAMPLE_PER_GROUP = 2048  # float32 vectors kept per baseline group for the medians
-_BUILD_BLOCK_ROWS = 20_000  # rows read per step of a build (30 MB of float32 at 384-d)
-_LIVE_SQL = "FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT NULL"
-_PUT_BITS_SQL = (  # the row of a chunk whose vector was just written under the same condition
-    f"INSERT OR REPLACE INTO chunk_bits(chunk_id, doc_id, grp, bits, codes) SELECT id, doc_id, "
-    f"{BASELINE_GROUP_SQL}, ?, ? FROM chunks WHERE id = ? AND context_prefix = ? AND text = ? "
-    "AND embedding_fingerprint = ?")
-
-
-@dataclass(frozen=True, slots=True)
-class Centring:
-    """What an index build fixes: the centring mean and the int8 scale of each dimension.
-
-    Attributes:
-        mean: shape (dim,), float32.
-        scale: shape (dim,), float32, > 0: codes are ``rint((vector - mean) * scale)``,
-            clipped to [-127, 127].
-    """
-
-    mean: np.ndarray
-    scale: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,134 +95,6 @@ class BitIndex:
     sample_groups: np.ndarray
 
 
-def sign_bits(vectors: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """Sign bits of ``vectors - mean``: shape (rows, ceil(dim / 64)) uint64, zero-padded.
-
-    Args:
-        vectors: shape (rows, dim) or (dim,), float32.
-        mean: shape (dim,).
-    """
-    packed = np.packbits(np.atleast_2d(vectors) - mean > 0, axis=1)
-    pad = -packed.shape[1] % 8
-    if pad:
-        packed = np.pad(packed, ((0, 0), (0, pad)))
-    return np.ascontiguousarray(packed).view(np.uint64)
-
-
-def int8_codes(vectors: np.ndarray, centring: Centring) -> np.ndarray:
-    """``rint((vectors - mean) * scale)`` clipped to [-127, 127]: shape (rows, dim), int8.
-
-    Args:
-        vectors: shape (rows, dim) or (dim,), float32.
-        centring: the index build's mean and scales.
-    """
-    scaled = (np.atleast_2d(vectors) - centring.mean) * centring.scale
-    return np.clip(np.rint(scaled), -127, 127).astype(np.int8)
-
-
-def stored_centring(c: sqlite3.Connection, fingerprint: str) -> Centring | None:
-    """The mean and scales of the index of ``fingerprint``, or ``None`` when none is built."""
-    row = c.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,)).fetchone()
-    if row is None:
-        return None
-    stamp = json.loads(row[0])
-    if stamp["fingerprint"] != fingerprint or "scale" not in stamp:
-        return None
-    return Centring(np.array(stamp["mean"], dtype=np.float32),
-                    np.array(stamp["scale"], dtype=np.float32))
-
-
-def put_bits(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, bytes]],
-             fingerprint: str, centring: Centring) -> None:
-    """Write the bits and codes of vectors just written (chunk id, prefix, text, float32 BLOB).
-
-    Inside the caller's write transaction; a row is written only where the chunk still holds
-    that prefix, text and the live ``fingerprint`` (the vector's own condition).
-    """
-    if not rows:
-        return
-    m = np.frombuffer(b"".join(r[3] for r in rows), "<f4").reshape(len(rows), -1)
-    bits, codes = sign_bits(m, centring.mean), int8_codes(m, centring)
-    c.executemany(_PUT_BITS_SQL, [(b.tobytes(), q.tobytes(), cid, prefix, text, fingerprint)
-                                  for (cid, prefix, text, _), b, q
-                                  in zip(rows, bits, codes, strict=True)])
-
-
-def rebuild(c: sqlite3.Connection, fingerprint: str) -> int:
-    """Recompute the centring and every chunk's bits and codes for ``fingerprint``.
-
-    In ``c``'s transaction. Streams the vectors in blocks (two passes: the mean and each
-    dimension's range, then the bits and codes), never holding them all. Returns the vectors
-    indexed.
-    """
-    c.execute("DELETE FROM chunk_bits")
-    total, lo, hi, n = None, None, None, 0
-    for _, _, block in _blocks(c, fingerprint):
-        total = block.sum(axis=0, dtype=np.float64) + (0 if total is None else total)
-        lo = block.min(axis=0) if lo is None else np.minimum(lo, block.min(axis=0))
-        hi = block.max(axis=0) if hi is None else np.maximum(hi, block.max(axis=0))
-        n += len(block)
-    if total is None or lo is None or hi is None:
-        c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,))
-        return 0
-    mean = (total / n).astype(np.float32)
-    reach = np.maximum(hi - mean, mean - lo)  # the largest centred component of each dimension
-    scale = (127.0 / np.where(reach > 0, reach, 1.0)).astype(np.float32)
-    centring = Centring(mean, scale)
-    stamp = json.dumps({"fingerprint": fingerprint, "mean": [float(x) for x in mean],
-                        "scale": [float(x) for x in scale]})
-    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MetaKey.BITS_MEAN, stamp))
-    for ids, doc_groups, block in _blocks(c, fingerprint):
-        bits, codes = sign_bits(block, mean), int8_codes(block, centring)
-        c.executemany("INSERT INTO chunk_bits(chunk_id, doc_id, grp, bits, codes) "
-                      "VALUES (?, ?, ?, ?, ?)",
-                      [(cid, d, g, b.tobytes(), q.tobytes())
-                       for cid, (d, g), b, q in zip(ids, doc_groups, bits, codes, strict=True)])
-    return n
-
-
-def _blocks(c: sqlite3.Connection, fingerprint: str
-            ) -> Iterator[tuple[list[int], list[tuple[int, int]], np.ndarray]]:
-    """(chunk ids, (doc id, group) pairs, float32 block) of the live vectors, by id."""
-    after = -1
-    while True:
-        rows = c.execute(f"SELECT id, doc_id, {BASELINE_GROUP_SQL}, embedding {_LIVE_SQL} "
-                         "AND id > ? ORDER BY id LIMIT ?",
-                         (fingerprint, after, _BUILD_BLOCK_ROWS)).fetchall()
-        if not rows:
-            return
-        after = rows[-1][0]
-        yield ([r[0] for r in rows], [(r[1], r[2]) for r in rows],
-               np.frombuffer(b"".join(r[3] for r in rows), "<f4").reshape(len(rows), -1))
-
-
-def keep_in_step(c: sqlite3.Connection, rows: Sequence[tuple[int, str, str, bytes]],
-                 fingerprint: str, exact_scan_max_vectors: int) -> None:
-    """After live vectors were written in ``c``'s transaction: write their bits, or build.
-
-    With an index of ``fingerprint``, the rows' bits and codes are written; without one, the
-    index is built when the live vectors now number more than ``exact_scan_max_vectors``.
-    """
-    centring = stored_centring(c, fingerprint)
-    if centring is not None:
-        put_bits(c, rows, fingerprint, centring)
-    elif int(c.execute("SELECT count(*) FROM chunks WHERE embedding_fingerprint = ?",
-                       (fingerprint,)).fetchone()[0]) > exact_scan_max_vectors:
-        rebuild(c, fingerprint)
-
-
-def count_live(conn: sqlite3.Connection, fingerprint: str) -> int:
-    """How many chunks hold a vector of ``fingerprint`` (the fingerprint index alone)."""
-    return int(conn.execute("SELECT count(*) FROM chunks WHERE embedding_fingerprint = ?",
-                            (fingerprint,)).fetchone()[0])
-
-
-def in_step(conn: sqlite3.Connection, fingerprint: str) -> bool:
-    """Whether a bit index of ``fingerprint`` is built with one row of bits per live vector."""
-    return stored_centring(conn, fingerprint) is not None and int(conn.execute(
-        "SELECT count(*) FROM chunk_bits").fetchone()[0]) == count_live(conn, fingerprint)
-
-
 def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     """The bit index of ``fingerprint`` as stored, or ``None`` when it is absent or not in step."""
     centring = stored_centring(conn, fingerprint)
@@ -233,10 +105,10 @@ def load(conn: sqlite3.Connection, fingerprint: str) -> BitIndex | None:
     chunk_ids, doc_ids = np.empty(n, np.int64), np.empty(n, np.int64)
     groups, bits = np.empty(n, np.int8), np.empty((dim_words, n), np.uint64)
     codes = np.empty((n, dim), np.int8)
-    cursor = conn.execute("SELECT chunk_id, doc_id, grp, bits, codes FROM chunk_bits "
+    cursor = conn.execute(f"SELECT chunk_id, doc_id, grp, bits, codes {CODED_SQL} "
                           "ORDER BY chunk_id")
     at = 0
-    while rows := cursor.fetchmany(_BUILD_BLOCK_ROWS):  # in blocks: no list of n rows
+    while rows := cursor.fetchmany(BUILD_BLOCK_ROWS):  # in blocks: no list of n rows
         if at + len(rows) > n:
             return None
         part = slice(at, at + len(rows))
@@ -287,7 +159,8 @@ def vectors_by_id(conn: sqlite3.Connection, chunk_ids: Sequence[int], fingerprin
 
 _cache: weakref.WeakKeyDictionary[Store, tuple[int, str, VectorMatrix | BitIndex]] = (
     weakref.WeakKeyDictionary())
-_cache_lock = threading.Lock()
+_load_locks: weakref.WeakKeyDictionary[Store, threading.Lock] = weakref.WeakKeyDictionary()
+_cache_lock = threading.Lock()  # guards both dictionaries; held for lookups only, never a load
 
 
 def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
@@ -296,27 +169,46 @@ def vector_index(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
     The exact matrix (``Store.vector_matrix``) up to ``store.exact_scan_max_vectors`` live
     vectors, else the bit index; an index that is missing or out of step (e.g. the threshold
     was lowered on a store written without one) falls back to the exact matrix, with a
-    warning in the log. Cached until the next write.
+    warning in the log. Cached per store until the next write. One thread at a time loads for
+    a store (about 0.5 GB at 1M vectors): searches arriving together after a write wait for
+    the first one's load and share it. A search in a snapshot older than the cached index
+    loads its own and leaves the cache as it is.
     """
-    gen = store.generation()
-    with _cache_lock:
-        cached = _cache.get(store)
-        if cached is not None and cached[0] == gen and cached[1] == fingerprint:
-            return cached[2]
-        # let go of the stale index before reading the new one: both at once would double
-        # the peak (about 0.5 GB each at 1M vectors)
-        _cache.pop(store, None)
-    del cached
+    with store.snapshot():  # joins the caller's: the generation and the load agree
+        gen = store.generation()
+        with _cache_lock:
+            cached = _cache.get(store)
+            if cached is not None and cached[0] == gen and cached[1] == fingerprint:
+                return cached[2]
+            lock = _load_locks.setdefault(store, threading.Lock())
+        del cached
+        with lock:
+            with _cache_lock:
+                cached = _cache.get(store)
+                if cached is not None and cached[0] == gen and cached[1] == fingerprint:
+                    return cached[2]  # loaded while this one waited
+                if cached is not None and cached[0] < gen:
+                    # let go of the stale index before reading the new one: both at once would
+                    # double the peak (about 0.5 GB each at 1M vectors)
+                    _cache.pop(store, None)
+            del cached
+            index = _load(store, fingerprint)
+            with _cache_lock:
+                newest = _cache.get(store)
+                if newest is None or newest[0] <= gen:  # never an older snapshot's over a newer
+                    _cache[store] = (gen, fingerprint, index)
+            return index
+
+
+def _load(store: Store, fingerprint: str) -> VectorMatrix | BitIndex:
+    """The bit index past the threshold when in step, else the exact matrix (uncached)."""
     found: VectorMatrix | BitIndex | None = None
     if count_live(store.conn, fingerprint) > store.exact_scan_max_vectors:
         found = load(store.conn, fingerprint)
         if found is None:
             log.warning("%s: no bit index in step with the live vectors; scanning them exactly "
                         "(the next write of vectors builds it)", store.path)
-    index = found if found is not None else store.vector_matrix(fingerprint)
-    with _cache_lock:
-        _cache[store] = (gen, fingerprint, index)
-    return index
+    return found if found is not None else store.vector_matrix(fingerprint)
 
 
 def ensure(store: Store, fingerprint: str) -> bool:

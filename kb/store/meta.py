@@ -26,8 +26,10 @@ class MetaKey(StrEnum):
     REEMBED_TARGET = "reembed_target"
     """JSON of the ``kb.store.vectors.ReembedTarget`` an unfinished re-embed stages."""
     BITS_MEAN = "bits_mean"
-    """JSON ``{"fingerprint", "mean", "scale"}``: the bit index's centring mean and int8 scales
-    (``kb.store.bitindex.Centring``)."""
+    """JSON ``{"fingerprint", "mean", "scale", "vectors_at_build"}``: the bit index's centring
+    mean, int8 scales and live vectors at its build (``kb.store.bitbuild.Centring``)."""
+    BITS_CODED_SINCE_BUILD = "bits_coded_since_build"
+    """An integer: bit index rows written since its build (``kb.store.bitbuild.put_bits``)."""
     EVAL_INDEX_DIGEST = "eval_index_digest"
     """The digest of the corpus and settings an evaluation index was built from."""
     CALIBRATION = "calibration:"

@@ -7,11 +7,13 @@ sqlite-utils' migrations (https://github.com/simonw/sqlite-utils).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from kb.errors import SchemaError
+from kb.store import bitbuild
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -206,13 +208,30 @@ def _m007_chunk_bits(conn: sqlite3.Connection) -> None:
 def _m008_chunk_codes(conn: sqlite3.Connection) -> None:
     """Int8 codes beside the bits (``kb.store.bitindex``): ``chunk_bits.codes``, one per row.
 
-    A bit index built before this migration has no codes and no int8 scales: it is dropped
-    (its rows and its stamp in ``meta``), so searches scan exactly until the next ingest
-    rebuilds it (``kb.store.bitindex.ensure``) or the next write of vectors does.
+    A bit index built before this migration has no codes and no int8 scales: it is rebuilt
+    here, for the fingerprint its stamp in ``meta`` names (``kb.store.bitbuild.rebuild``, in
+    this migration's transaction: about 9 s at 1M vectors, ``bench/README.md``), so a store
+    past the exact scan keeps its index rather than scanning 1.5 GB of float32 until the next
+    ingest. The stamp says an index existed, which is what the threshold (a setting of the
+    process, unknown here) decided when it was built; an index is kept below it too. The
+    rebuild is this kb's: a later migration that changes ``chunk_bits`` must make this one
+    drop the index instead (``kb.store.bitindex.ensure`` then rebuilds it at the next ingest).
+
+    A kb process that opened the file before this migration (an old ``kb serve``) would go on
+    writing rows without codes, which no search could load: trigger ``chunk_bits_need_codes``
+    refuses them, so that process's write transaction fails with the reason and rolls back
+    whole (its vectors with it; nothing is lost: the next ingest of a current kb writes them).
     """
+    stamp = conn.execute("SELECT value FROM meta WHERE key = 'bits_mean'").fetchone()
     conn.execute("ALTER TABLE chunk_bits ADD COLUMN codes BLOB")
     conn.execute("DELETE FROM chunk_bits")
     conn.execute("DELETE FROM meta WHERE key = 'bits_mean'")
+    conn.execute("CREATE TRIGGER chunk_bits_need_codes BEFORE INSERT ON chunk_bits "
+                 "WHEN new.codes IS NULL BEGIN SELECT RAISE(ABORT, 'chunk_bits: a row without "
+                 "int8 codes, written by a kb process older than schema 8 (opened before the "
+                 "upgrade); stop it and start the current kb'); END")
+    if stamp is not None:
+        bitbuild.rebuild(conn, json.loads(stamp[0])["fingerprint"])
 
 
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.store import DOCUMENT_STATUS_SQL, Store, bitindex
+from kb.store import DOCUMENT_STATUS_SQL, Store, bitbuild
 from kb.store.codec import EmbeddedChunk
 from kb.store.meta import MetaKey
 
@@ -123,7 +123,7 @@ def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> i
 
     Once the bit index exists, or when these vectors take the live ones past
     ``store.exact_scan_max_vectors``, their bits are written in the same transaction
-    (``kb.store.bitindex.keep_in_step``).
+    (``kb.store.bitbuild.keep_in_step``).
 
     Returns:
         The vectors stored: a chunk whose prefix or text changed since it was read (chunk
@@ -141,7 +141,7 @@ def put_live(store: Store, rows: Sequence[EmbeddedChunk], fingerprint: str) -> i
             "UPDATE chunks SET embedding = ?, embedding_fingerprint = ? "
             "WHERE id = ? AND context_prefix = ? AND text = ?",
             [(blob, fingerprint, cid, prefix, text) for cid, prefix, text, blob in rows]).rowcount
-        bitindex.keep_in_step(c, rows, fingerprint, store.exact_scan_max_vectors)
+        bitbuild.keep_in_step(c, rows, fingerprint, store.exact_scan_max_vectors)
         return written
 
 
@@ -296,7 +296,7 @@ def switch(store: Store, fingerprint: str, *, drop_meta: Sequence[str] = ()) -> 
             c.execute(DOCUMENT_STATUS_SQL, (target.key,))
             c.execute("DELETE FROM chunk_bits")  # the old model's bits and mean
             c.execute("DELETE FROM meta WHERE key = ?", (MetaKey.BITS_MEAN,))
-            bitindex.keep_in_step(c, (), fingerprint, store.exact_scan_max_vectors)
+            bitbuild.keep_in_step(c, (), fingerprint, store.exact_scan_max_vectors)
     except _NotReady:
         return False
     return True
