@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.errors import StoreError
 from kb.store import bitbuild, bitindex
-from kb.store.schema import MIGRATIONS, SCHEMA_VERSION
+from kb.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v3-pending-models.sqlite"
 TEXTS = {"a.md": "Volcanoes erupt when magma rises.\n\nThe Etna volcano is in Sicily.\n",
@@ -173,3 +175,34 @@ def test_a_schema_7_bit_index_is_rebuilt_with_codes_by_the_migration(tmp_path):
         report = kb.ingest([docs])
         assert {o.action for o in report.outcomes} == {"unchanged"}
         assert bitindex.in_step(conn, key)
+
+
+def test_two_processes_opening_a_schema_7_store_together_migrate_it_once(tmp_path):
+    """Two connections stand for two processes: the second read the applied migrations
+    before it waited for the first's write lock; it must not run migration 8 again
+    (``duplicate column name: codes``)."""
+    db, _ = _copy_v7(tmp_path)
+    first = sqlite3.connect(db, isolation_level=None)
+    second = sqlite3.connect(db, isolation_level=None, timeout=30, check_same_thread=False)
+    errors: list[BaseException] = []
+
+    def open_second() -> None:
+        try:
+            migrate(second)  # reads "7 applied", then waits for the lock the first holds
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    try:
+        first.execute("BEGIN IMMEDIATE")
+        waiter = threading.Thread(target=open_second)
+        waiter.start()
+        time.sleep(0.5)  # the second has read the schema and is waiting for the lock
+        first.execute("COMMIT")
+        assert migrate(first) == [8]
+        waiter.join(timeout=30)
+        assert not waiter.is_alive() and errors == []
+        assert [r[0] for r in first.execute("SELECT version FROM migrations WHERE version = 8")
+                ] == [8]
+    finally:
+        first.close()
+        second.close()

@@ -303,6 +303,9 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
         if version in done:
             continue
         conn.execute("BEGIN IMMEDIATE")
+        if conn.execute("SELECT 1 FROM migrations WHERE version = ?", (version,)).fetchone():
+            conn.execute("COMMIT")  # another process applied it while this one waited
+            continue
         try:
             step(conn)
             conn.execute(
