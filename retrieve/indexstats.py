@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from kb.retrieve.judge import IndexStats
 from kb.retrieve.terms import Term, index_tokens, phrase_tokens
 from kb.store import Store
+from kb.store.search import ChunkSpan
 
 
 class IndexStatsReader:
@@ -39,8 +40,8 @@ class IndexStatsReader:
         self._n_chunks: int | None = None
         self._df: dict[str, int] | None = None
         self._token_df: dict[str, int] = {}  # every token read, absent ones as 0
-        self._doc_chunks: dict[int, int] = {}
-        self._chunked: set[int] = set()  # documents whose chunk count was read
+        self._spans: dict[int, ChunkSpan] = {}  # each document's chunk count and id range
+        self._chunked: set[int] = set()  # documents whose span was read
         self._doc_term: dict[tuple[int, str], int] = {}
         self._phrases_read: set[int] = set()  # documents whose term counts were read
 
@@ -110,9 +111,9 @@ class IndexStatsReader:
             self._n_chunks = self._store.counts_chunks()
         unread = sorted(set(docs) - self._chunked)
         if unread:
-            self._doc_chunks.update(self._store.doc_chunk_counts(unread))
+            self._spans.update(self._store.doc_chunk_spans(unread))
             self._chunked.update(unread)
-        return self._n_chunks, {d: self._doc_chunks[d] for d in docs if d in self._doc_chunks}
+        return self._n_chunks, {d: self._spans[d].chunks for d in docs if d in self._spans}
 
     def _term_counts(self, terms: Sequence[Term], docs: Sequence[int]
                      ) -> tuple[dict[str, int], dict[tuple[int, str], int]]:
@@ -125,7 +126,8 @@ class IndexStatsReader:
         unread = sorted(set(docs) - self._phrases_read)
         if unread:
             self._doc_term.update(self._store.phrase_chunks_by_doc(
-                {t.text: phrase_tokens(t) for t in terms}, unread))
+                {t.text: phrase_tokens(t) for t in terms},
+                {d: self._spans[d] for d in unread if d in self._spans}))
             self._phrases_read.update(unread)
         wanted = set(docs)
         return self._df, {k: n for k, n in self._doc_term.items() if k[0] in wanted}

@@ -81,9 +81,10 @@ def test_the_judge_sees_what_a_fresh_read_gives_and_each_statistic_is_read_once(
         tokens = [t for s in statements if "FROM chunks_vocab" in s
                   for t in listed(s, "term")]
         assert tokens and len(tokens) == len(set(tokens)), tokens
-        # each document's chunk count is read once: ahead during recall, or after it
-        counted = [s for s in statements if re.search(r"SELECT doc_id, count\(\*\) FROM chunks "
-                                                      r"WHERE doc_id IN", s)]
+        # each document's chunk count (with its id range) is read once, for the judge's counts
+        # and the phrase counts alike: ahead during recall, or after it
+        counted = [s for s in statements if re.search(
+            r"SELECT doc_id, count\(\*\)(, min\(id\), max\(id\))? FROM chunks WHERE doc_id IN", s)]
         read = [d for s in counted for d in listed(s, "doc_id")]
         assert len(read) == len(set(read)) and set(docs) <= {int(d) for d in read}
         # read ahead: a document count came before gather read the candidates' rows

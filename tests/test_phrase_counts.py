@@ -58,7 +58,7 @@ def test_counts_are_fts5s_for_plain_and_unplain_bodies(store):
     docs = [d for (d,) in store.conn.execute("SELECT id FROM documents ORDER BY id")]
     phrases = {p: tokenize(p) for p in PHRASES}
     want = fts5_counts(store, phrases, docs)
-    assert store.phrase_chunks_by_doc(phrases, docs) == want
+    assert store.phrase_chunks_by_doc(phrases, store.doc_chunk_spans(docs)) == want
     # a sample of what FTS5 says, so the comparison is not empty on both sides
     counts = dict(store.conn.execute("SELECT doc_id, count(*) FROM chunks GROUP BY doc_id"))
     assert counts[docs[0]] >= 2
@@ -66,9 +66,11 @@ def test_counts_are_fts5s_for_plain_and_unplain_bodies(store):
     assert (docs[1], "1") in want  # "½" -> "1⁄2": FTS5 reads the tokens "1" and "2"
     # each document alone, and a subset, count the same
     for d in docs:
-        assert store.phrase_chunks_by_doc(phrases, [d]) == fts5_counts(store, phrases, [d])
-    assert store.phrase_chunks_by_doc(phrases, docs[:2]) == fts5_counts(store, phrases, docs[:2])
-    assert store.phrase_chunks_by_doc(phrases, []) == {}
+        assert (store.phrase_chunks_by_doc(phrases, store.doc_chunk_spans([d]))
+                == fts5_counts(store, phrases, [d]))
+    assert (store.phrase_chunks_by_doc(phrases, store.doc_chunk_spans(docs[:2]))
+            == fts5_counts(store, phrases, docs[:2]))
+    assert store.phrase_chunks_by_doc(phrases, store.doc_chunk_spans([])) == {}
 
 
 def test_unplain_bodies_and_phrases_are_left_to_fts5():
@@ -113,7 +115,7 @@ def counted(store, phrases, docs, **bound):
     statements = []
     store.conn.set_trace_callback(statements.append)
     try:
-        counts = store.phrase_chunks_by_doc(phrases, docs, **bound)
+        counts = store.phrase_chunks_by_doc(phrases, store.doc_chunk_spans(docs), **bound)
     finally:
         store.conn.set_trace_callback(None)
     scans = [s for s in statements if "f.body" in s]

@@ -95,6 +95,14 @@ class VectorMatrix:
     groups: np.ndarray | None = None
 
 
+class ChunkSpan(NamedTuple):
+    """A document's chunks: how many, and the lowest and highest chunk id among them."""
+
+    chunks: int
+    first_id: int
+    last_id: int
+
+
 class FtsRow(NamedTuple):
     """One BM25 hit.
 
@@ -292,17 +300,21 @@ class SearchPrimitives:
                 part).fetchall())
         return out
 
-    def doc_chunk_counts(self, doc_ids: Sequence[int]) -> dict[int, int]:
-        """Document id -> its number of chunks, for the documents given."""
+    def doc_chunk_spans(self, doc_ids: Sequence[int]) -> dict[int, ChunkSpan]:
+        """Document id -> its chunk count and chunk id range (``ChunkSpan``), one query.
+
+        Documents without chunks are omitted. Read on the ``chunks_doc`` index.
+        """
         ids = sorted(set(doc_ids))
         if not ids:
             return {}
-        return dict(self.conn.execute(
-            f"SELECT doc_id, count(*) FROM chunks WHERE doc_id IN ({','.join('?' * len(ids))}) "
-            "GROUP BY doc_id", ids).fetchall())
+        return {int(d): ChunkSpan(int(n), int(lo), int(hi)) for d, n, lo, hi in self.conn.execute(
+            "SELECT doc_id, count(*), min(id), max(id) FROM chunks "
+            f"WHERE doc_id IN ({','.join('?' * len(ids))}) GROUP BY doc_id", ids)}
 
-    def phrase_chunks_by_doc(self, phrases: Mapping[str, Sequence[str]], doc_ids: Sequence[int],
-                             *, scan_chunks_max: int = PHRASE_SCAN_CHUNKS_MAX
+    def phrase_chunks_by_doc(self, phrases: Mapping[str, Sequence[str]],
+                             spans: Mapping[int, ChunkSpan], *,
+                             scan_chunks_max: int = PHRASE_SCAN_CHUNKS_MAX
                              ) -> dict[tuple[int, str], int]:
         """(document id, key) -> chunks of that document matching the key's phrase.
 
@@ -317,21 +329,15 @@ class SearchPrimitives:
 
         Args:
             phrases: key -> index tokens in order (a phrase of one token: a term).
-            doc_ids: the documents to count in.
+            spans: the documents to count in, with their chunk spans (``doc_chunk_spans``).
             scan_chunks_max: at most this many chunks are read as bodies (>= 0).
 
         Raises:
             sqlite3.OperationalError: the full-text index failed, or the read was interrupted.
         """
-        ids = sorted(set(doc_ids))
-        if not ids:
-            return {}
-        spans = {int(d): (int(n), int(lo), int(hi)) for d, n, lo, hi in self.conn.execute(
-            "SELECT doc_id, count(*), min(id), max(id) FROM chunks "
-            f"WHERE doc_id IN ({','.join('?' * len(ids))}) GROUP BY doc_id", ids)}
         scanned: list[int] = []
-        for d in sorted(spans, key=lambda d: (spans[d][0], d)):
-            if sum(spans[s][0] for s in scanned) + spans[d][0] > scan_chunks_max:
+        for d in sorted(spans, key=lambda d: (spans[d].chunks, d)):
+            if sum(spans[s].chunks for s in scanned) + spans[d].chunks > scan_chunks_max:
                 break
             scanned.append(d)
         out: dict[tuple[int, str], int] = {}
