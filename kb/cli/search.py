@@ -65,8 +65,10 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
             click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
                        f"{'passed' if j.passed else 'not passed'}; focus found "
                        f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
-                       f"{j.answer_type} (found: {j.type_found}); best sentence: "
-                       f"{j.best_sentence[:120]!r}")
+                       f"{j.answer_type} (found: {j.type_found}); "
+                       + (f"numbers named, none written: {list(j.numbers_missing)}; "
+                          if j.numbers_missing else "")
+                       + f"best sentence: {j.best_sentence[:120]!r}")
 
 
 @cli.command(cls=QueryCommand)

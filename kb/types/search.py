@@ -165,6 +165,8 @@ class JudgeRecord:
         answer_type: what the question asks for: ``date``, ``number``, ``person``,
             ``place`` or ``other``.
         type_found: a filler of that type near the best sentence, or ``None``.
+        numbers_missing: numbers the question names, none of which the passage writes (it
+            then fails: "in 1066" against a passage about 1067), else empty.
     """
 
     number: int
@@ -175,6 +177,7 @@ class JudgeRecord:
     best_sentence: str
     answer_type: str
     type_found: str | None
+    numbers_missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

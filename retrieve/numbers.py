@@ -1,0 +1,147 @@
+"""Numbers a question names, and whether a passage writes them (pure functions).
+
+A number the question *names* is a constraint on the answer, like a name it names: "Who ruled
+Normandy in 1066?", "第一部《ONE PIECE》剧场版", "澳门最近一次悬挂十号风球". A passage that
+writes none of it, however close to the topic, is about another year, film or signal
+(``kb.retrieve.judge`` fails such a passage at its evidence gate).
+
+The question's numbers are read strictly, so that a word that merely holds a numeral is no
+constraint: Arabic digit runs (``1066``, ``CAPP2``, ``F-100``, ``1.3``; thousands separators
+dropped), Roman numerals after a name ("Harold II"), and in Chinese only jieba words that are
+a numeral run (``二十三``, ``十一``; a lone ``一`` is part of too many words), an ordinal
+(``第一``, ``第三部``) or a numeral with an identifying unit (``十号``, ``二世``, ``三届``):
+``哪一年``, ``一共``, ``两侧``, ``十分`` name no number. English number words are left out
+("first recorded", "the two parties" seldom name a number the passage must write).
+
+A passage's numbers are read generously, so that any way of writing a number counts: digit
+runs after Chinese numerals are written as digits (``kb.retrieve.terms.arabic_numerals``),
+English cardinal and ordinal words up to twenty, Roman numerals, month names as their
+numbers, and a year's last two digits (``1980s`` holds ``80``: "八十年代").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from kb.retrieve.terms import arabic_numerals
+from kb.store.textindex import cut_words, has_cjk
+
+_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+          "fifteen sixteen seventeen eighteen nineteen twenty").split()
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+             "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+             "nineteenth twentieth").split()
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+_WORD_VALUE = ({w: str(i + 1) for i, w in enumerate(_WORDS)}
+               | {w: str(i + 1) for i, w in enumerate(_ORDINALS)}
+               | {m: str(i + 1) for i, m in enumerate(_MONTHS)}
+               | {m[:3]: str(i + 1) for i, m in enumerate(_MONTHS) if m != "may"}
+               | {"sept": "9"})
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*s?")
+# a decade: "1990s", "early-1990s", "80s", "1990年代" (its run keeps the trailing "s")
+_DECADE = re.compile(r"\b((?:1[0-9]|20)?[0-9]0)(?:s|'s| ?年代)")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
+# a capitalised word then a Roman numeral: "Harold II", "Alexander I", "Pope Leo IX"
+_NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
+# a decimal point written as a token of its own ("mach 1 .3")
+_SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
+_ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
+# a jieba word naming a number: a numeral run of two or more characters or with a unit
+# character, an ordinal (第...), or a numeral with a unit that identifies (十号, 二世, 三届)
+_ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|号|世|届|期|代)|"
+                       rf"[{_ZH_NUMERAL}]*[十百千万][{_ZH_NUMERAL}]*|[{_ZH_NUMERAL}]{{2,}})$")
+
+
+def named_numbers(query: str) -> frozenset[str]:
+    """The numbers ``query`` names, as digit strings (see the module docstring).
+
+    Args:
+        query: the user's question, any language.
+
+    Returns:
+        Digit strings without thousands separators (``"1066"``, ``"1.3"``, ``"10"``); empty
+        when the question names none.
+    """
+    text = unicodedata.normalize("NFKC", query)
+    found = set(_digit_runs(_DECADE.sub(r"\1s", text)))
+    found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text))
+    if has_cjk(text):
+        words = cut_words(text)
+        for i, word in enumerate(words):
+            if not _DIGITS.search(word) and _ZH_NAMED.match(word):
+                decade = i + 1 < len(words) and words[i + 1].startswith("年代")
+                found.update(n + "s" if decade else n
+                             for n in _digit_runs(arabic_numerals(word)))
+    found.discard("")
+    return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def written_numbers(text: str) -> frozenset[str]:
+    """Every number ``text`` writes, in any of the ways the module docstring lists.
+
+    Args:
+        text: a passage (with its title and headings, as the judge reads it).
+
+    Returns:
+        Digit strings, as ``named_numbers`` writes them.
+    """
+    text = _SPACED_POINT.sub(".", unicodedata.normalize("NFKC", text))
+    found = set(_digit_runs(arabic_numerals(text)))
+    found.update(n[:-1] for n in list(found) if n.endswith("s"))
+    found.update(n[2:] for n in list(found) if len(n) == 4 and n[:2] in ("19", "20"))
+    found.update(_WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)
+                 if w.lower() in _WORD_VALUE)
+    found.update(_roman_value(m) for m in _ROMAN.finditer(text))
+    found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text))
+    found.discard("")
+    return frozenset(found)
+
+
+def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
+    """The numbers of ``named`` when ``text`` writes none of them, sorted; else empty.
+
+    One is enough: a question naming several ("the second and third films", "SINOSAT-1 and
+    SINOSAT-2") may be answered in parts. A decade (``"1990s"``, ``"80s"``) is written by any
+    year in it (``1991``, ``1985``).
+    """
+    if not named:
+        return ()
+    written = written_numbers(text)
+    if any(n in written or (n.endswith("s") and any(_in_decade(w, n[:-1]) for w in written))
+           for n in named):
+        return ()
+    return tuple(sorted(named))
+
+
+def _in_decade(number: str, decade: str) -> bool:
+    """Whether ``number`` is a year of ``decade`` (``"1990"`` or ``"90"``, a multiple of 10)."""
+    if len(number) != 4 or not number.isdigit():
+        return False
+    return number[:3] == decade[:3] if len(decade) == 4 else number[2] == decade[0]
+
+
+def _digit_runs(text: str) -> list[str]:
+    """Digit runs of ``text``: thousands separators dropped, a decimal point kept."""
+    out = []
+    for run in _DIGITS.findall(text):
+        decade = run.endswith("s")
+        run = re.sub(r",(?=\d{3}(?:\D|$))", "", run.rstrip("s"))
+        if decade and "," not in run and "." not in run and run.endswith("0"):
+            out.append(run.lstrip("0") + "s")
+            continue
+        out.extend(p if "." in p else p.lstrip("0") or "0" for p in run.split(","))
+    return out
+
+
+def _roman_value(m: re.Match[str]) -> str:
+    """The value of a Roman numeral matched as (tens, units) groups."""
+    tens, units = m.group(1), m.group(2)
+    value = 10 * len(tens)
+    value += {"IX": 9, "IV": 4}.get(units, (5 if units.startswith("V") else 0)
+                                     + units.count("I"))
+    return str(value) if value else ""

@@ -1,0 +1,83 @@
+"""Numbers a question names: read strictly from questions, generously from passages; the judge
+fails a passage that writes none of them (hand-checked cases, real jieba)."""
+
+import pytest
+
+from kb.retrieve.judge import IndexStats, Passage, passage_signals
+from kb.retrieve.numbers import missing_numbers, named_numbers, written_numbers
+from kb.retrieve.terms import content_terms
+
+
+@pytest.mark.parametrize(("query", "numbers"), [
+    ("Who ruled Normandy in 1066?", {"1066"}),
+    ("What did CAPP2 give at 600 mg and 1,000 mg?", {"2", "600", "1000"}),
+    ("Flutter at Mach 1.3 on the F-100?", {"1.3", "100"}),
+    ("Where did Harold II die?", {"2"}),
+    ("Presser's early-1990s figures", {"1990s"}),
+    ("第一部《ONE PIECE》剧场版是哪一年上映的？", {"1"}),
+    ("澳门最近一次悬挂十号风球是在哪一天？", {"10"}),
+    ("哈罗德二世死在哪里？", {"2"}),
+    ("在马赫数1.3的壁板颤振实验中", {"1.3"}),
+    # words that hold a numeral without naming a number
+    ("徐展堂在哪一年随家人一起奔赴香港？", set()),
+    ("一共发现了多少组岩画？", set()),
+    ("棕榈蝮身体的哪个部位十分灵活？", set()),
+    ("原劳亚大陆曾先后是哪两个大陆的一部分？", set()),
+    ("When was the word first recorded?", set()),
+    ("What are the two parties called?", set()),
+])
+def test_a_question_names_numbers_strictly(query, numbers):
+    assert named_numbers(query) == numbers
+
+
+def test_a_passage_writes_numbers_in_every_form():
+    written = written_numbers("In 1066 King Harold II and Alexander I; the 1980s; September "
+                              "16; No. 10; 1,000 people; 九号风球; first; three; mach 1 .3")
+    assert {"1066", "2", "1", "1980", "80", "9", "16", "10", "1000", "3", "1.3"} <= written
+    assert "4" not in written and "0.3" not in written
+
+
+@pytest.mark.parametrize(("query", "passage", "missing"), [
+    ("Who ruled Normandy in 1066?", "William conquered England in 1066.", ()),
+    ("Who ruled Normandy in 1067?", "William conquered England in 1066.", ("1067",)),
+    ("Presser's early-1990s figures", "As early as 1991, Presser reported", ()),
+    ("Presser's early-1990s figures", "In 1989 Presser reported", ("1990s",)),
+    ("林俊贤在八十年代是哪个电视台的小生？", "1985年起为无线电视当家小生", ()),
+    ("亚历山大一世娶了谁？", "Alexander I had married Sybilla of Normandy", ()),
+    # one of several named is enough: the question may be answered in parts
+    ("第二部和第三部剧场版分别是哪一年上映的？", "2001年上映的第二部剧场版", ()),
+    ("澳门最近一次悬挂十号风球是在哪一天？", "最近一次悬挂九号风球是2017年8月23日", ("10",)),
+    ("When was the word recorded?", "No number here.", ()),
+])
+def test_missing_numbers(query, passage, missing):
+    assert missing_numbers(named_numbers(query), passage) == missing
+
+
+def _passage(cid, text, doc=1):
+    return Passage(cid, doc, text, "Normandy", 0.8, 0.5, 0.5, 1.0)
+
+
+def test_the_judge_fails_a_passage_that_writes_none_of_the_questions_numbers():
+    q = "Who ruled Normandy in 1067?"
+    stats = IndexStats(n_chunks=100, df={"rule": 5, "normandi": 20, "1067": 1, "1066": 3},
+                       doc_chunks={1: 10, 2: 10}, doc_term_chunks={})
+    other_year, right_year = passage_signals(q, content_terms(q), [
+        _passage(1, "Duke William ruled Normandy in 1066."),
+        _passage(2, "Duke William ruled Normandy in 1067.", doc=2)], stats)
+    assert not other_year.gate and other_year.numbers_missing == ("1067",)
+    assert right_year.gate and right_year.numbers_missing == ()
+
+
+def test_a_number_the_document_is_about_is_no_constraint():
+    q = "Who is the contact for the 737 MAX directive?"
+    # "737" is in 8 of the directive's 10 chunks: a topic term, not a constraint
+    stats = IndexStats(n_chunks=100, df={"737": 8, "max": 9, "contact": 5, "direct": 10},
+                       doc_chunks={1: 10}, doc_term_chunks={(1, "737"): 8})
+    (s,) = passage_signals(q, content_terms(q), [Passage(
+        1, 1, "For more information about this directive, contact Ian Won, Manager.",
+        "Airworthiness directive", 0.8, 0.5, 0.5, 1.0)], stats)
+    assert s.gate and s.numbers_missing == ()
+    (t,) = passage_signals(q, content_terms(q), [Passage(
+        1, 2, "For more information about this directive, contact Ian Won, Manager.",
+        "Airworthiness directive", 0.8, 0.5, 0.5, 1.0)], stats)
+    assert not t.gate and t.numbers_missing == ("737",)  # another document: not its topic
