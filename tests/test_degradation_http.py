@@ -40,6 +40,29 @@ def test_search_with_embedding_server_down_answers_bm25_quickly_and_says_so(tmp_
             "pending_vectors"}
 
 
+def test_a_search_says_which_chunks_have_no_vector_yet_until_they_have(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "keys.txt", "Rotate the signing keys every ninety days using the vault.")
+    with ModelServer() as server:
+        spec = f"openai:{server.url}/v1#{E5}"
+        with KnowledgeBase(tmp_path / "kb.db", Config(embedder=spec)) as kb:
+            kb.ingest([docs])
+            assert not kb.search("rotate signing keys", decay=False).diagnostics.degraded
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder=spec)) as kb:  # server down
+        write(docs / "new.txt", "Backups run nightly at two in the morning.")
+        assert kb.ingest([docs]).vectors_pending == 1
+    with ModelServer() as again, KnowledgeBase(  # the model is back (on another port)
+            tmp_path / "kb.db", Config(embedder=f"openai:{again.url}/v1#{E5}")) as kb:
+        result = kb.search("when do backups run", decay=False)
+        assert result.references[0].source.endswith("new.txt")  # found by its keywords
+        notes = [d for d in result.diagnostics.degraded if "no vector" in d]
+        assert notes == [f"vectors: 1 of 2 chunks have no vector from openai:{E5} yet and are "
+                         "found by keywords alone (an ingest still running adds them; else "
+                         "run `kb reembed`)"]
+        kb.reembed()
+        assert not kb.search("when do backups run", decay=False).diagnostics.degraded
+
+
 @pytest.mark.slow  # waits out the query-time cap
 def test_a_silent_llm_cannot_stall_a_search_past_its_cap(tmp_path):
     write(tmp_path / "a.txt", "Glaciers retreat when summers warm.")

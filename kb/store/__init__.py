@@ -68,6 +68,7 @@ class Store(SearchPrimitives):
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
         self._mix: tuple[int, tuple[int, int]] = (-1, (0, 0))
+        self._live: tuple[int, str, int] = (-1, "", 0)
         self._readers = ReaderPool(self._connect)
         self.mode: OpenMode = "rw"
         self.fts_problem: str | None = None  # the index is damaged and cannot be rebuilt here
@@ -358,6 +359,18 @@ class Store(SearchPrimitives):
     def counts_chunks(self) -> int:
         """Number of chunks."""
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def live_vectors(self, fingerprint: str) -> int:
+        """Chunks holding a vector of ``fingerprint``, cached until the next write."""
+        gen = self.generation()
+        cached = self._live  # one read: another thread may replace it meanwhile
+        if cached[0] == gen and cached[1] == fingerprint:
+            return cached[2]
+        n = int(self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT "
+            "NULL", (fingerprint,)).fetchone()[0])
+        self._live = (gen, fingerprint, n)
+        return n
 
     def doc_ids_of(self, chunk_ids: Sequence[int]) -> dict[int, int]:
         """Document id of each chunk id."""
