@@ -6,7 +6,10 @@ would be handed, after floor, rerank and top-k) are judged at document level:
 * precision@k = relevant references among the first k / number of references among the first k
   (a query answered with no reference scores 0; answerable queries only);
 * distractor pass-through = references that are planted distractors / references returned,
-  over all queries;
+  over all queries (weak ones included: a refused question's closest passages count);
+* distractor evidence rate = the same over the references handed out as evidence only (not
+  flagged ``weak_evidence``): what an assistant told to answer from them would read as
+  support;
 * refusal rate = share of unanswerable queries (no qrels) whose result has
   ``insufficient_evidence`` true (higher is better);
 * false refusal rate = share of answerable queries whose result has ``insufficient_evidence``
@@ -37,6 +40,7 @@ class PrecisionReport:
     precision_at_k: float
     k: int
     distractor_pass_through: float
+    distractor_evidence_rate: float
     refusal_rate: float
     false_refusal_rate: float
     answerable: int
@@ -63,15 +67,20 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
     if engines is None:
         engines = engines_for(kb, PipelineSettings())
     precisions, refusals, false_refusals = [], [], []
-    returned = passed = 0
+    returned = passed = evidence = evidence_passed = 0
     per_query: dict[str, dict[str, object]] = {}
     for q in load_queries(dataset):
         result = run_search(kb.store, q.text, SearchOptions(top_k=k, decay=False),
                             engines=engines, now=FIXED_TIME)
-        docs = [r.source.removeprefix(SOURCE_PREFIX) for r in result.references][:k]
+        refs = result.references[:k]
+        docs = [r.source.removeprefix(SOURCE_PREFIX) for r in refs]
         relevant = {d for d, g in qrels.get(q._id, {}).items() if g > 0}
+        planted = distractors.get(q._id, set())
         returned += len(docs)
-        passed += sum(d in distractors.get(q._id, set()) for d in docs)
+        passed += sum(d in planted for d in docs)
+        strong = [d for d, r in zip(docs, refs, strict=True) if not r.weak_evidence]
+        evidence += len(strong)
+        evidence_passed += sum(d in planted for d in strong)
         if relevant:
             p = sum(d in relevant for d in docs) / len(docs) if docs else 0.0
             precisions.append(p)
@@ -83,6 +92,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
     return PrecisionReport(
         precision_at_k=sum(precisions) / len(precisions) if precisions else 0.0, k=k,
         distractor_pass_through=passed / returned if returned else 0.0,
+        distractor_evidence_rate=evidence_passed / evidence if evidence else 0.0,
         refusal_rate=sum(refusals) / len(refusals) if refusals else 0.0,
         false_refusal_rate=sum(false_refusals) / len(false_refusals) if false_refusals else 0.0,
         answerable=len(precisions), unanswerable=len(refusals), per_query=per_query)

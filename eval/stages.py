@@ -36,6 +36,7 @@ VERDICT_METRICS: dict[str, int] = {
     "mrr": 1,
     "reference_precision@3": 1,
     "distractor_pass_through": -1,
+    "distractor_evidence_rate": -1,
     "refusal_rate": 1,
 }
 DELTA_DECIMALS = 4  # deltas are rounded to this before a verdict (metrics print 4 decimals)

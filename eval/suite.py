@@ -158,6 +158,7 @@ def measure_quality(kb: KnowledgeBase, dataset: Path,
             metrics[f"reference_precision@{PRECISION_K}"] = gate.precision_at_k
             metrics["false_refusal_rate"] = gate.false_refusal_rate
         metrics["distractor_pass_through"] = gate.distractor_pass_through
+        metrics["distractor_evidence_rate"] = gate.distractor_evidence_rate
         if gate.unanswerable:
             metrics["refusal_rate"] = gate.refusal_rate
     return metrics, len(ranking.run), counts

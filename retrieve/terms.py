@@ -102,14 +102,18 @@ def is_stop(word: str) -> bool:
 def is_name(term: Term, query: str) -> bool:
     """Whether the query writes ``term`` as a name (Latin script only).
 
-    A name is a capitalised word not opening the question ("Australia", "DeepMind") or an
-    acronym ("DNC"); in a query written in title case or capitals nothing is.
+    A name is a capitalised word not opening the question ("Australia", "DeepMind"), an
+    acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola", "Retry-After"); in
+    a query written in title case or capitals nothing is.
     """
     word = term.surface
-    if term.phrase or term.spaceless or not word.isascii() or not word[:1].isupper():
+    if term.phrase and not _HYPHENATED_NAME.fullmatch(word):
+        return False  # a quoted phrase or a lower-case compound ("long-term")
+    if term.spaceless or not word.isascii() or not word[:1].isupper():
         return False
-    words = re.findall(r"[^\W\d_]+", query)
-    if len(words) >= 3 and sum(w[:1].isupper() for w in words) > 0.6 * len(words):
+    words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", query)  # "Coca-Cola" is one
+    rest = words[1:]  # the opening word is capitalised in any sentence
+    if len(rest) >= 2 and sum(w[:1].isupper() for w in rest) > 0.6 * len(rest):
         return False  # "What Is The Capital Of Australia"
     return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
 
@@ -363,6 +367,7 @@ def topic_terms(terms: Iterable[Term], context: PassageTerms) -> set[str]:
 
 _CJK_LETTER = re.compile(f"[{CJK_CHARS}]")
 _LETTER = re.compile(r"[^\W\d_]")
+_HYPHENATED_NAME = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Z][A-Za-z0-9]*)+")
 
 
 def script_of(text: str) -> str:

@@ -71,6 +71,13 @@ def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
     ("Australia has what capital?", []),  # the question's first word is capitalised anyway
     ("What Is The Capital Of Australia", []),  # title case: capitals say nothing
     ("GPL means what?", ["GPL"]),
+    # capitalised words joined by hyphens are one name; a lower-case compound is none
+    ("What Retry-After value should a server send?", ["Retry-After"]),
+    ("What is a long-term release?", []),
+    # a short question: its opening word is no sign of title case
+    ("Who founded DeepMind?", ["DeepMind"]),
+    ("Who founded Coca-Cola?", ["Coca-Cola"]),
+    ("Who Founded DeepMind", []),
 ])
 def test_names_are_capitalised_words_inside_the_question_and_acronyms(query, names):
     assert [t.surface for t in content_terms(query) if is_name(t, query)] == names
