@@ -7,11 +7,12 @@ writes none of it, however close to the topic, is about another year, film or si
 
 The question's numbers are read strictly, so that a word that merely holds a numeral is no
 constraint: Arabic digit runs (``1066``, ``CAPP2``, ``F-100``, ``1.3``; thousands separators
-dropped), Roman numerals after a name ("Harold II"), and in Chinese only jieba words that are
+dropped), English ordinals from ``second`` to ``twentieth`` ("the third film"), Roman
+numerals after a name ("Harold II"), and in Chinese only jieba words that are
 a numeral run (``二十三``, ``十一``; a lone ``一`` is part of too many words), an ordinal
 (``第一``, ``第三部``) or a numeral with an identifying unit (``十号``, ``二世``, ``三届``):
-``哪一年``, ``一共``, ``两侧``, ``十分`` name no number. English number words are left out
-("first recorded", "the two parties" seldom name a number the passage must write).
+``哪一年``, ``一共``, ``两侧``, ``十分`` name no number. ``first`` and the cardinal words are
+left out ("first recorded", "the two parties" seldom name a number the passage must write).
 
 A passage's numbers are read generously, so that any way of writing a number counts: digit
 runs after Chinese numerals are written as digits (``kb.retrieve.terms.arabic_numerals``),
@@ -44,6 +45,8 @@ _DIGITS = re.compile(r"\d+(?:[.,]\d+)*s?")
 # a decade: "1990s", "early-1990s", "80s", "1990年代" (its run keeps the trailing "s")
 _DECADE = re.compile(r"\b((?:1[0-9]|20)?[0-9]0)(?:s|'s| ?年代)")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+# English ordinals a question names ("the third film"); not "first" ("first recorded")
+_QUERY_ORDINALS = frozenset(_ORDINALS[1:])
 _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a capitalised word then a Roman numeral: "Harold II", "Alexander I", "Pope Leo IX"
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
@@ -68,6 +71,8 @@ def named_numbers(query: str) -> frozenset[str]:
     """
     text = unicodedata.normalize("NFKC", query)
     found = set(_digit_runs(_DECADE.sub(r"\1s", text)))
+    found.update(_WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)
+                 if w.lower() in _QUERY_ORDINALS)
     found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text))
     if has_cjk(text):
         words = cut_words(text)

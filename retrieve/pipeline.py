@@ -156,7 +156,7 @@ def search(store: Store, query: str, options: SearchOptions = SearchOptions(), *
                           now or datetime.now(UTC), trace)  # 1-5
             return cite(query, ranked, options,  # 6
                         rerank_min_score=engines.settings.rerank_min_score, trace=trace,
-                        notes=scope_notes(store, options))
+                        notes=scope_notes(store, options, filters))
     except SearchCancelled as exc:
         return _failed(query, str(exc), trace)
     except Exception as exc:  # the assistant's turn must never see an exception

@@ -46,11 +46,13 @@ def scope(options: SearchOptions, created: Mapping[int, datetime]) -> Filters:
 EMPTY_NOTE = "the knowledge base is empty: no document has been indexed into it"
 
 
-def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
+def scope_notes(store: Store, options: SearchOptions,
+                filters: Filters | None = None) -> tuple[str, ...]:
     """Notes on why a search can find nothing whatever it asks: an empty index, or a filter.
 
     A filter that keeps nothing: each tag no document carries, each source no document's
-    source matches, each type no document has. The note names the reason, so the user reads
+    source matches, each type no document has, a date range no document was created in
+    (``filters``: the search's, from ``scope``). The note names the reason, so the user reads
     the index or the filter, not the question, as the cause (``Diagnostics.notes``): an
     assistant pointed at a mistyped collection must not read "the documents do not hold it".
     One read (``LIMIT 1``) for the empty index, and one per tag, source or type given.
@@ -63,4 +65,9 @@ def scope_notes(store: Store, options: SearchOptions) -> tuple[str, ...]:
               if not store.any_document(Filters(sources=(source,)))]
     notes += [f"no document is of type {kind!r}" for kind in dict.fromkeys(options.source_types)
               if not store.any_document(Filters(source_types=(kind,)))]
+    if filters is not None and filters.doc_ids == ():
+        bounds = [f"{name} {value}" for name, value in (
+            ("created_after", options.created_after), ("created_before", options.created_before))
+            if value]
+        notes.append(f"no document was created in the date range ({', '.join(bounds)})")
     return tuple(notes)

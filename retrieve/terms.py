@@ -100,22 +100,32 @@ def is_stop(word: str) -> bool:
 
 
 def is_name(term: Term, query: str) -> bool:
-    """Whether the query writes ``term`` as a name (Latin script only).
+    """Whether the query writes ``term`` as a name (Latin script, accents included).
 
-    A name is a capitalised word not opening the question ("Australia", "DeepMind"), an
-    acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola", "Retry-After"); in
-    a query written in title case or capitals nothing is.
+    A name is a capitalised word not opening the question ("Australia", "DeepMind",
+    "Dvořák"), an acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola",
+    "Saint-Exupéry"); in a query written in title case or capitals nothing is. Title case:
+    no function word after the first is in lower case ("What Is The Capital Of Australia"),
+    and most words are capitalised; "When did Hemingway visit Harrow Point Lighthouse?" is
+    not.
     """
     word = term.surface
-    if term.phrase and not _HYPHENATED_NAME.fullmatch(word):
+    if term.phrase and not _is_hyphenated_name(word):
         return False  # a quoted phrase or a lower-case compound ("long-term")
-    if term.spaceless or not word.isascii() or not word[:1].isupper():
+    if term.spaceless or not _LATIN_NAME.fullmatch(word) or not word[:1].isupper():
         return False
     words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", query)  # "Coca-Cola" is one
     rest = words[1:]  # the opening word is capitalised in any sentence
-    if len(rest) >= 2 and sum(w[:1].isupper() for w in rest) > 0.6 * len(rest):
+    if (len(rest) >= 2 and sum(w[:1].isupper() for w in rest) > 0.6 * len(rest)
+            and not any(w.islower() and w in STOPWORDS for w in rest)):
         return False  # "What Is The Capital Of Australia"
     return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
+
+
+def _is_hyphenated_name(word: str) -> bool:
+    """Capitalised Latin words joined by hyphens: "Coca-Cola", "Retry-After"."""
+    parts = word.split("-")
+    return len(parts) >= 2 and all(p[:1].isupper() and _LATIN_NAME.fullmatch(p) for p in parts)
 
 
 def arabic_numerals(text: str) -> str:
@@ -367,7 +377,8 @@ def topic_terms(terms: Iterable[Term], context: PassageTerms) -> set[str]:
 
 _CJK_LETTER = re.compile(f"[{CJK_CHARS}]")
 _LETTER = re.compile(r"[^\W\d_]")
-_HYPHENATED_NAME = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Z][A-Za-z0-9]*)+")
+# Latin letters with their accents (Latin-1 Supplement to Latin Extended-B), digits, hyphens
+_LATIN_NAME = re.compile(r"[A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f'-]+")
 
 
 def script_of(text: str) -> str:

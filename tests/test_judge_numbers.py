@@ -23,6 +23,8 @@ from kb.retrieve.terms import content_terms
     ("一共发现了多少组岩画？", set()),
     ("棕榈蝮身体的哪个部位十分灵活？", set()),
     ("原劳亚大陆曾先后是哪两个大陆的一部分？", set()),
+    ("Who directed the third film?", {"3"}),
+    ("Who was the second keeper?", {"2"}),
     ("When was the word first recorded?", set()),
     ("What are the two parties called?", set()),
 ])

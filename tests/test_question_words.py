@@ -78,6 +78,13 @@ def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
     ("Who founded DeepMind?", ["DeepMind"]),
     ("Who founded Coca-Cola?", ["Coca-Cola"]),
     ("Who Founded DeepMind", []),
+    # a multi-word name is no title case while a function word stays in lower case
+    ("When did Hemingway visit Harrow Point Lighthouse?",
+     ["Hemingway", "Harrow", "Point", "Lighthouse"]),
+    ("Harrow Point Lighthouse History", []),
+    # Latin letters with accents
+    ("Where did Dvořák stay?", ["Dvořák"]),
+    ("When did Saint-Exupéry fly?", ["Saint-Exupéry"]),
 ])
 def test_names_are_capitalised_words_inside_the_question_and_acronyms(query, names):
     assert [t.surface for t in content_terms(query) if is_name(t, query)] == names

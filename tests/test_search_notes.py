@@ -111,6 +111,15 @@ def test_a_type_no_document_has_is_named(db: str) -> None:
     assert notes(kb("--db", db, "search", "--type", "md", "-n", "3", *QUERY)) == []
 
 
+def test_a_date_range_no_document_was_created_in_is_named(db: str) -> None:
+    r = kb("--db", db, "search", "--after", "2090-01-01T00:00:00Z", *QUERY)
+    assert r.exit_code == 0 and "No relevant references found" in r.stdout
+    assert notes(r) == ["no document was created in the date range (created_after "
+                        "2090-01-01T00:00:00+00:00)"]
+    assert notes(kb("--db", db, "search", "--after", "2000-01-01T00:00:00Z", "-n", "3",
+                    *QUERY)) == []
+
+
 def test_an_empty_knowledge_base_says_it_is_empty_not_that_it_lacks_the_answer(
         tmp_path: Path) -> None:
     empty = str(tmp_path / "empty.db")  # as `kb collections create` leaves it
