@@ -11,7 +11,8 @@ CJK fallback as a note on the recall stage) and a vector list
 (``kb.retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
 thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
 numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
-side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks). Once its keyword lists are done
+the caller helps score the exact scan's row blocks (``kb.retrieve.blockscan``).
 
 The worker never reads the database: its own connection would read another snapshot than the
 caller's (``Store.snapshot``), and a document committed in between would reach later stages
