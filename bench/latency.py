@@ -8,7 +8,9 @@ citations) plus one real query embedding per search. No LLM.
 
 Reported per size: the search's p50/p95, the same without the judge stage (issue 14's
 acceptance excludes it), each stage's p50/p95 from the search's own diagnostics, and in their
-own loops after the searches: the query embedding (the model alone), the BM25 side of recall
+own loops after the searches: the query embedding (the model alone, on one OpenMP thread as
+a search's worker runs it; before 2026-12-01 22:20 UTC it ran on the main thread with
+OpenMP's default of one thread per core), the BM25 side of recall
 (``bm25_recall`` as a hybrid search calls it), kb's vector scan and a raw numpy product.
 
 With ``--exact-scan-max N`` (below the size) the searches go through the bit index
@@ -26,8 +28,10 @@ import os
 import sqlite3
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +41,7 @@ from kb.eval.datasets import dataset_dir, load_corpus, load_queries
 from kb.eval.retrieval import FIXED_TIME
 from kb.ingest.pipeline import ingest_records
 from kb.retrieve.recall import bm25_recall
+from kb.retrieve.threadlimits import one_openmp_thread
 from kb.store import bitindex, vectors
 from kb.store.codec import vector_to_blob
 from kb.store.search import Filters
@@ -112,6 +117,18 @@ def build(path: Path, n_chunks: int, config: Config) -> KnowledgeBase:
     return kb
 
 
+def embedding_ms(embedder: Any, queries: list[str]) -> list[float]:
+    """Each query's embedding time on this thread, limited to one OpenMP thread as a search's
+    worker is (``kb.retrieve.threadlimits``); call it on a thread of its own."""
+    one_openmp_thread()
+    out = []
+    for q in queries:
+        t0 = time.perf_counter()
+        embedder.embed_query(q)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
 def percentile(values: list[float], p: float) -> float:
     return float(np.percentile(values, p))
 
@@ -154,10 +171,8 @@ def main() -> None:
             bm25_recall(kb.store, keyword_query(q), pool=50, filters=Filters(), name="bm25:0",
                         weight=1.0, partial_cap=True)
             bm25.append((time.perf_counter() - t0) * 1e3)
-        for q in queries:
-            t0 = time.perf_counter()
-            qv = service.embedder.embed_query(q)
-            embed.append((time.perf_counter() - t0) * 1e3)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            embed = pool.submit(embedding_ms, service.embedder, queries).result()
         for q in queries:
             qv = service.embedder.embed_query(q)
             t0 = time.perf_counter()

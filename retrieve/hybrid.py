@@ -11,7 +11,8 @@ CJK fallback as a note on the recall stage) and a vector list
 (``kb.retrieve.recall.vector_recall``). The vector side (the query embeddings with one OpenMP
 thread, then the scans) runs on a worker thread while BM25 runs on the caller's: the model,
 numpy and SQLite all release the GIL, so on two cores a search costs max(vector side, BM25
-side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
+side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks). Once its keyword lists are done
+the caller helps score the exact scan's row blocks (``kb.retrieve.blockscan``).
 
 The worker never reads the database: its own connection would read another snapshot than the
 caller's (``Store.snapshot``), and a document committed in between would reach later stages
@@ -47,6 +48,7 @@ from kb.retrieve.bitrecall import (
     rescored,
     scope_positions,
 )
+from kb.retrieve.blockscan import ScanShare
 from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N
@@ -241,11 +243,13 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
     # costs max(vector side, BM25 side), not their sum (DESIGN 8: p50 < 50 ms at 100k chunks).
     # The matrix is read here, in this search's snapshot (module docstring).
     vector_job = None
+    share = ScanShare()  # this thread helps the worker's exact scans once BM25 is done
     if service is not None:
         matrix, problem = _matrix(store, service, trace)
         vector_job = _workers().submit(_vector_lists, matrix, problem, queries, service, pool,
                                        allowed, calibration, settings, trace.cancel,
-                                       (store, store.generation()))
+                                       (store, store.generation()), share)
+        vector_job.add_done_callback(lambda _: share.close())  # however the job ends
     keyword: list[RecallList | None] = [None] * len(queries)
     if settings.recall != "vector" or service is None:
         keyword = [keyword_list(store, q, i, pool, filters,
@@ -254,12 +258,17 @@ def recall_lists(store: Store, queries: list[str], pool: int, filters: Filters,
                    for i, q in enumerate(queries)]
     vectors: list[RecallList] = []
     if vector_job is not None:
-        if ahead is not None and not vector_job.done():  # else this thread would only wait
-            try:
-                ahead([kw for kw in keyword if kw is not None])
-            except sqlite3.OperationalError:
-                trace.check()  # "interrupted" by a cancellation
-                raise
+        # this thread scans too (``share``), so it holds the BLAS limit; taking it here, in
+        # the wait, leaves the worker's own entry a counter step (a fresh limit costs 0.3 ms,
+        # about 1 ms on a loaded machine, at the start of the scan)
+        with one_blas_thread():
+            if ahead is not None and not vector_job.done():  # else this thread would wait
+                try:
+                    ahead([kw for kw in keyword if kw is not None])
+                except sqlite3.OperationalError:
+                    trace.check()  # "interrupted" by a cancellation
+                    raise
+            share.assist()
         vectors, failure = _rescore(store, service, *vector_job.result())
         trace.check()
         if failure:  # a failing embedder closes the vector lists, never the search
@@ -328,7 +337,8 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
                   queries: list[str], service: EmbeddingService, pool: int,
                   allowed: np.ndarray | None, calibration: Calibration,
                   settings: PipelineSettings, cancel: threading.Event | None,
-                  snapshot: tuple[Store, int] | None = None
+                  snapshot: tuple[Store, int] | None = None,
+                  share: ScanShare | None = None
                   ) -> tuple[list[RecallList | PendingRescore], str | None,
                              VectorMatrix | BitIndex | None]:
     """Vector lists of ``queries`` in order (runs on a worker thread; reads no database).
@@ -348,6 +358,8 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
         cancel: checked between blocks of the scan.
         snapshot: the store and the caller's generation: bit index candidates are rescored
             here when this thread's snapshot has that generation.
+        share: the exact scans are published there for the caller to help with
+            (``kb.retrieve.blockscan``).
 
     Returns:
         The lists computed, the failure that stopped the rest (``None`` when all ran; a
@@ -372,7 +384,7 @@ def _vector_lists(matrix: VectorMatrix | BitIndex | None, problem: str | None,
                     else vector_recall(
                     matrix, qv, pool=pool, allowed_docs=allowed, name=f"vector:{i}",
                     weight=weight, cos_unrelated=calibration.cos_unrelated,
-                    span=calibration.span, cancel=cancel))
+                    span=calibration.span, cancel=cancel, share=share))
         if isinstance(matrix, BitIndex) and snapshot is not None:
             lists = rescore_if_same(*snapshot, matrix, lists, service.fingerprint.key)
     except Exception as exc:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from kb.errors import SearchCancelled
+from kb.retrieve.blockscan import SCAN_BLOCK_ROWS, BlockScan, ScanShare
 from kb.retrieve.tiers import fts5_idf, tiered_search
 from kb.store import Store
 from kb.store.search import Filters, VectorMatrix
@@ -53,7 +53,6 @@ from kb.types import Hit, RecallList
 MIN_GROUP_CHUNKS = 30
 # index tokens -> chunks holding each (absent tokens omitted), as Store.token_chunk_counts
 TokenCounts = Callable[[Sequence[str]], dict[str, int]]
-SCAN_BLOCK_ROWS = 131_072  # vector rows scored between two cancellation checks (~50 MB at 384-d)
 
 
 def clause_idfs(store: Store, query: KeywordQuery,
@@ -229,7 +228,8 @@ def vector_recall(vm: VectorMatrix, query_vector: np.ndarray, *, pool: int,
                   allowed_docs: np.ndarray | None, name: str, weight: float,
                   cos_unrelated: float, span: float,
                   cancel: threading.Event | None = None,
-                  block_rows: int = SCAN_BLOCK_ROWS) -> RecallList:
+                  block_rows: int = SCAN_BLOCK_ROWS,
+                  share: ScanShare | None = None) -> RecallList:
     """Exact cosine search over a matrix of stored vectors (pure: no store access).
 
     Args:
@@ -244,21 +244,18 @@ def vector_recall(vm: VectorMatrix, query_vector: np.ndarray, *, pool: int,
         weight: the list's fusion weight.
         cancel: checked between blocks of ``block_rows`` rows.
         block_rows: rows scored between two checks of ``cancel``.
+        share: where the search's caller thread helps score the blocks
+            (``kb.retrieve.blockscan``), or ``None``: this thread scores them all.
 
     Raises:
         kb.errors.SearchCancelled: ``cancel`` was set during the scan.
     """
     if vm.matrix.shape[0] == 0:
         return RecallList(name, "vector", weight, ())
-    q = query_vector.astype(np.float32)
-    if cancel is None or vm.matrix.shape[0] <= block_rows:
-        scores = vm.matrix @ q
-    else:
-        scores = np.empty(vm.matrix.shape[0], dtype=np.float32)
-        for start in range(0, vm.matrix.shape[0], block_rows):
-            if cancel.is_set():
-                raise SearchCancelled("search cancelled by the caller")
-            scores[start:start + block_rows] = vm.matrix[start:start + block_rows] @ q
+    scan = BlockScan(vm.matrix, query_vector.astype(np.float32), cancel, block_rows)
+    if share is not None:
+        share.publish(scan)
+    scores = scan.result()
     baseline = group_baselines(scores, vm.groups, cos_unrelated)
     if allowed_docs is not None:
         scores = np.where(np.isin(vm.doc_ids, allowed_docs), scores, -np.inf)

@@ -1,8 +1,9 @@
 """Thread limits for the vector side of recall: one OpenMP thread, one BLAS thread.
 
 On two cores the query embedding and the vector scan run on a worker thread while BM25 runs on
-the caller's (``kb.retrieve.hybrid``); each side keeps one core only if the model and numpy's
-BLAS do not start threads of their own. Uses threadpoolctl
+the caller's (``kb.retrieve.hybrid``), which then helps with the scan's row blocks
+(``kb.retrieve.blockscan``); each side keeps one core only if the model and numpy's BLAS do
+not start threads of their own. Uses threadpoolctl
 (https://github.com/joblib/threadpoolctl).
 """
 
