@@ -109,8 +109,8 @@ def test_describe_bound():
 def test_shipped_gates_cover_the_ci_sets_with_metric_names_kb_eval_produces():
     t = load_thresholds(golden_dir() / "gates.toml")
     produced = set(evaluate_run({"q": ["d"]}, {"q": {"d": 1}})) | {
-        "reference_precision@3", "distractor_pass_through", "refusal_rate", "false_refusal_rate",
-        "rank_p50_ms",
+        "reference_precision@3", "distractor_pass_through", "distractor_evidence_rate",
+        "refusal_rate", "false_refusal_rate", "rank_p50_ms",
         "search_p50_ms", "search_p95_ms"}
     judge = {f"{part}_{m}" for part in PARTS
              for m in ("auc", "refusal_rate", "false_refusal_rate")} | {"offtopic_refusal_rate"}
