@@ -53,6 +53,7 @@ from kb.retrieve.calibration import GENERIC, Calibration, load_calibration
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N
 from kb.retrieve.lexicon import crosses_languages, shared_lexicon
+from kb.retrieve.pending import too_few_vectors
 from kb.retrieve.recall import (
     TokenCounts,
     bm25_recall,
@@ -142,6 +143,8 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
             trace.degraded.append(f"vectors: the index holds none from "
                                   f"{service.embedder.model_id} (run `kb reembed`); BM25 only")
         service = None
+    elif too_few_vectors(store, service, trace):
+        service = None
     else:
         calibration = load_calibration(store, service.fingerprint.key,
                                        service.embedder.model_id)
@@ -163,24 +166,7 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
                             stats.token_counts if stats is not None else None), terms
 
     lists, terms = trace.run("recall", lists_and_terms)
-    if service is not None:
-        _note_pending_vectors(store, service, trace)
     return Recalled(tuple(lists), tuple(terms), calibration, service)
-
-
-def _note_pending_vectors(store: Store, service: EmbeddingService, trace: Trace) -> None:
-    """A degraded note when some chunks have no vector of ``service`` yet (two cached counts).
-
-    Text is stored first and vectors follow (an ingest still running, or vectors left to
-    ``kb reembed``): those chunks are found by keywords alone, and the caller should know.
-    """
-    total = store.script_mix()[1]
-    missing = total - store.live_vectors(service.fingerprint.key)
-    if missing > 0:
-        trace.degraded.append(
-            f"vectors: {missing:,} of {total:,} chunks have no vector from "
-            f"{service.embedder.model_id} yet and are found by keywords alone (an ingest "
-            "still running adds them; else run `kb reembed`)")
 
 
 def keyword_list(store: Store, q: str, i: int, pool: int, filters: Filters, weight: float,

@@ -42,7 +42,11 @@ def test_search_with_embedding_server_down_answers_bm25_quickly_and_says_so(tmp_
 
 def test_a_search_says_which_chunks_have_no_vector_yet_until_they_have(tmp_path):
     docs = tmp_path / "docs"
-    write(docs / "keys.txt", "Rotate the signing keys every ninety days using the vault.")
+    for name, text in (("keys", "Rotate the signing keys every ninety days using the vault."),
+                       ("food", "The cafeteria serves soup on Mondays and fish on Fridays."),
+                       ("bikes", "Bicycles are parked in the courtyard behind the library."),
+                       ("mail", "Parcels are collected at the front desk until six.")):
+        write(docs / f"{name}.txt", text)
     with ModelServer() as server:
         spec = f"openai:{server.url}/v1#{E5}"
         with KnowledgeBase(tmp_path / "kb.db", Config(embedder=spec)) as kb:
@@ -55,12 +59,37 @@ def test_a_search_says_which_chunks_have_no_vector_yet_until_they_have(tmp_path)
             tmp_path / "kb.db", Config(embedder=f"openai:{again.url}/v1#{E5}")) as kb:
         result = kb.search("when do backups run", decay=False)
         assert result.references[0].source.endswith("new.txt")  # found by its keywords
-        notes = [d for d in result.diagnostics.degraded if "no vector" in d]
-        assert notes == [f"vectors: 1 of 2 chunks have no vector from openai:{E5} yet and are "
-                         "found by keywords alone (an ingest still running adds them; else "
-                         "run `kb reembed`)"]
+        assert result.diagnostics.degraded == (
+            f"vectors: 1 of 5 chunks have no vector from openai:{E5} yet and are found by "
+            "keywords alone (an ingest still running adds them; else run `kb reembed`)",)
+        assert any(name.startswith("vector") for name, _ in result.diagnostics.candidates)
         kb.reembed()
         assert not kb.search("when do backups run", decay=False).diagnostics.degraded
+
+
+def test_with_a_third_of_the_chunks_waiting_for_vectors_a_search_is_bm25_only(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "keys.txt", "Rotate the signing keys every ninety days using the vault.")
+    write(docs / "food.txt", "The cafeteria serves soup on Mondays and fish on Fridays.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder=f"openai:http://127.0.0.1:9/v1#{E5}")
+                       ) as kb:  # no server: text only, both chunks wait
+        assert kb.ingest([docs]).vectors_pending == 2
+    with ModelServer() as server, KnowledgeBase(
+            tmp_path / "kb.db", Config(embedder=f"openai:{server.url}/v1#{E5}")) as kb:
+        kb.reembed()
+        write(docs / "new.txt", "Backups run nightly at two in the morning.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder=f"openai:http://127.0.0.1:9/v1#{E5}")
+                       ) as kb:
+        assert kb.ingest([docs]).vectors_pending == 1  # 1 of 3: past the share
+    with ModelServer() as server, KnowledgeBase(
+            tmp_path / "kb.db", Config(embedder=f"openai:{server.url}/v1#{E5}")) as kb:
+        result = kb.search("when do backups run", decay=False)
+        assert result.diagnostics.degraded == (
+            f"vectors: 1 of 3 chunks have no vector from openai:{E5} yet, too many to mix "
+            "with keywords (an ingest still running adds them; else run `kb reembed`); BM25 "
+            "only",)
+        assert not any(name.startswith("vector") for name, _ in result.diagnostics.candidates)
+        assert result.references[0].source.endswith("new.txt")
 
 
 @pytest.mark.slow  # waits out the query-time cap
