@@ -278,8 +278,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
 
 def _topics(terms: Sequence[Term], p: Passage, context: PassageTerms,
             stats: IndexStats, share: float = TOPIC_SHARE) -> set[str]:
-    """Terms the passage's document is about: in its title or headings, or in ``share`` of
-    its chunks (and two or more)."""
+    """Terms the passage's document is about: in its title or headings, or in many chunks.
+
+    A term is in many chunks when it is in ``share`` of them, and in two or more.
+    """
     topic = topic_terms(terms, context)
     n = stats.doc_chunks.get(p.doc_id, 0)
     for t in terms:
