@@ -23,7 +23,7 @@ import anyio
 import httpx
 import pytest
 from click.testing import CliRunner
-from conftest import serving
+from conftest import serving, write_pdf
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
@@ -48,17 +48,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "db" / "kb-v8-pdf-pages.sqlite"
 
 
 def make_pdf(path: Path) -> Path:
-    """``PAGES`` as a four-page PDF, one line of text per drawn string."""
-    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pdf = canvas.Canvas(str(path))
-    pdf.setTitle("Hargrave's kites")
-    for lines in PAGES:
-        for row, line in enumerate(lines):
-            pdf.drawString(72, 720 - 16 * row, line)
-        pdf.showPage()
-    pdf.save()
-    return path
+    """``PAGES`` as a four-page PDF (reportlab), one line of text per drawn string."""
+    return write_pdf(path, PAGES, "Hargrave's kites")
 
 
 @pytest.fixture
