@@ -2,7 +2,8 @@
 
 1. Structure: every block (a section under one heading path, a page, a table) is chunked on its
    own, so no chunk straddles two headings or two pages; consecutive small blocks that share
-   heading path and page are merged up to the target size.
+   heading path and page are merged up to the target size. (Only step 3 joins across a page
+   break; the chunk then records its first and last page.)
 2. Recursive fallback for a block longer than ``target_chars``: cut at the strongest boundary in
    the last half of the window — paragraph break, then line break, then sentence end (Latin
    ``.!?`` and CJK ``。！？；…``), then whitespace, then any character — in the spirit of
@@ -52,14 +53,14 @@ def _joined(a: ChunkDraft, b: ChunkDraft, text_at: Callable[[int, int], str],
             like: ChunkDraft) -> ChunkDraft:
     """One chunk spanning ``a`` then ``b``.
 
-    It has ``like``'s heading path and prefix, and the page of the longer part (where most of
-    its text is cited from).
+    It has ``like``'s heading path and prefix, and the pages of both parts: ``page`` the first
+    of them, ``page_end`` the last (``None`` both when neither part has a page).
     """
     start, end = a.char_start, max(a.char_end, b.char_end)
-    page = (a if len(a.text) >= len(b.text) else b).page
+    pages = [p for part in (a, b) for p in (part.page, part.page_end) if p is not None]
     return ChunkDraft(text=text_at(start, end), context_prefix=like.context_prefix,
-                      char_start=start, char_end=end, page=page,
-                      heading_path=like.heading_path)
+                      char_start=start, char_end=end, page=min(pages, default=None),
+                      heading_path=like.heading_path, page_end=max(pages, default=None))
 
 
 def merge_short(chunks: Iterable[ChunkDraft], text_at: Callable[[int, int], str],
@@ -69,7 +70,8 @@ def merge_short(chunks: Iterable[ChunkDraft], text_at: Callable[[int, int], str]
     A short chunk joins the next one when its heading path is a prefix of the next one's (a
     heading or a lead-in introducing what follows) or when it is the first chunk; else it
     joins the previous one. The merged chunk keeps the heading path and context prefix of its
-    first part (the outer heading) and the page of its longer part. It spans both
+    first part (the outer heading) and covers the pages of both (``page`` to ``page_end``:
+    a short piece at a page's end or start joins across the page break). It spans both
     (``text_at(start, end)`` is the document's text between two chunk offsets) and may exceed
     the target size by less than ``min_chars``. Only a document shorter than ``min_chars``
     yields a shorter chunk. Lazy: at most two chunks are held back.
@@ -296,7 +298,8 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
     Returns:
         Chunks in reading order with offsets into ``doc.text``; none is empty or
         whitespace-only, none contains NUL, none is shorter than ``min_chunk_chars(settings)``
-        unless the whole text is.
+        unless the whole text is. Each has the first and last page its text is on (``page``,
+        ``page_end``; ``None`` both for a document without pages).
     """
     full = doc.text
     # Offsets of each block in the joined text, then merge runs of small same-scope blocks.
@@ -321,5 +324,6 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
             if not text or "\x00" in text:
                 continue
             chunks.append(ChunkDraft(text=text, context_prefix=prefix, char_start=g_start + s,
-                                     char_end=g_start + e, page=page, heading_path=heading_path))
+                                     char_end=g_start + e, page=page, heading_path=heading_path,
+                                     page_end=page))
     return list(merge_short(chunks, lambda s, e: full[s:e], min_chunk_chars(settings)))

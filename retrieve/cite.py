@@ -172,8 +172,8 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
             number=len(refs) + 1, chunk_id=c.chunk_id, doc_id=c.doc_id,
             relevance=round(100 * min(1.0, max(0.0, relevance.get(c.chunk_id, 0.0)))),
             title=doc.title, source=doc.source, source_type=doc.source_type, page=ch.page,
-            heading_path=ch.heading_path, text=ch.text, char_start=ch.char_start,
-            char_end=ch.char_end, created_at=doc.created_at.isoformat(),
+            page_end=ch.page_end, heading_path=ch.heading_path, text=ch.text,
+            char_start=ch.char_start, char_end=ch.char_end, created_at=doc.created_at.isoformat(),
             weak_evidence=c.chunk_id in weak, stale=c.doc_id in stale,
             flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
     return refs

@@ -8,7 +8,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -63,6 +63,20 @@ def ctrl_c_default() -> None:
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode(encoding))
+    return path
+
+
+def write_pdf(path: Path, pages: Iterable[Sequence[str]], title: str) -> Path:
+    """A real PDF made by reportlab: one page per item of ``pages``, each string one line."""
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf = canvas.Canvas(str(path))
+    pdf.setTitle(title)
+    for lines in pages:
+        for row, line in enumerate(lines):
+            pdf.drawString(72, 720 - 16 * row, line)
+        pdf.showPage()
+    pdf.save()
     return path
 
 

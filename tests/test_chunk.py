@@ -81,7 +81,7 @@ def test_a_short_section_joining_a_deeper_one_keeps_its_outer_heading():
                Block("## Flying\n\n" + body + " " + body, ("Kites", "Flying"), 3))
     [chunk] = chunk_document(doc)
     assert chunk.heading_path == ("Kites",)
-    assert chunk.page == 3  # where most of its text is
+    assert (chunk.page, chunk.page_end) == (2, 3)  # its text runs from page 2 to page 3
     assert chunk.context_prefix == "Doc title > Kites"
     assert chunk.text == doc.text
 

@@ -126,6 +126,7 @@ def test_a_schema_2_index_is_migrated_and_rebuilt(db: Path, tmp_path: Path) -> N
         CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
         INSERT INTO chunks_fts(rowid, body) SELECT id, text FROM chunks;
         ALTER TABLE documents DROP COLUMN models_pending;
+        ALTER TABLE chunks DROP COLUMN page_end;
         DROP TABLE file_problems;
         DROP TABLE document_tags;
         DROP TRIGGER chunk_bits_chunk_deleted;

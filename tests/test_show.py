@@ -25,7 +25,7 @@ from kb.cli import cli
 from kb.config import Config
 from kb.errors import ChunkNotFound, DocumentNotFound
 from kb.server.http import KbHTTPServer
-from tests.conftest import write
+from tests.conftest import write, write_pdf
 
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
@@ -53,15 +53,7 @@ TAILS = ["Fares are listed after the timetables, by zone.",
 
 
 def make_pdf(path: Path) -> Path:
-    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
-    pdf = canvas.Canvas(str(path))
-    pdf.setTitle("Harbour ferries")
-    for lines in zip(PAGES, TAILS, strict=True):
-        for row, line in enumerate(lines):
-            pdf.drawString(72, 720 - 16 * row, line)
-        pdf.showPage()
-    pdf.save()
-    return path
+    return write_pdf(path, zip(PAGES, TAILS, strict=True), "Harbour ferries")
 
 
 @pytest.fixture

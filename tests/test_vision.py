@@ -163,7 +163,9 @@ def test_one_failing_image_warns_and_the_others_are_described(tmp_path) -> None:
                                       "in the vision model (first failure: BackendError: ")
             assert "unsupported image" in warning
             refs = kb.search("viridian", decay=False).references
-            assert refs and refs[0].page == 2 and "[Image p.2: A 64x48 picture" in refs[0].text
+            assert refs and "[Image p.2: A 64x48 picture" in refs[0].text
+            # page one's short line and page two's short text with the description: one chunk
+            assert (refs[0].page, refs[0].page_end) == (1, 2)
             assert not kb.search("vermilion", decay=False).references
 
 

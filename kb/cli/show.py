@@ -20,7 +20,7 @@ from kb.api import KnowledgeBase
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
 from kb.errors import KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
-from kb.types import ChunkInContext, Document, Passage
+from kb.types import ChunkInContext, Document, Passage, page_span
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, location, render_document
 
 DOC_PREFIX = "doc:"
@@ -30,10 +30,15 @@ REF_HELP = "REF is a chunk id (a reference's chunk_id) or doc:ID / doc:PATH for 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """What ``kb open`` opens: a document's source, at a page when the reference has one."""
+    """What ``kb open`` opens: a document's source, at a page when the reference has one.
+
+    ``page`` is where it opens, the first page of the cited text; ``page_end`` its last
+    (``page`` itself unless the text runs across a page break).
+    """
 
     source: str
     page: int | None
+    page_end: int | None = None
 
 
 def parse_ref(ref: str) -> tuple[str, str]:
@@ -53,7 +58,7 @@ def parse_ref(ref: str) -> tuple[str, str]:
 def _header(doc: Document, chunk: Passage | None = None) -> str:
     """``Title (chunk 7 of doc 2)  [p. 3 · Heading]``, the source, and ``tags: a, b`` if any."""
     what = f"chunk {chunk.chunk_id} of doc {doc.id}" if chunk else f"doc {doc.id}"
-    where = location(chunk.page, chunk.heading_path) if chunk else ""
+    where = location(chunk.page, chunk.heading_path, chunk.page_end) if chunk else ""
     tags = f"\ntags: {', '.join(doc.tags)}" if doc.tags else ""
     return f"{doc.title} ({what})" + (f"  [{where}]" if where else "") + f"\n{doc.source}{tags}"
 
@@ -92,7 +97,7 @@ def resolve(kb: KnowledgeBase, ref: str) -> Target:
     kind, value = parse_ref(ref)
     if kind == "chunk":
         found = kb.get_chunk(int(value), neighbours=0)
-        return Target(found.document.source, found.chunk.page)
+        return Target(found.document.source, found.chunk.page, found.chunk.page_end)
     return Target(kb.find_document(value).source, None)
 
 
@@ -159,7 +164,8 @@ def show(ctx: click.Context, ref: str, neighbours: int, as_json: bool) -> None:
 @click.argument("ref")
 @click.option("--print", "print_only", is_flag=True,
               help="Print the path and page instead of opening the file.")
-@click.option("--json", "as_json", is_flag=True, help="JSON: path, page and whether it opened.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON: path, page, page_end and whether it opened.")
 @click.pass_context
 @errors_as_one_line
 def open_command(ctx: click.Context, ref: str, print_only: bool, as_json: bool) -> None:
@@ -172,12 +178,13 @@ def open_command(ctx: click.Context, ref: str, print_only: bool, as_json: bool) 
     if not Path(target.source).is_file():
         raise KbError(f"{target.source}: not a file on this machine (gone, or not a path)")
     problem = "--print given" if print_only else launch(target)
+    pages = page_span(target.page, target.page_end)
     if as_json:
-        emit_json({"path": target.source, "page": target.page, "opened": problem is None})
+        emit_json({"path": target.source, "page": target.page, "page_end": target.page_end,
+                   "opened": problem is None})
     elif problem is None:
-        click.echo(f"kb: opened {target.source}"
-                   + (f" at page {target.page}" if target.page else ""), err=True)
+        click.echo(f"kb: opened {target.source}" + (f" at {pages}" if pages else ""), err=True)
     else:
-        click.echo(target.source + (f"\tpage {target.page}" if target.page else ""))
+        click.echo(target.source + (f"\t{pages}" if pages else ""))
     if problem is not None and not print_only:
         click.echo(f"kb: note: not opened: {problem}; the path is printed instead", err=True)

@@ -298,8 +298,9 @@ class Store(SearchPrimitives):
             for i, ch in enumerate(chunks):
                 cur = c.execute(
                     "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
-                    "char_end, page, heading_path) VALUES (?,?,?,?,?,?,?,?)",
+                    "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
                     (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
+                     ch.page if ch.page_end is None else ch.page_end,
                      json.dumps(list(ch.heading_path), ensure_ascii=False)))
                 c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
                           (cur.lastrowid, index_body(ch.context_prefix, ch.text)))

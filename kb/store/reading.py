@@ -12,13 +12,14 @@ from typing import Any
 from kb.store import Store
 from kb.types import Chunk, ChunkInContext, Document, DocumentText, Passage
 
+# a chunk written before migration 9 has no page_end: it covers one page
 _CHUNK_COLUMNS = ("id, doc_id, chunk_index, text, context_prefix, char_start, char_end, page, "
-                  "heading_path, embedding IS NOT NULL")
+                  "heading_path, embedding IS NOT NULL, COALESCE(page_end, page)")
 
 
 def _chunk(r: Any) -> Chunk:
     return Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3], context_prefix=r[4],
-                 char_start=r[5], char_end=r[6], page=r[7],
+                 char_start=r[5], char_end=r[6], page=r[7], page_end=r[10],
                  heading_path=tuple(json.loads(r[8])), has_embedding=bool(r[9]))
 
 

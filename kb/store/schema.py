@@ -234,6 +234,26 @@ def _m008_chunk_codes(conn: sqlite3.Connection) -> None:
         bitbuild.rebuild(conn, json.loads(stamp[0])["fingerprint"])
 
 
+def _m009_chunk_page_end(conn: sqlite3.Connection) -> None:
+    """The last page a chunk's text covers: ``chunks.page_end`` (nullable, 1-based).
+
+    The chunker joins a short piece at a page's end or start to its neighbour on the next or
+    previous page; ``page`` alone then cited one of the two. A chunk written from now on has
+    ``page_end`` (equal to ``page`` on one page, NULL without pages); a chunk written before
+    has NULL, which reads as ``page`` (one page): the store reads ``COALESCE(page_end, page)``,
+    so the store opens without re-indexing. PDF documents lose their ``content_hash`` (an empty
+    string no file hashes to), so the next ingest reads them again and records the ranges
+    (their chunks' vectors come back from the embedding cache); other formats have no pages.
+    """
+    _run(
+        conn,
+        """
+        ALTER TABLE chunks ADD COLUMN page_end INTEGER;
+        UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'
+        """
+    )
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
@@ -243,6 +263,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (6, "document tags", _m006_document_tags),
     (7, "chunk bits", _m007_chunk_bits),
     (8, "chunk codes", _m008_chunk_codes),
+    (9, "chunk page end", _m009_chunk_page_end),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

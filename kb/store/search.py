@@ -278,13 +278,13 @@ class SearchPrimitives:
             rows = self.conn.execute(
                 "SELECT id, doc_id, chunk_index, text, context_prefix, char_start, char_end, "
                 "page, heading_path, embedding IS NOT NULL, CASE WHEN embedding_fingerprint = ? "
-                "THEN embedding END FROM chunks "
+                "THEN embedding END, COALESCE(page_end, page) FROM chunks "
                 f"WHERE id IN ({','.join('?' * len(part))})", [fingerprint, *part]).fetchall()
             for r in rows:
                 chunks[r[0]] = Chunk(id=r[0], doc_id=r[1], chunk_index=r[2], text=r[3],
                                      context_prefix=r[4], char_start=r[5], char_end=r[6],
-                                     page=r[7], heading_path=tuple(json.loads(r[8])),
-                                     has_embedding=bool(r[9]))
+                                     page=r[7], page_end=r[11], has_embedding=bool(r[9]),
+                                     heading_path=tuple(json.loads(r[8])))
                 if r[10] is not None:
                     vectors[int(r[0])] = blob_to_vector(r[10])
         return chunks, vectors

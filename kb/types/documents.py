@@ -102,8 +102,9 @@ class ChunkDraft:
             text but never shown as the citation.
         char_start: start offset (code points) in the extracted text, inclusive.
         char_end: end offset, exclusive.
-        page: 1-based page, or ``None``.
+        page: 1-based page its text starts on, or ``None``.
         heading_path: enclosing headings, outermost first.
+        page_end: 1-based page its text ends on (>= ``page``); ``None`` means ``page``.
     """
 
     text: str
@@ -112,6 +113,22 @@ class ChunkDraft:
     char_end: int
     page: int | None = None
     heading_path: tuple[str, ...] = ()
+    page_end: int | None = None
+
+
+def page_span(page: int | None, page_end: int | None, *, short: bool = False) -> str:
+    """The pages a text covers, for a reader: ``page 3`` or ``pages 3-4``.
+
+    Args:
+        page: 1-based first page, or ``None`` (no pages: the result is empty).
+        page_end: 1-based last page; ``None`` or ``page`` itself gives one page.
+        short: abbreviated, as in a bracketed location: ``p. 3`` or ``pp. 3-4``.
+    """
+    if page is None:
+        return ""
+    if page_end is None or page_end == page:
+        return f"p. {page}" if short else f"page {page}"
+    return f"pp. {page}-{page_end}" if short else f"pages {page}-{page_end}"
 
 
 def tag_key(tag: str) -> str:
@@ -193,7 +210,11 @@ class DocumentRow:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A stored chunk row (embedding excluded)."""
+    """A stored chunk row (embedding excluded).
+
+    ``page`` is the 1-based page its text starts on and ``page_end`` the one it ends on
+    (equal for a one-page chunk, both ``None`` without pages).
+    """
 
     id: int
     doc_id: int
@@ -203,6 +224,7 @@ class Chunk:
     char_start: int
     char_end: int
     page: int | None
+    page_end: int | None
     heading_path: tuple[str, ...]
     has_embedding: bool = False
 

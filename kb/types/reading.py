@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kb.types.documents import Chunk, Document
+from kb.types.documents import Chunk, Document, page_span
 
 PASSAGE_GAP = "\n\n"  # between passages whose spans do not touch (text the chunker left out)
 NEIGHBOURS = 1  # chunks shown on each side of a cited one: about 400 characters of context each
@@ -28,7 +28,9 @@ class Passage:
         text: the span, exactly ``extracted_text[char_start:char_end]``.
         char_start: start offset in the document's extracted text (code points), inclusive.
         char_end: end offset, exclusive.
-        page: 1-based page (PDF), or null.
+        page: 1-based page (PDF) the span's chunk starts on, or null.
+        page_end: 1-based page that chunk ends on: ``page`` itself unless it runs across a
+            page break; null when ``page`` is.
         heading_path: the headings enclosing the span, outermost first.
     """
 
@@ -38,6 +40,7 @@ class Passage:
     char_start: int
     char_end: int
     page: int | None
+    page_end: int | None
     heading_path: tuple[str, ...]
 
     @classmethod
@@ -45,7 +48,7 @@ class Passage:
         """The whole of a stored chunk (its raw text, without the context prefix)."""
         return cls(chunk_id=chunk.id, chunk_index=chunk.chunk_index, text=chunk.text,
                    char_start=chunk.char_start, char_end=chunk.char_end, page=chunk.page,
-                   heading_path=chunk.heading_path)
+                   page_end=chunk.page_end, heading_path=chunk.heading_path)
 
     def within(self, start: int, end: int | None = None) -> Passage | None:
         """The part of this passage inside ``[start, end)`` (``end`` None: to its end), or None."""
@@ -129,9 +132,13 @@ def check_number(value: object, name: str, low: int, high: int | None = None) ->
     return value
 
 
-def location(page: int | None, heading_path: tuple[str, ...]) -> str:
-    """Where a passage sits, for a reader: ``p. 3 · Setup > Keys``; empty when unknown."""
-    parts = ([f"p. {page}"] if page is not None else []) + (
+def location(page: int | None, heading_path: tuple[str, ...], page_end: int | None = None
+             ) -> str:
+    """Where a passage sits, for a reader: ``p. 3 · Setup > Keys``; empty when unknown.
+
+    A passage running across a page break (``page_end`` after ``page``) reads ``pp. 3-4``.
+    """
+    parts = ([page_span(page, page_end, short=True)] if page is not None else []) + (
         [" > ".join(heading_path)] if heading_path else [])
     return " · ".join(parts)
 
@@ -139,10 +146,10 @@ def location(page: int | None, heading_path: tuple[str, ...]) -> str:
 def render_document(doc: DocumentText) -> str:
     """The document's text with a ``[p. 3 · Heading > Sub]`` line wherever the place changes."""
     out: list[str] = []
-    place: tuple[int | None, tuple[str, ...]] | None = None
+    place: tuple[int | None, tuple[str, ...], int | None] | None = None
     end: int | None = None
     for p in doc.passages:
-        here = (p.page, p.heading_path)
+        here = (p.page, p.heading_path, p.page_end)
         if here != place and location(*here):
             if out and not out[-1].endswith("\n"):
                 out.append("\n")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from kb.types.documents import page_span
+
 ListKind = Literal["bm25", "vector", "like"]
 
 
@@ -90,7 +92,9 @@ class Reference:
         title: the document's title.
         source: the document's absolute file path or URI.
         source_type: txt, md, html, pdf or docx.
-        page: 1-based page (PDF), or null.
+        page: 1-based page (PDF) the passage starts on, or null.
+        page_end: 1-based page it ends on: ``page`` itself unless it runs across a page
+            break (``pages 3-4``); null when ``page`` is.
         heading_path: the headings enclosing the passage, outermost first.
         text: the quoted passage (the raw chunk, without its context prefix); equals
             ``extracted_text[char_start:char_end]``.
@@ -115,6 +119,7 @@ class Reference:
     source: str
     source_type: str
     page: int | None
+    page_end: int | None
     heading_path: tuple[str, ...]
     text: str
     char_start: int
@@ -126,8 +131,8 @@ class Reference:
 
     @property
     def locator(self) -> str:
-        """``page N`` and/or ``Heading > Sub``, comma-separated, or empty."""
-        parts = [f"page {self.page}"] if self.page is not None else []
+        """``page N`` (``pages N-M`` across a page break) and/or ``Heading > Sub``, or empty."""
+        parts = [page_span(self.page, self.page_end)] if self.page is not None else []
         if self.heading_path:
             parts.append(" > ".join(self.heading_path))
         return ", ".join(parts)
