@@ -71,10 +71,12 @@ class BlockScan:
                 self._next_row = stop
             try:
                 np.matmul(self._matrix[start:stop], self._query, out=self.scores[start:stop])
-            except Exception as exc:  # handed to the thread that waits for the result
+            except BaseException as exc:  # handed to the thread that waits for the result
                 with self._done:
                     self._error = exc
                     self._done.notify_all()
+                if not isinstance(exc, Exception):
+                    raise  # KeyboardInterrupt, SystemExit: the waiter is told, then it goes on
                 return
             with self._done:
                 self._rows_done += stop - start

@@ -223,6 +223,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                and term_df(t, stats.df) == 0]
     wanted = answer_type(query)
     numbers = named_numbers(query)
+    term_numbers = {t.text: named_numbers(t.surface or t.text) | {t.text}
+                    for t in terms} if numbers else {}
     q_script = script_of(query)
     cosines = [p.cosine for p in passages if p.cosine is not None]
     median_cos = float(np.median(cosines)) if cosines else 0.0
@@ -236,8 +238,11 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         ev = coverage(terms, weights, full) if terms else 0.0
         p_script = script_of(p.text)
         crossed = "none" not in (q_script, p_script) and q_script != p_script
-        lacking = missing_numbers(numbers - _topics(terms, p, context, stats, NUMBER_SHARE),
-                                  f"{p.text}\n{p.context}")
+        exempt = _topics(terms, p, context, stats, NUMBER_SHARE)
+        lacking = missing_numbers(
+            frozenset(n for n in numbers if not any(  # a term holding n ("CAPP2", "third")
+                t.text in exempt and n in term_numbers[t.text] for t in terms)),
+            f"{p.text}\n{p.context}")
         gate = (crossed or not unknown) and not lacking and ev >= MIN_EVIDENCE and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]

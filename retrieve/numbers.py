@@ -45,8 +45,10 @@ _DIGITS = re.compile(r"\d+(?:[.,]\d+)*s?")
 # a decade: "1990s", "early-1990s", "80s", "1990年代" (its run keeps the trailing "s")
 _DECADE = re.compile(r"\b((?:1[0-9]|20)?[0-9]0)(?:s|'s| ?年代)")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
-# English ordinals a question names ("the third film"); not "first" ("first recorded")
-_QUERY_ORDINALS = frozenset(_ORDINALS[1:])
+# English ordinals a question names ("the third film"); not "first" ("first recorded"), nor
+# "second" as a unit of time ("frames per second", "a second", "1 second")
+_QUERY_ORDINAL = re.compile(r"(?<!\bper )(?<!\ba )(?<!\bone )(?<!\beach )(?<!\d )\b("
+                            + "|".join(_ORDINALS[1:]) + r")\b", re.I)
 _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a capitalised word then a Roman numeral: "Harold II", "Alexander I", "Pope Leo IX"
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
@@ -55,6 +57,10 @@ _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
 # a jieba word naming a number: a numeral run of two or more characters or with a unit
 # character, an ordinal (第...), or a numeral with a unit that identifies (十号, 二世, 三届)
+# words the reading above takes for numbers: idioms ("just in case", "by all means", "one by
+# one") and "the first time" / "the first one" (as English "first")
+_ZH_NOT_NAMED = frozenset({"万一", "千万", "一一", "一一对应", "百万", "千千万万", "万万"})
+_ZH_FIRST_TIME = ("第一次", "第一个", "第一时间")
 _ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|号|世|届|期|代)|"
                        rf"[{_ZH_NUMERAL}]*[十百千万][{_ZH_NUMERAL}]*|[{_ZH_NUMERAL}]{{2,}})$")
 
@@ -66,18 +72,20 @@ def named_numbers(query: str) -> frozenset[str]:
         query: the user's question, any language.
 
     Returns:
-        Digit strings without thousands separators (``"1066"``, ``"1.3"``, ``"10"``); empty
-        when the question names none.
+        Digit strings without thousands separators (``"1066"``, ``"1.3"``, ``"10"``), and
+        decades with a trailing ``s`` (``"1990s"``, ``"40s"``); empty when the question
+        names none.
     """
     text = unicodedata.normalize("NFKC", query)
     found = set(_digit_runs(_DECADE.sub(r"\1s", text)))
-    found.update(_WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)
-                 if w.lower() in _QUERY_ORDINALS)
-    found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text))
+    found.update(_WORD_VALUE[m.group(1).lower()] for m in _QUERY_ORDINAL.finditer(text))
+    # the pronoun "I" is no numeral: "Can I", "Should I"
+    found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text) if m.group(0)[-2:] != " I")
     if has_cjk(text):
         words = cut_words(text)
         for i, word in enumerate(words):
-            if not _DIGITS.search(word) and _ZH_NAMED.match(word):
+            if (not _DIGITS.search(word) and _ZH_NAMED.match(word)
+                    and word not in _ZH_NOT_NAMED and not word.startswith(_ZH_FIRST_TIME)):
                 decade = i + 1 < len(words) and words[i + 1].startswith("年代")
                 found.update(n + "s" if decade else n
                              for n in _digit_runs(arabic_numerals(word)))
@@ -111,8 +119,16 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
     """The numbers of ``named`` when ``text`` writes none of them, sorted; else empty.
 
     One is enough: a question naming several ("the second and third films", "SINOSAT-1 and
-    SINOSAT-2") may be answered in parts. A decade (``"1990s"``, ``"80s"``) is written by any
-    year in it (``1991``, ``1985``).
+    SINOSAT-2") may be answered in parts. A decade (``"1990s"``, ``"80s"``, ``"40s"``) is
+    written by any number in it (``1991``, ``1985``, ``40`` to ``49``).
+
+    Args:
+        named: ``named_numbers`` of the question.
+        text: the passage with its title and headings.
+
+    Returns:
+        ``()`` when ``text`` writes one of ``named`` (or ``named`` is empty), else all of
+        ``named``, sorted.
     """
     if not named:
         return ()
@@ -124,10 +140,16 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
 
 
 def _in_decade(number: str, decade: str) -> bool:
-    """Whether ``number`` is a year of ``decade`` (``"1990"`` or ``"90"``, a multiple of 10)."""
-    if len(number) != 4 or not number.isdigit():
+    """Whether ``number`` lies in ``decade`` (a multiple of 10: ``"1990"``, ``"90"``, ``"40"``).
+
+    ``1991`` is in ``1990``; ``1985`` and ``85`` in ``80`` (a decade of years, "the 80s");
+    ``42`` in ``40`` ("in their 40s").
+    """
+    if not number.isdigit():
         return False
-    return number[:3] == decade[:3] if len(decade) == 4 else number[2] == decade[0]
+    if len(number) == len(decade):
+        return number[:-1] == decade[:-1]
+    return len(decade) == 2 and len(number) == 4 and number[2] == decade[0]
 
 
 def _digit_runs(text: str) -> list[str]:

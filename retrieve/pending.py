@@ -44,4 +44,5 @@ def too_few_vectors(store: Store, service: EmbeddingService, trace: Trace) -> bo
     trace.degraded.append(
         f"vectors: {missing:,} of {total:,} chunks have no vector from {model} yet and are "
         "found by keywords alone (an ingest still running adds them; else run `kb reembed`)")
+    # (with ``recall="vector"`` they are not found at all: that setting's own choice)
     return False

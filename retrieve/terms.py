@@ -105,9 +105,9 @@ def is_name(term: Term, query: str) -> bool:
     A name is a capitalised word not opening the question ("Australia", "DeepMind",
     "Dvořák"), an acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola",
     "Saint-Exupéry"); in a query written in title case or capitals nothing is. Title case:
-    no function word after the first is in lower case ("What Is The Capital Of Australia"),
-    and most words are capitalised; "When did Hemingway visit Harrow Point Lighthouse?" is
-    not.
+    two or more content words after the first, all capitalised ("What Is The Capital Of
+    Australia", "How to Configure the Reverse Proxy"); "When did Hemingway visit Harrow
+    Point Lighthouse?" is not (its "visit").
     """
     word = term.surface
     if term.phrase and not _is_hyphenated_name(word):
@@ -115,9 +115,11 @@ def is_name(term: Term, query: str) -> bool:
     if term.spaceless or not _LATIN_NAME.fullmatch(word) or not word[:1].isupper():
         return False
     words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", query)  # "Coca-Cola" is one
-    rest = words[1:]  # the opening word is capitalised in any sentence
-    if (len(rest) >= 2 and sum(w[:1].isupper() for w in rest) > 0.6 * len(rest)
-            and not any(w.islower() and w in STOPWORDS for w in rest)):
+    # title case: every content word after the opening one (capitalised in any sentence) is
+    # capitalised, function words either way ("How to Configure the Reverse Proxy")
+    rest = [w for w in words[1:] if w.lower() not in STOPWORDS and w.lower() not in
+            QUESTION_WORDS]
+    if len(rest) >= 2 and all(w[:1].isupper() for w in rest):
         return False  # "What Is The Capital Of Australia"
     return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
 

@@ -46,14 +46,18 @@ _blas_restore: Any = None
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """One BLAS thread for the vector scans while any search scans, restored by the last.
+    """One BLAS thread for the vector scans while any search holds it, restored by the last.
+
+    Held by the worker around its scans and by the search's caller from the end of its BM25
+    side to the end of the vector side (``kb.retrieve.hybrid``: it helps the scan), so for
+    most of every hybrid search.
 
     The scan is a matrix-vector product bound by memory bandwidth: a second OpenBLAS thread
     does not speed it up, but it competes with BM25 for the second core (and OpenBLAS threads
     spin-wait after a call). Measured at 100k chunks on 2 cores: search p50 61 ms with two BLAS
     threads, 47 ms with one. OpenBLAS's thread count is process-wide, so overlapping searches
     share one reference-counted limit (the first sets it, the last restores it), and other
-    threads' BLAS calls during a scan also run on one thread.
+    threads' BLAS calls meanwhile also run on one thread.
     """
     global _blas_users, _blas_restore
     with _blas_lock:

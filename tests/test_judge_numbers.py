@@ -26,6 +26,12 @@ from kb.retrieve.terms import content_terms
     ("Who directed the third film?", {"3"}),
     ("Who was the second keeper?", {"2"}),
     ("When was the word first recorded?", set()),
+    # the pronoun I, "second" as a unit of time, Chinese idioms and "the first time"
+    ("Can I use kb without a network?", set()),
+    ("How many frames per second does it render?", set()),
+    ("万一下雨怎么办？", set()),
+    ("他第一次来北京是什么时候？", set()),
+    ("people in their 40s", {"40s"}),
     ("What are the two parties called?", set()),
 ])
 def test_a_question_names_numbers_strictly(query, numbers):
@@ -44,6 +50,7 @@ def test_a_passage_writes_numbers_in_every_form():
     ("Who ruled Normandy in 1067?", "William conquered England in 1066.", ("1067",)),
     ("Presser's early-1990s figures", "As early as 1991, Presser reported", ()),
     ("Presser's early-1990s figures", "In 1989 Presser reported", ("1990s",)),
+    ("Who reads it in their 40s?", "Readers aged 42 to 49", ()),
     ("林俊贤在八十年代是哪个电视台的小生？", "1985年起为无线电视当家小生", ()),
     ("亚历山大一世娶了谁？", "Alexander I had married Sybilla of Normandy", ()),
     # one of several named is enough: the question may be answered in parts

@@ -82,6 +82,8 @@ def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
     ("When did Hemingway visit Harrow Point Lighthouse?",
      ["Hemingway", "Harrow", "Point", "Lighthouse"]),
     ("Harrow Point Lighthouse History", []),
+    ("How to Configure the Reverse Proxy in Kubernetes", []),  # headline style
+    ("Who founded Google DeepMind?", ["Google", "DeepMind"]),
     # Latin letters with accents
     ("Where did Dvořák stay?", ["Dvořák"]),
     ("When did Saint-Exupéry fly?", ["Saint-Exupéry"]),

@@ -26,6 +26,7 @@ from pathlib import Path
 from kb.config import EXACT_SCAN_MAX_VECTORS
 from kb.errors import SchemaError, StoreError
 from kb.store import health
+from kb.store.bitbuild import count_live
 from kb.store.connection import OpenMode, connect, immediate, open_mode
 from kb.store.meta import MetaKey
 from kb.store.readers import ReaderPool
@@ -367,9 +368,7 @@ class Store(SearchPrimitives):
         cached = self._live  # one read: another thread may replace it meanwhile
         if cached[0] == gen and cached[1] == fingerprint:
             return cached[2]
-        n = int(self.conn.execute(
-            "SELECT count(*) FROM chunks WHERE embedding_fingerprint = ? AND embedding IS NOT "
-            "NULL", (fingerprint,)).fetchone()[0])
+        n = count_live(self.conn, fingerprint)  # the fingerprint index alone
         self._live = (gen, fingerprint, n)
         return n
 

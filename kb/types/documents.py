@@ -224,9 +224,9 @@ class Chunk:
     char_start: int
     char_end: int
     page: int | None
-    page_end: int | None
     heading_path: tuple[str, ...]
     has_embedding: bool = False
+    page_end: int | None = None  # last, defaulted: positional construction keeps working
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,8 @@ class Passage:
     char_start: int
     char_end: int
     page: int | None
-    page_end: int | None
     heading_path: tuple[str, ...]
+    page_end: int | None = None  # last, defaulted: positional construction keeps working
 
     @classmethod
     def of(cls, chunk: Chunk) -> Passage:

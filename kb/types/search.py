@@ -119,7 +119,6 @@ class Reference:
     source: str
     source_type: str
     page: int | None
-    page_end: int | None
     heading_path: tuple[str, ...]
     text: str
     char_start: int
@@ -128,6 +127,7 @@ class Reference:
     weak_evidence: bool
     stale: bool
     flags: tuple[str, ...]
+    page_end: int | None = None  # last, defaulted: positional construction keeps working
 
     @property
     def locator(self) -> str:
