@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from kb.config import Config
 from kb.eval.cached_index import open_cached_index
 from kb.eval.precision import evaluate_precision
@@ -41,11 +43,12 @@ def test_weak_references_of_a_refusal_count_as_passed_through_not_as_evidence(tm
     with kb:
         report = evaluate_precision(kb, tmp_path / "set", k=3)
     sank, refused = report.per_query["q-sank"], report.per_query["q-1750"]
-    assert refused["insufficient"] and refused["docs"]  # refused, the closest listed (weak)
-    assert not sank["insufficient"] and sank["docs"][0] == "vasa-sank"
-    returned = len(sank["docs"]) + len(refused["docs"])
-    planted = sank["docs"].count("vasa-museum") + len(refused["docs"])
-    assert report.distractor_pass_through == planted / returned
-    evidence = len(sank["docs"])  # the refused question's references are all weak
-    assert report.distractor_evidence_rate == sank["docs"].count("vasa-museum") / evidence
+    # the answer alone for the first question; the refused one lists both passages, weak
+    assert sank == {"docs": ["vasa-sank"], "relevant": ["vasa-sank"], "insufficient": False}
+    assert refused["insufficient"] and sorted(refused["docs"]) == ["vasa-museum", "vasa-sank"]
+    # by hand: 3 references, the refused question's 2 planted: 2/3 passed through; of the
+    # 1 reference handed out as evidence (not weak) none is planted: 0
+    assert report.distractor_pass_through == pytest.approx(2 / 3)
+    assert report.distractor_evidence_rate == 0.0
     assert report.refusal_rate == 1.0 and report.false_refusal_rate == 0.0
+    assert report.precision_at_k == 1.0
