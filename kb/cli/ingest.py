@@ -49,7 +49,12 @@ def _ignored_line(report: IngestReport) -> str:
 
 @contextmanager
 def interruption_reported(as_json: bool) -> Iterator[None]:
-    """Turn Ctrl-C into what was committed and how to resume, exit 130 (not ``Aborted!``)."""
+    """Turn Ctrl-C into what was committed and how to resume, exit 130 (not ``Aborted!``).
+
+    The files that failed or were skipped before the stop are listed (one line each, as in a
+    finished run's report, or one ``file`` record each with ``--json``): a failure is
+    remembered, and the next run only reports the file SKIPPED until it changes.
+    """
     try:
         yield
     except IngestInterrupted as stop:
@@ -62,8 +67,14 @@ def interruption_reported(as_json: bool) -> Iterator[None]:
         else:
             what += f", all indexed; {counted(done.vectors_written, 'chunk')} embedded"
         if as_json:
+            for o in done.outcomes:
+                emit_json({"type": "file", **to_json(o)})
             emit_json({"type": "interrupted", "phase": stop.phase, "files_left": stop.files_left,
                        **to_json(IngestSummaryJSON.of(done))})
+        else:  # the files that failed before the stop: the next run only says SKIPPED
+            for o in done.outcomes:
+                if o.action in ("failed", "skipped"):
+                    click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
                    f": {what}; all of it is committed (each document whole)", err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
