@@ -238,11 +238,13 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         ev = coverage(terms, weights, full) if terms else 0.0
         p_script = script_of(p.text)
         crossed = "none" not in (q_script, p_script) and q_script != p_script
-        exempt = _topics(terms, p, context, stats, NUMBER_SHARE)
-        lacking = missing_numbers(
-            frozenset(n for n in numbers if not any(  # a term holding n ("CAPP2", "third")
-                t.text in exempt and n in term_numbers[t.text] for t in terms)),
-            f"{p.text}\n{p.context}")
+        lacking: tuple[str, ...] = ()
+        if numbers:  # the question names some: those a topic term holds are no constraint
+            exempt = _topics(terms, p, context, stats, NUMBER_SHARE)
+            lacking = missing_numbers(
+                frozenset(n for n in numbers if not any(  # "CAPP2", "third", "737"
+                    t.text in exempt and n in term_numbers[t.text] for t in terms)),
+                f"{p.text}\n{p.context}")
         gate = (crossed or not unknown) and not lacking and ev >= MIN_EVIDENCE and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]

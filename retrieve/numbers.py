@@ -55,12 +55,12 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
-# a jieba word naming a number: a numeral run of two or more characters or with a unit
-# character, an ordinal (第...), or a numeral with a unit that identifies (十号, 二世, 三届)
-# words the reading above takes for numbers: idioms ("just in case", "by all means", "one by
+# words _ZH_NAMED would take for numbers: idioms ("just in case", "by all means", "one by
 # one") and "the first time" / "the first one" (as English "first")
 _ZH_NOT_NAMED = frozenset({"万一", "千万", "一一", "一一对应", "百万", "千千万万", "万万"})
 _ZH_FIRST_TIME = ("第一次", "第一个", "第一时间")
+# a jieba word naming a number: a numeral run of two or more characters or with a unit
+# character, an ordinal (第...), or a numeral with a unit that identifies (十号, 二世, 三届)
 _ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|号|世|届|期|代)|"
                        rf"[{_ZH_NUMERAL}]*[十百千万][{_ZH_NUMERAL}]*|[{_ZH_NUMERAL}]{{2,}})$")
 

@@ -21,7 +21,7 @@ from kb.ingest.ignore import ROUTINE_REASONS
 from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
 from kb.shapes import IngestSummaryJSON
-from kb.types import IngestReport
+from kb.types import FileOutcome, IngestReport
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT, the shell's convention
 RESUME_HINT = ("run the same command again to resume: unchanged files are skipped by content "
@@ -74,7 +74,7 @@ def interruption_reported(as_json: bool) -> Iterator[None]:
         else:  # the files that failed before the stop: the next run only says SKIPPED
             for o in done.outcomes:
                 if o.action in ("failed", "skipped"):
-                    click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
+                    click.echo(_outcome_line(o))
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
                    f": {what}; all of it is committed (each document whole)", err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
@@ -105,11 +105,10 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
             emit_json({"type": "file", **to_json(o)})
         emit_json({"type": "summary", **to_json(IngestSummaryJSON.of(report))})
         return
+    named = ("failed", "skipped", "added", "updated") if name_changes else ("failed", "skipped")
     for o in report.outcomes:
-        if o.action in ("failed", "skipped"):
-            click.echo(f"{o.action.upper():8} {o.path}: {o.reason}")
-        elif name_changes and o.action in ("added", "updated"):
-            click.echo(f"{o.action.upper():8} {o.path}")
+        if o.action in named:
+            click.echo(_outcome_line(o))
         for w in o.warnings:
             click.echo(f"WARN     {o.path}: {w}")
     for src in report.removed:
@@ -119,6 +118,12 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
     if _ignored_line(report):
         click.echo(_ignored_line(report))
     click.echo(summary_line(report))
+
+
+def _outcome_line(o: FileOutcome) -> str:
+    """``FAILED   path: reason`` (and SKIPPED), or ``ADDED    path`` (and UPDATED)."""
+    line = f"{o.action.upper():8} {o.path}"
+    return f"{line}: {o.reason}" if o.action in ("failed", "skipped") else line
 
 
 def summary_line(report: IngestReport) -> str:
