@@ -53,20 +53,36 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
-    ("place", re.compile(r"哪里|哪儿|何地|在哪|首都|省会|哪个(国家|城市|地方|省|市|县|地区)|"
-                         r"什么地方|哪座城市|哪国")),
+    ("place", re.compile(r"哪里|哪儿|何地|在哪(?![些个一])|首都|省会|"
+                         r"哪个(国家|城市|地方|省|市|县|地区)|什么地方|哪座城市|哪国")),
     _ZH_NAME,
 )
 _EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
 _MONTHS = ("january february march april may june july august september october november "
            "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
+# A date, a year ("in 911", "79 AD"), a century, or a time of day or
+# season ("多于夜间出没", "at night"): what "when" and "什么时候" are answered with.
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
+                   r"\bin [1-9][0-9]{2}\b|\b(AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|"
+                   r"\b[1-9][0-9]{0,3} ?(AD|BC|BCE|CE|A\.D\.|B\.C\.)(?!\w)|"
                    r"\b(" + "|".join(_MONTHS) + r")\b\.? ?\d|\b\d{1,2} (" + "|".join(_MONTHS) +
-                   r")\b|[0-9０-９零〇一二三四五六七八九十百]+\s*[年月日]|世纪|年代", re.I)
+                   r")\b|[0-9０-９零〇一二两三四五六七八九十百千万亿]+\s*[年月日]|"
+                   r"世纪|年代|"
+                   r"\b(at night|in the (morning|evening|afternoon)|(during|in) (the )?(spring|"
+                   r"summer|autumn|fall|winter))\b|"
+                   r"夜间|夜晚|晚上|白天|日间|早上|清晨|凌晨|黄昏|傍晚|"
+                   r"[春夏秋冬]季|[春夏秋冬]天", re.I)
+# Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
+_YEAR_OR_DATE = re.compile(r"\b(?:in|since|until|till|by|from|of|during|before|after)\s+"
+                           r"(?:1[0-9]{3}|20[0-9]{2})\b|[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
+                           r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(_MONTHS) +
+                           r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(_MONTHS) + r")\b", re.I)
 _NUMBER_SPAN = re.compile(r"\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|eight|nine|"
                           r"ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
-_PERSON_EN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+|"
+# Two or more capitalised words; at a sentence's start a first word that is a stop word
+# ("The Normans", "In Rome") is left out (``_persons``)
+_PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+|"
                         r"(?:de|van|von|du|of|the)\s+[A-Z][a-z]+))+")
 _PLACE_EN = re.compile(r"\b(in|at|from|near|to|of)\s+(the\s+)?[A-Z][a-z]+")
 _NAME_EN = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+"
@@ -79,8 +95,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+# "When the team dialed back its SLO, which percentile did it use?": a leading "when" or
+# "where" clause sets the scene; the interrogative after the comma asks
+_SCENE_CLAUSE = re.compile(r"^\s*(?:when|where|while|after|before|once|if)\b[^,?]*,\s*(?=(?:"
+                           r"what|which|who|whom|whose|where|when|how)\b)", re.I)
+# An English question opening with one of these is typed by its opening (``_first_asked``)
+_OPENING = re.compile(r"\s*(what|which|who|whom|whose|where|when|how|why|is|are|was|were|do|"
+                      r"does|did|can|could|should|would|will|has|have|had)\b", re.I)
+
+
 def answer_type(query: str) -> AnswerType:
     """The expected answer type of a question (``other`` when none of the five)."""
+    query = _SCENE_CLAUSE.sub("", query, count=1)
     patterns = _ZH_TYPES if has_cjk(query) else _EN_TYPES
     kind = _first_asked(query, patterns)
     if kind is None and has_cjk(query):  # a Chinese question may use English wh-words
@@ -90,9 +116,17 @@ def answer_type(query: str) -> AnswerType:
 
 def _first_asked(query: str, patterns: tuple[tuple[AnswerType, re.Pattern[str]], ...]
                  ) -> AnswerType | None:
-    """The type whose interrogative comes first ("how much ... when travelling": a number)."""
+    """The type whose interrogative comes first ("how much ... when travelling": a number).
+
+    An English question that opens with an interrogative or an auxiliary is typed by that
+    opening alone: a later "who", "whose" or "when" is a relative pronoun or a conjunction
+    ("Which status code ... for a PUT whose path ...", "What does it say to do when ...").
+    """
     found = [(m.start(), i, kind) for i, (kind, pattern) in enumerate(patterns)
              if (m := pattern.search(query))]
+    opening = _OPENING.match(query)
+    if opening:
+        found = [f for f in found if f[0] == opening.start(1)]
     return min(found)[2] if found else None
 
 
@@ -110,9 +144,30 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     if _CJK_RUN.search(text):
         tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt"),
                 "name": ("nz", "nt", "nrt", "eng")}[kind]
-        out += [p.word for p in _posseg().cut(text) if p.flag in tags]
-    pattern = {"person": _PERSON_EN, "place": _PLACE_EN, "name": _NAME_EN}[kind]
+        out += [word for word, flag in _tagged(text) if flag in tags]
+    if kind == "person":
+        return out + _persons(text)
+    pattern = {"place": _PLACE_EN, "name": _NAME_EN}[kind]
     return out + [m.group() for m in pattern.finditer(text)]
+
+
+def _persons(text: str) -> list[str]:
+    """Runs of capitalised words that may name a person ("Duke William", "Lawrence Hargrave").
+
+    A run opening a sentence loses a first word that is a stop word ("In Rome", "The Normans");
+    what is left must still be two words.
+    """
+    out = []
+    for m in _PERSON_EN.finditer(text):
+        run = m.group()
+        opening = m.start() == 0 or re.search(r"[.!?]\s*$", text[max(0, m.start() - 3):m.start()])
+        first, _, rest = run.partition(" ")
+        if opening and first.casefold() in STOPWORDS:
+            if " " not in rest.strip():
+                continue
+            run = rest.strip()
+        out.append(run)
+    return out
 
 
 # The units a question may ask its number in (Li & Roth's NUM subclasses that text marks) and
@@ -128,6 +183,9 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "minute": ("分钟", "minute", "min"),
     "second": ("秒", "second", "sec", "ms", "millisecond"),
     "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
+    "length": ("米", "公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "m", "km", "cm", "mm",
+               "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
+               "yard", "ft", "page", "word", "line", "character"),
 }
 _DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
@@ -160,33 +218,48 @@ def asked_units(query: str) -> tuple[str, ...]:
     if m.group(1):
         word = m.group(1).lower().rstrip("s")
         return ("money",) if word in ("dollar", "euro") else (word,)
-    if m.group(2):
-        return _DURATION
+    if m.group(2):  # "how long": a time or a length ("How long is the platform?")
+        return (*_DURATION, "length")
     return ("year",) if m.group(3) else ("percent",) if m.group(4) else ("money",)
+
+
+# A unit declared for a table's column or a whole passage: "营业收入(元)", "Time (days)"
+_DECLARED_UNIT = re.compile(r"[(（]\s*(?:单位[:：]?\s*)?(?:万|亿|千|百万)?"
+                            r"([^()（）\d]{1,12}?)\s*[)）]")
 
 
 def _with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
     """Whether the number ``m`` in ``text`` is written with one of ``units``.
 
-    The unit follows the number ("15天", "25 days", "40 pounds"); money may also precede it
-    ("$60", "EUR 60"). A Latin unit is a whole word, its plural included.
+    The unit follows the number ("15天", "25 days", "eight-hour", "one full calendar year":
+    a hyphen or up to two words between); money may also precede it ("$60", "EUR 60"). A
+    Latin unit is a whole word, its plural included.
     """
-    after = text[m.end():m.end() + 16].lstrip().casefold()
+    after = text[m.end():m.end() + 40].casefold()
     before = text[max(0, m.start() - 4):m.start()].rstrip().casefold()
     for unit in units:
         for form in _UNIT_FORMS[unit]:
             word = form.isascii() and form.isalpha()
-            if after.startswith(form) and (not word or _word_ends(after[len(form):])):
+            if word and _latin_unit(form).match(after):
+                return True
+            if not word and after.lstrip().startswith(form):
                 return True
             if unit == "money" and before.endswith(form) and (not word or len(form) == 3):
                 return True
     return False
 
 
-def _word_ends(rest: str) -> bool:
-    """Whether a Latin unit ends where ``rest`` begins (or after a plural ``s``)."""
-    rest = rest[1:] if rest[:1] == "s" else rest
-    return not rest[:1].isalpha()
+@lru_cache(maxsize=64)
+def _latin_unit(form: str) -> re.Pattern[str]:
+    """``form`` (or its plural) as the next word, after a hyphen or at most two words."""
+    return re.compile(r"[\s-]*(?:[a-z]+[\s-]+){0,2}?" + re.escape(form) + r"s?(?![a-z])")
+
+
+def _declared_units(text: str) -> set[str]:
+    """The units a passage declares in brackets for its numbers ("(元)", "(days)")."""
+    declared = {m.group(1).strip().casefold() for m in _DECLARED_UNIT.finditer(text)}
+    return {unit for unit, forms in _UNIT_FORMS.items()
+            if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
 
 
 def novel_filler(text: str, kind: AnswerType, query: str,
@@ -201,9 +274,13 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     q = query.casefold()
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
     units = asked_units(query) if kind == "number" else ()
-    if units:
+    if units and not _declared_units(text) & set(units):
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
                       if _with_unit(text, m, units)]
+    elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
+        dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]
+        candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
+                      if units or not any(a <= m.start() < b for a, b in dates)]
     else:
         candidates = fillers(text, kind)
     for f in candidates:
@@ -212,6 +289,16 @@ def novel_filler(text: str, kind: AnswerType, query: str,
                 and not all(normalise_word(w) in named for w in words)):
             return f
     return None
+
+
+@lru_cache(maxsize=1024)
+def _tagged(text: str) -> tuple[tuple[str, str], ...]:
+    """The words of ``text`` with jieba's part-of-speech tags.
+
+    Cached: the judge meets the same chunks again, and tagging a long Chinese passage takes
+    tens of milliseconds.
+    """
+    return tuple((p.word, p.flag) for p in _posseg().cut(text))
 
 
 @lru_cache(maxsize=1)

@@ -194,5 +194,6 @@ def judge_records(refs: Sequence[Reference], verdicts: Mapping[int, Verdict] | N
             number=ref.number, answer_p=round(v.answer_p, 4), passed=v.passed,
             focus_found=s.focus_found, focus_missing=s.focus_missing,
             best_sentence=s.best_sentence, answer_type=s.answer_type,
-            type_found=s.type_found, numbers_missing=s.numbers_missing))
+            type_found=s.type_found, numbers_missing=s.numbers_missing,
+            type_missing=s.type_missing))
     return tuple(out)

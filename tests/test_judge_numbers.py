@@ -90,3 +90,28 @@ def test_a_number_the_document_is_about_is_no_constraint():
         1, 2, "For more information about this directive, contact Ian Won, Manager.",
         "Airworthiness directive", 0.8, 0.5, 0.5, 1.0)], stats)
     assert not t.gate and t.numbers_missing == ("737",)  # another document: not its topic
+
+
+def _scene(query, text, doc_chunks, doc_number_chunks, number):
+    terms = content_terms(query)
+    stats = IndexStats(n_chunks=100, df={tok: 3 for t in terms for tok in t.index_tokens},
+                       doc_chunks={1: doc_chunks},
+                       doc_term_chunks={(1, number): doc_number_chunks})
+    (s,) = passage_signals(query, terms, [Passage(1, 1, text, "Fermentation", 0.8, 0.5, 0.5,
+                                                  1.0)], stats)
+    return s
+
+
+def test_a_number_a_short_document_writes_once_sets_the_scene():
+    q = "In a 50 L fermenter, what biomass per litre did the strain give?"
+    text = "Ultimately the output of the strain's biomass was 70 g per litre."
+    # an abstract in three chunks, the first writing "50 L": the last may answer
+    assert _scene(q, text, 3, 1, "50").numbers_missing == ()
+    # a long document writing it once: no scene, the passage lacks the number
+    assert _scene(q, text, 40, 1, "50").numbers_missing == ("50",)
+
+
+def test_one_named_number_written_is_enough_even_when_its_document_is_about_it():
+    q = "When were the SINOSAT-1 and SINOSAT-2 satellites launched?"
+    s = _scene(q, "SINOSAT-1 was launched on 18 July 1998.", 3, 3, "sinosat 1")
+    assert s.numbers_missing == ()

@@ -260,14 +260,14 @@ def test_the_gate_wants_idf_mass_and_two_terms_or_an_uncommon_one():
     terms = content_terms(QUESTION)
     assert STATS.df["box"] > max(0.1 * 1000, COMMON_MIN_CHUNKS)  # "box" is common
     both, common_only, none = passage_signals(QUESTION, terms, [
-        _passage(1, "Hargrave invented the box kite."),
+        _passage(1, "In 1893 Lawrence Hargrave invented the box kite."),
         _passage(2, "A box of nothing.", context="Boxes"),
         _passage(3, "Nothing at all.", context="Other")], STATS)
     assert both.gate and both.features["evidence"] >= MIN_EVIDENCE
     assert not common_only.gate  # one common word shared: no evidence
     assert not none.gate and none.features["evidence"] == 0
-    (one_rare,) = passage_signals(QUESTION, terms, [_passage(4, "Hargrave's notes.", doc=2,
-                                                            context="Notes")], STATS)
+    (one_rare,) = passage_signals(QUESTION, terms, [
+        _passage(4, "Notes by Lawrence Hargrave.", doc=2, context="Notes")], STATS)
     # one rare term held carries its idf: evidence enough for the model to weigh
     assert "kite" not in one_rare.topic and one_rare.gate
     (topic,) = passage_signals("kites hargrave", content_terms("kites hargrave"),
@@ -288,7 +288,7 @@ def test_in_a_single_topic_index_the_topic_words_still_count():
 
 def test_judge_gives_zero_without_evidence_and_passes_at_the_threshold():
     terms = content_terms(QUESTION)
-    passages = [_passage(1, "Hargrave invented the box kite in 1893."),
+    passages = [_passage(1, "In 1893 Lawrence Hargrave invented the box kite."),
                 _passage(2, "A box of nothing.", context="Boxes")]
     lenient = JudgeModel(("evidence",), (0.0,), (1.0,), (1.0,), 0.0, 0.5)
     strict = lenient.with_threshold(0.99, "test")

@@ -172,6 +172,8 @@ class JudgeRecord:
         type_found: a filler of that type near the best sentence, or ``None``.
         numbers_missing: numbers the question names, none of which the passage writes (it
             then fails: "in 1066" against a passage about 1067), else empty.
+        type_missing: the question asks for a date, number, person or place and the
+            passage holds none (it then fails).
     """
 
     number: int
@@ -183,6 +185,7 @@ class JudgeRecord:
     answer_type: str
     type_found: str | None
     numbers_missing: tuple[str, ...] = ()
+    type_missing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
