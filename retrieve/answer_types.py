@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term
+from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop
 from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
@@ -27,11 +27,16 @@ _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(when|what (year|date|day|month|century|decade|time|period)|"
                         r"which (year|date|day|month|century|decade)|how long ago|since when|"
                         r"in what (year|month|century))\b", re.I)),
+    # "what price", "what is the price", "what was the average age" ask for a number
     ("number", re.compile(r"\b(how (many|much|long|far|old|big|large|tall|high|often|fast|"
-                          r"heavy|wide|deep)|what (percentage|percent|proportion|share|"
-                          r"number|amount|rate|ratio|size|length|value|dose|price|cost|"
-                          r"temperature|frequency|speed|mass|weight|height|depth|capacity|"
-                          r"count|total|fraction|level|concentration))\b", re.I)),
+                          r"heavy|wide|deep)|what( (is|was|are|were) (the|its|their|his|her))?"
+                          r"( (average|estimated|total|approximate|current|maximum|minimum|"
+                          r"typical|annual|monthly|daily|expected|median|mean))? "
+                          r"(percentage|percent|proportion|share|number|amount|rate|ratio|size|"
+                          r"length|value|dose|price|cost|fee|temperature|frequency|speed|mass|"
+                          r"weight|height|depth|capacity|count|total|fraction|level|age|"
+                          r"concentration|population|salary|budget|revenue|income|distance))\b",
+                          re.I)),
     ("person", re.compile(r"\b(who|whom|whose|which person|what person|which (author|"
                           r"scientist|king|leader|president|founder))\b", re.I)),
     ("place", re.compile(r"\b(where|what is the capital|(what|which) (country|city|region|"
@@ -71,19 +76,27 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
                    r"\b(at night|in the (morning|evening|afternoon)|(during|in) (the )?(spring|"
                    r"summer|autumn|fall|winter))\b|"
                    r"夜间|夜晚|晚上|白天|日间|早上|清晨|凌晨|黄昏|傍晚|"
-                   r"[春夏秋冬]季|[春夏秋冬]天", re.I)
+                   r"[春夏秋冬]季|[春夏秋冬]天|"
+                   # a clock time or a weekday: "at 9:00", "3 pm", "下午3点", "周一", "Monday"
+                   r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?[ap]\.?m\b\.?|"
+                   r"[0-9零一二两三四五六七八九十]+\s*[点号]|"
+                   r"[上中下]午|(星期|礼拜|周)[一二三四五六日天]|\b(mon|tues|wednes|thurs|fri|"
+                   r"satur|sun)day\b", re.I)
 # Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
-_YEAR_OR_DATE = re.compile(r"\b(?:in|since|until|till|by|from|of|during|before|after)\s+"
-                           r"(?:1[0-9]{3}|20[0-9]{2})\b|[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
+# (a bare 19xx or 20xx too, unless a plural noun follows it: "2048 GPUs" is a count)
+_YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+)?"
+                           r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]+s\b)|"
+                           r"[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
                            r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(_MONTHS) +
                            r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(_MONTHS) + r")\b", re.I)
-_NUMBER_SPAN = re.compile(r"\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|eight|nine|"
-                          r"ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
+# (digits glued to a letter are a name, no quantity: "ThinkPad X1", "v2")
+_NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
+                          r"eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
 # Two or more capitalised words; at a sentence's start a first word that is a stop word
 # ("The Normans", "In Rome") is left out (``_persons``)
-_PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+|"
-                        r"(?:de|van|von|du|of|the)\s+[A-Z][a-z]+))+")
+_PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-z]+|"
+                        r"(?:de|van|von|du|of|the)[ \t]+[A-Z][a-z]+))+")  # within a line
 _PLACE_EN = re.compile(r"\b(in|at|from|near|to|of)\s+(the\s+)?[A-Z][a-z]+")
 _NAME_EN = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+"
                       r"(?:\s+[A-Z][a-z]+)*")
@@ -114,6 +127,45 @@ def answer_type(query: str) -> AnswerType:
     return kind or "other"
 
 
+# Questions whose answer is surely a date or a number, the only types the judge's gate asks a
+# passage to hold (``gated_type``): a year, a date or a count asked outright. "Who", "where" and
+# "when" are not among them: policies and manuals answer them with roles ("your line manager"),
+# paths, times and conditions no filler pattern knows (a review, session 8).
+_EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    ("date", re.compile(r"^(?:(?:in|on|during|from|since|until|by) )?(?:what|which) (?:year|"
+                        r"date|day|month|century|decade)\b|^when (?:did|was|were)\b", re.I)),
+    ("number", re.compile(r"^(?:(?:roughly|approximately|about|exactly|so|and|but),? )?(?:how "
+                          r"(?:many|old|far|tall|high|big|large|long)\b|how much (?:(?:is|was|"
+                          r"are|were) (?:the|a|an|it|this|that)\b|(?:money|time|memory|space|"
+                          r"data|ram|disk)\b|(?=.*\b(?:cost|costs|paid|pay|pays|charge[sd]?|"
+                          r"earn(?:s|ed)?|weigh(?:s|ed)?|price|fee|fees|salary|tax|taxes|budget|"
+                          r"revenue)\b))|what (?:(?:"
+                          r"is|was|are|were) )?(?:the |its |their )?(?:(?:average|estimated|"
+                          r"total|approximate|current|maximum|minimum|median|annual) )?(?:"
+                          r"percentage|percent|number|price|cost|fee|population|age|amount|"
+                          r"salary|count|proportion)\b)", re.I)),
+)
+_ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号|哪个月|哪个世纪|哪个年代|"
+                        r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
+    ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几")),
+)
+
+
+def gated_type(query: str) -> AnswerType | None:
+    """The type a passage must hold a filler of to answer ``query`` (``None``: no such demand).
+
+    ``date`` for a year, a date, a day or a month asked outright ("In what year ...?", "When
+    did ...?", 哪一年); ``number`` for a count or a measure ("How many ...?", "What is the
+    price ...?", 多少); English cues open the question (after a scene clause: "When the SLO
+    was cut, how many ...?"), so "List the engineers who ..." or "password reset when locked
+    out" ask for nothing checkable.
+    """
+    if has_cjk(query):
+        return _first_asked(query, _ZH_GATED)
+    return _first_asked(_SCENE_CLAUSE.sub("", query, count=1).lstrip(), _EN_GATED)
+
+
 def _first_asked(query: str, patterns: tuple[tuple[AnswerType, re.Pattern[str]], ...]
                  ) -> AnswerType | None:
     """The type whose interrogative comes first ("how much ... when travelling": a number).
@@ -124,7 +176,7 @@ def _first_asked(query: str, patterns: tuple[tuple[AnswerType, re.Pattern[str]],
     """
     found = [(m.start(), i, kind) for i, (kind, pattern) in enumerate(patterns)
              if (m := pattern.search(query))]
-    opening = _OPENING.match(query)
+    opening = None if has_cjk(query) else _OPENING.match(query)
     if opening:
         found = [f for f in found if f[0] == opening.start(1)]
     return min(found)[2] if found else None
@@ -178,19 +230,20 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "day": ("天", "日", "个工作日", "day", "working day", "business day"),
     "week": ("周", "个星期", "星期", "week"),
     "month": ("个月", "月", "month"),
-    "year": ("年", "岁", "周年", "year"),
+    "year": ("年", "岁", "周岁", "周年", "year"),
     "hour": ("小时", "个小时", "钟头", "hour", "hr", "h"),
     "minute": ("分钟", "minute", "min"),
     "second": ("秒", "second", "sec", "ms", "millisecond"),
     "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
     "length": ("米", "公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "m", "km", "cm", "mm",
                "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
-               "yard", "ft", "page", "word", "line", "character"),
+               "inches", "yard", "ft"),
 }
 _DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
-                            r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|(价格|费用|金额)")
-_EN_UNIT_ASKED = re.compile(r"\bhow many (days?|weeks?|months?|years?|hours?|minutes?|"
+                            r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|"
+                            r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金)")
+_EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|hours?|minutes?|"
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
                             r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
@@ -223,6 +276,13 @@ def asked_units(query: str) -> tuple[str, ...]:
     return ("year",) if m.group(3) else ("percent",) if m.group(4) else ("money",)
 
 
+# Words that may stand between a number and its unit: "one full calendar year", "5 working days"
+_UNIT_QUALIFIERS = (r"(?:full|calendar|business|working|consecutive|whole|more|additional|extra|"
+                    r"straight|clear|school|man|person|light")
+# A number right after a word of money is money: "售价：1999", "the fee of 60"
+_PRICED = re.compile(r"(?:价|费|金额|工资|薪|租金|罚款|奖金|price|cost|fee|salary|wage|rent|fine|"
+                     r"budget|grant|payment)s?\s*(?:of|is|was|:|：|为|是)?\s*(?:about|around|约)?\s*$",
+                     re.I)
 # A unit declared for a table's column or a whole passage: "营业收入(元)", "Time (days)"
 _DECLARED_UNIT = re.compile(r"[(（]\s*(?:单位[:：]?\s*)?(?:万|亿|千|百万)?"
                             r"([^()（）\d]{1,12}?)\s*[)）]")
@@ -246,13 +306,16 @@ def _with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
                 return True
             if unit == "money" and before.endswith(form) and (not word or len(form) == 3):
                 return True
+        if unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()]):
+            return True  # "售价：1999", "price: 60", "fee of 60"
     return False
 
 
 @lru_cache(maxsize=64)
 def _latin_unit(form: str) -> re.Pattern[str]:
-    """``form`` (or its plural) as the next word, after a hyphen or at most two words."""
-    return re.compile(r"[\s-]*(?:[a-z]+[\s-]+){0,2}?" + re.escape(form) + r"s?(?![a-z])")
+    """``form`` (or its plural) as the next word, after a hyphen or at most two qualifiers."""
+    return re.compile(r"[\s-]*(?:" + _UNIT_QUALIFIERS + r")[\s-]+){0,2}?" + re.escape(form)
+                      + r"s?(?![a-z])")
 
 
 def _declared_units(text: str) -> set[str]:
@@ -263,17 +326,18 @@ def _declared_units(text: str) -> set[str]:
 
 
 def novel_filler(text: str, kind: AnswerType, query: str,
-                 asked: Sequence[Term] = ()) -> str | None:
+                 asked: Sequence[Term] = (), *, with_unit: bool = True) -> str | None:
     """The first filler of ``kind`` in ``text`` that the question does not name itself.
 
     A filler is not novel when the query contains all its words, or when it is one of the
     query's content terms ``asked`` in another language (one of their searched translations:
     "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
-    number must carry the unit the question asks it in (``asked_units``), when it asks one.
+    number must carry the unit the question asks it in (``asked_units``), when it asks one
+    and ``with_unit`` is set; a number that writes a year or a date is no count.
     """
     q = query.casefold()
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
-    units = asked_units(query) if kind == "number" else ()
+    units = asked_units(query) if kind == "number" and with_unit else ()
     if units and not _declared_units(text) & set(units):
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
                       if _with_unit(text, m, units)]
@@ -284,7 +348,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     else:
         candidates = fillers(text, kind)
     for f in candidates:
-        words = [w for w in re.findall(r"\w+", f.casefold()) if w not in STOPWORDS]
+        words = [w for w in re.findall(r"\w+", f.casefold()) if not is_stop(w)]
         if (words and not all(w in q for w in words) and f.casefold() not in named
                 and not all(normalise_word(w) in named for w in words)):
             return f

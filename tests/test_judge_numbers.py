@@ -114,4 +114,13 @@ def test_a_number_a_short_document_writes_once_sets_the_scene():
 def test_one_named_number_written_is_enough_even_when_its_document_is_about_it():
     q = "When were the SINOSAT-1 and SINOSAT-2 satellites launched?"
     s = _scene(q, "SINOSAT-1 was launched on 18 July 1998.", 3, 3, "sinosat 1")
-    assert s.numbers_missing == ()
+    assert s.numbers_missing == () and s.gate
+
+
+def test_a_scene_number_written_does_not_stand_for_another_number_asked():
+    q = "What did the 2020 directive on the 737 MAX require?"
+    # "737" is the document's topic; "2020" is asked, and the passage is about 2019
+    s = _scene(q, "The 2019 directive for the 737 MAX required new software.", 10, 8, "737")
+    assert s.numbers_missing == ("2020",) and not s.gate
+    t = _scene(q, "The 2020 directive for the 737 MAX required new software.", 10, 8, "737")
+    assert t.numbers_missing == () and t.gate

@@ -3,7 +3,7 @@
 
 import pytest
 
-from kb.retrieve.answer_types import answer_type, novel_filler
+from kb.retrieve.answer_types import answer_type, gated_type, novel_filler
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
 from kb.retrieve.terms import content_terms
 
@@ -21,7 +21,8 @@ from kb.retrieve.terms import content_terms
     # a question opening with an interrogative is typed by it: later ones are relative
     ("Which status code should a server return for a PUT whose path clashes?", "other"),
     ("What does the guide tell you to do when things are unclear?", "other"),
-    ("What was the average age of the partners who attended?", "other"),
+    ("What was the average age of the partners who attended?", "number"),
+    ("What is the price of the Arduino Zero?", "number"),
     ("In what year did Gmail launch?", "date"),
     ("According to the report, who won?", "person"),
 ])
@@ -57,6 +58,61 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
+
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("In what year did Gmail launch?", "date"),
+    ("When did Gmail launch?", "date"),
+    ("公司是哪一年成立的？", "date"),
+    ("How many employees does Acme have?", "number"),
+    ("Roughly how long is the platform?", "number"),
+    ("What is the price of the Arduino Zero?", "number"),
+    ("How much does the plan cost?", "number"),
+    ("公司有多少名员工？", "number"),
+    # roles, paths, times and conditions answer these: no filler is demanded
+    ("Who approves overtime requests?", None),
+    ("Where is the config file stored?", None),
+    ("When does the office open?", None),
+    ("When should I use a mutex?", None),
+    ("How much does sleep affect memory?", None),
+    ("请假需要谁审批？", None),
+    ("工资什么时候发放？", None),
+    ("这项建议是什么时候提出的？", "date"),  # a past event: a date
+    # wh-words inside an instruction or a keyword query ask nothing
+    ("Explain what happens when the disk is full", None),
+    ("password reset when locked out", None),
+    ("List the engineers who worked on the parser", None),
+    ("他多少有些紧张吗？", None),
+])
+def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
+    assert gated_type(query) == kind
+
+
+@pytest.mark.parametrize(("text", "query", "filler"), [
+    ("a cluster of 2048 GPUs", "How many GPUs were used?", "2048"),
+    ("See section 4 for sick days.", "How many sick days do I get?", None),
+    ("员工60周岁退休。", "员工多少岁退休？", "60"),
+    ("The office opens at 9:00 am.", "When does the office open?", "9:00"),
+    ("工资每月15号发放。", "工资什么时候发放？", "15号"),
+    ("The review is held every Monday.", "What day is the review held?", "Monday"),
+    # money after a word of money, without a currency
+    ("售价：1999", "这台设备多少钱？", "1999"),
+    ("The grant was 60,000.", "How much money did the foundation grant?", "60,000"),
+    ("The grant was announced in May.", "How much money did the foundation grant?", None),
+    # a heading above a sentence is no person; a model number is no quantity (new-user trial)
+    ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
+     "Who founded Acme Widgets?", None),
+    ("The ThinkPad X1 is the standard laptop.", "How much is a ThinkPad?", None),
+    # a bare year is no count; a number before a plural noun is
+    ("Weekly Edition for March 26, 2015", "How many developers contributed?", None),
+])
+def test_more_fillers(text, query, filler):
+    assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
+
+
+def test_chinese_questions_are_not_typed_by_an_english_opening():
+    assert answer_type("Will Smith 的妻子是谁？") == "person"
+    assert answer_type("CAN 总线的最大速率是多少？") == "number"
 
 
 def _signals(query, texts):
