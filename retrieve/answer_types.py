@@ -63,12 +63,12 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     _ZH_NAME,
 )
 _EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
-_MONTHS = ("january february march april may june july august september october november "
-           "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
+_MONTHS = ("january february march april (?-i:May) june july august september october "
+           "november december jan feb mar apr jun jul aug sep sept oct nov dec").split()
 # A date, a year ("in 911", "79 AD"), a century, or a time of day or
 # season ("多于夜间出没", "at night"): what "when" and "什么时候" are answered with.
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
-                   r"\bin [1-9][0-9]{2}\b|\b(AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|"
+                   r"\bin [1-9][0-9]{2}\b(?!\s+[a-z]{2,}s\b)|\b(AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|"
                    r"\b[1-9][0-9]{0,3} ?(AD|BC|BCE|CE|A\.D\.|B\.C\.)(?!\w)|"
                    r"\b(" + "|".join(_MONTHS) + r")\b\.? ?\d|\b\d{1,2} (" + "|".join(_MONTHS) +
                    r")\b|[0-9０-９零〇一二两三四五六七八九十百千万亿]+\s*[年月日]|"
@@ -85,7 +85,7 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
 # Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
 # (a bare 19xx or 20xx too, unless a plural noun follows it: "2048 GPUs" is a count)
 _YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+)?"
-                           r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]+s\b)|"
+                           r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]{2,}s\b)|"
                            r"[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
                            r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(_MONTHS) +
                            r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(_MONTHS) + r")\b", re.I)
@@ -203,6 +203,9 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     return out + [m.group() for m in pattern.finditer(text)]
 
 
+_SENTENCE_END = re.compile(r"[.!?]\s*$")
+
+
 def _persons(text: str) -> list[str]:
     """Runs of capitalised words that may name a person ("Duke William", "Lawrence Hargrave").
 
@@ -212,7 +215,7 @@ def _persons(text: str) -> list[str]:
     out = []
     for m in _PERSON_EN.finditer(text):
         run = m.group()
-        opening = m.start() == 0 or re.search(r"[.!?]\s*$", text[max(0, m.start() - 3):m.start()])
+        opening = m.start() == 0 or _SENTENCE_END.search(text[max(0, m.start() - 3):m.start()])
         first, _, rest = run.partition(" ")
         if opening and first.casefold() in STOPWORDS:
             if " " not in rest.strip():
@@ -355,7 +358,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     return None
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)  # a few searches' judged chunks (10 each); a few MB at most
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     """The words of ``text`` with jieba's part-of-speech tags.
 

@@ -125,13 +125,16 @@ def failed_block(reason: str) -> str:
 def context_block(references: Sequence[Reference], *, weak: bool) -> str:
     """The text handed to a model: numbered quoted references, then the instruction.
 
+    When every reference is weak evidence (``weak``), ``WEAK_NOTE`` comes first and again
+    before the instruction.
+
     Each reference is one header line (number, title, source, locator, flags; every field
     through ``header_field``), a line of three double quotes, the chunk text (``quote_safe``),
     and a line of three double quotes.
     """
     if not references:
         return NO_EVIDENCE
-    lines = []
+    lines = [WEAK_NOTE, ""] if weak else []  # first, for a reader who stops early
     for ref in references:
         where = header_field(ref.locator)
         head = (f"[{ref.number}] {header_field(ref.title)} — {header_field(ref.source)}"

@@ -158,3 +158,18 @@ def test_pdf_white_and_one_point_text_are_not_indexed(tmp_path: Path) -> None:
         assert kb.search("quarterly harbour report headline").references  # white on dark
         doc = kb.documents()[0]
     assert any("hidden" in w for w in doc.warnings), doc.warnings
+
+
+def test_weak_evidence_is_said_before_the_references_and_before_the_instruction(
+        tmp_path: Path) -> None:
+    from kb.retrieve.cite import INSTRUCTION, WEAK_NOTE
+
+    folder = tmp_path / "docs"
+    write(folder / "kites.txt", "Box kites fly in steady wind over the hills.\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([folder])
+        result = kb.search("box kites")
+    weak = context_block(result.references, weak=True)
+    assert weak.startswith(WEAK_NOTE + "\n\n[1] ")  # a reader who stops early is warned
+    assert weak.endswith(f"{WEAK_NOTE}\n\n{INSTRUCTION}")
+    _quoted_blocks_are_intact(weak.split("\n\n", 1)[1], 1)

@@ -53,6 +53,9 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("Vesuvius erupted in 79 AD and buried Pompeii.", "When did Vesuvius erupt?", "79 AD"),
     ("扁尾海蛇多于夜间出没。", "扁尾海蛇通常在什么时候出没？", "夜间"),
     ("The owl hunts at night.", "When does the owl hunt?", "at night"),
+    # hospitals are no year, "may" is no month (review)
+    ("The trial recruited in 120 hospitals.", "When did the trial start?", None),
+    ("Up to 12 may attend.", "How many can attend?", "12"),
     ("恐龙生活于两亿年前。", "恐龙生活于什么时候？", "两亿年"),
     ("The owl hunts mice.", "When does the owl hunt?", None),
 ])

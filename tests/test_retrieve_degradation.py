@@ -107,7 +107,9 @@ def test_nothing_passing_the_judge_is_listed_weak_and_flagged(e5_db):
     if result.references:  # the closest few, each flagged
         assert all(r.weak_evidence for r in result.references)
         assert not any(j.passed for j in result.diagnostics.judge)
-        assert WEAK_NOTE in result.context
+        # the warning opens the block (a reader who stops early meets it) and closes it
+        assert result.context.startswith(WEAK_NOTE)
+        assert result.context.count(WEAK_NOTE) == 2
     else:
         assert result.context == NO_EVIDENCE
 
