@@ -329,18 +329,19 @@ def _declared_units(text: str) -> set[str]:
 
 
 def novel_filler(text: str, kind: AnswerType, query: str,
-                 asked: Sequence[Term] = (), *, with_unit: bool = True) -> str | None:
+                 asked: Sequence[Term] = ()) -> str | None:
     """The first filler of ``kind`` in ``text`` that the question does not name itself.
 
     A filler is not novel when the query contains all its words, or when it is one of the
     query's content terms ``asked`` in another language (one of their searched translations:
     "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
     number must carry the unit the question asks it in (``asked_units``), when it asks one
-    and ``with_unit`` is set; a number that writes a year or a date is no count.
+    (or the passage declares it: "(元)"); else a number that writes a year or a date is no
+    count.
     """
     q = query.casefold()
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
-    units = asked_units(query) if kind == "number" and with_unit else ()
+    units = asked_units(query) if kind == "number" else ()
     if units and not _declared_units(text) & set(units):
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
                       if _with_unit(text, m, units)]
