@@ -196,7 +196,7 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     if _CJK_RUN.search(text):
         tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt"),
                 "name": ("nz", "nt", "nrt", "eng")}[kind]
-        out += [word for word, flag in _tagged(text) if flag in tags]
+        out += [p.word for p in _posseg().cut(text) if p.flag in tags]
     if kind == "person":
         return out + _persons(text)
     pattern = {"place": _PLACE_EN, "name": _NAME_EN}[kind]
@@ -357,16 +357,6 @@ def novel_filler(text: str, kind: AnswerType, query: str,
                 and not all(normalise_word(w) in named for w in words)):
             return f
     return None
-
-
-@lru_cache(maxsize=1024)  # a few searches' judged chunks (10 each); a few MB at most
-def _tagged(text: str) -> tuple[tuple[str, str], ...]:
-    """The words of ``text`` with jieba's part-of-speech tags.
-
-    Cached: the judge meets the same chunks again, and tagging a long Chinese passage takes
-    tens of milliseconds.
-    """
-    return tuple((p.word, p.flag) for p in _posseg().cut(text))
 
 
 @lru_cache(maxsize=1)

@@ -58,6 +58,22 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("Up to 12 may attend.", "How many can attend?", "12"),
     ("恐龙生活于两亿年前。", "恐龙生活于什么时候？", "两亿年"),
     ("The owl hunts mice.", "When does the owl hunt?", None),
+    ("a cluster of 2048 GPUs", "How many GPUs were used?", "2048"),
+    ("See section 4 for sick days.", "How many sick days do I get?", None),
+    ("员工60周岁退休。", "员工多少岁退休？", "60"),
+    ("The office opens at 9:00 am.", "When does the office open?", "9:00"),
+    ("工资每月15号发放。", "工资什么时候发放？", "15号"),
+    ("The review is held every Monday.", "What day is the review held?", "Monday"),
+    # money after a word of money, without a currency
+    ("售价：1999", "这台设备多少钱？", "1999"),
+    ("The grant was 60,000.", "How much money did the foundation grant?", "60,000"),
+    ("The grant was announced in May.", "How much money did the foundation grant?", None),
+    # a heading above a sentence is no person; a model number is no quantity (new-user trial)
+    ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
+     "Who founded Acme Widgets?", None),
+    ("The ThinkPad X1 is the standard laptop.", "How much is a ThinkPad?", None),
+    # a bare year is no count; a number before a plural noun is
+    ("Weekly Edition for March 26, 2015", "How many developers contributed?", None),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -89,28 +105,6 @@ def test_fillers(text, query, filler):
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
-
-
-@pytest.mark.parametrize(("text", "query", "filler"), [
-    ("a cluster of 2048 GPUs", "How many GPUs were used?", "2048"),
-    ("See section 4 for sick days.", "How many sick days do I get?", None),
-    ("员工60周岁退休。", "员工多少岁退休？", "60"),
-    ("The office opens at 9:00 am.", "When does the office open?", "9:00"),
-    ("工资每月15号发放。", "工资什么时候发放？", "15号"),
-    ("The review is held every Monday.", "What day is the review held?", "Monday"),
-    # money after a word of money, without a currency
-    ("售价：1999", "这台设备多少钱？", "1999"),
-    ("The grant was 60,000.", "How much money did the foundation grant?", "60,000"),
-    ("The grant was announced in May.", "How much money did the foundation grant?", None),
-    # a heading above a sentence is no person; a model number is no quantity (new-user trial)
-    ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
-     "Who founded Acme Widgets?", None),
-    ("The ThinkPad X1 is the standard laptop.", "How much is a ThinkPad?", None),
-    # a bare year is no count; a number before a plural noun is
-    ("Weekly Edition for March 26, 2015", "How many developers contributed?", None),
-])
-def test_more_fillers(text, query, filler):
-    assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
 
 
 def test_chinese_questions_are_not_typed_by_an_english_opening():

@@ -68,7 +68,8 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        f"{j.answer_type} (found: {j.type_found}); "
                        + (f"numbers named, none written: {list(j.numbers_missing)}; "
                           if j.numbers_missing else "")
-                       + (f"no {j.answer_type} in the passage; " if j.type_missing else "")
+                       + ("the date or number asked for is not in the passage; "
+                          if j.type_missing else "")
                        + f"best sentence: {j.best_sentence[:120]!r}")
 
 

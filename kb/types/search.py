@@ -172,8 +172,9 @@ class JudgeRecord:
         type_found: a filler of that type near the best sentence, or ``None``.
         numbers_missing: numbers the question names, none of which the passage writes (it
             then fails: "in 1066" against a passage about 1067), else empty.
-        type_missing: the question asks for a date, number, person or place and the
-            passage holds none (it then fails).
+        type_missing: the question asks outright for a date or a number
+            (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
+            question does not name (it then fails).
     """
 
     number: int
