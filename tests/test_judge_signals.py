@@ -29,9 +29,10 @@ from kb.retrieve.judge_model import (
     model_to_json,
     shipped_model,
 )
-from kb.retrieve.lexicon import Lexicon, crosses_languages
+from kb.retrieve.lexicon import MAX_FAN_OUT, Lexicon, crosses_languages
 from kb.retrieve.recall import group_baselines
 from kb.retrieve.terms import (
+    TRANSLATIONS_SEARCHED,
     content_terms,
     coverage,
     idf_of,
@@ -156,6 +157,34 @@ def test_a_tiny_lexicon_translates_both_ways():
     assert LEXICON.english("风筝") == ("kite",)  # the classifier sense is dropped
     assert LEXICON.chinese("kite") == ("风筝",) and LEXICON.chinese("found") == ("创办",)
     assert LEXICON.chinese("sens") == ()  # single-character headwords never map back
+
+
+def test_a_compound_the_dictionary_lacks_takes_its_parts_in_turns_head_first():
+    lexicon = Lexicon.build([
+        ("代理", ["to act on behalf of", "agent"]),
+        ("律师", ["lawyer"]),
+        ("统治", ["to rule", "to govern"]),
+        ("阶级", ["(social) class"]),
+        ("季度", ["quarter of a year"]),
+    ])
+    # head (the last part) first, then the modifier's first sense, then the second senses:
+    # the three searched hold both parts (the first part's senses alone, before)
+    assert lexicon.english("代理律师") == ("lawyer", "act", "behalf", "agent")
+    assert lexicon.english("统治阶级")[:TRANSLATIONS_SEARCHED] == ("class", "rule", "govern")
+    assert lexicon.english("第1季度") == ("quarter", "year")  # "第1" is no dictionary word
+    assert lexicon.english("火星") == ()  # nothing of it in the dictionary
+
+
+def test_a_stem_in_many_headwords_keeps_those_it_translates_alone():
+    # "river" in the pieces of MAX_FAN_OUT + 5 river names, and the whole piece of two words
+    names = [(f"河名{chr(0x4e00 + i)}", [f"River {chr(0x41 + i % 26)}x{i}, in China"])
+             for i in range(MAX_FAN_OUT + 5)]
+    vague = [(f"时候{chr(0x4e00 + i)}", ["time"]) for i in range(MAX_FAN_OUT + 1)]
+    lexicon = Lexicon.build([*names, ("河流", ["river"]), ("江河", ["rivers", "waterway"]),
+                             *vague])
+    assert lexicon.chinese("river") == ("河流", "江河")
+    assert lexicon.chinese("time") == ()  # the stem alone of too many words: too vague
+    assert len(Lexicon.build(names[:MAX_FAN_OUT]).chinese("river")) == MAX_FAN_OUT
 
 
 def test_the_most_direct_commonest_translation_comes_first():
