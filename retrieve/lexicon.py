@@ -138,7 +138,9 @@ class Lexicon:
         parts = [self._zh_en[p] for p in self._cover(word)]
         out: list[str] = []
         for i in range(max(map(len, parts), default=0)):  # each part's i-th sense, head first
-            out += [ps[i] for ps in parts if i < len(ps) and ps[i] not in out]
+            for ps in parts:
+                if i < len(ps) and ps[i] not in out:  # parts sharing a sense: once
+                    out.append(ps[i])
         return tuple(out[:MAX_TRANSLATIONS])
 
     def _cover(self, word: str) -> list[str]:
