@@ -29,10 +29,10 @@ the top ``JUDGE_TOP_N`` candidates:
    rank; whether query and passage are in different scripts.
 3. **Model**: a logistic regression (``kb.retrieve.judge_model``, fitted offline by
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
-   query time) gives ``answer_p`` in [0, 1], higher is better. A passage passes at
-   ``answer_p`` >= the threshold; passing passages within ``HAND_OUT_SHARE`` of the best are
-   handed out (``kb.retrieve.handout``), and none passing flags the search
-   ``insufficient_evidence``.
+   query time; each feature held to its fitted range first) gives ``answer_p`` in [0, 1],
+   higher is better. A passage passes at ``answer_p`` >= the threshold; passing passages
+   within ``HAND_OUT_SHARE`` of the best are handed out (``kb.retrieve.handout``), and none
+   passing flags the search ``insufficient_evidence``.
 
 Each signal's AUC alone, the model's and the refusal rates are in ``bench/README.md``.
 """
@@ -142,7 +142,8 @@ class Signals:
         focus_found: focus terms the passage holds (as the query wrote them).
         focus_missing: focus terms it lacks.
         topic: topic terms (the passage's document is about them).
-        best_sentence: the sentence covering the most focus weight (past the gate only).
+        best_sentence: the sentence covering the most focus weight (``_best_sentence``; for
+            a passage failing the gate, its first sentence that is no heading).
         answer_type: the type the question asks for (``other``: none checkable).
         type_found: a filler of that type near the best sentence, if any.
         gate: the passage passed the evidence gate.
@@ -272,7 +273,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
         missing = [(t, w) for t, w in focus if not holder.has(t)]
         sents = sentences(p.text) or [p.text]
-        best, best_cover, filler = 0, 0.0, None
+        opening = next((i for i, x in enumerate(sents) if not x.startswith("#")), 0)
+        best, best_cover, filler = opening, 0.0, None  # shown for a passage failing the gate
         if gate:  # sentence evidence only where the model will score the passage
             best, best_cover, window = _best_sentence(sents, terms, weights, f_terms,
                                                       f_weights, p.text)
@@ -284,7 +286,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             novel_filler(f"{p.text}\n{p.context}" if demanded == "date" else p.text,
                          demanded, query, terms) is None)
         if untyped:
-            gate, best, best_cover = False, 0, 0.0
+            gate, best, best_cover = False, opening, 0.0
         features = {
             "evidence": ev,
             "focus_coverage": coverage(f_terms, f_weights, holder),
