@@ -52,6 +52,7 @@ from kb.retrieve.answer_types import (
     novel_filler,
     sentences,
 )
+from kb.retrieve.crosslang import script_of
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import missing_numbers, named_numbers, written_numbers
 from kb.retrieve.terms import (
@@ -61,7 +62,6 @@ from kb.retrieve.terms import (
     idf_of,
     is_name,
     passage_terms,
-    script_of,
     term_df,
     topic_terms,
 )

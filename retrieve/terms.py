@@ -5,10 +5,9 @@ for Latin letters, Snowball-stemmed; Han text cut into words by jieba; Hangul an
 runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary words. Stop and
 question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
 lists (``stopwordsiso``, MIT) for the other scripts a question may come in; so is a lone letter.
-A quoted phrase or hyphenated compound is one term, held only as consecutive words.
-A capitalised Latin word may be a Chinese name in pinyin
-("Lingyin", "Langtian"): a passage also holds it when its Han text reads so, toneless, over two
-to ``PINYIN_MAX_SYLLABLES`` consecutive characters (``pypinyin``, MIT; 灵隐寺 reads ling-yin-si).
+A quoted phrase or hyphenated compound is one term, held only as consecutive words. A
+capitalised Latin word may be a Chinese name in pinyin, held by Han text reading so
+(``kb.retrieve.crosslang``: "Lingyin", 灵隐寺).
 
 Each term weighs its idf in the index, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the BM25 idf as
 Lucene computes it, never negative: Robertson & Zaragoza 2009; Lucene ``BM25Similarity``), so a
@@ -24,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kb.retrieve.crosslang import pinyin_candidate, pinyin_readings
 from kb.retrieve.lexicon import Lexicon
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
@@ -37,10 +37,6 @@ from kb.store.textindex import (
 
 TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
 PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
-# A name in pinyin matches two to six consecutive Han characters: one syllable ("Cen", "Li")
-# reads too many characters to say anything, and Chinese names of places and people are short
-PINYIN_MAX_SYLLABLES = 6
-PINYIN_MIN_LETTERS = 4  # the shortest two-syllable reading kb matches ("Xiao" is one, "Anji")
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]+")
@@ -183,9 +179,8 @@ class Term:
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
             joined form (``email`` for ``e-mail``).
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
-        pinyin: for a capitalised Latin word, the word in lower case:
-            a passage whose Han text reads so in pinyin holds it (``PassageTerms.has``);
-            else empty.
+        pinyin: a capitalised Latin word in lower case, held by Han text reading so
+            (``kb.retrieve.crosslang``); else empty.
     """
 
     text: str
@@ -224,7 +219,7 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt,
-                                              pinyin=_pinyin_candidate(w)))
+                                              pinyin=pinyin_candidate(w)))
             continue
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):
@@ -232,40 +227,6 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 text = arabic_numerals(w)  # as the passages are matched: 十年 -> 10年
                 out.setdefault(text, Term(text, True, tokens, w, alt))
     return list(out.values())
-
-
-def _pinyin_candidate(word: str) -> str:
-    """``word`` in lower case if it may be a Chinese name in pinyin, else ``""``.
-
-    A capitalised word of ASCII letters only, at least ``PINYIN_MIN_LETTERS`` long. Also when
-    CC-CEDICT translates it: its entry for 金华 reads "Jinhua prefecture level city in
-    Zhejiang", too long a sense to map "jinhua" back, which then searches 金华火腿 (Jinhua ham).
-    """
-    if len(word) < PINYIN_MIN_LETTERS or not word.isascii():
-        return ""
-    return word.lower() if word.isalpha() and word[0].isupper() else ""
-
-
-@lru_cache(maxsize=PASSAGE_CACHE)
-def pinyin_readings(text: str) -> frozenset[str]:
-    """Toneless pinyin of every 2 to ``PINYIN_MAX_SYLLABLES`` consecutive Han characters.
-
-    Readings by ``pypinyin.lazy_pinyin`` (its phrase dictionary picks a character's reading
-    in context); ü is written both ``v`` (pypinyin's) and ``u`` (as English text writes
-    "Lu Xun"). Cached by text; computed only when a query holds a pinyin candidate.
-    """
-    from pypinyin import lazy_pinyin
-
-    out: set[str] = set()
-    for run in _HAN.findall(text):
-        syllables = lazy_pinyin(run)
-        for i in range(len(syllables) - 1):
-            for j in range(i + 2, min(len(syllables), i + PINYIN_MAX_SYLLABLES) + 1):
-                reading = "".join(syllables[i:j])
-                out.add(reading)
-                if "v" in reading:
-                    out.add(reading.replace("v", "u"))
-    return frozenset(out)
 
 
 def _cjk_words(run: str) -> list[str]:
@@ -423,20 +384,5 @@ def topic_terms(terms: Iterable[Term], context: PassageTerms) -> set[str]:
     return {t.text for t in terms if context.has(t)}
 
 
-_CJK_LETTER = re.compile(f"[{CJK_CHARS}]")
-_LETTER = re.compile(r"[^\W\d_]")
 # Latin letters with their accents (Latin-1 Supplement to Latin Extended-B), digits, hyphens
 _LATIN_NAME = re.compile(r"[A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f'-]+")
-
-
-def script_of(text: str) -> str:
-    """The script of ``text`` for the judge's cross-language signal.
-
-    Returns:
-        ``cjk`` when at least a third of its letters are CJK, ``latin`` when it has other
-        letters, ``none`` without letters.
-    """
-    letters = len(_LETTER.findall(text))
-    if letters == 0:
-        return "none"
-    return "cjk" if len(_CJK_LETTER.findall(text)) * 3 >= letters else "latin"

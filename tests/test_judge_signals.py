@@ -9,6 +9,7 @@ import pytest
 from kb.eval.answerability_gate import roc_auc
 from kb.eval.calibrate import judge_threshold
 from kb.retrieve.answer_types import answer_type, novel_filler, sentences
+from kb.retrieve.crosslang import pinyin_readings, script_of
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
@@ -37,8 +38,6 @@ from kb.retrieve.terms import (
     coverage,
     idf_of,
     passage_terms,
-    pinyin_readings,
-    script_of,
     term_df,
     translation_tokens,
 )
