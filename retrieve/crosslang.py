@@ -3,60 +3,110 @@
 ``script_of`` tells the judge whether a question and a passage are in different scripts (its
 ``cross_language`` signal). An English question over Chinese text names its people and places
 in pinyin ("Lingyin Temple", "Cen Langtian"), and CC-CEDICT (``kb.retrieve.lexicon``) lacks
-most such names. A capitalised Latin word is a candidate (``pinyin_candidate``); a passage
-holds it when its Han text reads so, toneless, over two to ``PINYIN_MAX_SYLLABLES``
-consecutive characters (``pinyin_readings``; readings by ``pypinyin``, MIT, whose phrase
-dictionary picks a character's reading in context). ``kb.retrieve.terms.PassageTerms.has``
-uses both.
+most such names. A name spelling two or more pinyin syllables is a candidate
+(``pinyin_candidate``); a passage holds it when one run of its Han text reads so, toneless,
+over two to ``PINYIN_MAX_SYLLABLES`` consecutive characters, any reading of each counting
+(``reads_as``; the readings are ``pypinyin``'s character dictionary, MIT).
+``kb.retrieve.terms.PassageTerms.has`` uses both.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from kb.store.textindex import CJK_CHARS
 
-# A name in pinyin matches two to six consecutive Han characters: one syllable ("Cen", "Li")
+# A name in pinyin is two to six syllables ("Lingyin", "Langtian"): one syllable ("Cen", "Xiao")
 # reads too many characters to say anything, and Chinese names of places and people are short
 PINYIN_MAX_SYLLABLES = 6
-PINYIN_MIN_LETTERS = 4  # the shortest two-syllable reading kb matches ("Xiao" is one, "Anji")
-PINYIN_CACHE = 4096  # passages whose readings are kept (as kb.retrieve.terms.PASSAGE_CACHE)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+
+@lru_cache(maxsize=1)
+def _characters() -> dict[str, frozenset[str]]:
+    """Toneless syllable -> the Han characters with that reading (pypinyin's dictionary).
+
+    Every reading of a character counts (长 is both chang and zhang); ü is written ``v``
+    ("lv") and, as English text often writes it, ``u`` ("Lu" for 吕). Syllables without a
+    vowel (the interjections "n", "ng", "hm") are left out. Built once, about 0.2 s.
+    """
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    out: dict[str, set[str]] = {}
+    for code, readings in pinyin_dict.items():
+        for reading in readings.split(","):
+            plain = unicodedata.normalize("NFD", reading).replace("u\u0308", "v")
+            plain = "".join(c for c in plain if not unicodedata.combining(c))
+            if _ASCII_WORD.fullmatch(plain) and re.search("[aeiouv]", plain):
+                for spelling in {plain, plain.replace("v", "u")}:
+                    out.setdefault(spelling, set()).add(chr(code))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def syllables() -> frozenset[str]:
+    """Every toneless pinyin syllable the dictionary holds (ü as ``v`` and as ``u``)."""
+    return frozenset(_characters())
+
+
+@lru_cache(maxsize=1024)
+def segmentations(word: str) -> tuple[tuple[str, ...], ...]:
+    """The ways ``word`` (lower case) spells two to ``PINYIN_MAX_SYLLABLES`` syllables.
+
+    Pinyin orthography (GB/T 16159) writes an apostrophe before a syllable opening with a, o
+    or e that follows another ("Xi'an"), so a word spelt without one is not parsed that way:
+    "xiao" and "tian" are one syllable each (no segmentation), "jinhua" is jin-hua.
+    """
+    known = _characters()
+    ways: list[list[tuple[str, ...]]] = [[] for _ in range(len(word) + 1)]
+    ways[0].append(())
+    for i in range(len(word)):
+        for j in range(i + 1, min(len(word), i + 6) + 1):
+            piece = word[i:j]
+            if piece in known and (i == 0 or piece[0] not in "aoe"):
+                ways[j] += [w + (piece,) for w in ways[i] if len(w) < PINYIN_MAX_SYLLABLES]
+    return tuple(w for w in ways[len(word)] if len(w) >= 2)
 
 
 def pinyin_candidate(word: str) -> str:
-    """``word`` in lower case if it may be a Chinese name in pinyin, else ``""``.
+    """``word`` in lower case (ü as ``v``) if it spells two or more pinyin syllables, else "".
 
-    A capitalised word of ASCII letters only, at least ``PINYIN_MIN_LETTERS`` long. Also when
-    CC-CEDICT translates it: its entry for 金华 reads "Jinhua prefecture level city in
-    Zhejiang", too long a sense to map "jinhua" back, which then searches 金华火腿 (Jinhua ham).
+    The caller decides whether the word is a name at all (``kb.retrieve.terms.is_name``).
     """
-    if len(word) < PINYIN_MIN_LETTERS or not word.isascii():
-        return ""
-    return word.lower() if word.isalpha() and word[0].isupper() else ""
+    low = word.lower().replace("ü", "v")
+    return low if _ASCII_WORD.fullmatch(low) and segmentations(low) else ""
 
 
-@lru_cache(maxsize=PINYIN_CACHE)
-def pinyin_readings(text: str) -> frozenset[str]:
-    """Toneless pinyin of every 2 to ``PINYIN_MAX_SYLLABLES`` consecutive Han characters.
+def han_runs(text: str) -> str:
+    """The Han runs of ``text``, one per line (punctuation, spaces and Latin text end a run)."""
+    return "\n".join(_HAN.findall(text))
 
-    Readings by ``pypinyin.lazy_pinyin`` (its phrase dictionary picks a character's reading
-    in context); ü is written both ``v`` (pypinyin's) and ``u`` (as English text writes
-    "Lu Xun"). Cached by text; computed only when a query holds a pinyin candidate.
+
+def reads_as(runs: str, reading: str) -> bool:
+    """Whether consecutive characters of one run read as ``reading`` (any of their readings).
+
+    Args:
+        runs: Han runs, one per line (``han_runs``).
+        reading: a pinyin candidate (``pinyin_candidate``); a word of no segmentation reads
+            as nothing.
     """
-    from pypinyin import lazy_pinyin
+    pattern = _reading_pattern(reading)
+    return pattern is not None and pattern.search(runs) is not None
 
-    out: set[str] = set()
-    for run in _HAN.findall(text):
-        syllables = lazy_pinyin(run)
-        for i in range(len(syllables) - 1):
-            for j in range(i + 2, min(len(syllables), i + PINYIN_MAX_SYLLABLES) + 1):
-                reading = "".join(syllables[i:j])
-                out.add(reading)
-                if "v" in reading:
-                    out.add(reading.replace("v", "u"))
-    return frozenset(out)
+
+@lru_cache(maxsize=256)
+def _reading_pattern(reading: str) -> re.Pattern[str] | None:
+    """A regular expression matching the characters that read as ``reading``, in order.
+
+    One character class per syllable (a line break in none, so a match stays in one run), the
+    segmentations as alternatives; compiled once per name, then searched in C.
+    """
+    table = _characters()
+    ways = ["".join("[" + "".join(sorted(table[s])) + "]" for s in way)
+            for way in segmentations(reading)]
+    return re.compile("|".join(ways)) if ways else None
 
 
 _CJK_LETTER = re.compile(f"[{CJK_CHARS}]")

@@ -81,6 +81,9 @@ NUMBER_SHARE = 0.1
 # train split this took the share of handed-out passages holding the answer from 0.41 to 0.58
 # and lost 1 answer in 100 (measured on kb's judge rows while fitting, see bench/README.md).
 HAND_OUT_SHARE = 0.5
+# 1 of 5 equally weighted terms sums to 0.19999999999999998: the gate compares with this slack
+EVIDENCE_SLACK = 1e-9
+_HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line, as chunks keep their headings
 
 FEATURES: tuple[str, ...] = (
     "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus",
@@ -266,14 +269,14 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             lacking = missing_numbers(free, f"{p.text}\n{p.context}")
             if lacking and _sibling_written(terms, term_numbers, free, p):
                 lacking = ()
-        # (the tolerance: one of five equal terms held sums to 0.19999999999999998)
-        gate = (crossed or not unknown) and not lacking and ev >= MIN_EVIDENCE - 1e-9 and (
+        gate = (crossed or not unknown) and not lacking and (
+            ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
         missing = [(t, w) for t, w in focus if not holder.has(t)]
         sents = sentences(p.text) or [p.text]
-        opening = next((i for i, x in enumerate(sents) if not x.startswith("#")), 0)
+        opening = next((i for i, x in enumerate(sents) if not _HEADING.match(x)), 0)
         best, best_cover, filler = opening, 0.0, None  # shown for a passage failing the gate
         if gate:  # sentence evidence only where the model will score the passage
             best, best_cover, window = _best_sentence(sents, terms, weights, f_terms,
@@ -368,7 +371,7 @@ def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequenc
     passage writes in its own) nothing says where the answer would be, so the filler is
     looked for in the whole passage.
     """
-    body = [i for i, s in enumerate(sents) if not s.startswith("#")] or list(range(len(sents)))
+    body = [i for i, s in enumerate(sents) if not _HEADING.match(s)] or list(range(len(sents)))
     basis = (f_terms, f_weights) if f_terms else (terms, weights)
     covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
     if max(covers) > 0:

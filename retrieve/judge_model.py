@@ -8,7 +8,7 @@ differs per model) on BM25-only searches: the one used for any other embedder an
 A model is not used outside the range it was fitted on: each feature is first clipped to its
 training range (``low``, ``high``: quantiles of the training rows, ``bench/fit_judge.py``), so
 an index unlike the training ones cannot extrapolate a linear term into certainty (a six-note
-collection puts the best cosine 0.2 above the candidates' median, eight standard deviations
+collection puts the best cosine 0.2 above the candidates' median, seven standard deviations
 past the training mean, and gave a passage without one focus term 98%). Clipping the inputs
 to their fitted range is winsorising (Tukey, "The future of data analysis", Ann. Math.
 Statist. 33, 1962, naming it after C. P. Winsor), the usual guard for a linear model used on
@@ -70,6 +70,8 @@ class JudgeModel:
         if self.low is not None and self.high is not None:
             if not len(self.low) == len(self.high) == n:
                 raise ValueError("judge model: low and high differ in length from features")
+            if not all(math.isfinite(v) for v in (*self.low, *self.high)):
+                raise ValueError("judge model: clip bounds must be finite")
             if any(lo > hi for lo, hi in zip(self.low, self.high, strict=True)):
                 raise ValueError("judge model: a low bound above its high bound")
 
@@ -105,10 +107,12 @@ def model_from_json(raw: str) -> JudgeModel:
 
     Raises:
         ValueError: malformed JSON, a missing field, lengths that differ, a scale not above 0,
-            a threshold outside [0, 1], or clip bounds given alone or crossed.
+            a threshold outside [0, 1], or clip bounds given alone, crossed or not finite.
     """
     try:
         d = json.loads(raw)
+        if not isinstance(d, dict):
+            raise ValueError(f"judge model: a JSON object expected, got {type(d).__name__}")
         low, high = d.get("low"), d.get("high")
         return JudgeModel(tuple(d["features"]), tuple(d["mean"]), tuple(d["scale"]),
                           tuple(d["coef"]), float(d["intercept"]), float(d["threshold"]),

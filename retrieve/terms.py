@@ -6,7 +6,7 @@ runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary w
 question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
 lists (``stopwordsiso``, MIT) for the other scripts a question may come in; so is a lone letter.
 A quoted phrase or hyphenated compound is one term, held only as consecutive words. A
-capitalised Latin word may be a Chinese name in pinyin, held by Han text reading so
+Latin name may be a Chinese name in pinyin, held by Han text reading so
 (``kb.retrieve.crosslang``: "Lingyin", 灵隐寺).
 
 Each term weighs its idf in the index, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the BM25 idf as
@@ -20,10 +20,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from kb.retrieve.crosslang import pinyin_candidate, pinyin_readings
+from kb.retrieve.crosslang import han_runs, pinyin_candidate, reads_as
 from kb.retrieve.lexicon import Lexicon
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
@@ -179,8 +179,8 @@ class Term:
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
             joined form (``email`` for ``e-mail``).
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
-        pinyin: a capitalised Latin word in lower case, held by Han text reading so
-            (``kb.retrieve.crosslang``); else empty.
+        pinyin: a name (``is_name``) spelling two or more pinyin syllables, in lower case,
+            held by Han text reading so (``kb.retrieve.crosslang``); else empty.
     """
 
     text: str
@@ -218,8 +218,10 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    out.setdefault(stem, Term(stem, False, (stem,), w, alt,
-                                              pinyin=pinyin_candidate(w)))
+                    term = Term(stem, False, (stem,), w, alt)
+                    if is_name(term, query):  # "Lingyin", never the opening "Women ..."
+                        term = replace(term, pinyin=pinyin_candidate(w))
+                    out.setdefault(stem, term)
             continue
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):
@@ -338,14 +340,16 @@ class PassageTerms:
         stems: its words in spaced scripts, normalised as the index does.
         spaceless_text: its runs of spaceless scripts (CJK, Thai...), joined without spaces.
         sequence: its normalised words in order, space-separated and padded (phrases).
+        han: its Han runs, one per line (a name in pinyin is read within one run).
     """
 
     stems: frozenset[str]
     spaceless_text: str
     sequence: str = ""
+    han: str = ""
 
     def has(self, term: Term) -> bool:
-        """Whether the passage holds ``term`` or one of its searched translations."""
+        """Whether the passage holds ``term``, one of its searched translations, or its pinyin."""
         alternatives = term.translations[:TRANSLATIONS_SEARCHED]
         if term.phrase:
             return f" {term.text} " in self.sequence or any(t in self.stems
@@ -354,13 +358,13 @@ class PassageTerms:
             return term.text in self.spaceless_text or any(t in self.stems
                                                             for t in alternatives)
         return (term.text in self.stems or any(t in self.spaceless_text for t in alternatives)
-                or bool(term.pinyin) and term.pinyin in pinyin_readings(self.spaceless_text))
+                or bool(term.pinyin) and reads_as(self.han, term.pinyin))
 
     def union(self, other: PassageTerms) -> PassageTerms:
         """What either passage holds (a phrase must lie within one of them)."""
         return PassageTerms(self.stems | other.stems,
                             self.spaceless_text + "\n" + other.spaceless_text,
-                            self.sequence + "\n" + other.sequence)
+                            self.sequence + "\n" + other.sequence, self.han + "\n" + other.han)
 
 
 @lru_cache(maxsize=PASSAGE_CACHE)
@@ -368,7 +372,7 @@ def passage_terms(text: str) -> PassageTerms:
     """The matchable content of a passage (see ``PassageTerms``); cached by text."""
     words = [normalise_word(w) for w in _SPACED_WORD.findall(text)]
     return PassageTerms(frozenset(words), arabic_numerals("".join(_SPACELESS.findall(text))),
-                        " " + " ".join(words) + " ")
+                        " " + " ".join(words) + " ", han_runs(text))
 
 
 def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTerms) -> float:

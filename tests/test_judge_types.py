@@ -74,6 +74,12 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("The ThinkPad X1 is the standard laptop.", "How much is a ThinkPad?", None),
     # a bare year is no count; a number before a plural noun is
     ("Weekly Edition for March 26, 2015", "How many developers contributed?", None),
+    # 公元 is no sum of 元: the year 215 is no ticket price (new-user trial); 多高 asks a length
+    ("岳阳楼始建于公元215年。", "岳阳楼的门票多少钱？", None),
+    ("岳阳楼始建于公元215年，门票80元。", "岳阳楼的门票多少钱？", "80"),
+    ("售价人民币60", "这本书多少钱？", "60"),
+    ("始建于公元215年，主楼高19.42米。", "岳阳楼有多高？", "19.42"),
+    ("始建于公元215年。", "岳阳楼有多高？", None),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -102,6 +108,9 @@ def test_fillers(text, query, filler):
     ("password reset when locked out", None),
     ("List the engineers who worked on the parser", None),
     ("他多少有些紧张吗？", None),
+    ("岳阳楼有多高？", "number"),  # a measure, as "how tall"
+    ("嘉陵江有多长？", "number"),
+    ("这件事的影响有多大？", None),  # an age, a size or a degree
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind

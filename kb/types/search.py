@@ -166,7 +166,8 @@ class JudgeRecord:
         passed: ``answer_p`` reached the calibrated threshold.
         focus_found: the question's focus terms the passage holds.
         focus_missing: the focus terms it lacks.
-        best_sentence: the passage's sentence covering the most focus weight.
+        best_sentence: the passage's sentence covering the most focus weight (a passage
+            failing the evidence gate: its first sentence that is no heading).
         answer_type: what the question asks for: ``date``, ``number``, ``person``,
             ``place`` or ``other``.
         type_found: a filler of that type near the best sentence, or ``None``.
