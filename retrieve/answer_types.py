@@ -23,6 +23,11 @@ AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 
+# A measure asked in Chinese: 多高 / 多长 / 多远 / 多深 / 多宽 closing the question or before
+# 的, and 有多重; not 很多高校, 许多重要, 多重国籍 ("multiple"), 多重要 ("how important"), nor
+# 多大 (an age, a size or a degree: "影响有多大")
+_ZH_MEASURE = (r"(?<![许很好众诸繁最更较太过])多([高长远深宽])(?=的|[吗呢啊呀？?，,。]|\s*$)|"
+               r"有多(重)(?=[吗呢啊呀？?，,。]|\s*$)")
 _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(when|what (year|date|day|month|century|decade|time|period)|"
                         r"which (year|date|day|month|century|decade)|how long ago|since when|"
@@ -148,10 +153,10 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号|哪个月|哪个世纪|哪个年代|"
                         r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
-    # 多高, 多长, 多远 ask for a measure as "how tall / long / far" do (多大 may ask an age, a
-    # size or a degree: "影响有多大")
-    ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几|"
-                          r"多[高长远重深宽久]")),
+    # 多久, and 多高 / 多长 / 多远 / 多深 / 多宽 / 有多重 ending the question (``_ZH_MEASURE``), ask
+    # for a measure as "how long / tall / far" do
+    ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几|多久|"
+                          + _ZH_MEASURE)),
 )
 
 
@@ -241,6 +246,8 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "minute": ("分钟", "minute", "min"),
     "second": ("秒", "second", "sec", "ms", "millisecond"),
     "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
+    "weight": ("公斤", "千克", "克", "吨", "斤", "kg", "kilogram", "kilo", "gram", "tonne", "ton",
+               "pound", "lb"),
     "length": ("米", "公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "m", "km", "cm", "mm",
                "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
                "inches", "yard", "ft"),
@@ -249,7 +256,7 @@ _DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
                             r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|"
                             r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金)|"
-                            r"(多[高远深宽])|(多长)")
+                            + _ZH_MEASURE)
 _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|hours?|minutes?|"
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
@@ -265,15 +272,20 @@ def asked_units(query: str) -> tuple[str, ...]:
     """The units the question asks its number in (``()``: any number answers it).
 
     ``多少天`` and ``how many days`` ask for days; ``多久`` and ``how long`` for any duration
-    (``多长`` and ``how long`` for a length too; ``多高``, ``多远`` for a length);
+    (``多长`` and ``how long`` for a length too; ``多高``, ``多远``, ``多深``, ``多宽`` for a
+    length, ``有多重`` for a weight; ``多高的温度``: any number, the noun after says the unit);
     ``how old`` for years; a price or ``多少钱`` for money; ``what percentage`` for a percent.
     """
     m = _ZH_UNIT_ASKED.search(query)
     if m:
         if m.group(1):
             return (_ZH_UNIT_KEY[m.group(1)],)
-        if m.group(5) or m.group(6):  # 多高: a length; 多长: a length or a time
-            return ("length",) if m.group(5) else (*_DURATION, "length")
+        if m.group(5) or m.group(6):  # 多高: a length; 多长: a length or a time; 多重: a weight
+            measure = m.group(5) or m.group(6)
+            if query[m.end():m.end() + 1] == "的":  # 多高的温度: the noun after says the unit
+                return ()
+            return ("weight",) if measure == "重" else (
+                (*_DURATION, "length") if measure == "长" else ("length",))
         return _DURATION if m.group(2) else ("percent",) if m.group(3) else ("money",)
     m = _EN_UNIT_ASKED.search(query)
     if not m:
@@ -367,7 +379,10 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     else:
         candidates = fillers(text, kind)
     for f in candidates:
-        words = [w for w in re.findall(r"\w+", f.casefold()) if not is_stop(w)]
+        # a numeral with the unit asked is no stop word: 一分钟 answers 多久 (alone, 一 is
+        # in every other Chinese sentence: 一个, 一种)
+        words = [w for w in re.findall(r"\w+", f.casefold())
+                 if not is_stop(w) or units and _NUMBER_SPAN.fullmatch(w)]
         if (words and not all(w in q for w in words) and f.casefold() not in named
                 and not all(normalise_word(w) in named for w in words)):
             return f

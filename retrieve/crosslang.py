@@ -3,10 +3,11 @@
 ``script_of`` tells the judge whether a question and a passage are in different scripts (its
 ``cross_language`` signal). An English question over Chinese text names its people and places
 in pinyin ("Lingyin Temple", "Cen Langtian"), and CC-CEDICT (``kb.retrieve.lexicon``) lacks
-most such names. A name spelling two or more pinyin syllables is a candidate
-(``pinyin_candidate``); a passage holds it when one run of its Han text reads so, toneless,
-over two to ``PINYIN_MAX_SYLLABLES`` consecutive characters, any reading of each counting
-(``reads_as``; the readings are ``pypinyin``'s character dictionary, MIT).
+most such names. A capitalised word spelling two or more pinyin syllables, and not an
+English word CC-CEDICT translates otherwise, is a candidate (``pinyin_candidate``); a passage
+holds it when one run of its Han text reads so, toneless, over two to
+``PINYIN_MAX_SYLLABLES`` consecutive characters, any reading of each counting (``reads_as``;
+the readings are ``pypinyin``'s character dictionary, MIT).
 ``kb.retrieve.terms.PassageTerms.has`` uses both.
 """
 
@@ -21,7 +22,7 @@ from kb.store.textindex import CJK_CHARS
 # A name in pinyin is two to six syllables ("Lingyin", "Langtian"): one syllable ("Cen", "Xiao")
 # reads too many characters to say anything, and Chinese names of places and people are short
 PINYIN_MAX_SYLLABLES = 6
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # Han runs, as kb reads them
 _ASCII_WORD = re.compile(r"[a-z]+")
 
 
@@ -40,7 +41,8 @@ def _characters() -> dict[str, frozenset[str]]:
         for reading in readings.split(","):
             plain = unicodedata.normalize("NFD", reading).replace("u\u0308", "v")
             plain = "".join(c for c in plain if not unicodedata.combining(c))
-            if _ASCII_WORD.fullmatch(plain) and re.search("[aeiouv]", plain):
+            if (_ASCII_WORD.fullmatch(plain) and re.search("[aeiouv]", plain)
+                    and HAN.fullmatch(chr(code))):  # a character kb's Han runs hold
                 for spelling in {plain, plain.replace("v", "u")}:
                     out.setdefault(spelling, set()).add(chr(code))
     return {k: frozenset(v) for k, v in out.items()}
@@ -60,28 +62,40 @@ def segmentations(word: str) -> tuple[tuple[str, ...], ...]:
     "xiao" and "tian" are one syllable each (no segmentation), "jinhua" is jin-hua.
     """
     known = _characters()
+    longest = max(map(len, known))  # "zhuang", "shuang": 6 letters
     ways: list[list[tuple[str, ...]]] = [[] for _ in range(len(word) + 1)]
     ways[0].append(())
     for i in range(len(word)):
-        for j in range(i + 1, min(len(word), i + 6) + 1):
+        for j in range(i + 1, min(len(word), i + longest) + 1):
             piece = word[i:j]
             if piece in known and (i == 0 or piece[0] not in "aoe"):
                 ways[j] += [w + (piece,) for w in ways[i] if len(w) < PINYIN_MAX_SYLLABLES]
     return tuple(w for w in ways[len(word)] if len(w) >= 2)
 
 
-def pinyin_candidate(word: str) -> str:
-    """``word`` in lower case (ü as ``v``) if it spells two or more pinyin syllables, else "".
+def pinyin_candidate(word: str, translations: tuple[str, ...] = ()) -> str:
+    """``word`` in lower case (ü as ``v``) if it may be a Chinese name in pinyin, else "".
 
-    The caller decides whether the word is a name at all (``kb.retrieve.terms.is_name``).
+    A capitalised word spelling two or more syllables (``segmentations``) that CC-CEDICT
+    does not translate, or translates into a word reading so ("Jinhua": 金华火腿). An English
+    word is a name only by accident: "Women" (wo-men) translates to 妇女, "Side" to 边, and
+    neither reads as itself, so neither is tried.
+
+    Args:
+        word: the word as the question writes it.
+        translations: its Chinese translations (``kb.retrieve.lexicon.Lexicon.chinese``).
     """
     low = word.lower().replace("ü", "v")
-    return low if _ASCII_WORD.fullmatch(low) and segmentations(low) else ""
+    if not word[:1].isupper() or not _ASCII_WORD.fullmatch(low) or not segmentations(low):
+        return ""
+    if translations and not any(reads_as(han_runs(t), low) for t in translations):
+        return ""
+    return low
 
 
 def han_runs(text: str) -> str:
     """The Han runs of ``text``, one per line (punctuation, spaces and Latin text end a run)."""
-    return "\n".join(_HAN.findall(text))
+    return "\n".join(HAN.findall(text))
 
 
 def reads_as(runs: str, reading: str) -> bool:
@@ -104,7 +118,7 @@ def _reading_pattern(reading: str) -> re.Pattern[str] | None:
     segmentations as alternatives; compiled once per name, then searched in C.
     """
     table = _characters()
-    ways = ["".join("[" + "".join(sorted(table[s])) + "]" for s in way)
+    ways = ["".join("[" + re.escape("".join(sorted(table[s]))) + "]" for s in way)
             for way in segmentations(reading)]
     return re.compile("|".join(ways)) if ways else None
 

@@ -61,6 +61,9 @@ class JudgeModel:
         n = len(self.features)
         if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
             raise ValueError("judge model: features, mean, scale and coef differ in length")
+        if not all(math.isfinite(v) for v in (*self.mean, *self.scale, *self.coef,
+                                               self.intercept, self.threshold)):
+            raise ValueError("judge model: every number must be finite")
         if any(s <= 0 for s in self.scale):
             raise ValueError("judge model: every scale must be positive")
         if not 0.0 <= self.threshold <= 1.0:
@@ -107,19 +110,23 @@ def model_from_json(raw: str) -> JudgeModel:
 
     Raises:
         ValueError: malformed JSON, a missing field, lengths that differ, a scale not above 0,
-            a threshold outside [0, 1], or clip bounds given alone, crossed or not finite.
+            a threshold outside [0, 1], a number that is not finite, or clip bounds given
+            alone or crossed.
     """
     try:
         d = json.loads(raw)
         if not isinstance(d, dict):
             raise ValueError(f"judge model: a JSON object expected, got {type(d).__name__}")
         low, high = d.get("low"), d.get("high")
-        return JudgeModel(tuple(d["features"]), tuple(d["mean"]), tuple(d["scale"]),
-                          tuple(d["coef"]), float(d["intercept"]), float(d["threshold"]),
+        return JudgeModel(tuple(str(f) for f in d["features"]),
+                          tuple(float(v) for v in d["mean"]),
+                          tuple(float(v) for v in d["scale"]),
+                          tuple(float(v) for v in d["coef"]), float(d["intercept"]),
+                          float(d["threshold"]),
                           str(d.get("source", "shipped")),
                           None if low is None else tuple(float(v) for v in low),
                           None if high is None else tuple(float(v) for v in high))
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:  # float("x"): a ValueError
         raise ValueError(f"judge model: missing or malformed field ({exc})") from exc
 
 

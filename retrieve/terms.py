@@ -20,10 +20,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
-from kb.retrieve.crosslang import han_runs, pinyin_candidate, reads_as
+from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, reads_as
 from kb.retrieve.lexicon import Lexicon
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
@@ -38,7 +38,7 @@ from kb.store.textindex import (
 TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
 PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]+")
 _HANGUL = re.compile(r"[\uac00-\ud7af]+")
 # Korean particles and polite endings written onto a word (the commonest, longest first)
@@ -97,7 +97,7 @@ def is_stop(word: str) -> bool:
         return True
     if len(low) == 1 and low.isalpha():
         return True
-    if _HAN.fullmatch(low) and _ZH_ASKING.match(low):
+    if HAN.fullmatch(low) and _ZH_ASKING.match(low):
         return True
     return not low.isascii() and low in _other_script_stopwords()
 
@@ -179,8 +179,8 @@ class Term:
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
             joined form (``email`` for ``e-mail``).
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
-        pinyin: a name (``is_name``) spelling two or more pinyin syllables, in lower case,
-            held by Han text reading so (``kb.retrieve.crosslang``); else empty.
+        pinyin: a capitalised word that may be a Chinese name in pinyin, in lower case, held
+            by Han text reading so (``kb.retrieve.crosslang.pinyin_candidate``); else empty.
     """
 
     text: str
@@ -218,14 +218,12 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    term = Term(stem, False, (stem,), w, alt)
-                    if is_name(term, query):  # "Lingyin", never the opening "Women ..."
-                        term = replace(term, pinyin=pinyin_candidate(w))
-                    out.setdefault(stem, term)
+                    out.setdefault(stem, Term(stem, False, (stem,), w, alt,
+                                              pinyin=pinyin_candidate(w, alt)))
             continue
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):
-                alt = lexicon.english(w) if lexicon and _HAN.fullmatch(w) else ()
+                alt = lexicon.english(w) if lexicon and HAN.fullmatch(w) else ()
                 text = arabic_numerals(w)  # as the passages are matched: 十年 -> 10年
                 out.setdefault(text, Term(text, True, tokens, w, alt))
     return list(out.values())
@@ -239,9 +237,9 @@ def _cjk_words(run: str) -> list[str]:
     writes onto the word it follows.
     """
     out: list[str] = []
-    for m in re.finditer(f"{_HAN.pattern}|{_KATAKANA.pattern}|{_HANGUL.pattern}", run):
+    for m in re.finditer(f"{HAN.pattern}|{_KATAKANA.pattern}|{_HANGUL.pattern}", run):
         word = m.group()
-        if _HAN.fullmatch(word):
+        if HAN.fullmatch(word):
             out += _han_words(word)
         elif _HANGUL.fullmatch(word):
             out.append(_KO_ENDING.sub("", word) if len(word) > 2 else word)

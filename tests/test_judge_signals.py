@@ -9,7 +9,7 @@ import pytest
 from kb.eval.answerability_gate import roc_auc
 from kb.eval.calibrate import judge_threshold
 from kb.retrieve.answer_types import answer_type, novel_filler, sentences
-from kb.retrieve.crosslang import pinyin_candidate, script_of, syllables
+from kb.retrieve.crosslang import han_runs, pinyin_candidate, reads_as, script_of, syllables
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
@@ -223,11 +223,12 @@ def test_the_question_own_entity_in_translation_is_no_filler():
 
 
 def test_a_name_in_pinyin_matches_the_han_text_that_reads_so():
-    lexicon = Lexicon.build([("寺院", ["temple"])])
+    lexicon = Lexicon.build([("寺院", ["temple"]), ("妇女", ["women"]),
+                             ("金华火腿", ["Jinhua ham"])])
     q = "When was Lingyin Temple built, and what did Cen Langtian write about Xiao?"
     terms = {t.surface: t for t in content_terms(q, lexicon)}
     assert terms["Lingyin"].pinyin == "lingyin" and terms["Langtian"].pinyin == "langtian"
-    assert terms["Temple"].pinyin == ""  # a name, but no pinyin
+    assert terms["Temple"].pinyin == ""  # spells no syllables
     assert terms["built"].pinyin == ""  # not capitalised: no name
     # one syllable reads too many characters; "Xiao" is not xi-ao (pinyin would write Xi'ao)
     assert terms["Cen"].pinyin == "" and terms["Xiao"].pinyin == ""
@@ -235,25 +236,31 @@ def test_a_name_in_pinyin_matches_the_han_text_that_reads_so():
     held = passage_terms(text)
     assert held.has(terms["Lingyin"]) and held.has(terms["Langtian"])
     assert not passage_terms("杭州的寺院很多。").has(terms["Lingyin"])
-    # the opening word is no name ("Women ..." would read 我们)
-    (women, *_) = content_terms("Women in Switzerland", lexicon)
-    assert women.pinyin == "" and not passage_terms("我们在这里").has(women)
-    # read within one run of Han text: punctuation, spaces and Latin text end it
+    # an English word spelling syllables (wo-men) that CC-CEDICT translates otherwise: no name
+    women = content_terms("Who founded the Women's Federation?", lexicon)[1]
+    assert women.surface == "Women" and women.pinyin == ""
+    assert not passage_terms("我们在这里").has(women)
+    # a translation reading as the word keeps it ("jinhua": 金华火腿)
     (jinhua,) = content_terms("the Jinhua", lexicon)
-    assert passage_terms("金华县在浙江").has(jinhua)
+    assert jinhua.pinyin == "jinhua" and passage_terms("金华县在浙江").has(jinhua)
+    # read within one run of Han text: punctuation, spaces and Latin text end it
     assert not passage_terms("他姓金。华人都知道").has(jinhua)
     assert not passage_terms("他姓金 华人都知道").has(jinhua)
     assert not passage_terms("金 and 华").has(jinhua)
-    assert passage_terms("他姓金。").union(passage_terms("金华")).has(jinhua)
     assert not passage_terms("他姓金").union(passage_terms("华人")).has(jinhua)
 
 
-def test_pinyin_candidates_spell_two_or_more_syllables():
+def test_pinyin_candidates_spell_two_or_more_syllables_in_any_reading():
     assert {"ling", "yin", "lv", "zhuang"} <= syllables() and "ng" not in syllables()
     assert pinyin_candidate("Jinhua") == "jinhua" and pinyin_candidate("Lüliang") == "lvliang"
-    for word in ("Tian", "Liang", "Zhang", "Switzerland", "Kovač", "Xian"):
+    for word in ("Tian", "Liang", "Zhang", "Switzerland", "Kovač", "Xian", "jinhua"):
         assert pinyin_candidate(word) == "", word
     assert pinyin_candidate("Shenzhen") == "shenzhen"
+    assert pinyin_candidate("Wumingshanshuihuhai") == "wumingshanshuihuhai"  # six syllables
+    assert pinyin_candidate("Wumingshanshuihuhaijiang") == ""  # seven: no name kb reads
+    runs = han_runs("重庆和吕梁")
+    assert reads_as(runs, "chongqing")  # 重 read chong, not its usual zhong
+    assert reads_as(runs, "lvliang") and reads_as(runs, "luliang")  # ü written u
 
 
 def test_a_translated_term_weighs_as_its_commonest_searched_translation():

@@ -80,6 +80,8 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("售价人民币60", "这本书多少钱？", "60"),
     ("始建于公元215年，主楼高19.42米。", "岳阳楼有多高？", "19.42"),
     ("始建于公元215年。", "岳阳楼有多高？", None),
+    ("默哀时间是一分钟。", "最常见的默哀时间是多久？", "一"),  # a numeral is no stop word here
+    ("他重70公斤，身高180厘米。", "他有多重？", "70"),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -111,6 +113,14 @@ def test_fillers(text, query, filler):
     ("岳阳楼有多高？", "number"),  # a measure, as "how tall"
     ("嘉陵江有多长？", "number"),
     ("这件事的影响有多大？", None),  # an age, a size or a degree
+    ("默哀时间是多久？", "number"),
+    ("他有多重？", "number"),
+    # "many" and "multiple", not a measure asked
+    ("这件事有多重要？", None),
+    ("什么是多重国籍？", None),
+    ("许多重要的会议在哪里举行？", None),
+    ("很多高校在北京吗？", None),
+    ("他有多高兴？", None),
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
