@@ -89,6 +89,9 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
                    r"satur|sun)day\b", re.I)
 # Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
 # (a bare 19xx or 20xx too, unless a plural noun follows it: "2048 GPUs" is a count)
+# A calendar year written with 年 ("2011年", "公元215年"): a date, never a duration of years
+_CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二三四五六七八九十百千]+\s*年|"
+                            r"(?<![0-9０-９])(?:1[0-9]{3}|20[0-9]{2})\s*年(?!代|间|来|多|以)")
 _YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+)?"
                            r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]{2,}s\b)|"
                            r"[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
@@ -370,8 +373,10 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
     units = asked_units(query) if kind == "number" else ()
     if units and not _declared_units(text) & set(units):
+        years = [d.span() for d in _CALENDAR_YEAR.finditer(text)]  # 2011年 is no 11 years
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
-                      if _with_unit(text, m, units)]
+                      if _with_unit(text, m, units)
+                      and not any(a <= m.start() < b for a, b in years)]
     elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)

@@ -120,7 +120,8 @@ def is_name(term: Term, query: str) -> bool:
     words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", query)  # "Coca-Cola" is one
     # title case: every content word after the opening one (capitalised in any sentence) is
     # capitalised, function words either way ("How to Configure the Reverse Proxy")
-    rest = [w for w in words[1:] if not is_stop(w)]
+    # a question word counts ("How long is the Jialing River?" is no headline: its "long")
+    rest = [w for w in words[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
     if len(rest) >= 2 and all(w[:1].isupper() for w in rest):
         return False  # "What Is The Capital Of Australia"
     return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)

@@ -82,6 +82,9 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("始建于公元215年。", "岳阳楼有多高？", None),
     ("默哀时间是一分钟。", "最常见的默哀时间是多久？", "一"),  # a numeral is no stop word here
     ("他重70公斤，身高180厘米。", "他有多重？", "70"),
+    # a calendar year with 年 is no length of time (new-user trial: 苏堤 "2011年" long)
+    ("苏堤建于2011年。", "苏堤有多长？", None),
+    ("工程历时15年。", "工程用了多久？", "15"),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler

@@ -83,6 +83,7 @@ def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
      ["Hemingway", "Harrow", "Point", "Lighthouse"]),
     ("Harrow Point Lighthouse History", []),
     ("How to Configure the Reverse Proxy in Kubernetes", []),  # headline style
+    ("How long is the Jialing River?", ["Jialing", "River"]),  # "long" is lower case: no headline
     ("Who founded Google DeepMind?", ["Google", "DeepMind"]),
     # Latin letters with accents
     ("Where did Dvořák stay?", ["Dvořák"]),
