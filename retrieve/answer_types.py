@@ -89,14 +89,14 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
                    r"satur|sun)day\b", re.I)
 # Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
 # (a bare 19xx or 20xx too, unless a plural noun follows it: "2048 GPUs" is a count)
-# A calendar year written with 年 ("2011年", "公元215年"): a date, never a duration of years
-_CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二三四五六七八九十百千]+\s*年|"
-                            r"(?<![0-9０-９])(?:1[0-9]{3}|20[0-9]{2})\s*年(?!代|间|来|多|以)")
 _YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+)?"
                            r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]{2,}s\b)|"
                            r"[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
                            r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(_MONTHS) +
                            r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(_MONTHS) + r")\b", re.I)
+# A calendar year written with 年 ("2011年", "公元215年"): a date, never a duration of years
+_CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二三四五六七八九十百千]+\s*年|"
+                            r"(?<![0-9０-９])(?:1[0-9]{3}|20[0-9]{2})\s*年(?!代|间|来|多|以)")
 # (digits glued to a letter are a name, no quantity: "ThinkPad X1", "v2")
 _NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
                           r"eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"

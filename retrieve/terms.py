@@ -38,7 +38,6 @@ from kb.store.textindex import (
 TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
 PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
 
-
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]+")
 _HANGUL = re.compile(r"[\uac00-\ud7af]+")
 # Korean particles and polite endings written onto a word (the commonest, longest first)
