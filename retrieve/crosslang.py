@@ -17,7 +17,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from kb.store.textindex import CJK_CHARS
+from kb.store.textindex import CJK_CHARS, cut_words
 
 # A name in pinyin is two to six syllables ("Lingyin", "Langtian"): one syllable ("Cen", "Xiao")
 # reads too many characters to say anything, and Chinese names of places and people are short
@@ -98,20 +98,33 @@ def han_runs(text: str) -> str:
     return "\n".join(HAN.findall(text))
 
 
-def reads_as(runs: str, reading: str) -> bool:
+def reads_as(runs: str, reading: str, headed: bool = False) -> bool:
     """Whether consecutive characters of one run read as ``reading`` (any of their readings).
 
     Args:
         runs: Han runs, one per line (``han_runs``).
         reading: a pinyin candidate (``pinyin_candidate``); a word of no segmentation reads
             as nothing.
+        headed: the characters and one more must make a word (jieba's cut of the run):
+            岳阳楼 for "Yueyang Tower", the name and its head noun; not 岳阳/在.
     """
-    pattern = _reading_pattern(reading)
-    return pattern is not None and pattern.search(runs) is not None
+    pattern = _reading_pattern(reading, headed)
+    if pattern is None:
+        return False
+    if not headed:
+        return pattern.search(runs) is not None
+    return any(pattern.fullmatch(word) for run in runs.split("\n") if pattern.search(run)
+               for word in _words(run))
+
+
+@lru_cache(maxsize=1024)
+def _words(run: str) -> tuple[str, ...]:
+    """Jieba's words of a Han run (``kb.store.textindex.cut_words``), cached per run."""
+    return tuple(cut_words(run))
 
 
 @lru_cache(maxsize=256)
-def _reading_pattern(reading: str) -> re.Pattern[str] | None:
+def _reading_pattern(reading: str, headed: bool = False) -> re.Pattern[str] | None:
     """A regular expression matching the characters that read as ``reading``, in order.
 
     One character class per syllable (a line break in none, so a match stays in one run), the
@@ -120,7 +133,9 @@ def _reading_pattern(reading: str) -> re.Pattern[str] | None:
     table = _characters()
     ways = ["".join("[" + re.escape("".join(sorted(table[s]))) + "]" for s in way)
             for way in segmentations(reading)]
-    return re.compile("|".join(ways)) if ways else None
+    if not ways:
+        return None
+    return re.compile("(?:" + "|".join(ways) + ")" + ("[^\\n]" if headed else ""))
 
 
 _CJK_LETTER = re.compile(f"[{CJK_CHARS}]")

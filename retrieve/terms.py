@@ -181,6 +181,8 @@ class Term:
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
         pinyin: a capitalised word that may be a Chinese name in pinyin, in lower case, held
             by Han text reading so (``kb.retrieve.crosslang.pinyin_candidate``); else empty.
+        after_name: for a capitalised word right after such a name ("Tower" of "Yueyang
+            Tower"), the name's reading: a word of the name and one more character holds it.
     """
 
     text: str
@@ -190,6 +192,7 @@ class Term:
     translations: tuple[str, ...] = ()
     phrase: bool = False
     pinyin: str = ""
+    after_name: str = ""
 
 
 def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
@@ -214,12 +217,18 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
         elif CJK_RUN.fullmatch(piece):
             words = [(w, tuple(_bigrams(w))) for w in _cjk_words(piece)]
         else:
+            named = ""  # the pinyin name just before: "Yueyang" of "Yueyang Tower"
             for w in _SPACED_WORD.findall(piece):
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    out.setdefault(stem, Term(stem, False, (stem,), w, alt,
-                                              pinyin=pinyin_candidate(w, alt)))
+                    reading = pinyin_candidate(w, alt)
+                    head = named if not reading and w[:1].isupper() else ""
+                    out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
+                                              after_name=head))
+                    named = reading
+                else:
+                    named = ""
             continue
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):
@@ -356,7 +365,8 @@ class PassageTerms:
             return term.text in self.spaceless_text or any(t in self.stems
                                                             for t in alternatives)
         return (term.text in self.stems or any(t in self.spaceless_text for t in alternatives)
-                or bool(term.pinyin) and reads_as(self.han, term.pinyin))
+                or bool(term.pinyin) and reads_as(self.han, term.pinyin)
+                or bool(term.after_name) and reads_as(self.han, term.after_name, headed=True))
 
     def union(self, other: PassageTerms) -> PassageTerms:
         """What either passage holds (a phrase must lie within one of them)."""
