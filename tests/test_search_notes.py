@@ -52,6 +52,9 @@ def test_a_tag_no_document_carries_is_named(db: str) -> None:
     r = kb("--db", db, "search", "--tag", "nobody", *QUERY)
     assert r.exit_code == 0 and "No relevant references found" in r.stdout
     assert notes(r) == ["no document carries tag 'nobody'"]
+    # the main line names the filter as the cause, not the knowledge base (new-user trial)
+    assert "no document carries tag 'nobody', so nothing could match" in r.stdout
+    assert "does not hold the answer" not in r.stdout
     r = kb("--db", db, "search", "--tag", "Nobody", "--tag", "FERRIES", "-n", "5", *QUERY,
            "--json")
     data = json.loads(r.stdout)

@@ -34,6 +34,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                   min_score: int | None = None, hidden: int = 0) -> None:
     if not result.references and hidden:
         out.line(Text(f"No reference reaches --min-score {min_score}% ({hidden} below it)."))
+    elif not result.references and result.diagnostics.notes:  # an empty index, a filter
+        out.line(Text(f"No relevant references found: {result.diagnostics.notes[0]}, so "
+                      "nothing could match (the question was not the cause)."))
     elif not result.references:
         out.line(Text("No relevant references found: the knowledge base does not hold the "
                       "answer."))
