@@ -75,8 +75,8 @@ def fit(rows: list[dict], names: tuple[str, ...], clip: bool = True) -> tuple[di
     With ``clip`` the features are clipped to ``clip_bounds`` before they are standardised
     and fitted, and the JSON holds the bounds (``low``, ``high``) for the judge to clip alike.
     """
-    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
-    bounds = clip_bounds(rows, names) if clip else {}
+    x = feature_matrix(rows, names)
+    bounds = clip_bounds(x) if clip else {}
     if bounds:
         x = np.clip(x, bounds["low"], bounds["high"])
     y = np.array([r["label"] for r in rows], dtype=int)
@@ -101,9 +101,13 @@ def fit(rows: list[dict], names: tuple[str, ...], clip: bool = True) -> tuple[di
             "intercept": round(float(model.intercept_[0]), 6), **bounds}, best_c
 
 
-def clip_bounds(rows: list[dict], names: Sequence[str]) -> dict[str, list[float]]:
-    """The ``CLIP_SHARE`` and ``1 - CLIP_SHARE`` quantiles of each feature over ``rows``."""
-    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+def feature_matrix(rows: list[dict], names: Sequence[str]) -> np.ndarray:
+    """The rows' features ``names``, shape (rows, features)."""
+    return np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+
+
+def clip_bounds(x: np.ndarray) -> dict[str, list[float]]:
+    """The ``CLIP_SHARE`` and ``1 - CLIP_SHARE`` quantiles of each column of ``x``."""
     return {"low": [round(float(v), 6) for v in np.quantile(x, CLIP_SHARE, axis=0)],
             "high": [round(float(v), 6) for v in np.quantile(x, 1 - CLIP_SHARE, axis=0)]}
 
@@ -235,7 +239,7 @@ def main() -> None:
                 f"{row.get(p, float('nan')):.3f}" for p in ("squad2", "cmrc", "own")))
         if args.bounds_only:
             model = json.loads(SHIPPED.read_text(encoding="utf-8"))["models"][key]
-            model.update(clip_bounds(gated(train), model["features"]))
+            model.update(clip_bounds(feature_matrix(gated(train), model["features"])))
             model["source"] = (model["source"].split("; clip bounds")[0] + "; clip bounds "
                                f"set {date.today().isoformat()} by --bounds-only")
             threshold, c = model["threshold"], "shipped"

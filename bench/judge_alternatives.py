@@ -41,6 +41,7 @@ from fit_judge import (
     VECTOR_FEATURES,
     best_per_question,
     choose_threshold,
+    feature_matrix,
     weights_of,
 )
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -89,7 +90,7 @@ def summary(rows: list[dict], p: np.ndarray) -> str:
 def cross_validated(rows: list[dict], names: tuple[str, ...],
                     make: Callable[[], Any]) -> np.ndarray:
     """Out-of-fold ``answer_p`` of every row (0 past no gate), fitted on gated rows only."""
-    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=np.float64)
+    x = feature_matrix(rows, names)
     y = np.array([int(r["label"]) for r in rows])
     gate = np.array([bool(r["gate"]) for r in rows])
     w = weights_of(rows)

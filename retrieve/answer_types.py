@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
+from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop
 from kb.retrieve.units import ZH_MEASURE, asked_units, declared_units, with_unit
 from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 
 _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
@@ -200,7 +200,7 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     out: list[str] = []
     if kind == "name":
         out += _QUOTED.findall(text)
-    if _CJK_RUN.search(text):
+    if HAN.search(text):
         tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt"),
                 "name": ("nz", "nt", "nrt", "eng")}[kind]
         out += [p.word for p in _posseg().cut(text) if p.flag in tags]

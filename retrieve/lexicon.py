@@ -46,6 +46,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from kb.retrieve.crosslang import HAN
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,6 @@ MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses fi
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _PIECES = re.compile(r"[,;]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_CJK_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SKIP = frozenset("""to sb sth one's oneself something somebody cl abbr variant used old
     also see surname kind type etc form esp particle""".split())
 _lock = threading.Lock()
@@ -179,7 +179,7 @@ def crosses_languages(query: str, script_mix: tuple[int, int]) -> bool:
         script_mix: (chunks holding Han characters, all chunks) of the index.
     """
     han, total = script_mix
-    chinese = _CJK_ONLY.search(query) is not None
+    chinese = HAN.search(query) is not None
     english = _WORD.search(query) is not None
     return (chinese and total > han) or (english and han > 0)
 
@@ -207,7 +207,7 @@ def shared_lexicon(cache_dir: Path) -> Lexicon | None:
 
         lexicon = Lexicon.build((e["simplified"], list(e["definitions"]))
                                 for e in CcCedict().get_entries()
-                                if _CJK_ONLY.fullmatch(e["simplified"]))
+                                if HAN.fullmatch(e["simplified"]))
         try:  # written whole, then renamed: a reader never sees half a file
             cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")

@@ -179,8 +179,8 @@ class Term:
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
             joined form (``email`` for ``e-mail``).
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
-        pinyin: a capitalised word that may be a Chinese name in pinyin, in lower case, held
-            by Han text reading so (``kb.retrieve.crosslang.pinyin_candidate``); else empty.
+        pinyin: with a lexicon (the index holds Han text), a capitalised word that may be a
+            Chinese name in pinyin, lower case (``kb.retrieve.crosslang``); else empty.
         after_name: for a capitalised word right after such a name ("Tower" of "Yueyang
             Tower"), the name's reading: a word of the name and one more character holds it.
     """
@@ -222,7 +222,7 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    reading = pinyin_candidate(w, alt)
+                    reading = pinyin_candidate(w, alt) if lexicon else ""  # Han text indexed
                     head = named if not reading and w[:1].isupper() else ""
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))

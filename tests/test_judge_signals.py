@@ -252,14 +252,18 @@ def test_a_name_in_pinyin_matches_the_han_text_that_reads_so():
 
 def test_a_noun_after_a_pinyin_name_is_held_by_the_name_and_its_head_character():
     q = "When was the Yueyang Tower built? Is Tower Bridge old?"
-    terms = {t.surface: t for t in content_terms(q)}
+    lexicon = Lexicon.build([])  # given when the index holds Han text
+    terms = {t.surface: t for t in content_terms(q, lexicon)}
     assert terms["Tower"].after_name == "yueyang"  # the first "Tower" keeps its term
     held = passage_terms("岳阳楼始建于公元215年。")
     assert held.has(terms["Yueyang"]) and held.has(terms["Tower"])  # 岳阳 + 楼
     assert not passage_terms("岳阳在湖南。").has(terms["Tower"])  # 岳阳/在: no word of the two
     assert not passage_terms("他去过岳阳").has(terms["Tower"])  # nothing after the name
-    (bridge,) = [t for t in content_terms("Is Tower Bridge old?") if t.surface == "Bridge"]
+    (bridge,) = [t for t in content_terms("Is Tower Bridge old?", lexicon)
+                 if t.surface == "Bridge"]
     assert bridge.after_name == ""  # "Tower" is no pinyin name
+    # no lexicon: the index holds no Han text, no name is read as pinyin
+    assert all(not t.pinyin and not t.after_name for t in content_terms(q))
 
 
 def test_pinyin_candidates_spell_two_or_more_syllables_in_any_reading():
