@@ -18,12 +18,28 @@ from typing import Any, Literal
 
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop
-from kb.retrieve.units import ZH_MEASURE, asked_units, declared_units, with_unit
+from kb.retrieve.units import (
+    ZH_MEASURE,
+    asked_date_grain,
+    asked_units,
+    dates_in_grain,
+    declared_units,
+    with_unit,
+)
 from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 
+# A sum asked outright: "What was Acme's revenue in 2018?", "What is the registered capital of
+# the subsidiary?", "what were its net sales" (the noun closes the phrase: "sales channels" asks
+# for no sum)
+_EN_MONEY_ASKED = (r"what (?:(?:is|was|are|were) )?(?:the |its |their |[\w.&-]+['’]s )?"
+                   r"(?:(?:net|gross|operating|annual|quarterly|total|registered|market|estimated|"
+                   r"average|expected) ){0,2}(?:revenues?|profits?|income|sales|turnover|earnings|"
+                   r"budget|valuation|capitali[sz]ation|capital|dividends?|losses|loss)"
+                   r"(?=\s*(?:$|[?,.;:]|(?:of|in|for|at|from|during|over|by|last|this|since|"
+                   r"before|after)\b))")
 _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(when|what (year|date|day|month|century|decade|time|period)|"
                         r"which (year|date|day|month|century|decade)|how long ago|since when|"
@@ -36,8 +52,8 @@ _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"(percentage|percent|proportion|share|number|amount|rate|ratio|size|"
                           r"length|value|dose|price|cost|fee|temperature|frequency|speed|mass|"
                           r"weight|height|depth|capacity|count|total|fraction|level|age|"
-                          r"concentration|population|salary|budget|revenue|income|distance))\b",
-                          re.I)),
+                          r"concentration|population|salary|budget|revenue|income|distance))\b|"
+                          + _EN_MONEY_ASKED, re.I)),
     ("person", re.compile(r"\b(who|whom|whose|which person|what person|which (author|"
                           r"scientist|king|leader|president|founder))\b", re.I)),
     ("place", re.compile(r"\b(where|what is the capital|(what|which) (country|city|region|"
@@ -139,15 +155,15 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"^(?:(?:in|on|during|from|since|until|by) )?(?:what|which) (?:year|"
                         r"date|day|month|century|decade)\b|^when (?:did|was|were)\b", re.I)),
     ("number", re.compile(r"^(?:(?:roughly|approximately|about|exactly|so|and|but),? )?(?:how "
-                          r"(?:many|old|far|tall|high|big|large|long)\b|how much (?:(?:is|was|"
-                          r"are|were) (?:the|a|an|it|this|that)\b|(?:money|time|memory|space|"
-                          r"data|ram|disk)\b|(?=.*\b(?:cost|costs|paid|pay|pays|charge[sd]?|"
+                          r"(?:many|old|far|tall|high|big|large|long|deep|wide|heavy)\b|"
+                          r"how much (?:(?:is|was|are|were) (?:the|a|an|it|this|that)\b|"
+                          r"(?:money|time|memory|space|data|ram|disk)\b|(?=.*\b(?:cost|costs|paid|pay|pays|charge[sd]?|"
                           r"earn(?:s|ed)?|weigh(?:s|ed)?|price|fee|fees|salary|tax|taxes|budget|"
                           r"revenue)\b))|what (?:(?:"
                           r"is|was|are|were) )?(?:the |its |their )?(?:(?:average|estimated|"
                           r"total|approximate|current|maximum|minimum|median|annual) )?(?:"
                           r"percentage|percent|number|price|cost|fee|population|age|amount|"
-                          r"salary|count|proportion)\b)", re.I)),
+                          r"salary|count|proportion)\b|" + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号|哪个月|哪个世纪|哪个年代|"
@@ -255,6 +271,8 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
                       if units or not any(a <= m.start() < b for a, b in dates)]
+    elif kind == "date" and (grain := asked_date_grain(query)):
+        candidates = dates_in_grain(text, grain)  # a month answers no "which day"
     else:
         candidates = fillers(text, kind)
     for f in candidates:

@@ -288,6 +288,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         untyped = gate and demanded is not None and not (filler and wanted == demanded) and (
             novel_filler(f"{p.text}\n{p.context}" if demanded == "date" else p.text,
                          demanded, query, terms) is None)
+        if (gate and not untyped and demanded is not None and not crossed and f_terms
+                and not (filler and wanted == demanded)):
+            untyped = _filler_apart(sents, f_terms, demanded, query, terms)
+
         if untyped:
             gate, best, best_cover = False, opening, 0.0
         features = {
@@ -382,6 +386,22 @@ def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequenc
         best = body[int(np.argmax(whole))]
         return best, 0.0, _around(sents, best)
     return body[0], 0.0, text
+
+
+def _filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: AnswerType,
+                  query: str, terms: Sequence[Term]) -> bool:
+    """Whether the date or number asked lies only away from every sentence naming the focus.
+
+    A passage in the question's script whose sentences holding a focus term (with the one
+    before and after each) hold no filler of the type asked for answers with a date or number
+    of something else ("When was Harold Pembridge born?" against "Pembridge & Sons was founded
+    in 1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
+    nothing says where the answer would be.
+    """
+    windows = [_around(sents, i) for i, x in enumerate(sents)
+               if any(passage_terms(x).has(t) for t in f_terms)]
+    return bool(windows) and all(novel_filler(w, demanded, query, terms) is None
+                                 for w in windows)
 
 
 def _around(sents: Sequence[str], i: int) -> str:

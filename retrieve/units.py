@@ -38,6 +38,19 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "length": ("米", "公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "m", "km", "cm", "mm",
                "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
                "inches", "yard", "ft"),
+    # measures asked by their unit alone ("多少千克", "how many hertz"): a number answers only
+    # when it carries one (``measure_asked``)
+    "frequency": ("赫兹", "千赫", "兆赫", "hz", "khz", "mhz", "ghz", "hertz", "cps"),
+    "area": ("平方公里", "平方千米", "平方米", "公顷", "亩", "km²", "m²", "km2", "hectare", "acre",
+             "square kilometre", "square kilometer", "square metre", "square meter",
+             "square mile"),
+    "volume": ("立方米", "毫升", "升", "litre", "liter", "ml", "gallon", "cubic metre",
+               "cubic meter"),
+    "temperature": ("摄氏度", "华氏度", "℃", "°c", "°f", "kelvin"),
+    "power": ("千瓦", "兆瓦", "瓦", "马力", "kw", "mw", "watt", "kilowatt", "megawatt",
+              "horsepower"),
+    "data": ("字节", "比特", "kb", "mb", "gb", "tb", "byte", "kilobyte", "megabyte", "gigabyte"),
+    "pressure": ("千帕", "帕", "kpa", "pa", "psi", "bar", "atm", "psf"),
 }
 _DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
@@ -48,11 +61,41 @@ _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|h
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
                             r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
-                            r"(?:price|cost|fee|charge)s?\b)", re.I)
+                            r"(?:price|cost|fee|charge)s?\b)|"
+                            # a length for "how tall / deep / wide", a weight for "how heavy" or
+                            # "weigh" (not "how high": an altitude, a rate or a temperature)
+                            r"\bhow (tall|deep|wide)\b|\b(how heavy|weigh(?:s|ed)?)\b", re.I)
 _ZH_UNIT_KEY = {"个月": "month", "个星期": "week", "个小时": "hour", "钱": "money", "块": "money",
                 "元": "money", "天": "day", "日": "day", "周": "week", "星期": "week",
                 "月": "month", "年": "year", "岁": "year", "小时": "hour", "分钟": "minute",
                 "秒": "second"}
+
+
+# Units of the measures asked by a unit word after 多少 / 几 / "how many" (not the durations and
+# money read before them, nor counters: "多少名员工", "how many employees" ask a plain count)
+_MEASURES = ("weight", "length", "frequency", "area", "volume", "temperature", "power", "data",
+             "pressure")
+_ZH_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if has_cjk(f)}
+_ZH_MEASURE_ASKED = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
+    sorted(map(re.escape, _ZH_FORMS), key=len, reverse=True)) + ")")
+_EN_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if not has_cjk(f)}
+_EN_MEASURE_ASKED = re.compile(r"\bhow many ((?:square |cubic )?[a-z²]+)", re.I)
+
+
+def measure_asked(query: str) -> tuple[str, ...]:
+    """The measure a question asks by its unit word ("多少千克", "how many hertz"), or ``()``."""
+    if has_cjk(query):
+        m = _ZH_MEASURE_ASKED.search(query)
+        if m:
+            return (_ZH_FORMS[m.group(1)],)
+    m = _EN_MEASURE_ASKED.search(query)
+    if m:
+        word = m.group(1).casefold()
+        for form in (word, word[:-1] if word.endswith("s") else word,
+                     word[:-2] if word.endswith(("es",)) else word):
+            if form in _EN_FORMS and len(form) > 2:  # "how many ms" is no question
+                return (_EN_FORMS[form],)
+    return ()
 
 
 def asked_units(query: str) -> tuple[str, ...]:
@@ -76,12 +119,14 @@ def asked_units(query: str) -> tuple[str, ...]:
         return _DURATION if m.group(2) else ("percent",) if m.group(3) else ("money",)
     m = _EN_UNIT_ASKED.search(query)
     if not m:
-        return ()
+        return measure_asked(query)
     if m.group(1):
         word = m.group(1).lower().rstrip("s")
         return ("money",) if word in ("dollar", "euro") else (word,)
     if m.group(2):  # "how long": a time or a length ("How long is the platform?")
         return (*_DURATION, "length")
+    if m.group(6) or m.group(7):
+        return ("length",) if m.group(6) else ("weight",)
     return ("year",) if m.group(3) else ("percent",) if m.group(4) else ("money",)
 
 
@@ -140,3 +185,40 @@ def declared_units(text: str) -> set[str]:
     declared = {m.group(1).strip().casefold() for m in _DECLARED_UNIT.finditer(text)}
     return {unit for unit, forms in _UNIT_FORMS.items()
             if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
+
+
+# The grain a date is asked in: a day ("On what date ...?", "哪一天", "几号") or a year ("In what
+# year ...?", "哪一年"). A passage's date answers only in that grain: "April 2014" gives no day
+# ("Apache OpenOffice 4.1 具体是哪一天发布的？", a trial of the train split), "on May 3" no year.
+_EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:date|day)\b"
+                           r"(?! of the week)", re.I)
+_EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
+_ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号|几月几[日号]|什么日期|具体日期")
+_ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
+_MONTH = (r"(?:january|february|march|april|(?-i:May)|june|july|august|september|october|"
+          r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
+_DAY = re.compile(r"\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)|"
+                  r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|"
+                  r"\b\d{4}\s*[-/.–]\s*\d{1,2}\s*[-/.–]\s*\d{1,2}\b|"
+                  r"\b\d{1,2}\s*/\s*\d{1,2}\s*/\s*\d{2,4}\b|"
+                  r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*[日号]|"
+                  r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:星期|礼拜|周)[一二三四五六日天]",
+                  re.I)
+_YEAR = re.compile(r"(?<![\d.,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|"
+                   r"[0-9０-９零〇一二三四五六七八九十百千]+\s*年(?!代|间|来|多|以|前|后|内)|"
+                   r"\b(?:AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|\b[1-9][0-9]{0,3} ?(?:AD|BC|BCE|CE)\b",
+                   re.I)
+
+
+def asked_date_grain(query: str) -> str | None:
+    """``"day"`` or ``"year"`` when the question asks its date in that grain, else ``None``."""
+    if has_cjk(query):
+        return ("day" if _ZH_DAY_ASKED.search(query) else
+                "year" if _ZH_YEAR_ASKED.search(query) else None)
+    return ("day" if _EN_DAY_ASKED.search(query) else
+            "year" if _EN_YEAR_ASKED.search(query) else None)
+
+
+def dates_in_grain(text: str, grain: str) -> list[str]:
+    """The dates of ``text`` written to the ``grain`` asked (a day of a month, or a year)."""
+    return [m.group() for m in (_DAY if grain == "day" else _YEAR).finditer(text)]

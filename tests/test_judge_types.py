@@ -85,6 +85,17 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     # a calendar year with 年 is no length of time (new-user trial: 苏堤 "2011年" long)
     ("苏堤建于2011年。", "苏堤有多长？", None),
     ("工程历时15年。", "工程用了多久？", "15"),
+    # "how deep / wide / tall" ask a length, "how heavy" and "weigh" a weight (new-user
+    # trial: a lake's founding year and area answered "How deep is Lake Velmora?")
+    ("Lake Velmora formed in 1820 and covers 12 square kilometres.", "How deep is Lake Velmora?",
+     None),
+    ("Lake Velmora is 85 metres deep.", "How deep is Lake Velmora?", "85"),
+    ("The bridge opened in 1932 with 6 lanes.", "How wide is the bridge?", None),
+    ("The rover has 6 wheels.", "How heavy is the rover?", None),
+    ("The rover weighs 899 kg.", "How much does the rover weigh?", "899"),
+    # a sum asked outright is a number, never the year it is asked of
+    ("Acme was founded in 1998.", "What was Acme's revenue in 2018?", None),
+    ("In 2018 Acme's revenue rose to 4.2 billion.", "What was Acme's revenue in 2018?", "4.2"),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -124,6 +135,15 @@ def test_fillers(text, query, filler):
     ("许多重要的会议在哪里举行？", None),
     ("很多高校在北京吗？", None),
     ("他有多高兴？", None),
+    # measures and sums asked outright in English (new-user trial)
+    ("How deep is Lake Velmora?", "number"),
+    ("How wide is the bridge?", "number"),
+    ("How heavy is the rover?", "number"),
+    ("What was Acme's revenue in 2018?", "number"),
+    ("What is the registered capital of the subsidiary?", "number"),
+    ("What was the net profit for the full year?", "number"),
+    ("What were the sales channels?", None),  # the noun does not close the phrase
+    ("What is the impact on sales?", None),
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
@@ -155,3 +175,60 @@ def test_a_question_without_a_checkable_type_is_not_gated_by_it():
     q = "Why did Acme Corporation cut its employees?"
     (s,) = _signals(q, ["Acme Corporation cut its employees after the merger."])
     assert s.gate and not s.type_missing and s.answer_type == "other"
+
+
+def _signals_about(query, texts, title):
+    terms = content_terms(query)
+    stats = IndexStats(n_chunks=100, df={tok: 5 for t in terms for tok in t.index_tokens},
+                       doc_chunks={1: 2}, doc_term_chunks={})
+    return passage_signals(query, terms, [
+        Passage(i, 1, text, title, 0.8, 0.5, 0.5, 1.0) for i, text in enumerate(texts)], stats)
+
+
+def test_the_date_asked_must_lie_near_a_sentence_naming_the_focus():
+    # a new-user trial: the founding year answered "When was Harold Pembridge born?" at 77%
+    q = "When was Harold Pembridge born?"
+    founded, born = _signals_about(q, [
+        "Harold Pembridge was born to a family of weavers. He trained in Leeds. He built "
+        "three mills. He founded Pembridge & Sons in 1921.",
+        "Harold Pembridge was born in 1890 in Leeds. He founded Pembridge & Sons."],
+        "Harold Pembridge")
+    assert founded.focus_missing == () and not founded.gate and founded.type_missing
+    assert born.gate and not born.type_missing
+
+
+def test_a_passage_naming_no_focus_term_is_not_failed_by_where_its_date_lies():
+    q = "When was Harold Pembridge born?"
+    (s,) = _signals_about(q, ["Harold Pembridge grew up in Leeds. In 1921 he founded a firm."],
+                          "Harold Pembridge")
+    assert s.focus_missing == ("born",) and s.gate
+
+
+@pytest.mark.parametrize(("text", "query", "filler"), [
+    # the grain of the date asked: a month gives no day, a day of a month no year
+    ("4.1 came out in April 2014.", "On what date was version 4.1 released?", None),
+    ("4.1 came out on April 29, 2014.", "On what date was version 4.1 released?", "April 29"),
+    ("4.1 came out on 29 April 2014.", "Which day was version 4.1 released?", "29 April"),
+    ("Apache OpenOffice 4.1 came out in April 2014.", "Apache OpenOffice 4.1 是哪一天发布的？",
+     None),
+    ("公司于2018年2月回复。", "公司是在哪一天回复的？", None),
+    ("公司于2018年2月23日回复。", "公司是在哪一天回复的？", "23日"),
+    ("Gmail launched on April 1.", "In what year did Gmail launch?", None),
+    ("Gmail launched on April 1, 2004.", "In what year did Gmail launch?", "2004"),
+    ("公司成立于四月。", "公司是哪一年成立的？", None),
+    ("公司于2018年4月10日成立。", "公司是哪一年成立的？", "2018"),
+    ("The review is held every Monday.", "What day of the week is the review held?", "Monday"),
+    # a measure asked by its unit: only a number written in it answers
+    ("鑫诺一号于1998年7月18日发射，有24个转发器。", "鑫诺一号的发射质量是多少千克？", None),
+    ("鑫诺一号发射质量2820千克。", "鑫诺一号的发射质量是多少千克？", "2820"),
+    ("The boundary was at 1,500 psf and 400 F.", "颤振频率是多少赫兹？", None),
+    ("Flutter occurred at 120 cps.", "颤振频率是多少赫兹？", "120"),
+    ("The lake is 85 m deep.", "How many square kilometres does the lake cover?", None),
+    ("The lake covers 12 square kilometres.", "How many square kilometres does the lake cover?",
+     "12"),
+    ("苏堤长2.8公里。", "西湖面积有多少平方公里？", None),
+    ("西湖面积6.38平方公里。", "西湖面积有多少平方公里？", "6.38"),
+    ("Acme has 1,200 employees.", "How many employees does Acme have?", "1,200"),  # a count
+])
+def test_fillers_in_the_grain_or_unit_asked(text, query, filler):
+    assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
