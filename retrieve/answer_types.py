@@ -33,11 +33,12 @@ _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 
 # A sum asked outright: "What was Acme's revenue in 2018?", "What is the registered capital of
 # the subsidiary?", "what were its net sales" (the noun closes the phrase: "sales channels" asks
-# for no sum)
+# for no sum; "the capital of France" is a city)
 _EN_MONEY_ASKED = (r"what (?:(?:is|was|are|were) )?(?:the |its |their |[\w.&-]+['’]s )?"
                    r"(?:(?:net|gross|operating|annual|quarterly|total|registered|market|estimated|"
                    r"average|expected) ){0,2}(?:revenues?|profits?|income|sales|turnover|earnings|"
-                   r"budget|valuation|capitali[sz]ation|capital|dividends?|losses|loss)"
+                   r"budget|valuation|capitali[sz]ation|dividends?|losses|loss|(?:registered|"
+                   r"share|paid-in|paid-up|working|authori[sz]ed) capital)"
                    r"(?=\s*(?:$|[?,.;:]|(?:of|in|for|at|from|during|over|by|last|this|since|"
                    r"before|after)\b))")
 _EN_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (

@@ -144,6 +144,7 @@ def test_fillers(text, query, filler):
     ("What was the net profit for the full year?", "number"),
     ("What were the sales channels?", None),  # the noun does not close the phrase
     ("What is the impact on sales?", None),
+    ("What is the capital of Australia?", None),  # a city, no sum
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
