@@ -155,13 +155,12 @@ def test_chinese_questions_are_not_typed_by_an_english_opening():
     assert answer_type("CAN 总线的最大速率是多少？") == "number"
 
 
-def _signals(query, texts):
+def _signals(query, texts, title="Acme Corporation"):
     terms = content_terms(query)  # each term in 5 of 100 chunks: known, uncommon
     stats = IndexStats(n_chunks=100, df={tok: 5 for t in terms for tok in t.index_tokens},
                        doc_chunks={1: 2}, doc_term_chunks={})
     return passage_signals(query, terms, [
-        Passage(i, 1, text, "Acme Corporation", 0.8, 0.5, 0.5, 1.0)
-        for i, text in enumerate(texts)], stats)
+        Passage(i, 1, text, title, 0.8, 0.5, 0.5, 1.0) for i, text in enumerate(texts)], stats)
 
 
 def test_the_judge_fails_a_passage_without_the_type_asked_for():
@@ -178,18 +177,10 @@ def test_a_question_without_a_checkable_type_is_not_gated_by_it():
     assert s.gate and not s.type_missing and s.answer_type == "other"
 
 
-def _signals_about(query, texts, title):
-    terms = content_terms(query)
-    stats = IndexStats(n_chunks=100, df={tok: 5 for t in terms for tok in t.index_tokens},
-                       doc_chunks={1: 2}, doc_term_chunks={})
-    return passage_signals(query, terms, [
-        Passage(i, 1, text, title, 0.8, 0.5, 0.5, 1.0) for i, text in enumerate(texts)], stats)
-
-
 def test_the_date_asked_must_lie_near_a_sentence_naming_the_focus():
     # a new-user trial: the founding year answered "When was Harold Pembridge born?" at 77%
     q = "When was Harold Pembridge born?"
-    founded, born = _signals_about(q, [
+    founded, born = _signals(q, [
         "Harold Pembridge was born to a family of weavers. He trained in Leeds. He built "
         "three mills. He founded Pembridge & Sons in 1921.",
         "Harold Pembridge was born in 1890 in Leeds. He founded Pembridge & Sons."],
@@ -200,7 +191,7 @@ def test_the_date_asked_must_lie_near_a_sentence_naming_the_focus():
 
 def test_a_passage_naming_no_focus_term_is_not_failed_by_where_its_date_lies():
     q = "When was Harold Pembridge born?"
-    (s,) = _signals_about(q, ["Harold Pembridge grew up in Leeds. In 1921 he founded a firm."],
+    (s,) = _signals(q, ["Harold Pembridge grew up in Leeds. In 1921 he founded a firm."],
                           "Harold Pembridge")
     assert s.focus_missing == ("born",) and s.gate
 
