@@ -258,7 +258,8 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
     number must carry the unit the question asks it in (``asked_units``), when it asks one
     (or the passage declares it: "(元)"); else a number that writes a year or a date is no
-    count.
+    count. A date asked by the day or the year must be written to that grain
+    (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day").
     """
     q = query.casefold()
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}

@@ -290,7 +290,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                          demanded, query, terms) is None)
         if (gate and not untyped and demanded is not None and not crossed and f_terms
                 and not (filler and wanted == demanded)):
-            untyped = _filler_apart(sents, f_terms, demanded, query, terms)
+            untyped = _filler_apart(sents, f_terms, demanded, query, terms) and not (
+                demanded == "date" and novel_filler(p.context, demanded, query, terms))
 
         if untyped:
             gate, best, best_cover = False, opening, 0.0
@@ -392,11 +393,14 @@ def _filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answe
                   query: str, terms: Sequence[Term]) -> bool:
     """Whether the date or number asked lies only away from every sentence naming the focus.
 
-    A passage in the question's script whose sentences holding a focus term (with the one
-    before and after each) hold no filler of the type asked for answers with a date or number
-    of something else ("When was Harold Pembridge born?" against "Pembridge & Sons was founded
-    in 1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
-    nothing says where the answer would be.
+    ``True`` when the sentences holding one of ``f_terms`` (with the one before and after
+    each) hold no novel filler of type ``demanded`` in the unit or grain asked
+    (``kb.retrieve.answer_types.novel_filler``): the passage answers with a date or number of
+    something else ("When was Harold Pembridge born?" against "He founded Pembridge & Sons in
+    1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
+    nothing says where the answer would be. The caller asks it only of a passage in the
+    question's script (the other's words are translations) and lets a date in the title
+    answer ("Harold Pembridge (1890-1961)").
     """
     windows = [_around(sents, i) for i, x in enumerate(sents)
                if any(passage_terms(x).has(t) for t in f_terms)]

@@ -2,9 +2,12 @@
 
 Li & Roth's numeric answer subclasses (COLING 2002) that text marks with a unit: money, a
 duration (days, weeks, months, years, hours, minutes, seconds), a percentage, a length, a
-weight. ``asked_units`` reads the question ("多少天", "how many days", "多高"); ``with_unit``
-tells whether a number in a passage is written with one of them ("15天", "$60", "19.42米");
-``declared_units`` reads a unit a table or passage declares for its numbers ("(元)").
+weight, and measures asked by their unit word alone (frequency, area, volume, temperature,
+power, data, pressure: ``measure_asked``); and the grain a date is asked in, a day or a year
+(``asked_date_grain``, ``dates_in_grain``). ``asked_units`` reads the question ("多少天",
+"how many days", "多高"); ``with_unit`` tells whether a number in a passage is written with
+one of them ("15天", "$60", "19.42米"); ``declared_units`` reads a unit a table or passage
+declares for its numbers ("(元)").
 Used by ``kb.retrieve.answer_types.novel_filler``.
 """
 
@@ -41,13 +44,14 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     # measures asked by their unit alone ("多少千克", "how many hertz"): a number answers only
     # when it carries one (``measure_asked``)
     "frequency": ("赫兹", "千赫", "兆赫", "hz", "khz", "mhz", "ghz", "hertz", "cps"),
-    "area": ("平方公里", "平方千米", "平方米", "公顷", "亩", "km²", "m²", "km2", "hectare", "acre",
-             "square kilometre", "square kilometer", "square metre", "square meter",
-             "square mile"),
-    "volume": ("立方米", "毫升", "升", "litre", "liter", "ml", "gallon", "cubic metre",
-               "cubic meter"),
+    "area": ("平方公里", "平方千米", "平方米", "平米", "公顷", "亩", "㎡", "km²", "m²", "km2", "ha",
+             "sq km", "sq mi", "sq ft", "sq m", "hectare", "acre", "square kilometre",
+             "square kilometer", "square metre", "square meter", "square mile", "square foot",
+             "square feet"),
+    "volume": ("立方米", "毫升", "升", "litre", "liter", "l", "ml", "gallon", "gal",
+               "cubic metre", "cubic meter"),
     "temperature": ("摄氏度", "华氏度", "℃", "°c", "°f", "kelvin"),
-    "power": ("千瓦", "兆瓦", "瓦", "马力", "kw", "mw", "watt", "kilowatt", "megawatt",
+    "power": ("千瓦", "兆瓦", "瓦", "马力", "kw", "mw", "hp", "watt", "kilowatt", "megawatt",
               "horsepower"),
     "data": ("字节", "比特", "kb", "mb", "gb", "tb", "byte", "kilobyte", "megabyte", "gigabyte"),
     "pressure": ("千帕", "帕", "kpa", "pa", "psi", "bar", "atm", "psf"),
@@ -63,8 +67,10 @@ _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|h
                             r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
                             r"(?:price|cost|fee|charge)s?\b)|"
                             # a length for "how tall / deep / wide", a weight for "how heavy" or
-                            # "weigh" (not "how high": an altitude, a rate or a temperature)
-                            r"\bhow (tall|deep|wide)\b|\b(how heavy|weigh(?:s|ed)?)\b", re.I)
+                            # "how much ... weigh" (not "how high": an altitude, a rate or a
+                            # temperature; not "wide-ranging", "heavy-handed")
+                            r"\bhow (tall|deep|wide)\b(?!-)|"
+                            r"\b(how heavy(?!-)|how much (?:\w+ ){1,4}weigh(?:s|ed)?)\b", re.I)
 _ZH_UNIT_KEY = {"个月": "month", "个星期": "week", "个小时": "hour", "钱": "money", "块": "money",
                 "元": "money", "天": "day", "日": "day", "周": "week", "星期": "week",
                 "月": "month", "年": "year", "岁": "year", "小时": "hour", "分钟": "minute",
@@ -76,10 +82,16 @@ _ZH_UNIT_KEY = {"个月": "month", "个星期": "week", "个小时": "hour", "�
 _MEASURES = ("weight", "length", "frequency", "area", "volume", "temperature", "power", "data",
              "pressure")
 _ZH_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if has_cjk(f)}
+# (the unit closes the asking phrase: 多少米其林餐厅, 多少比特币, 多少帕金森患者 count things)
 _ZH_MEASURE_ASKED = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
-    sorted(map(re.escape, _ZH_FORMS), key=len, reverse=True)) + ")")
-_EN_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if not has_cjk(f)}
-_EN_MEASURE_ASKED = re.compile(r"\bhow many ((?:square |cubic )?[a-z²]+)", re.I)
+    sorted(map(re.escape, _ZH_FORMS), key=len, reverse=True))
+    + r")(?=[的？?，,。！!；;\s吗呢啊]|$)")
+# (a unit word of four letters or more, and no money: "how many bars / ATMs / pounds" count
+# things or ask a sum; "how many miles per hour" asks a speed)
+_EN_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u]
+             if not has_cjk(f) and len(f) > 3 and f not in _UNIT_FORMS["money"]}
+_EN_MEASURE_ASKED = re.compile(r"\bhow many ((?:square |cubic )?[a-z²]+)\b(?! per\b| an? hour\b)",
+                               re.I)
 
 
 def measure_asked(query: str) -> tuple[str, ...]:
@@ -91,9 +103,8 @@ def measure_asked(query: str) -> tuple[str, ...]:
     m = _EN_MEASURE_ASKED.search(query)
     if m:
         word = m.group(1).casefold()
-        for form in (word, word[:-1] if word.endswith("s") else word,
-                     word[:-2] if word.endswith(("es",)) else word):
-            if form in _EN_FORMS and len(form) > 2:  # "how many ms" is no question
+        for form in (word, word.removesuffix("s"), word.removesuffix("es")):
+            if form in _EN_FORMS:
                 return (_EN_FORMS[form],)
     return ()
 
@@ -104,7 +115,9 @@ def asked_units(query: str) -> tuple[str, ...]:
     ``多少天`` and ``how many days`` ask for days; ``多久`` and ``how long`` for any duration
     (``多长`` and ``how long`` for a length too; ``多高``, ``多远``, ``多深``, ``多宽`` for a
     length, ``有多重`` for a weight; ``多高的温度``: any number, the noun after says the unit);
-    ``how old`` for years; a price or ``多少钱`` for money; ``what percentage`` for a percent.
+    ``how old`` for years; a price or ``多少钱`` for money; ``what percentage`` for a percent;
+    ``how tall / deep / wide`` for a length, ``how heavy`` and ``how much ... weigh`` for a
+    weight; else the measure a unit word asks (``measure_asked``: 多少千克, "how many hertz").
     """
     m = _ZH_UNIT_ASKED.search(query)
     if m:
@@ -195,16 +208,17 @@ _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:d
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
 _ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号|几月几[日号]|什么日期|具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
-_MONTH = (r"(?:january|february|march|april|(?-i:May)|june|july|august|september|october|"
+_MONTH = (r"(?:january|february|march|april|(?-i:May|MAY)|june|july|august|september|october|"
           r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
-_DAY = re.compile(r"\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)|"
-                  r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|"
-                  r"\b\d{4}\s*[-/.–]\s*\d{1,2}\s*[-/.–]\s*\d{1,2}\b|"
-                  r"\b\d{1,2}\s*/\s*\d{1,2}\s*/\s*\d{2,4}\b|"
+_DAY = re.compile(r"\b" + _MONTH + r"\.?\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?!\d)|"
+                  r"\b\d{1,2}(?:st|nd|rd|th)?\s*(?:of\s+|-)?" + _MONTH + r"\b|"
+                  r"(?<!\d)\d{4}\s*[-/.–]\s*\d{1,2}\s*[-/.–]\s*\d{1,2}(?!\d)|"
+                  r"(?<![\d.])\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{2,4}(?!\d|\.\d)|"
                   r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*[日号]|"
                   r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:星期|礼拜|周)[一二三四五六日天]",
                   re.I)
-_YEAR = re.compile(r"(?<![\d.,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|"
+_YEAR = re.compile(r"(?<![\d,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|\bin [1-9][0-9]{2}\b"
+                   r"(?!\s+[a-z]{2,}s\b)|"
                    r"[0-9０-９零〇一二三四五六七八九十百千]+\s*年(?!代|间|来|多|以|前|后|内)|"
                    r"\b(?:AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|\b[1-9][0-9]{0,3} ?(?:AD|BC|BCE|CE)\b",
                    re.I)

@@ -6,6 +6,7 @@ import pytest
 from kb.retrieve.answer_types import answer_type, gated_type, novel_filler
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
 from kb.retrieve.terms import content_terms
+from kb.retrieve.units import asked_date_grain, asked_units
 
 
 @pytest.mark.parametrize(("query", "kind"), [
@@ -224,3 +225,63 @@ def test_a_passage_naming_no_focus_term_is_not_failed_by_where_its_date_lies():
 ])
 def test_fillers_in_the_grain_or_unit_asked(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
+
+
+def test_a_date_in_the_title_answers_however_far_from_the_focus():
+    q = "When was Harold Pembridge born?"
+    (s,) = _signals(q, ["Harold Pembridge was born to a family of weavers. He trained in Leeds. "
+                        "He built three mills. He retired early."],
+                    "Harold Pembridge (1890-1961)")
+    assert s.gate and not s.type_missing
+
+
+@pytest.mark.parametrize(("text", "query", "filler"), [
+    # common abbreviations of the units asked (review)
+    ("The tank holds 50 L.", "How many litres does the tank hold?", "50"),
+    ("The farm covers 120 ha.", "How many hectares does the farm cover?", "120"),
+    ("The park covers 1,200 sq mi.", "How many square miles does the park cover?", "1,200"),
+    ("The engine makes 300 hp.", "How many horsepower does the engine make?", "300"),
+    ("房子120平米。", "房子有多少平方米？", "120"),
+    # dates written other ways (review)
+    ("It was signed on MAY 3, 1990.", "On what date was it signed?", "MAY 3"),
+    ("It was signed on 10-Apr-1990.", "On what date was it signed?", "10-Apr"),
+    ("It was signed on 10.04.1990.", "On what date was it signed?", "10.04.1990"),
+    ("It was signed on April the 10th.", "On what date was it signed?", "April the 10th"),
+    ("协议于2018-04-10签署。", "协议是哪一天签署的？", "2018-04-10"),
+    ("The abbey was founded in 800 by monks.", "In what year was the abbey founded?", "in 800"),
+])
+def test_units_and_dates_written_other_ways(text, query, filler):
+    assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
+
+
+@pytest.mark.parametrize(("query", "units"), [
+    ("鑫诺一号的发射质量是多少千克？", ("weight",)),
+    ("How many hertz is the tone?", ("frequency",)),
+    ("How much does the rover weigh?", ("weight",)),
+    # a unit word inside a noun, money, a speed or a figure of speech asks no measure (review)
+    ("上海有多少米其林餐厅？", ()),
+    ("他持有多少比特币？", ()),
+    ("中国有多少帕金森患者？", ()),
+    ("How many pounds did the club pay?", ()),  # a sum: any number, not a weight
+    ("How many bars are in the town?", ()),
+    ("How many ATMs does the bank run?", ()),
+    ("How many miles per hour can it reach?", ()),
+    ("How many factors do judges weigh?", ()),
+    ("How wide-ranging is the reform?", ()),
+    ("How deep is the lake?", ("length",)),
+])
+def test_the_measure_a_question_asks(query, units):
+    assert asked_units(query) == units
+
+
+@pytest.mark.parametrize(("query", "grain"), [
+    ("On what date was it signed?", "day"),
+    ("Which day was version 4.1 released?", "day"),
+    ("公司是在哪一天回复的？", "day"),
+    ("In what year was the abbey founded?", "year"),
+    ("公司是哪一年成立的？", "year"),
+    ("What day of the week is the review held?", None),
+    ("When was the abbey founded?", None),
+])
+def test_the_grain_a_date_is_asked_in(query, grain):
+    assert asked_date_grain(query) == grain
