@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from kb.retrieve.crosslang import HAN
-from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop
+from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop, passage_terms
 from kb.retrieve.units import (
     ZH_MEASURE,
     asked_date_grain,
@@ -296,3 +296,27 @@ def _posseg() -> Any:
 
     cut_words("初始化")  # jieba's dictionary, loaded once and quietly (kb.store.textindex)
     return jieba.posseg
+
+
+def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: AnswerType,
+                 query: str, terms: Sequence[Term]) -> bool:
+    """Whether the date or number asked lies only away from every sentence naming the focus.
+
+    ``True`` when the sentences holding one of ``f_terms`` (with the one before and after
+    each) hold no novel filler of type ``demanded`` in the unit or grain asked
+    (``novel_filler``): the passage answers with a date or number of
+    something else ("When was Harold Pembridge born?" against "He founded Pembridge & Sons in
+    1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
+    nothing says where the answer would be. The caller asks it only of a passage in the
+    question's script (the other's words are translations) and lets a date in the title
+    answer ("Harold Pembridge (1890-1961)").
+    """
+    windows = [around_sentence(sents, i) for i, x in enumerate(sents)
+               if any(passage_terms(x).has(t) for t in f_terms)]
+    return bool(windows) and all(novel_filler(w, demanded, query, terms) is None
+                                 for w in windows)
+
+
+def around_sentence(sents: Sequence[str], i: int) -> str:
+    """Sentence ``i`` with the one before and the one after it."""
+    return " ".join(sents[max(0, i - 1): i + 2])

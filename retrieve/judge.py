@@ -48,6 +48,8 @@ import numpy as np
 from kb.retrieve.answer_types import (
     AnswerType,
     answer_type,
+    around_sentence,
+    filler_apart,
     gated_type,
     novel_filler,
     sentences,
@@ -290,7 +292,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                          demanded, query, terms) is None)
         if (gate and not untyped and demanded is not None and not crossed and f_terms
                 and not (filler and wanted == demanded)):
-            untyped = _filler_apart(sents, f_terms, demanded, query, terms) and not (
+            untyped = filler_apart(sents, f_terms, demanded, query, terms) and not (
                 demanded == "date" and novel_filler(p.context, demanded, query, terms))
 
         if untyped:
@@ -381,33 +383,10 @@ def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequenc
     covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
     if max(covers) > 0:
         best = body[int(np.argmax(covers))]
-        return best, max(covers), _around(sents, best)
+        return best, max(covers), around_sentence(sents, best)
     whole = [coverage(terms, weights, passage_terms(sents[i])) for i in body] if f_terms else covers
     if max(whole) > 0:
         best = body[int(np.argmax(whole))]
-        return best, 0.0, _around(sents, best)
+        return best, 0.0, around_sentence(sents, best)
     return body[0], 0.0, text
 
-
-def _filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: AnswerType,
-                  query: str, terms: Sequence[Term]) -> bool:
-    """Whether the date or number asked lies only away from every sentence naming the focus.
-
-    ``True`` when the sentences holding one of ``f_terms`` (with the one before and after
-    each) hold no novel filler of type ``demanded`` in the unit or grain asked
-    (``kb.retrieve.answer_types.novel_filler``): the passage answers with a date or number of
-    something else ("When was Harold Pembridge born?" against "He founded Pembridge & Sons in
-    1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
-    nothing says where the answer would be. The caller asks it only of a passage in the
-    question's script (the other's words are translations) and lets a date in the title
-    answer ("Harold Pembridge (1890-1961)").
-    """
-    windows = [_around(sents, i) for i, x in enumerate(sents)
-               if any(passage_terms(x).has(t) for t in f_terms)]
-    return bool(windows) and all(novel_filler(w, demanded, query, terms) is None
-                                 for w in windows)
-
-
-def _around(sents: Sequence[str], i: int) -> str:
-    """Sentence ``i`` with the one before and the one after it."""
-    return " ".join(sents[max(0, i - 1): i + 2])
