@@ -19,6 +19,7 @@ from typing import Any, Literal
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop, passage_terms
 from kb.retrieve.units import (
+    MONTHS,
     ZH_MEASURE,
     asked_date_grain,
     asked_units,
@@ -81,14 +82,12 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     _ZH_NAME,
 )
 _EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
-_MONTHS = ("january february march april (?-i:May) june july august september october "
-           "november december jan feb mar apr jun jul aug sep sept oct nov dec").split()
 # A date, a year ("in 911", "79 AD"), a century, or a time of day or
 # season ("多于夜间出没", "at night"): what "when" and "什么时候" are answered with.
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
                    r"\bin [1-9][0-9]{2}\b(?!\s+[a-z]{2,}s\b)|\b(AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|"
                    r"\b[1-9][0-9]{0,3} ?(AD|BC|BCE|CE|A\.D\.|B\.C\.)(?!\w)|"
-                   r"\b(" + "|".join(_MONTHS) + r")\b\.? ?\d|\b\d{1,2} (" + "|".join(_MONTHS) +
+                   r"\b(" + "|".join(MONTHS) + r")\b\.? ?\d|\b\d{1,2} (" + "|".join(MONTHS) +
                    r")\b|[0-9０-９零〇一二两三四五六七八九十百千万亿]+\s*[年月日]|"
                    r"世纪|年代|"
                    r"\b(at night|in the (morning|evening|afternoon)|(during|in) (the )?(spring|"
@@ -105,8 +104,8 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
 _YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+)?"
                            r"(?:19[0-9]{2}|20[0-9]{2})\b(?![.,]?\d)(?!\s+[a-z]{2,}s\b)|"
                            r"[0-9０-９零〇一二三四五六七八九十]+\s*[年月日号]"
-                           r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(_MONTHS) +
-                           r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(_MONTHS) + r")\b", re.I)
+                           r"(?!\s*(?:多|以[上下内]|之[内间]|左右))|\b(?:" + "|".join(MONTHS) +
+                           r")\.? ?\d{1,2}\b|\b\d{1,2} (?:" + "|".join(MONTHS) + r")\b", re.I)
 # A calendar year written with 年 ("2011年", "公元215年"): a date, never a duration of years
 _CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二三四五六七八九十百千]+\s*年|"
                             r"(?<![0-9０-９])(?:1[0-9]{3}|20[0-9]{2})\s*年(?!代|间|来|多|以)")

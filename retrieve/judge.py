@@ -287,14 +287,14 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                       else None)
         # no date or number where one is asked outright, in the whole passage (a date in its
         # title too: "Apache License 2.0 (January 2004)")
+        # nor, in a passage in the question's script, in or beside a sentence naming its focus
+        # (a date in the title still answers)
         untyped = gate and demanded is not None and not (filler and wanted == demanded) and (
             novel_filler(f"{p.text}\n{p.context}" if demanded == "date" else p.text,
-                         demanded, query, terms) is None)
-        if (gate and not untyped and demanded is not None and not crossed and f_terms
-                and not (filler and wanted == demanded)):
-            untyped = filler_apart(sents, f_terms, demanded, query, terms) and not (
-                demanded == "date" and novel_filler(p.context, demanded, query, terms))
-
+                         demanded, query, terms) is None
+            or not crossed and bool(f_terms)
+            and filler_apart(sents, f_terms, demanded, query, terms)
+            and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
         if untyped:
             gate, best, best_cover = False, opening, 0.0
         features = {

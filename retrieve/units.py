@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal
 
 from kb.store.textindex import has_cjk
 
@@ -200,6 +201,11 @@ def declared_units(text: str) -> set[str]:
             if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
 
 
+DateGrain = Literal["day", "year"]
+# Month names as a regex alternation's parts (case-insensitive patterns; "may" in lower case is
+# the verb): the date patterns here and in ``kb.retrieve.answer_types``
+MONTHS = ("january february march april (?-i:May) june july august september october "
+          "november december jan feb mar apr jun jul aug sep sept oct nov dec").split()
 # The grain a date is asked in: a day ("On what date ...?", "哪一天", "几号") or a year ("In what
 # year ...?", "哪一年"). A passage's date answers only in that grain: "April 2014" gives no day
 # ("Apache OpenOffice 4.1 具体是哪一天发布的？", a trial of the train split), "on May 3" no year.
@@ -208,8 +214,7 @@ _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:d
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
 _ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号|几月几[日号]|什么日期|具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
-_MONTH = (r"(?:january|february|march|april|(?-i:May|MAY)|june|july|august|september|october|"
-          r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
+_MONTH = "(?:" + "|".join((*MONTHS, "(?-i:MAY)")) + ")"
 _DAY = re.compile(r"\b" + _MONTH + r"\.?\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?!\d)|"
                   r"\b\d{1,2}(?:st|nd|rd|th)?\s*(?:of\s+|-)?" + _MONTH + r"\b|"
                   r"(?<!\d)\d{4}\s*[-/.–]\s*\d{1,2}\s*[-/.–]\s*\d{1,2}(?!\d)|"
@@ -224,7 +229,7 @@ _YEAR = re.compile(r"(?<![\d,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|\bin [1-9][0
                    re.I)
 
 
-def asked_date_grain(query: str) -> str | None:
+def asked_date_grain(query: str) -> DateGrain | None:
     """``"day"`` or ``"year"`` when the question asks its date in that grain, else ``None``."""
     if has_cjk(query):
         return ("day" if _ZH_DAY_ASKED.search(query) else
@@ -233,6 +238,6 @@ def asked_date_grain(query: str) -> str | None:
             "year" if _EN_YEAR_ASKED.search(query) else None)
 
 
-def dates_in_grain(text: str, grain: str) -> list[str]:
+def dates_in_grain(text: str, grain: DateGrain) -> list[str]:
     """The dates of ``text`` written to the ``grain`` asked (a day of a month, or a year)."""
     return [m.group() for m in (_DAY if grain == "day" else _YEAR).finditer(text)]
