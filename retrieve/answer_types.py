@@ -32,10 +32,12 @@ from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
 
-# A sum asked outright: "What was Acme's revenue in 2018?", "What is the registered capital of
+# A sum asked outright: "What was Acme's revenue in 2018?" ("Quillmark Robotics' revenue": a
+# name of up to four words before the possessive), "What is the registered capital of
 # the subsidiary?", "what were its net sales" (the noun closes the phrase: "sales channels" asks
 # for no sum; "the capital of France" is a city)
-_EN_MONEY_ASKED = (r"what (?:(?:is|was|are|were) )?(?:the |its |their |[\w.&-]+['’]s )?"
+_EN_MONEY_ASKED = (r"what (?:(?:is|was|are|were) )?(?:the |its |their |(?:[\w.&-]+ ){0,3}"
+                   r"[\w.&-]+(?:['’]s|s['’]) )?"
                    r"(?:(?:net|gross|operating|annual|quarterly|total|registered|market|estimated|"
                    r"average|expected) ){0,2}(?:revenues?|profits?|income|sales|turnover|earnings|"
                    r"budget|valuation|capitali[sz]ation|dividends?|losses|loss|(?:registered|"

@@ -146,6 +146,8 @@ def test_fillers(text, query, filler):
     ("What were the sales channels?", None),  # the noun does not close the phrase
     ("What is the impact on sales?", None),
     ("What is the capital of Australia?", None),  # a city, no sum
+    ("What was Quillmark Robotics' revenue?", "number"),  # new-user trial: was untyped
+    ("What were Northeast Electric Development Co.'s net sales in 2017?", "number"),
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
