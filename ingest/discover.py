@@ -59,6 +59,20 @@ def _given(raw: Path | str) -> Path:
     return path.resolve()
 
 
+def check_given(paths: Iterable[Path | str]) -> None:
+    """Check that each path given directly exists, before anything is opened or written.
+
+    ``kb ingest`` and ``kb sync`` call it before they open (and would create) the index, so a
+    mistyped path leaves no empty index file behind.
+
+    Raises:
+        FileNotFoundError: the first path that does not exist, is a dangling symlink or a
+            symlink loop, or cannot be looked at (the message says which, as ``discover``).
+    """
+    for raw in paths:
+        _given(raw)
+
+
 LinkOut = Callable[[Path, Path, Path], None]  # (symlink as found, its real file, the folder)
 
 

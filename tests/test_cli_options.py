@@ -66,6 +66,15 @@ def test_commands_that_only_read_refuse_a_missing_database(tmp_path, argv):
     assert not db.exists() and not db.parent.exists()  # nothing created on the way
 
 
+@pytest.mark.parametrize("command", ["ingest", "sync"])
+def test_a_mistyped_path_creates_no_index(tmp_path, command):
+    db = tmp_path / "new" / "kb.db"
+    write(tmp_path / "real.txt", "The lighthouse keeper logs the lamp.")
+    r = run("--db", str(db), command, str(tmp_path / "real.txt"), str(tmp_path / "typo"))
+    assert r.exit_code == 1 and "typo: no such file or folder" in r.output
+    assert not db.exists() and not db.parent.exists()  # nothing created, nothing half-read
+
+
 def test_a_corrupt_database_is_one_clear_line(tmp_path):
     for i in range(30):
         write(tmp_path / "d" / f"n{i}.txt", f"Note {i}: the lighthouse keeper logs the lamp. "

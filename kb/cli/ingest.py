@@ -17,6 +17,7 @@ from kb.cli.common import (
     progress_bar,
 )
 from kb.cli.progress import ingest_progress
+from kb.ingest.discover import check_given
 from kb.ingest.ignore import ROUTINE_REASONS
 from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
@@ -151,6 +152,7 @@ def summary_line(report: IngestReport) -> str:
 @errors_as_one_line
 def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     """Ingest files and folders (recursively) into the knowledge base."""
+    check_given(paths)  # a mistyped path stops before the index file is created
     with open_kb(ctx, create=True) as kb:
         report = run_ingest(as_json, lambda **shown: kb.ingest(paths, **shown))
     print_report(report, as_json)
@@ -180,6 +182,7 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
     skip it with its reason (exit 0) until it changes. With --check, a folder failing again
     exits 0 too: only new problems exit 1.
     """
+    check_given(folders)  # a mistyped folder stops before the index file is created
     with open_kb(ctx, create=True) as kb:
         report = run_ingest(as_json, lambda **shown: kb.sync(
             folders, allow_empty=allow_empty, **shown))
