@@ -20,6 +20,8 @@ from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop, passage_terms
 from kb.retrieve.units import (
     MONTHS,
+    ZH_HAO_DAY,
+    ZH_HAO_NOUN,
     ZH_MEASURE,
     asked_date_grain,
     asked_units,
@@ -98,7 +100,7 @@ _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|
                    r"[春夏秋冬]季|[春夏秋冬]天|"
                    # a clock time or a weekday: "at 9:00", "3 pm", "下午3点", "周一", "Monday"
                    r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?[ap]\.?m\b\.?|"
-                   r"[0-9零一二两三四五六七八九十]+\s*[点号]|"
+                   r"[0-9零一二两三四五六七八九十]+\s*点|" + ZH_HAO_DAY + "|"
                    r"[上中下]午|(星期|礼拜|周)[一二三四五六日天]|\b(mon|tues|wednes|thurs|fri|"
                    r"satur|sun)day\b", re.I)
 # Numbers that write a year or a date, not a count: "in 1998", "2018年4月10日", "May 3"
@@ -168,7 +170,8 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"salary|count|proportion)\b|" + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号|哪个月|哪个世纪|哪个年代|"
+    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号(?![" + ZH_HAO_NOUN + r"])|哪个月|"
+                        r"哪个世纪|哪个年代|"
                         r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
     # 多久, and 多高 / 多长 / 多远 / 多深 / 多宽 / 有多重 ending the question (``ZH_MEASURE``), ask
     # for a measure as "how long / tall / far" do

@@ -206,20 +206,27 @@ DateGrain = Literal["day", "year"]
 # the verb): the date patterns here and in ``kb.retrieve.answer_types``
 MONTHS = ("january february march april (?-i:May) june july august september october "
           "november december jan feb mar apr jun jul aug sep sept oct nov dec").split()
+# A day written with 号 ("15号", "三月七号"): the number follows 月, a preposition or no Han
+# character; after other Han it is a name ("星河七号", "第七号"), and before a noun such as 线 /
+# 楼 / 门 a numbered thing ("3号线", "几号楼"), no day.
+ZH_HAO_NOUN = "线楼房门位球口台车床馆厅窗站机桌座舱道区栋院厂码箱牌风"
+ZH_HAO_DAY = (r"(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和]))"
+              r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*号(?![" + ZH_HAO_NOUN + "])")
 # The grain a date is asked in: a day ("On what date ...?", "哪一天", "几号") or a year ("In what
 # year ...?", "哪一年"). A passage's date answers only in that grain: "April 2014" gives no day
 # ("Apache OpenOffice 4.1 具体是哪一天发布的？", a trial of the train split), "on May 3" no year.
 _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:date|day)\b"
                            r"(?! of the week)", re.I)
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
-_ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号|几月几[日号]|什么日期|具体日期")
+_ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号(?![" + ZH_HAO_NOUN + r"])|几月几[日号]|什么日期|"
+                           r"具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
 _MONTH = "(?:" + "|".join((*MONTHS, "(?-i:MAY)")) + ")"
 _DAY = re.compile(r"\b" + _MONTH + r"\.?\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?!\d)|"
                   r"\b\d{1,2}(?:st|nd|rd|th)?\s*(?:of\s+|-)?" + _MONTH + r"\b|"
                   r"(?<!\d)\d{4}\s*[-/.–]\s*\d{1,2}\s*[-/.–]\s*\d{1,2}(?!\d)|"
                   r"(?<![\d.])\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{2,4}(?!\d|\.\d)|"
-                  r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*[日号]|"
+                  r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*日|" + ZH_HAO_DAY + "|"
                   r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:星期|礼拜|周)[一二三四五六日天]",
                   re.I)
 _YEAR = re.compile(r"(?<![\d,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|\bin [1-9][0-9]{2}\b"
