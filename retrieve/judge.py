@@ -19,7 +19,9 @@ the top ``JUDGE_TOP_N`` candidates:
    "SINOSAT-1 and SINOSAT-2"); so does a passage that holds no date, or no number in the
    unit asked, where the question asks for one outright
    (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a passage with no
-   year, "How many employees ...?" against one whose only number is its founding year).
+   year, "How many employees ...?" against one whose only number is its founding year), or
+   whose dated sentences tell only of another event than the one a date is asked of
+   (``kb.retrieve.events``: "When was X born?" against "X founded Y in 1921").
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (not in its title or heading path, nor in ``TOPIC_SHARE`` of its chunks): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -55,8 +57,13 @@ from kb.retrieve.answer_types import (
     sentences,
 )
 from kb.retrieve.crosslang import script_of
+from kb.retrieve.events import other_events_dated
 from kb.retrieve.judge_model import JudgeModel
-from kb.retrieve.numbers import missing_numbers, named_numbers, written_numbers
+from kb.retrieve.numbers import (
+    missing_numbers,
+    named_numbers,
+    sibling_written,
+)
 from kb.retrieve.terms import (
     PassageTerms,
     Term,
@@ -160,6 +167,9 @@ class Signals:
         type_missing: the question asks outright for a date or a number
             (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
             question does not name (then it fails the gate).
+        events_apart: the question asks the date of an event (a birth, a founding, ...) and
+            the passage's dated sentences tell only of these others
+            (``kb.retrieve.events``; then it fails the gate), else empty.
     """
 
     focus_found: tuple[str, ...]
@@ -172,6 +182,7 @@ class Signals:
     features: dict[str, float] = field(default_factory=dict)
     numbers_missing: tuple[str, ...] = ()
     type_missing: bool = False
+    events_apart: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +280,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             free = frozenset(n for n in numbers if not any(  # "CAPP2", "third", "737"
                 t.text in exempt and n in term_numbers[t.text] for t in terms))
             lacking = missing_numbers(free, f"{p.text}\n{p.context}")
-            if lacking and _sibling_written(terms, term_numbers, free, p):
+            if lacking and sibling_written(terms, term_numbers, free, f"{p.text}\n{p.context}"):
                 lacking = ()
         gate = (crossed or not unknown) and not lacking and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
@@ -295,7 +306,11 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             or not crossed and bool(f_terms)
             and filler_apart(sents, f_terms, demanded, query, terms)
             and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
-        if untyped:
+        # the dates tell of another event than the one asked (a title's date answers)
+        apart = other_events_dated(query, sents, lambda x: bool(novel_filler(
+            x, "date", query, terms))) if gate and not untyped and demanded == "date" and not (
+            novel_filler(p.context, "date", query, terms)) else ()
+        if untyped or apart:
             gate, best, best_cover = False, opening, 0.0
         features = {
             "evidence": ev,
@@ -317,7 +332,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             focus_missing=tuple(t.surface or t.text for t, _ in missing),
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
-            type_missing=untyped))
+            type_missing=untyped, events_apart=apart))
     return out
 
 
@@ -345,24 +360,6 @@ def _numbers_written(terms: Sequence[Term], p: Passage, stats: IndexStats) -> se
     n = stats.doc_chunks.get(p.doc_id, 0)
     return {t.text for t in terms
             if (k := stats.doc_term_chunks.get((p.doc_id, t.text), 0)) and k >= NUMBER_SHARE * n}
-
-
-def _sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[str]],
-                     free: frozenset[str], p: Passage) -> bool:
-    """Whether the passage writes the number of a name whose sibling the question still asks.
-
-    "When were SINOSAT-1 and SINOSAT-2 launched?": a passage about SINOSAT-1, whose document
-    makes "1" no constraint, answers in part; names are siblings when they differ only in
-    their digits and hold a letter.
-    """
-    written = written_numbers(f"{p.text}\n{p.context}")
-    asked = {_family(t.text) for t in terms if numbers_of[t.text] & free} - {None}
-    return any(_family(t.text) in asked and numbers_of[t.text] & written for t in terms)
-
-
-def _family(text: str) -> str | None:
-    """A name with its digits blanked ("sinosat #"), or ``None`` for a bare number."""
-    return re.sub(r"\d+", "#", text) if re.search(r"[^\W\d_]", text) else None
 
 
 def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence[float],

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from kb.retrieve.terms import arabic_numerals
+from kb.retrieve.terms import Term, arabic_numerals
 from kb.store.textindex import cut_words, has_cjk
 
 _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -172,3 +173,27 @@ def _roman_value(m: re.Match[str]) -> str:
     value += {"IX": 9, "IV": 4}.get(units, (5 if units.startswith("V") else 0)
                                      + units.count("I"))
     return str(value) if value else ""
+
+
+def sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[str]],
+                    free: frozenset[str], text: str) -> bool:
+    """Whether the passage writes the number of a name whose sibling the question still asks.
+
+    "When were SINOSAT-1 and SINOSAT-2 launched?": a passage about SINOSAT-1, whose document
+    makes "1" no constraint, answers in part; names are siblings when they differ only in
+    their digits and hold a letter.
+
+    Args:
+        terms: the question's content terms.
+        numbers_of: each term's text -> the numbers it names (``named_numbers``).
+        free: the numbers the question names that constrain (not set by the document).
+        text: the passage with its document's title and heading path.
+    """
+    written = written_numbers(text)
+    asked = {_family(t.text) for t in terms if numbers_of[t.text] & free} - {None}
+    return any(_family(t.text) in asked and numbers_of[t.text] & written for t in terms)
+
+
+def _family(text: str) -> str | None:
+    """A name with its digits blanked ("sinosat #"), or ``None`` for a bare number."""
+    return re.sub(r"\d+", "#", text) if re.search(r"[^\W\d_]", text) else None

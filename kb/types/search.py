@@ -176,6 +176,9 @@ class JudgeRecord:
         type_missing: the question asks outright for a date or a number
             (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
             question does not name (it then fails).
+        events_apart: the question asks the date of an event (a birth, a founding, a death,
+            a marriage, a launch) and the passage's dated sentences tell only of these others
+            (it then fails), else empty.
     """
 
     number: int
@@ -188,6 +191,7 @@ class JudgeRecord:
     type_found: str | None
     numbers_missing: tuple[str, ...] = ()
     type_missing: bool = False
+    events_apart: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
