@@ -76,8 +76,8 @@ _ZH_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|软件|产品|团队|法院|大学|学校|品牌|项目)|"
     r"哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|哪个月|何年|哪一?日|"
-                        r"什么时间|日期是|年份|哪个年代|哪个世纪")),
+    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|几号(?![" + ZH_HAO_NOUN + r"])|哪个月|"
+                        r"何年|哪一?日|什么时间|日期是|年份|哪个年代|哪个世纪")),
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),

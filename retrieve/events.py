@@ -1,17 +1,20 @@
 """The event a date is asked of, and the events a passage dates (pure functions).
 
 "When was Harold Pembridge born?" asks the date of a birth; a passage whose dated sentences
-tell only of a founding ("He founded Pembridge & Sons in 1921.") answers with the date of
+tell only of a founding ("In 1921 he founded Pembridge & Sons.") answers with the date of
 another event, however well it covers the question's name. Event-typed temporal questions
 are the classic case (TimeML's event classes, Pustejovsky et al., IWCS 2003; the event-time
 pairs of TempEval, Verhagen et al., SemEval 2007): a date answers only when it is the date of
 the event asked.
 
-A few events that date people, organisations and products are told apart here, each by its
-English words and its Chinese words (``EVENTS``): a birth, a death, a marriage, a founding, a
-launch or release. Events that blur into each other for one thing are left out, so nothing is
-decided for them: a building is founded, built, completed and opened (建立 / 始建 / 落成 /
-开放) in answers a reader would accept for any of them.
+A few events that date people, organisations and products are told apart here (``EVENTS``),
+each by its English words (whole words) and its Chinese words (jieba's words, so 发生于 holds
+no 生于 and 死亡率 no 死亡): a birth, a death, a marriage, a founding, a launch or release. A
+lifespan in brackets ("Harold Pembridge (1890-1961)", "邵伯温（1057年－1134年）") names a
+birth and a death. Events that blur into each other for one thing are left out, so nothing is
+decided for them: a building is built, completed, opened (始建 / 落成 / 开放), a machine or a
+firm 诞生 / 问世 ("came into being") or is "formed", in answers a reader would accept for its
+founding or launch.
 """
 
 from __future__ import annotations
@@ -19,52 +22,88 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-# event -> (English words, Chinese words); English matched as whole words, case-insensitive.
-# "found" alone is left out (the past tense of "find": "When was the body found?").
-EVENTS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    name: (re.compile(rf"\b(?:{en})\b", re.I), re.compile(zh)) for name, en, zh in (
-        ("birth", r"born|birth|birthday|birthdate|née", r"出生|生于|诞生|生日|出世"),
-        ("death", r"died|dies|die|death|dead|killed|passed away",
-         r"逝世|去世|死于|病逝|身亡|辞世|遇害|卒于|死亡"),
-        ("marriage", r"married|marry|marries|marriage|wedding|wed",
-         r"结婚|成婚|婚礼|嫁给|迎娶"),
-        ("founding", r"founded|founding|co-founded|established|establishment|incorporated|"
-                     r"formed", r"成立|创立|创建|创办|组建|创设|建立"),
-        ("launch", r"launch|launched|launches|released?|releasing|debut(?:ed)?|premiered?|"
-                   r"published", r"发射|发布|推出|上市|首映|出版|发行|首发|问世"),
+from kb.store.textindex import cut_words
+
+# event -> (English words, case-insensitive unless marked; Chinese words, jieba's). "found"
+# alone is left out (the past tense of "find": "When was the body found?"), "wed" is lower
+# case ("Wed 18 September" is a weekday), "birth control" and "birth rate" are no birth.
+EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
+    name: (re.compile(rf"\b(?:{en})\b", re.I), frozenset(zh.split())) for name, en, zh in (
+        ("birth", r"born|births?(?! control| rates?)|birthday|birthdate|née",
+         "出生 生于 生日"),
+        ("death", r"die|died|dies|deaths?|killed|passed away|pass away|passes away",
+         "逝世 去世 死于 病逝 身亡 辞世 遇害 卒 卒于 死亡 过世 离世 阵亡"),
+        ("marriage", r"married|marry|marries|marriages?|weddings?|(?-i:wed|weds|wedded)",
+         "结婚 成婚 婚礼 嫁给 迎娶 娶 完婚"),
+        ("founding", r"founded|founding|co-?founded|established|incorporated",
+         "成立 创立 创建 创办 组建 创设"),
+        ("launch", r"launch|launched|launches|launching|released?|releasing|debuts?|debuted|"
+                   r"premieres?|premiered|published?|publishing|publication",
+         "发射 发布 推出 上市 首映 出版 发行 首发"),
     )
 }
+_CLAUSE = re.compile(r"[，；;]|,\s")  # not "1,200"
+_LIFESPAN = re.compile(r"[(（][^()（）]{0,25}?\d{3,4}[^()（）]{0,6}?[-–—－~～至]"
+                       r"[^()（）]{0,25}?\d{3,4}[^()（）]{0,3}[)）]")
 
 
 def events_named(text: str) -> frozenset[str]:
-    """The events of ``EVENTS`` that ``text`` names (English or Chinese words)."""
-    return frozenset(name for name, (en, zh) in EVENTS.items()
-                     if en.search(text) or zh.search(text))
+    """The events of ``EVENTS`` that ``text`` names (a lifespan in brackets: birth and death)."""
+    words = set(cut_words(text)) if re.search(r"[\u3400-\u9fff]", text) else set()
+    named = {name for name, (en, zh) in EVENTS.items() if en.search(text) or words & zh}
+    if _LIFESPAN.search(text):
+        named |= {"birth", "death"}
+    return frozenset(named)
 
 
-def other_events_dated(query: str, sents: Sequence[str],
-                       dated: Callable[[str], bool]) -> tuple[str, ...]:
+def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], bool],
+                       title: str = "") -> tuple[str, ...]:
     """The events a passage dates instead of the one a date question asks of, or ``()``.
 
     Args:
         query: a question asking for a date (``kb.retrieve.answer_types.gated_type``).
         sents: the passage's sentences.
-        dated: whether a sentence holds a date that could answer (a novel filler).
+        dated: whether a text holds a date that could answer (a novel filler).
+        title: the passage's document title and heading path; a date there answers
+            ("Harold Pembridge (1890-1961)"), so nothing is decided.
 
     Returns:
-        The events (names of ``EVENTS``, sorted) that the passage's dated sentences name when
-        none of them names an event the question names; ``()`` when the question names no
-        such event, no dated sentence names one, or one names the event asked (nothing is
-        decided then).
+        The events (names of ``EVENTS``, sorted) named by the passage's dated sentences when
+        every dated sentence names one and none names an event the question names; ``()``
+        when the question names no such event, the passage has no dated sentence, one names
+        no event of the list (its date may be the one asked, in words the list lacks) or the
+        event asked, or the title holds a date.
     """
     asked = events_named(query)
-    if not asked:
+    if not asked or (title and dated(title)):
         return ()
     found: set[str] = set()
-    for s in sents:
-        named = events_named(s)
-        if named and dated(s):
-            if named & asked:
-                return ()
-            found |= named
+    for clause in _dated_clauses(sents, dated):
+        named = events_named(clause)
+        if not named or named & asked:
+            return ()
+        found |= named
     return tuple(sorted(found))
+
+
+def _dated_clauses(sents: Sequence[str], dated: Callable[[str], bool]) -> list[str]:
+    """The clauses of ``sents`` that hold a date (split at commas and semicolons).
+
+    One sentence may date two events ("他于1938年出生于成都，1998年10月3日在北京逝世"): each
+    clause is judged alone. A dated clause naming no event is read with the clause after it
+    ("In 1921, he founded a firm."), since a date often opens the clause it belongs to.
+    """
+    out: list[str] = []
+    for sentence in sents:
+        carry = ""
+        for clause in _CLAUSE.split(sentence):
+            text = f"{carry}{clause}"
+            if not dated(text):
+                carry = ""
+                continue
+            carry = f"{text}, " if not events_named(text) else ""
+            if not carry:
+                out.append(text)
+        if carry:
+            out.append(carry)
+    return out

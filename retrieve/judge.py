@@ -20,8 +20,8 @@ the top ``JUDGE_TOP_N`` candidates:
    unit asked, where the question asks for one outright
    (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a passage with no
    year, "How many employees ...?" against one whose only number is its founding year), or
-   whose dated sentences tell only of another event than the one a date is asked of
-   (``kb.retrieve.events``: "When was X born?" against "X founded Y in 1921").
+   whose dated sentences each tell of another event than the one a date is asked of
+   (``kb.retrieve.events``: "When was X born?" against "In 1921 X founded Y.").
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (not in its title or heading path, nor in ``TOPIC_SHARE`` of its chunks): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -168,7 +168,7 @@ class Signals:
             (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
             question does not name (then it fails the gate).
         events_apart: the question asks the date of an event (a birth, a founding, ...) and
-            the passage's dated sentences tell only of these others
+            each of the passage's dated sentences tells of one of these others
             (``kb.retrieve.events``; then it fails the gate), else empty.
     """
 
@@ -306,10 +306,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             or not crossed and bool(f_terms)
             and filler_apart(sents, f_terms, demanded, query, terms)
             and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
-        # the dates tell of another event than the one asked (a title's date answers)
-        apart = other_events_dated(query, sents, lambda x: bool(novel_filler(
-            x, "date", query, terms))) if gate and not untyped and demanded == "date" and not (
-            novel_filler(p.context, "date", query, terms)) else ()
+        apart = () if untyped or not gate or demanded != "date" else other_events_dated(
+            query, sents, lambda x: bool(novel_filler(x, "date", query, terms)), p.context)
         if untyped or apart:
             gate, best, best_cover = False, opening, 0.0
         features = {

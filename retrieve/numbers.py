@@ -18,6 +18,9 @@ A passage's numbers are read generously, so that any way of writing a number cou
 runs after Chinese numerals are written as digits (``kb.retrieve.terms.arabic_numerals``),
 English cardinal and ordinal words up to twenty, Roman numerals, month names as their
 numbers, and a year's last two digits (``1980s`` holds ``80``: "八十年代").
+
+``sibling_written`` lets a passage about one of two names that differ only in their digits
+("SINOSAT-1 and SINOSAT-2") answer in part, though it writes only its own name's number.
 """
 
 from __future__ import annotations

@@ -206,12 +206,18 @@ DateGrain = Literal["day", "year"]
 # the verb): the date patterns here and in ``kb.retrieve.answer_types``
 MONTHS = ("january february march april (?-i:May) june july august september october "
           "november december jan feb mar apr jun jul aug sep sept oct nov dec").split()
-# A day written with 号 ("15号", "三月七号"): the number follows 月, a preposition or no Han
-# character; after other Han it is a name ("星河七号", "第七号"), and before a noun such as 线 /
-# 楼 / 门 a numbered thing ("3号线", "几号楼"), no day.
-ZH_HAO_NOUN = "线楼房门位球口台车床馆厅窗站机桌座舱道区栋院厂码箱牌风"
-ZH_HAO_DAY = (r"(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和]))"
-              r"[0-9０-９零〇一二三四五六七八九十]{1,3}\s*号(?![" + ZH_HAO_NOUN + "])")
+# A day written with 号 ("15号", "三月七号"): the number follows 月 (or 月的), a preposition,
+# a weekday or no Han character; after other Han it is a name ("星河七号", "第七号", "星河17号卫星")
+# unless written in digits before a time or an event ("会议3号上午召开", "12号召开"); before a
+# noun such as 线 / 楼 / 门 it numbers a thing ("3号线", "几号楼"), no day.
+ZH_HAO_NOUN = "线楼房门位球口车床馆厅窗站机桌座舱道区栋院厂码箱牌航病"
+_HAO_NUMBER = (r"(?:(?<![0-9０-９])[0-9０-９]{1,2}|"
+               r"(?<![零〇一二三四五六七八九十])[零〇一二三四五六七八九十]{1,3})")
+ZH_HAO_DAY = (r"(?:(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和天])|(?<=周[一二三四五六日天])|"
+              r"(?<=期[一二三四五六日天])|(?<=月的))" + _HAO_NUMBER
+              + r"\s*号(?![" + ZH_HAO_NOUN + r"])|"
+              r"(?<=[\u3400-\u9fff])(?<![0-9０-９])[0-9０-９]{1,2}号(?=[上下中]午|晚上|早上|凌晨|傍晚|"
+              r"当天|召开|举行|举办|开幕|开会|开始|截止|之?前|之?后|起|至|到))")
 # The grain a date is asked in: a day ("On what date ...?", "哪一天", "几号") or a year ("In what
 # year ...?", "哪一年"). A passage's date answers only in that grain: "April 2014" gives no day
 # ("Apache OpenOffice 4.1 具体是哪一天发布的？", a trial of the train split), "on May 3" no year.

@@ -54,6 +54,9 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
     r = run("--db", db, "ingest", str(tmp_path / "missing"))
     assert r.exit_code != 0 and r.output.count("\n") == 1 and "no such file" in r.output
     assert "Traceback" not in r.output
+    r = run("--db", db, "rm", "nonexistent-doc")  # the failed ingest created no index
+    assert r.exit_code == 1 and "no knowledge base here" in r.output
+    assert run("--db", db, "ingest", str(write(tmp_path / "a.txt", "Kites fly."))).exit_code == 0
     r = run("--db", db, "rm", "nonexistent-doc")
     assert r.exit_code == 1 and "no document matches" in r.output
     r = run("--db", db, "search", "   ")

@@ -131,6 +131,22 @@ def test_explain_goes_to_stdout_with_the_references(db):
     assert {s["stage"] for s in data["diagnostics"]["stages"]} >= {"recall", "judge"}
 
 
+def test_explain_says_when_the_dates_are_of_another_event(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "ilse.md", "# Ilse Marrowby\n\nIlse Marrowby is a glass artist "
+          "from Bergen.\n\nIn 1998 she founded the Marrowby Glass Studio.\n")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    r = run("--db", db, "search", "When was Ilse Marrowby born?", "--explain")
+    assert "WEAK EVIDENCE" in r.stdout
+    assert "its dates are of another event than the one asked (founding)" in r.stdout
+    data = json.loads(run("--db", db, "search", "When was Ilse Marrowby born?", "--explain",
+                          "--json").stdout)
+    assert data["insufficient_evidence"]
+    assert data["diagnostics"]["judge"][0]["events_apart"] == ["founding"]
+    r = run("--db", db, "search", "When was the Marrowby Glass Studio founded?", "--explain")
+    assert "WEAK EVIDENCE" not in r.stdout and "another event" not in r.stdout
+
+
 @pytest.mark.slow  # embeds with the real model
 def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
     db = str(tmp_path / "kb.db")

@@ -177,8 +177,8 @@ class JudgeRecord:
             (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
             question does not name (it then fails).
         events_apart: the question asks the date of an event (a birth, a founding, a death,
-            a marriage, a launch) and the passage's dated sentences tell only of these others
-            (it then fails), else empty.
+            a marriage, a launch) and each of the passage's dated sentences tells of one of
+            these others (it then fails), else empty.
     """
 
     number: int
