@@ -39,7 +39,8 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
     "weight": ("公斤", "千克", "克", "吨", "斤", "kg", "kilogram", "kilo", "gram", "tonne", "ton",
                "pound", "lb"),
-    "length": ("米", "公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "m", "km", "cm", "mm",
+    "length": ("米", "公里", "千米", "厘米", "公分", "毫米", "公尺", "英尺", "英里", "海里",
+               "m", "km", "cm", "mm",
                "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
                "inches", "yard", "ft"),
     # measures asked by their unit alone ("多少千克", "how many hertz"): a number answers only
@@ -95,12 +96,39 @@ _EN_MEASURE_ASKED = re.compile(r"\bhow many ((?:square |cubic )?[a-z²]+)\b(?! p
                                re.I)
 
 
+# Measures asked by their noun ("碧澄湖的面积是多少？", "What is the depth of Lake Merrow?"):
+# a number answers only in the noun's measure. Not "length" (of a stay, of a recording: a time)
+# nor 长度, 人口 or "size".
+_NOUN_MEASURES = {"面积": "area", "占地": "area", "海拔": "length", "水深": "length",
+                  "深度": "length", "高度": "length", "身高": "length", "体重": "weight",
+                  "重量": "weight", "温度": "temperature", "气温": "temperature",
+                  "功率": "power", "频率": "frequency", "容积": "volume", "area": "area",
+                  "depth": "length", "height": "length", "elevation": "length",
+                  "altitude": "length", "weight": "weight", "temperature": "temperature"}
+_ZH_NOUN_ASKED = re.compile(r"(" + "|".join(n for n in _NOUN_MEASURES if has_cjk(n))
+                            + r")[^，,。？?；;、]{0,4}?多少(?=[的？?。，,吗呢]|\s*$)")
+_EN_NOUN_ASKED = re.compile(r"\bwhat (?:is|was|are|were) (?:the |its |their )?(?:(?:average|"
+                            r"maximum|minimum|total|approximate|mean|typical|estimated|overall) )?"
+                            r"(area|depth|height|elevation|altitude|weight|temperature)\b(?!-)",
+                            re.I)
+
+
 def measure_asked(query: str) -> tuple[str, ...]:
-    """The measure a question asks by its unit word ("多少千克", "how many hertz"), or ``()``."""
+    """The measure a question asks, or ``()``.
+
+    By its unit word ("多少千克", "how many hertz") or by its noun ("面积是多少", "what is the
+    depth of ...": ``_NOUN_MEASURES``).
+    """
     if has_cjk(query):
         m = _ZH_MEASURE_ASKED.search(query)
         if m:
             return (_ZH_FORMS[m.group(1)],)
+        m = _ZH_NOUN_ASKED.search(query)
+        if m:
+            return (_NOUN_MEASURES[m.group(1)],)
+    m = _EN_NOUN_ASKED.search(query)
+    if m:
+        return (_NOUN_MEASURES[m.group(1).casefold()],)
     m = _EN_MEASURE_ASKED.search(query)
     if m:
         word = m.group(1).casefold()
@@ -166,7 +194,8 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
 
     The unit follows the number ("15天", "25 days", "eight-hour", "one full calendar year":
     a hyphen or up to two words between); money may also precede it ("$60", "EUR 60"). A
-    Latin unit is a whole word, its plural included.
+    Latin unit is a whole word, its plural included, with no power after it ("12 km2" is
+    an area, no length).
     """
     after = text[m.end():m.end() + 40].casefold()
     before = text[max(0, m.start() - 4):m.start()].rstrip().casefold()
@@ -191,7 +220,7 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
 def _latin_unit(form: str) -> re.Pattern[str]:
     """``form`` (or its plural) as the next word, after a hyphen or at most two qualifiers."""
     return re.compile(r"[\s-]*(?:" + _UNIT_QUALIFIERS + r")[\s-]+){0,2}?" + re.escape(form)
-                      + r"s?(?![a-z])")
+                      + r"s?(?![a-z0-9²³])")  # "km2", "m³": an area, a volume
 
 
 def declared_units(text: str) -> set[str]:

@@ -296,6 +296,13 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     ("星海会议3号上午在北京召开。", "星海会议是哪一天召开的？", "3号"),
     ("明天5号下午开会。", "会议是哪一天？", "5号"),
     ("这个月的15号开会。", "会议是哪一天？", "15号"),
+    # a measure asked by its noun (new-user trial: 碧澄湖的面积是多少 passed at 84% on its
+    # depth, "How deep is Lake Merrow?" on its area); "km2" is an area, no length
+    ("碧澄湖最大水深68米，湖面海拔3200米。", "碧澄湖的面积是多少？", None),
+    ("碧澄湖面积约42平方公里。", "碧澄湖的面积是多少？", "42"),
+    ("Lake Merrow covers 12 km2.", "What is the depth of Lake Merrow?", None),
+    ("Lake Merrow covers 12 km2 and is 85 m deep.", "What is the depth of Lake Merrow?", "85"),
+    ("Lake Merrow covers 12 km2.", "How deep is Lake Merrow?", None),
 ])
 def test_fillers_in_the_grain_or_unit_asked(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -332,6 +339,10 @@ def test_units_and_dates_written_other_ways(text, query, filler):
     ("鑫诺一号的发射质量是多少千克？", ("weight",)),
     ("How many hertz is the tone?", ("frequency",)),
     ("How much does the rover weigh?", ("weight",)),
+    ("碧澄湖的面积是多少？", ("area",)),  # by its noun
+    ("黑褐新箭雀鲷生活在水深多少的海域？", ("length",)),
+    ("What is the average temperature in July?", ("temperature",)),
+    ("What is the maximum length of stay on the visa?", ()),  # a length of time: any number
     # a unit word inside a noun, money, a speed or a figure of speech asks no measure (review)
     ("上海有多少米其林餐厅？", ()),
     ("他持有多少比特币？", ()),
