@@ -167,8 +167,7 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"is|was|are|were) )?(?:the |its |their )?(?:(?:average|estimated|"
                           r"total|approximate|current|maximum|minimum|median|annual) )?(?:"
                           r"percentage|percent|number|price|cost|fee|population|age|amount|"
-                          r"salary|count|proportion|area|depth|height|elevation|altitude|weight|"
-                          r"temperature)\b|" + _EN_MONEY_ASKED + ")", re.I)),
+                          r"salary|count|proportion)\b|" + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号(?![" + ZH_HAO_NOUN + r"])|哪个月|"

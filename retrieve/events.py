@@ -10,8 +10,9 @@ the event asked.
 A few events that date people, organisations and products are told apart here (``EVENTS``),
 each by its English words (whole words) and its Chinese words (jieba's words, so 发生于 holds
 no 生于 and 死亡率 no 死亡): a birth, a death, a marriage, a founding, a launch or release. A
-lifespan in brackets ("Harold Pembridge (1890-1961)", "邵伯温（1057年－1134年）") names a
-birth and a death. Events that blur into each other for one thing are left out, so nothing is
+passage is judged clause by clause; a clause that names no event, or fewer than the years it
+holds, and a span of years in brackets (a lifespan: "Harold Pembridge (1890-1961)") decide
+nothing. Events that blur into each other for one thing are left out, so nothing is
 decided for them: a building is built, completed, opened (始建 / 落成 / 开放), a machine or a
 firm 诞生 / 问世 ("came into being") or is "formed", in answers a reader would accept for its
 founding or launch.
@@ -42,18 +43,18 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "发射 发布 推出 上市 首映 出版 发行 首发"),
     )
 }
-_CLAUSE = re.compile(r"[，；;]|,\s")  # not "1,200"
-_LIFESPAN = re.compile(r"[(（][^()（）]{0,25}?\d{3,4}[^()（）]{0,6}?[-–—－~～至]"
-                       r"[^()（）]{0,25}?\d{3,4}[^()（）]{0,3}[)）]")
+_CLAUSE = re.compile(r"[，；;()（）]|,\s")  # not "1,200"; a bracket is a clause of its own
+# a span of years in brackets: a lifespan, a firm's or a product's years ("(1890-1961)",
+# "（1938年3月—1998年10月）", "(3 May 1890 in Leeds – 12 June 1961)"): no decision
+_SPAN = re.compile(r"[(（][^()（）]{0,40}?\d{3,4}[^()（）]{0,40}?[-–—－~～至]"
+                   r"[^()（）]{0,40}?\d{3,4}[^()（）]{0,40}[)）]")
+_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)")
 
 
 def events_named(text: str) -> frozenset[str]:
-    """The events of ``EVENTS`` that ``text`` names (a lifespan in brackets: birth and death)."""
+    """The events of ``EVENTS`` that ``text`` names."""
     words = set(cut_words(text)) if re.search(r"[\u3400-\u9fff]", text) else set()
-    named = {name for name, (en, zh) in EVENTS.items() if en.search(text) or words & zh}
-    if _LIFESPAN.search(text):
-        named |= {"birth", "death"}
-    return frozenset(named)
+    return frozenset(name for name, (en, zh) in EVENTS.items() if en.search(text) or words & zh)
 
 
 def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], bool],
@@ -75,31 +76,36 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
         event asked, or the title holds a date.
     """
     asked = events_named(query)
-    if not asked or (title and dated(title)):
+    if not asked or (title and dated(title)) or any(_SPAN.search(x) for x in sents):
         return ()
     found: set[str] = set()
     for clause in _dated_clauses(sents, dated):
         named = events_named(clause)
-        if not named or named & asked:
+        # a clause naming no event, the event asked, or fewer events than its years ("born in
+        # 1890 and lived until 1961") may hold the date asked: nothing is decided
+        if not named or named & asked or len(_YEAR.findall(clause)) > len(named):
             return ()
         found |= named
     return tuple(sorted(found))
 
 
 def _dated_clauses(sents: Sequence[str], dated: Callable[[str], bool]) -> list[str]:
-    """The clauses of ``sents`` that hold a date (split at commas and semicolons).
+    """The clauses of ``sents`` that hold a date (split at commas, semicolons and brackets).
 
     One sentence may date two events ("他于1938年出生于成都，1998年10月3日在北京逝世"): each
-    clause is judged alone. A dated clause naming no event is read with the clause after it
-    ("In 1921, he founded a firm."), since a date often opens the clause it belongs to.
+    clause is judged alone. A dated clause naming no event is read with the clauses after it
+    up to one holding a date of its own ("In 1921, he founded a firm."; "1938年3月生, 四川成都人"
+    stays alone before "1965年创办书局"), since a date often opens the clause it belongs to.
     """
     out: list[str] = []
     for sentence in sents:
         carry = ""
         for clause in _CLAUSE.split(sentence):
+            if carry and dated(clause):  # a date of its own: the carried clause stands alone
+                out.append(carry)
+                carry = ""
             text = f"{carry}{clause}"
             if not dated(text):
-                carry = ""
                 continue
             carry = f"{text}, " if not events_named(text) else ""
             if not carry:

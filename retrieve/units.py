@@ -37,8 +37,8 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "minute": ("分钟", "minute", "min"),
     "second": ("秒", "second", "sec", "ms", "millisecond"),
     "percent": ("%", "％", "percent", "per cent", "个百分点", "percentage point"),
-    "weight": ("公斤", "千克", "克", "吨", "斤", "kg", "kilogram", "kilo", "gram", "tonne", "ton",
-               "pound", "lb"),
+    "weight": ("公斤", "千克", "克", "吨", "斤", "磅", "kg", "kilogram", "kilo", "gram", "g",
+               "tonne", "ton", "pound", "lb", "oz", "ounce"),
     "length": ("米", "公里", "千米", "厘米", "公分", "毫米", "公尺", "英尺", "英里", "海里",
                "m", "km", "cm", "mm",
                "metre", "meter", "kilometre", "kilometer", "mile", "foot", "feet", "inch",
@@ -47,6 +47,7 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     # when it carries one (``measure_asked``)
     "frequency": ("赫兹", "千赫", "兆赫", "hz", "khz", "mhz", "ghz", "hertz", "cps"),
     "area": ("平方公里", "平方千米", "平方米", "平米", "公顷", "亩", "㎡", "km²", "m²", "km2", "ha",
+             "m2", "sqm", "sqft", "ft²", "ft2", "sq. km", "sq. ft", "sq. mi", "square km",
              "sq km", "sq mi", "sq ft", "sq m", "hectare", "acre", "square kilometre",
              "square kilometer", "square metre", "square meter", "square mile", "square foot",
              "square feet"),
@@ -96,28 +97,22 @@ _EN_MEASURE_ASKED = re.compile(r"\bhow many ((?:square |cubic )?[a-z²]+)\b(?! p
                                re.I)
 
 
-# Measures asked by their noun ("碧澄湖的面积是多少？", "What is the depth of Lake Merrow?"):
-# a number answers only in the noun's measure. Not "length" (of a stay, of a recording: a time)
-# nor 长度, 人口 or "size".
-_NOUN_MEASURES = {"面积": "area", "占地": "area", "海拔": "length", "水深": "length",
-                  "深度": "length", "高度": "length", "身高": "length", "体重": "weight",
-                  "重量": "weight", "温度": "temperature", "气温": "temperature",
-                  "功率": "power", "频率": "frequency", "容积": "volume", "area": "area",
-                  "depth": "length", "height": "length", "elevation": "length",
-                  "altitude": "length", "weight": "weight", "temperature": "temperature"}
-_ZH_NOUN_ASKED = re.compile(r"(" + "|".join(n for n in _NOUN_MEASURES if has_cjk(n))
-                            + r")[^，,。？?；;、]{0,4}?多少(?=[的？?。，,吗呢]|\s*$)")
-_EN_NOUN_ASKED = re.compile(r"\bwhat (?:is|was|are|were) (?:the |its |their )?(?:(?:average|"
-                            r"maximum|minimum|total|approximate|mean|typical|estimated|overall) )?"
-                            r"(area|depth|height|elevation|altitude|weight|temperature)\b(?!-)",
-                            re.I)
+# Measures asked by their noun right before 多少 ("碧澄湖的面积是多少？", "水深多少的海域"):
+# a number answers only in the noun's measure. Only nouns of one physical sense: not 深度 (a
+# tree's), 温度 (a model's sampling), 频率 / 功率 (how often, 功率因数), 长度 (a time too), and
+# not the English nouns ("the weight of evidence", "the area of research", "the depth of the
+# tree": a reviewer's list of false refusals).
+_NOUN_MEASURES = {"面积": "area", "海拔": "length", "水深": "length", "高度": "length",
+                  "身高": "length", "体重": "weight", "重量": "weight"}
+_ZH_NOUN_ASKED = re.compile(r"(" + "|".join(_NOUN_MEASURES)
+                            + r")(?:是|为|有|约|大约|达|的)?多少(?=[的？?。，,吗呢]|\s*$)")
 
 
 def measure_asked(query: str) -> tuple[str, ...]:
     """The measure a question asks, or ``()``.
 
-    By its unit word ("多少千克", "how many hertz") or by its noun ("面积是多少", "what is the
-    depth of ...": ``_NOUN_MEASURES``).
+    By its unit word ("多少千克", "how many hertz") or, in Chinese, by its noun right before
+    多少 ("面积是多少": ``_NOUN_MEASURES``).
     """
     if has_cjk(query):
         m = _ZH_MEASURE_ASKED.search(query)
@@ -126,9 +121,6 @@ def measure_asked(query: str) -> tuple[str, ...]:
         m = _ZH_NOUN_ASKED.search(query)
         if m:
             return (_NOUN_MEASURES[m.group(1)],)
-    m = _EN_NOUN_ASKED.search(query)
-    if m:
-        return (_NOUN_MEASURES[m.group(1).casefold()],)
     m = _EN_MEASURE_ASKED.search(query)
     if m:
         word = m.group(1).casefold()
@@ -204,7 +196,7 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
             word = form.isascii() and form.isalpha()
             if word and _latin_unit(form).match(after):
                 return True
-            if not word and after.lstrip().startswith(form):
+            if not word and _ABOUT.sub("", after.lstrip()).startswith(form):
                 return True
             # money before the number: a sign or a code ("$60", "EUR 60", "人民币60"), never
             # a lone character: "公元215年" is the year 215, not 215 元
@@ -214,6 +206,9 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
         if unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()]):
             return True  # "售价：1999", "price: 60", "fee of 60"
     return False
+
+
+_ABOUT = re.compile(r"^[多余]")  # "1200多平方公里", "8800余米": a unit after "more than"
 
 
 @lru_cache(maxsize=64)
@@ -246,7 +241,8 @@ ZH_HAO_DAY = (r"(?:(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和天])
               r"(?<=期[一二三四五六日天])|(?<=月的))" + _HAO_NUMBER
               + r"\s*号(?![" + ZH_HAO_NOUN + r"])|"
               r"(?<=[\u3400-\u9fff])(?<![0-9０-９])[0-9０-９]{1,2}号(?=[上下中]午|晚上|早上|凌晨|傍晚|"
-              r"当天|召开|举行|举办|开幕|开会|开始|截止|之?前|之?后|起|至|到))")
+              r"当天|召开|举行|举办|开幕|闭幕|开会|开始|结束|截止|开学|放假|生效|上班|出发|到达|"
+              r"送达|到账|到货|发货|发放|发(?![射布行明现])|左右|之?前|之?后|起|至|到))")
 # The grain a date is asked in: a day ("On what date ...?", "哪一天", "几号") or a year ("In what
 # year ...?", "哪一年"). A passage's date answers only in that grain: "April 2014" gives no day
 # ("Apache OpenOffice 4.1 具体是哪一天发布的？", a trial of the train split), "on May 3" no year.
