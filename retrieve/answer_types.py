@@ -27,6 +27,7 @@ from kb.retrieve.units import (
     asked_units,
     dates_in_grain,
     declared_units,
+    measure_by_noun,
     with_unit,
 )
 from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
@@ -117,6 +118,8 @@ _CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二�
 _NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
                           r"eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
+# nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
+_BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
 # Two or more capitalised words; at a sentence's start a first word that is a stop word
 # ("The Normans", "In Rome") is left out (``_persons``)
 _PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-z]+|"
@@ -270,8 +273,11 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     units = asked_units(query) if kind == "number" else ()
     if units and not declared_units(text) & set(units):
         years = [d.span() for d in _CALENDAR_YEAR.finditer(text)]  # 2011年 is no 11 years
+        if measure_by_noun(query):  # 面积是多少: "约12.57" answers, "68米" and 1965 do not
+            years += [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
-                      if with_unit(text, m, units)
+                      if (with_unit(text, m, units)
+                          or measure_by_noun(query) and _BARE.match(text, m.end()))
                       and not any(a <= m.start() < b for a, b in years)]
     elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]

@@ -108,6 +108,16 @@ _ZH_NOUN_ASKED = re.compile(r"(" + "|".join(_NOUN_MEASURES)
                             + r")(?:是|为|有|约|大约|达|的)?多少(?=[的？?。，,吗呢]|\s*$)")
 
 
+def measure_by_noun(query: str) -> bool:
+    """Whether the question asks its measure by a noun only ("面积是多少", no unit word).
+
+    A bare number then answers too (a formula's result, a table's cell: "圆面积约12.57"); a
+    number written in another measure does not (the depth "68米" for 面积).
+    """
+    return (has_cjk(query) and _ZH_MEASURE_ASKED.search(query) is None
+            and _ZH_NOUN_ASKED.search(query) is not None)
+
+
 def measure_asked(query: str) -> tuple[str, ...]:
     """The measure a question asks, or ``()``.
 

@@ -314,6 +314,11 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     ("Lake Merrow covers 12 km2 and is 85 m deep.", "How deep is Lake Merrow?", "85"),
     ("面积1200多平方公里。", "碧澄湖的面积是多少？", "1200"),  # review: 多 before the unit
     ("占地600亩。", "碧澄湖的面积是多少？", "600"),
+    # a noun asks no unit word: a bare number answers (a formula's result), a year does not
+    ("圆面积约12.57。", "半径为2的圆面积是多少？", "12.57"),
+    ("湖中有3个岛屿，水深68米。", "碧澄湖的面积是多少？", None),
+    ("The lake was dammed in 1965.", "碧澄湖的面积是多少？", None),
+    ("面积约42。", "碧澄湖的面积是多少平方公里？", None),  # a unit word asks its unit
     ("It weighs 300g.", "How heavy is the phone?", "300"),
     # review: a day in digits after Han before a delivery or payday verb; a rocket's 号 no day
     ("预计15号送达。", "快递几号到？", "15号"),
