@@ -198,5 +198,6 @@ def judge_records(refs: Sequence[Reference], verdicts: Mapping[int, Verdict] | N
             focus_found=s.focus_found, focus_missing=s.focus_missing,
             best_sentence=s.best_sentence, answer_type=s.answer_type,
             type_found=s.type_found, numbers_missing=s.numbers_missing,
-            type_missing=s.type_missing, events_apart=s.events_apart))
+            type_missing=s.type_missing, events_apart=s.events_apart,
+            dimensions_apart=s.dimensions_apart))
     return tuple(out)

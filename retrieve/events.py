@@ -43,6 +43,21 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "发射 发布 推出 上市 首映 出版 发行 首发"),
     )
 }
+# The dimension a length is asked in ("How deep is Lake Merrow?", 碧澄湖的海拔是多少) against
+# the one a passage's number measures ("lies at an elevation of 1,240 metres", "最大水深96米"):
+# depth, height, width; English words whole, Chinese ones as written beside a number or in a
+# noun of one sense (not 深圳, 提高, 高原: 深 / 高 / 宽 count only right before a number or
+# after 米). Length and distance are left out ("how long" asks a time too; "from" is in
+# every route).
+_NUMERAL = r"(?=[约达为是]?\s*[0-9０-９零一二三四五六七八九十])"
+DIMENSIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    name: (re.compile(rf"\b(?:{en})\b", re.I), re.compile(zh)) for name, en, zh in (
+        ("depth", r"deep|deeper|deepest|depths?", rf"水深|深度|最深|多深|米深|深{_NUMERAL}"),
+        ("height", r"high|higher|highest|heights?|tall|taller|tallest|elevation|altitude|"
+                   r"above sea level", rf"海拔|高度|身高|多高|米高|高{_NUMERAL}"),
+        ("width", r"wide|wider|widest|width|breadth|across", rf"宽度|多宽|米宽|宽{_NUMERAL}"),
+    )
+}
 _CLAUSE = re.compile(r"[，；;()（）]|,\s")  # not "1,200"; a bracket is a clause of its own
 # a span of years in brackets: a lifespan, a firm's or a product's years ("(1890-1961)",
 # "（1938年3月—1998年10月）", "(3 May 1890 in Leeds – 12 June 1961)"): no decision
@@ -55,6 +70,32 @@ def events_named(text: str) -> frozenset[str]:
     """The events of ``EVENTS`` that ``text`` names."""
     words = set(cut_words(text)) if re.search(r"[\u3400-\u9fff]", text) else set()
     return frozenset(name for name, (en, zh) in EVENTS.items() if en.search(text) or words & zh)
+
+
+def dimensions_named(text: str) -> frozenset[str]:
+    """The dimensions of ``DIMENSIONS`` that ``text`` names."""
+    return frozenset(name for name, (en, zh) in DIMENSIONS.items()
+                     if en.search(text) or zh.search(text))
+
+
+def other_dimensions_measured(query: str, sents: Sequence[str],
+                              measured: Callable[[str], bool]) -> tuple[str, ...]:
+    """The dimensions a passage measures instead of the one a length question asks, or ``()``.
+
+    As ``other_events_dated`` with ``DIMENSIONS``: ``measured`` tells whether a clause holds a
+    number in the unit asked; each such clause must name another dimension and none the one
+    asked ("How deep is Lake Merrow?" against "It lies at an elevation of 1,240 metres").
+    """
+    asked = dimensions_named(query)
+    if not asked:
+        return ()
+    found: set[str] = set()
+    for clause in filled_clauses(sents, measured, dimensions_named):
+        named = dimensions_named(clause)
+        if not named or named & asked:
+            return ()
+        found |= named
+    return tuple(sorted(found))
 
 
 def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], bool],
@@ -79,7 +120,7 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
     if not asked or (title and dated(title)) or any(_SPAN.search(x) for x in sents):
         return ()
     found: set[str] = set()
-    for clause in _dated_clauses(sents, dated):
+    for clause in filled_clauses(sents, dated, events_named):
         named = events_named(clause)
         # a clause naming no event, the event asked, or fewer events than its years ("born in
         # 1890 and lived until 1961") may hold the date asked: nothing is decided
@@ -89,8 +130,12 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
     return tuple(sorted(found))
 
 
-def _dated_clauses(sents: Sequence[str], dated: Callable[[str], bool]) -> list[str]:
-    """The clauses of ``sents`` that hold a date (split at commas, semicolons and brackets).
+def filled_clauses(sents: Sequence[str], filled: Callable[[str], bool],
+                   named: Callable[[str], frozenset[str]]) -> list[str]:
+    """The clauses of ``sents`` that hold a filler (split at commas, semicolons and brackets).
+
+    ``filled`` says whether a text holds a date (or a number) that could answer, ``named``
+    which events (or dimensions) it names.
 
     One sentence may date two events ("他于1938年出生于成都，1998年10月3日在北京逝世"): each
     clause is judged alone. A dated clause naming no event is read with the clauses after it
@@ -101,13 +146,13 @@ def _dated_clauses(sents: Sequence[str], dated: Callable[[str], bool]) -> list[s
     for sentence in sents:
         carry = ""
         for clause in _CLAUSE.split(sentence):
-            if carry and dated(clause):  # a date of its own: the carried clause stands alone
+            if carry and filled(clause):  # a filler of its own: the carried clause stands alone
                 out.append(carry)
                 carry = ""
             text = f"{carry}{clause}"
-            if not dated(text):
+            if not filled(text):
                 continue
-            carry = f"{text}, " if not events_named(text) else ""
+            carry = f"{text}, " if not named(text) else ""
             if not carry:
                 out.append(text)
         if carry:

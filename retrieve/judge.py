@@ -57,7 +57,7 @@ from kb.retrieve.answer_types import (
     sentences,
 )
 from kb.retrieve.crosslang import script_of
-from kb.retrieve.events import other_events_dated
+from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import (
     missing_numbers,
@@ -170,6 +170,8 @@ class Signals:
         events_apart: the question asks the date of an event (a birth, a founding, ...) and
             each of the passage's dated sentences tells of one of these others
             (``kb.retrieve.events``; then it fails the gate), else empty.
+        dimensions_apart: the same for a length asked in a dimension (depth, height, width)
+            where each number in the unit asked measures another.
     """
 
     focus_found: tuple[str, ...]
@@ -183,6 +185,7 @@ class Signals:
     numbers_missing: tuple[str, ...] = ()
     type_missing: bool = False
     events_apart: tuple[str, ...] = ()
+    dimensions_apart: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +311,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
         apart = () if untyped or not gate or demanded != "date" else other_events_dated(
             query, sents, lambda x: bool(novel_filler(x, "date", query, terms)), p.context)
-        if untyped or apart:
+        measures = () if untyped or not gate or demanded != "number" else (
+            other_dimensions_measured(query, sents, lambda x: bool(novel_filler(
+                x, "number", query, terms))))
+        if untyped or apart or measures:
             gate, best, best_cover = False, opening, 0.0
         features = {
             "evidence": ev,
@@ -330,7 +336,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             focus_missing=tuple(t.surface or t.text for t, _ in missing),
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
-            type_missing=untyped, events_apart=apart))
+            type_missing=untyped, events_apart=apart, dimensions_apart=measures))
     return out
 
 

@@ -4,7 +4,7 @@
 import pytest
 
 from kb.retrieve.answer_types import answer_type, gated_type, novel_filler
-from kb.retrieve.events import other_events_dated
+from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
 from kb.retrieve.terms import content_terms
 from kb.retrieve.units import asked_date_grain, asked_units
@@ -399,3 +399,30 @@ def test_the_measure_a_question_asks(query, units):
 ])
 def test_the_grain_a_date_is_asked_in(query, grain):
     assert asked_date_grain(query) == grain
+
+
+@pytest.mark.parametrize(("query", "text", "apart"), [
+    # new-user trial: "How deep is Lake Merrow?" passed at 59% on its elevation, 碧澄湖的海拔是多少
+    # at 84% on its depth
+    ("How deep is Lake Merrow?", "It lies at an elevation of 1,240 metres above sea level.",
+     ("height",)),
+    ("碧澄湖的海拔是多少？", "湖泊最大水深为96米，平均水深约41米。", ("depth",)),
+    ("How deep is Lake Merrow?", "Lake Merrow is 85 metres deep.", ()),  # the one asked
+    ("How deep is Lake Merrow?", "The lake reaches 85 metres.", ()),  # none named: no say
+    ("How tall is the tower?", "The tower is 330 m high, on a base 125 m wide.", ()),
+    ("碧澄湖有多深？", "深圳湾长12公里。", ()),  # 深圳 names no depth
+    ("碧澄湖的海拔是多少？", "提高到3200米。", ()),  # nor 提高 a height
+])
+def test_the_dimensions_a_passage_measures_instead(query, text, apart):
+    measured = lambda s: any(c.isdigit() for c in s)  # noqa: E731
+    assert other_dimensions_measured(query, [text], measured) == apart
+
+
+def test_a_length_of_another_dimension_fails_a_how_deep_question():
+    q = "How deep is Lake Merrow?"
+    elevation, depth = _signals(q, [
+        "Lake Merrow covers 38.2 square kilometres and lies at an elevation of 1,240 metres.",
+        "Lake Merrow is 85 metres deep at its centre."], "Lake Merrow")
+    assert not elevation.gate and elevation.dimensions_apart == ("height",)
+    assert depth.gate and depth.dimensions_apart == ()
+

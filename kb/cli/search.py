@@ -76,6 +76,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its dates are of another event than the one asked "
                           f"({', '.join(j.events_apart)}); "
                           if j.events_apart else "")
+                       + (f"its numbers measure another dimension than the one asked "
+                          f"({', '.join(j.dimensions_apart)}); "
+                          if j.dimensions_apart else "")
                        + f"best sentence: {j.best_sentence[:120]!r}")
 
 

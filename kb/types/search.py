@@ -179,6 +179,9 @@ class JudgeRecord:
         events_apart: the question asks the date of an event (a birth, a founding, a death,
             a marriage, a launch) and each of the passage's dated sentences tells of one of
             these others (it then fails), else empty.
+        dimensions_apart: the question asks a length in a dimension (depth, height, width)
+            and each number of the passage in that unit measures one of these others (it
+            then fails), else empty.
     """
 
     number: int
@@ -192,6 +195,7 @@ class JudgeRecord:
     numbers_missing: tuple[str, ...] = ()
     type_missing: bool = False
     events_apart: tuple[str, ...] = ()
+    dimensions_apart: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
