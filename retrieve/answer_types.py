@@ -120,6 +120,19 @@ _NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|f
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
 # nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
 _BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
+
+
+def _bare(text: str, m: re.Match[str]) -> bool:
+    """Whether number ``m`` stands alone (a formula's result, a table's cell).
+
+    Arabic digits followed by nothing but a stop; no citation ("[1]"), ordinal ("第5") or list
+    number ("1. 地理位置").
+    """
+    first = m.group()[:1]
+    return (first.isascii() and first.isdigit() and _BARE.match(text, m.end()) is not None
+            and text[max(0, m.start() - 1):m.start()] not in ("[", "［", "第")
+            and not ((m.start() == 0 or text[m.start() - 1] == "\n")
+                     and text[m.end():m.end() + 1] in (".", "、")))
 # Two or more capitalised words; at a sentence's start a first word that is a stop word
 # ("The Normans", "In Rome") is left out (``_persons``)
 _PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-z]+|"
@@ -276,8 +289,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         if measure_by_noun(query):  # 面积是多少: "约12.57" answers, "68米" and 1965 do not
             years += [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
-                      if (with_unit(text, m, units)
-                          or measure_by_noun(query) and _BARE.match(text, m.end()))
+                      if (with_unit(text, m, units) or measure_by_noun(query) and _bare(text, m))
                       and not any(a <= m.start() < b for a, b in years)]
     elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]

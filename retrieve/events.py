@@ -45,20 +45,32 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
 }
 # The dimension a length is asked in ("How deep is Lake Merrow?", 碧澄湖的海拔是多少) against
 # the one a passage's number measures ("lies at an elevation of 1,240 metres", "最大水深96米"):
-# depth, height, width; English words whole, Chinese ones as written beside a number or in a
-# noun of one sense (not 深圳, 提高, 高原: 深 / 高 / 宽 count only right before a number or
-# after 米). Length and distance are left out ("how long" asks a time too; "from" is in
-# every route).
-_NUMERAL = r"(?=[约达为是]?\s*[0-9０-９零一二三四五六七八九十])"
+# depth, height, width. A dimension word counts only bound to a number ("85 m deep", "an
+# elevation of 1,240", "水深96米", "海拔约3200米", "宽300米"), never loose in the clause ("drops
+# 979 m into a deep gorge"); the question's only in its asking phrase ("How deep", 多深, 水深
+# 是多少; not "the High Line"). Length and distance are left out ("how long" asks a time too).
+_LEN = r"-?\d[\d,.]*\s*(?:m|km|ft|metres?|meters?|kilometres?|kilometers?|feet|foot|miles?)"
+_OF = r"(?:of|at|to|reaches|reaching|is|was|:)\s+(?:about |some |around |up to |over |nearly )?-?\d"
+_ZH_OF = r"[^，。；、\d]{0,4}?[0-9０-９零一二三四五六七八九十]"
 DIMENSIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    name: (re.compile(rf"\b(?:{en})\b", re.I), re.compile(zh)) for name, en, zh in (
-        ("depth", r"deep|deeper|deepest|depths?", rf"水深|深度|最深|多深|米深|深{_NUMERAL}"),
-        ("height", r"high|higher|highest|heights?|tall|taller|tallest|elevation|altitude|"
-                   r"above sea level", rf"海拔|高度|身高|多高|米高|高{_NUMERAL}"),
-        ("width", r"wide|wider|widest|width|breadth|across", rf"宽度|多宽|米宽|宽{_NUMERAL}"),
+    name: (re.compile(en, re.I), re.compile(zh)) for name, en, zh in (
+        ("depth", rf"{_LEN}\s+deep\b|\bdepths? {_OF}", rf"(?:水深|深度|最深处?|深){_ZH_OF}|米深"),
+        ("height", rf"(?<!-){_LEN}\s+(?:high|tall|above sea level)\b|"  # below sea: a depth
+                   rf"\b(?:height|elevation|altitude) {_OF}(?<!-\d)",
+         rf"(?:海拔|高度|身高|高程|高){_ZH_OF}|米高"),
+        ("width", rf"{_LEN}\s+(?:wide|across|broad|in diameter)\b|"
+                  rf"\b(?:width|breadth|diameter) {_OF}", rf"(?:宽度|宽|直径){_ZH_OF}|米宽"),
     )
 }
-_CLAUSE = re.compile(r"[，；;()（）]|,\s")  # not "1,200"; a bracket is a clause of its own
+_ASKED = {"depth": re.compile(r"\bhow deep\b|\b(?:what|which) is the (?:\w+ )?depth\b|多深|"
+                              r"(?:水深|深度)(?:是|为|有|约)?多少", re.I),
+          "height": re.compile(r"\bhow (?:high|tall)\b|\b(?:what|which) is the (?:\w+ )?(?:height|"
+                               r"elevation|altitude)\b|多高|(?:海拔|高度|身高)(?:是|为|有|约)?多少",
+                               re.I),
+          "width": re.compile(r"\bhow wide\b|\b(?:what|which) is the (?:\w+ )?width\b|多宽|"
+                              r"(?:宽度|直径)(?:是|为|有|约)?多少", re.I)}
+_LENGTHS = re.compile(_LEN + r"\b|[0-9０-９零一二三四五六七八九十][\d.]*\s*(?:米|公里|千米|英尺)")
+_CLAUSE = re.compile(r"[，；;、()（）]|,\s")  # not "1,200"; a bracket is a clause of its own
 # a span of years in brackets: a lifespan, a firm's or a product's years ("(1890-1961)",
 # "（1938年3月—1998年10月）", "(3 May 1890 in Leeds – 12 June 1961)"): no decision
 _SPAN = re.compile(r"[(（][^()（）]{0,40}?\d{3,4}[^()（）]{0,40}?[-–—－~～至]"
@@ -73,9 +85,14 @@ def events_named(text: str) -> frozenset[str]:
 
 
 def dimensions_named(text: str) -> frozenset[str]:
-    """The dimensions of ``DIMENSIONS`` that ``text`` names."""
+    """The dimensions of ``DIMENSIONS`` that a number of ``text`` is bound to."""
     return frozenset(name for name, (en, zh) in DIMENSIONS.items()
                      if en.search(text) or zh.search(text))
+
+
+def dimensions_asked(query: str) -> frozenset[str]:
+    """The dimensions a question asks a length in ("How deep ...?", 多高, 水深是多少)."""
+    return frozenset(name for name, pattern in _ASKED.items() if pattern.search(query))
 
 
 def other_dimensions_measured(query: str, sents: Sequence[str],
@@ -86,13 +103,15 @@ def other_dimensions_measured(query: str, sents: Sequence[str],
     number in the unit asked; each such clause must name another dimension and none the one
     asked ("How deep is Lake Merrow?" against "It lies at an elevation of 1,240 metres").
     """
-    asked = dimensions_named(query)
+    asked = dimensions_asked(query)
     if not asked:
         return ()
     found: set[str] = set()
     for clause in filled_clauses(sents, measured, dimensions_named):
         named = dimensions_named(clause)
-        if not named or named & asked:
+        # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles
+        # 50 m deep") may hold the one asked: nothing is decided
+        if not named or named & asked or len(_LENGTHS.findall(clause)) > len(named):
             return ()
         found |= named
     return tuple(sorted(found))

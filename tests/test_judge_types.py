@@ -319,6 +319,10 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     ("湖中有3个岛屿，水深68米。", "碧澄湖的面积是多少？", None),
     ("The lake was dammed in 1965.", "碧澄湖的面积是多少？", None),
     ("面积约42。", "碧澄湖的面积是多少平方公里？", None),  # a unit word asks its unit
+    # review: no citation, ordinal, list number or Chinese numeral stands alone
+    ("碧澄湖是云南最大的高原湖泊之一。", "碧澄湖的面积是多少？", None),
+    ("碧澄湖是云南第二大湖泊[1]。", "碧澄湖的面积是多少？", None),
+    ("全国排名第5。", "碧澄湖的面积是多少？", None),
     ("It weighs 300g.", "How heavy is the phone?", "300"),
     # review: a day in digits after Han before a delivery or payday verb; a rocket's 号 no day
     ("预计15号送达。", "快递几号到？", "15号"),
@@ -412,6 +416,15 @@ def test_the_grain_a_date_is_asked_in(query, grain):
     ("How tall is the tower?", "The tower is 330 m high, on a base 125 m wide.", ()),
     ("碧澄湖有多深？", "深圳湾长12公里。", ()),  # 深圳 names no depth
     ("碧澄湖的海拔是多少？", "提高到3200米。", ()),  # nor 提高 a height
+    # review: a dimension word counts only bound to a number; the question's only in its
+    # asking phrase; a length without a dimension decides nothing
+    ("How high is Angel Falls?", "Angel Falls drops 979 m into a deep gorge.", ()),
+    ("How tall is the Burj Khalifa?", "The 828 m tower rests on piles 50 m deep.", ()),
+    ("How deep can Alvin dive?", "Its hull withstands the high pressure at 6,500 m.", ()),
+    ("How wide is the Amazon at its mouth?", "The mouth spans 330 km and is 50 m deep.", ()),
+    ("How long is the High Line?", "It runs 2.33 km across Manhattan's West Side.", ()),
+    ("How deep is the Mariana Trench?", "Its floor lies at an elevation of -10,994 m.", ()),
+    ("这条河有多深？", "河面宽300米、河底距水面12米。", ()),
 ])
 def test_the_dimensions_a_passage_measures_instead(query, text, apart):
     measured = lambda s: any(c.isdigit() for c in s)  # noqa: E731
