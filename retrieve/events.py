@@ -104,17 +104,10 @@ def other_dimensions_measured(query: str, sents: Sequence[str],
     asked ("How deep is Lake Merrow?" against "It lies at an elevation of 1,240 metres").
     """
     asked = dimensions_asked(query)
-    if not asked:
-        return ()
-    found: set[str] = set()
-    for clause in filled_clauses(sents, measured, dimensions_named):
-        named = dimensions_named(clause)
-        # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles
-        # 50 m deep") may hold the one asked: nothing is decided
-        if not named or named & asked or len(_LENGTHS.findall(clause)) > len(named):
-            return ()
-        found |= named
-    return tuple(sorted(found))
+    # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles 50 m
+    # deep") may hold the one asked
+    return _others(asked, filled_clauses(sents, measured, dimensions_named), dimensions_named,
+                   _LENGTHS) if asked else ()
 
 
 def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], bool],
@@ -138,14 +131,24 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
     asked = events_named(query)
     if not asked or (title and dated(title)) or any(_SPAN.search(x) for x in sents):
         return ()
+    # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
+    # the date asked
+    return _others(asked, filled_clauses(sents, dated, events_named), events_named, _YEAR)
+
+
+def _others(asked: frozenset[str], clauses: Sequence[str],
+            named: Callable[[str], frozenset[str]], fillers: re.Pattern[str]) -> tuple[str, ...]:
+    """The kinds (events, dimensions) the clauses name instead of the ones asked, sorted.
+
+    ``()`` (nothing decided) when a clause names no kind, a kind asked, or fewer kinds than
+    it holds ``fillers`` (years, lengths).
+    """
     found: set[str] = set()
-    for clause in filled_clauses(sents, dated, events_named):
-        named = events_named(clause)
-        # a clause naming no event, the event asked, or fewer events than its years ("born in
-        # 1890 and lived until 1961") may hold the date asked: nothing is decided
-        if not named or named & asked or len(_YEAR.findall(clause)) > len(named):
+    for clause in clauses:
+        kinds = named(clause)
+        if not kinds or kinds & asked or len(fillers.findall(clause)) > len(kinds):
             return ()
-        found |= named
+        found |= kinds
     return tuple(sorted(found))
 
 
