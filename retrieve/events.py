@@ -9,7 +9,8 @@ the event asked.
 
 A few events that date people, organisations and products are told apart here (``EVENTS``),
 each by its English words (whole words) and its Chinese words (jieba's words, so 发生于 holds
-no 生于 and 死亡率 no 死亡): a birth, a death, a marriage, a founding, a launch or release. A
+no 生于 and 死亡率 no 死亡): a birth, a death, a marriage, a founding, a launch or release,
+an office taken or left (elected, appointed, retired, graduated). A
 passage is judged clause by clause; a clause that names no event, or fewer than the years it
 holds, and a span of years in brackets (a lifespan: "Harold Pembridge (1890-1961)") decide
 nothing. Events that blur into each other for one thing are left out, so nothing is
@@ -38,6 +39,8 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "结婚 成婚 婚礼 嫁给 迎娶 娶 完婚"),
         ("founding", r"founded|founding|co-?founded|established|incorporated",
          "成立 创立 创建 创办 组建 创设"),
+        ("office", r"retired|retirement|resigned|resignation|graduated|graduation|elected|"
+                   r"appointed|stepped down", "退休 辞职 辞去 毕业 当选 任命 就任 卸任 上任"),
         ("launch", r"launch|launched|launches|launching|released?|releasing|debuts?|debuted|"
                    r"premieres?|premiered|published?|publishing|publication",
          "发射 发布 推出 上市 首映 出版 发行 首发"),

@@ -252,6 +252,11 @@ def test_a_date_of_another_event_fails_a_date_question():
     ("澜川科技是哪一年成立的？", "澜川科技创立于2012年。", ()),
     ("When did the museum open?", "The museum was founded in 1990.", ()),  # opening: not told
     ("When did Shao Bowen die?", "邵伯温生于1057年。", ("birth",)),  # across languages
+    # an office taken or left is an event too (new-user trial: a retirement year answered
+    # "When did Orlen Vasquez die?" at 85%)
+    ("When did Orlen Vasquez die?", ["He was born in 1961.", "He retired in 2015."],
+     ("birth", "office")),
+    ("When did Orlen Vasquez retire?", ["He retired from the board in 2015."], ()),
     # review: a date opening a clause of its own, a lone 生, a span of years, a clause with
     # more years than events, an event in brackets: nothing decided
     ("远山书局是哪一年成立的？", "远山书局于1965年开业，1980年在深交所上市。", ()),
