@@ -20,8 +20,8 @@ from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop, passage_terms
 from kb.retrieve.units import (
     MONTHS,
+    ZH_HAO_ASKED,
     ZH_HAO_DAY,
-    ZH_HAO_NOUN,
     ZH_MEASURE,
     asked_date_grain,
     asked_units,
@@ -77,7 +77,7 @@ _ZH_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|软件|产品|团队|法院|大学|学校|品牌|项目)|"
     r"哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|几号(?![" + ZH_HAO_NOUN + r"])|哪个月|"
+    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|" + ZH_HAO_ASKED + r"|哪个月|"
                         r"何年|哪一?日|什么时间|日期是|年份|哪个年代|哪个世纪")),
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
@@ -186,7 +186,7 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"salary|count|proportion)\b|" + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几号(?![" + ZH_HAO_NOUN + r"])|哪个月|"
+    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|" + ZH_HAO_ASKED + r"|哪个月|"
                         r"哪个世纪|哪个年代|"
                         r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
     # 多久, and 多高 / 多长 / 多远 / 多深 / 多宽 / 有多重 ending the question (``ZH_MEASURE``), ask
@@ -286,10 +286,11 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     units = asked_units(query) if kind == "number" else ()
     if units and not declared_units(text) & set(units):
         years = [d.span() for d in _CALENDAR_YEAR.finditer(text)]  # 2011年 is no 11 years
-        if measure_by_noun(query):  # 面积是多少: "约12.57" answers, "68米" and 1965 do not
+        bare = measure_by_noun(query)  # 面积是多少: "约12.57" answers, "68米" and 1965 do not
+        if bare:
             years += [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
-                      if (with_unit(text, m, units) or measure_by_noun(query) and _bare(text, m))
+                      if (with_unit(text, m, units) or bare and _bare(text, m))
                       and not any(a <= m.start() < b for a, b in years)]
     elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from kb.retrieve.crosslang import HAN
 from kb.store.textindex import cut_words
 
 # event -> (English words, case-insensitive unless marked; Chinese words, jieba's). "found"
@@ -83,7 +84,7 @@ _YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)")
 
 def events_named(text: str) -> frozenset[str]:
     """The events of ``EVENTS`` that ``text`` names."""
-    words = set(cut_words(text)) if re.search(r"[\u3400-\u9fff]", text) else set()
+    words = set(cut_words(text)) if HAN.search(text) else set()
     return frozenset(name for name, (en, zh) in EVENTS.items() if en.search(text) or words & zh)
 
 
@@ -109,7 +110,7 @@ def other_dimensions_measured(query: str, sents: Sequence[str],
     asked = dimensions_asked(query)
     # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles 50 m
     # deep") may hold the one asked
-    return _others(asked, filled_clauses(sents, measured, dimensions_named), dimensions_named,
+    return _others(asked, filled_clauses(sents, measured, dimensions_named),
                    _LENGTHS) if asked else ()
 
 
@@ -125,30 +126,30 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
             ("Harold Pembridge (1890-1961)"), so nothing is decided.
 
     Returns:
-        The events (names of ``EVENTS``, sorted) named by the passage's dated sentences when
-        every dated sentence names one and none names an event the question names; ``()``
-        when the question names no such event, the passage has no dated sentence, one names
-        no event of the list (its date may be the one asked, in words the list lacks) or the
-        event asked, or the title holds a date.
+        The events (names of ``EVENTS``, sorted) named by the passage's dated clauses
+        (``filled_clauses``) when every dated clause names one and none names an event the
+        question names; ``()`` when the question names no such event, the passage has no
+        dated clause, one names no event of the list (its date may be the one asked, in words
+        the list lacks), fewer events than years, or the event asked, a span of years stands
+        in brackets, or the title holds a date.
     """
     asked = events_named(query)
     if not asked or (title and dated(title)) or any(_SPAN.search(x) for x in sents):
         return ()
     # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
     # the date asked
-    return _others(asked, filled_clauses(sents, dated, events_named), events_named, _YEAR)
+    return _others(asked, filled_clauses(sents, dated, events_named), _YEAR)
 
 
-def _others(asked: frozenset[str], clauses: Sequence[str],
-            named: Callable[[str], frozenset[str]], fillers: re.Pattern[str]) -> tuple[str, ...]:
+def _others(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],
+            fillers: re.Pattern[str]) -> tuple[str, ...]:
     """The kinds (events, dimensions) the clauses name instead of the ones asked, sorted.
 
     ``()`` (nothing decided) when a clause names no kind, a kind asked, or fewer kinds than
     it holds ``fillers`` (years, lengths).
     """
     found: set[str] = set()
-    for clause in clauses:
-        kinds = named(clause)
+    for clause, kinds in clauses:
         if not kinds or kinds & asked or len(fillers.findall(clause)) > len(kinds):
             return ()
         found |= kinds
@@ -156,30 +157,34 @@ def _others(asked: frozenset[str], clauses: Sequence[str],
 
 
 def filled_clauses(sents: Sequence[str], filled: Callable[[str], bool],
-                   named: Callable[[str], frozenset[str]]) -> list[str]:
-    """The clauses of ``sents`` that hold a filler (split at commas, semicolons and brackets).
+                   named: Callable[[str], frozenset[str]]
+                   ) -> list[tuple[str, frozenset[str]]]:
+    """The clauses of ``sents`` holding a filler, each with the kinds it names.
 
-    ``filled`` says whether a text holds a date (or a number) that could answer, ``named``
-    which events (or dimensions) it names.
+    Clauses are split at commas, semicolons and brackets. ``filled`` says whether a text
+    holds a date (or a number) that could answer, ``named`` which events (or dimensions) it
+    names.
 
     One sentence may date two events ("他于1938年出生于成都，1998年10月3日在北京逝世"): each
     clause is judged alone. A dated clause naming no event is read with the clauses after it
     up to one holding a date of its own ("In 1921, he founded a firm."; "1938年3月生, 四川成都人"
     stays alone before "1965年创办书局"), since a date often opens the clause it belongs to.
     """
-    out: list[str] = []
+    out: list[tuple[str, frozenset[str]]] = []
     for sentence in sents:
-        carry = ""
+        carry = ""  # a filled clause naming no kind, with the clauses read after it
         for clause in _CLAUSE.split(sentence):
-            if carry and filled(clause):  # a filler of its own: the carried clause stands alone
-                out.append(carry)
+            own = filled(clause)
+            if carry and own:  # a filler of its own: the carried clause stands alone
+                out.append((carry, frozenset()))
                 carry = ""
-            text = f"{carry}{clause}"
-            if not filled(text):
+            if not (carry or own):
                 continue
-            carry = f"{text}, " if not named(text) else ""
-            if not carry:
-                out.append(text)
+            text = f"{carry}{clause}"
+            kinds = named(text)
+            if kinds:
+                out.append((text, kinds))
+            carry = "" if kinds else f"{text}, "
         if carry:
-            out.append(carry)
+            out.append((carry, frozenset()))
     return out

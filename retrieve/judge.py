@@ -282,8 +282,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             exempt = _numbers_written(terms, p, stats) | topic
             free = frozenset(n for n in numbers if not any(  # "CAPP2", "third", "737"
                 t.text in exempt and n in term_numbers[t.text] for t in terms))
-            lacking = missing_numbers(free, f"{p.text}\n{p.context}")
-            if lacking and sibling_written(terms, term_numbers, free, f"{p.text}\n{p.context}"):
+            titled = f"{p.text}\n{p.context}"  # the passage with its title and headings
+            lacking = missing_numbers(free, titled)
+            if lacking and sibling_written(terms, term_numbers, free, titled):
                 lacking = ()
         gate = (crossed or not unknown) and not lacking and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (

@@ -245,6 +245,7 @@ MONTHS = ("january february march april (?-i:May) june july august september oct
 # unless written in digits before a time or an event ("会议3号上午召开", "12号召开"); before a
 # noun such as 线 / 楼 / 门 it numbers a thing ("3号线", "几号楼"), no day.
 ZH_HAO_NOUN = "线楼房门位球口车床馆厅窗站机桌座舱道区栋院厂码箱牌航病"
+ZH_HAO_ASKED = "几号(?![" + ZH_HAO_NOUN + "])"  # asks a day; 几号线 / 几号楼 ask a number
 _HAO_NUMBER = (r"(?:(?<![0-9０-９])[0-9０-９]{1,2}|"
                r"(?<![零〇一二三四五六七八九十])[零〇一二三四五六七八九十]{1,3})")
 ZH_HAO_DAY = (r"(?:(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和天])|(?<=周[一二三四五六日天])|"
@@ -259,7 +260,7 @@ ZH_HAO_DAY = (r"(?:(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和天])
 _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:date|day)\b"
                            r"(?! of the week)", re.I)
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
-_ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|几号(?![" + ZH_HAO_NOUN + r"])|几月几[日号]|什么日期|"
+_ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|" + ZH_HAO_ASKED + r"|几月几[日号]|什么日期|"
                            r"具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
 _MONTH = "(?:" + "|".join((*MONTHS, "(?-i:MAY)")) + ")"
