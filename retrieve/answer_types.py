@@ -240,7 +240,7 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     if HAN.search(text):
         tags = {"person": ("nr", "nt", "nrt", "nrfg"), "place": ("ns", "nt"),
                 "name": ("nz", "nt", "nrt", "eng")}[kind]
-        out += [p.word for p in _posseg().cut(text) if p.flag in tags]
+        out += [p.word for p in posseg().cut(text) if p.flag in tags]
     if kind == "person":
         return out + _persons(text)
     pattern = {"place": _PLACE_EN, "name": _NAME_EN}[kind]
@@ -312,7 +312,8 @@ def novel_filler(text: str, kind: AnswerType, query: str,
 
 
 @lru_cache(maxsize=1)
-def _posseg() -> Any:
+def posseg() -> Any:
+    """Jieba's part-of-speech tagger (``jieba.posseg``), its dictionary loaded once."""
     import jieba.posseg
 
     from kb.store.textindex import cut_words

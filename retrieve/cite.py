@@ -199,5 +199,6 @@ def judge_records(refs: Sequence[Reference], verdicts: Mapping[int, Verdict] | N
             best_sentence=s.best_sentence, answer_type=s.answer_type,
             type_found=s.type_found, numbers_missing=s.numbers_missing,
             type_missing=s.type_missing, events_apart=s.events_apart,
-            dimensions_apart=s.dimensions_apart))
+            dimensions_apart=s.dimensions_apart, subject_apart=s.subject_apart,
+            siblings_apart=s.siblings_apart))
     return tuple(out)

@@ -110,7 +110,7 @@ def other_dimensions_measured(query: str, sents: Sequence[str],
     asked = dimensions_asked(query)
     # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles 50 m
     # deep") may hold the one asked
-    return _others(asked, filled_clauses(sents, measured, dimensions_named),
+    return kinds_apart(asked, filled_clauses(sents, measured, dimensions_named),
                    _LENGTHS) if asked else ()
 
 
@@ -138,19 +138,19 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
         return ()
     # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
     # the date asked
-    return _others(asked, filled_clauses(sents, dated, events_named), _YEAR)
+    return kinds_apart(asked, filled_clauses(sents, dated, events_named), _YEAR)
 
 
-def _others(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],
-            fillers: re.Pattern[str]) -> tuple[str, ...]:
+def kinds_apart(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],
+                fillers: re.Pattern[str] | None = None) -> tuple[str, ...]:
     """The kinds (events, dimensions) the clauses name instead of the ones asked, sorted.
 
     ``()`` (nothing decided) when a clause names no kind, a kind asked, or fewer kinds than
-    it holds ``fillers`` (years, lengths).
+    it holds ``fillers`` (years, lengths; no count when ``None``).
     """
     found: set[str] = set()
     for clause, kinds in clauses:
-        if not kinds or kinds & asked or len(fillers.findall(clause)) > len(kinds):
+        if not kinds or kinds & asked or fillers and len(fillers.findall(clause)) > len(kinds):
             return ()
         found |= kinds
     return tuple(sorted(found))

@@ -21,16 +21,20 @@ numbers, and a year's last two digits (``1980s`` holds ``80``: "八十年代").
 
 ``sibling_written`` lets a passage about one of two names that differ only in their digits
 ("SINOSAT-1 and SINOSAT-2") answer in part, though it writes only its own name's number.
+``siblings_filled`` does the reverse for a date or a number asked of a numbered name: "When
+was the Seahound 2 launched?" is not answered by "The Seahound 3 was launched on 9 September
+2019", though the passage goes on to write "the earlier Seahound 2".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from kb.retrieve.terms import Term, arabic_numerals
+from kb.retrieve.events import filled_clauses, kinds_apart
+from kb.retrieve.terms import Term, arabic_numerals, is_stop
 from kb.store.textindex import cut_words, has_cjk
 
 _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -58,6 +62,10 @@ _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
+_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+# a numbered name: a capitalised word and a number ("Seahound 2", "Windows 10", "Python 3.12")
+# or letters and digits in one word ("T7", "CAPP2", "SINOSAT-1")
+_NUMBERED = re.compile(r"(?<![\w.-])(?:([A-Z][A-Za-z]+) |([A-Za-z]+)-?)(\d+(?:\.\d+)?)(?![\w.%-])")
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
 # words _ZH_NAMED would take for numbers: idioms ("just in case", "by all means", "one by
 # one") and "the first time" / "the first one" (as English "first")
@@ -200,3 +208,48 @@ def sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[st
 def _family(text: str) -> str | None:
     """A name with its digits blanked ("sinosat #"), or ``None`` for a bare number."""
     return re.sub(r"\d+", "#", text) if re.search(r"[^\W\d_]", text) else None
+
+
+def numbered_names(query: str) -> dict[str, frozenset[str]]:
+    """The numbered names a question writes: name (lower case) -> its numbers.
+
+    "When was the Seahound 2 launched?" -> ``{"seahound": {"2"}}``; "青禾 T7 售价多少？" ->
+    ``{"t": {"7"}}``. A month with a day ("March 3"), a year ("In 2019") and a stop word
+    before a number ("Is 5 ...") name nothing.
+    """
+    out: dict[str, set[str]] = {}
+    for m in _NUMBERED.finditer(unicodedata.normalize("NFKC", query)):
+        name, number = (m.group(1) or m.group(2)).lower(), m.group(3)
+        if m.group(1) and (is_stop(name) or name in _WORD_VALUE or _YEAR.fullmatch(number)):
+            continue
+        out.setdefault(name, set()).add(number)
+    return {name: frozenset(numbers) for name, numbers in out.items()}
+
+
+def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool]
+                    ) -> tuple[str, ...]:
+    """The sibling names a passage's answers belong to, instead of the numbered name asked.
+
+    A date or a number asked of a numbered name (``numbered_names``) is answered by a clause
+    naming it; a passage each of whose clauses holding an answer (``filled``: a date or a
+    number that could answer, as in ``kb.retrieve.events.filled_clauses``) names the same
+    name with another number only, tells of a sibling ("Seahound 3" for the Seahound 2, the
+    2020 model for the 2019 one).
+
+    Returns:
+        The siblings (name and number, sorted) when every filled clause names one and none
+        names the number asked; ``()`` when the question names no numbered name, a filled
+        clause names none of its siblings, or names the one asked.
+    """
+    asked = numbered_names(query)
+    if not asked:
+        return ()
+    patterns = {name: re.compile(rf"(?<![\w-]){re.escape(name)}[ -]?(\d+(?:\.\d+)?)(?![\w.%-])",
+                                 re.I) for name in asked}
+
+    def named(text: str) -> frozenset[str]:
+        text = unicodedata.normalize("NFKC", text)
+        return frozenset(f"{name} {n}" for name, p in patterns.items() for n in p.findall(text))
+
+    wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
+    return kinds_apart(wanted, filled_clauses(sents, filled, named))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -105,11 +105,12 @@ def is_name(term: Term, query: str) -> bool:
     """Whether the query writes ``term`` as a name (Latin script, accents included).
 
     A name is a capitalised word not opening the question ("Australia", "DeepMind",
-    "Dvořák"), an acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola",
-    "Saint-Exupéry"); in a query written in title case or capitals nothing is. Title case:
-    two or more content words after the first, all capitalised ("What Is The Capital Of
-    Australia", "How to Configure the Reverse Proxy"); "When did Hemingway visit Harrow
-    Point Lighthouse?" is not (its "visit").
+    "Dvořák"; or opening it before Chinese text: "Tidewell 有多少员工"), an acronym ("DNC"),
+    or capitalised words joined by hyphens ("Coca-Cola", "Saint-Exupéry"); in a query
+    written in title case or capitals nothing is. Title case: two or more content words
+    after the first, all capitalised ("What Is The Capital Of Australia", "How to Configure
+    the Reverse Proxy"); "When did Hemingway visit Harrow Point Lighthouse?" is not (its
+    "visit").
     """
     word = term.surface
     if term.phrase and not _is_hyphenated_name(word):
@@ -123,7 +124,11 @@ def is_name(term: Term, query: str) -> bool:
     rest = [w for w in words[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
     if len(rest) >= 2 and all(w[:1].isupper() for w in rest):
         return False  # "What Is The Capital Of Australia"
-    return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
+    # the opening word is sentence case in a Latin question, a name before Han text (Chinese
+    # has no capitals: "Tidewell 有多少员工？")
+    opening = words[0] if words else word
+    return ((len(word) >= 2 and word.isupper()) or word != opening
+            or len(words) > 1 and HAN.match(words[1]) is not None)
 
 
 def _is_hyphenated_name(word: str) -> bool:
@@ -389,11 +394,6 @@ def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTer
     if total <= 0:
         return 1.0
     return sum(w for t, w in zip(terms, weights, strict=True) if holder.has(t)) / total
-
-
-def topic_terms(terms: Iterable[Term], context: PassageTerms) -> set[str]:
-    """Terms a passage's context (its document's title and heading path) holds."""
-    return {t.text for t in terms if context.has(t)}
 
 
 # Latin letters with their accents (Latin-1 Supplement to Latin Extended-B), digits, hyphens

@@ -4,7 +4,13 @@ fails a passage that writes none of them (hand-checked cases, real jieba)."""
 import pytest
 
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
-from kb.retrieve.numbers import missing_numbers, named_numbers, written_numbers
+from kb.retrieve.numbers import (
+    missing_numbers,
+    named_numbers,
+    numbered_names,
+    siblings_filled,
+    written_numbers,
+)
 from kb.retrieve.terms import content_terms
 
 
@@ -124,3 +130,60 @@ def test_a_scene_number_written_does_not_stand_for_another_number_asked():
     assert s.numbers_missing == ("2020",) and not s.gate
     t = _scene(q, "The 2020 directive for the 737 MAX required new software.", 10, 8, "737")
     assert t.numbers_missing == () and t.gate
+
+
+# --- the numbered name asked, and its siblings ------------------------------------------------
+
+
+@pytest.mark.parametrize(("query", "names"), [
+    ("When was the Seahound 2 launched?", {"seahound": {"2"}}),
+    ("When was Python 3.12 released?", {"python": {"3.12"}}),
+    ("What did SINOSAT-1 carry?", {"sinosat": {"1"}}),
+    ("青禾 T7 售价多少？", {"t": {"7"}}),
+    ("How many people live in Area 51?", {"area": {"51"}}),
+    # a month's day, a year, a stop word, a percentage name nothing
+    ("What happened on March 3?", {}),
+    ("In 2019, who won the cup?", {}),
+    ("Is 5 a prime number?", {}),
+    ("Did Tidewell grow 12% in 2022?", {}),
+])
+def test_numbered_names_are_a_name_with_its_number(query, names):
+    assert numbered_names(query) == {k: frozenset(v) for k, v in names.items()}
+
+
+SEAHOUND = ["The Tidewell Seahound 3 inspection drone was launched on 9 September 2019.",
+            "It weighs 11.4 kg and sells for 18,900 euros.",
+            "The earlier Seahound 2 is no longer sold."]
+
+
+def _dated(text):
+    return any(c.isdigit() for c in text) and any(m in text for m in ("2019", "2015", "2021"))
+
+
+def test_a_date_of_a_sibling_does_not_answer_for_the_name_asked():
+    assert siblings_filled("When was the Seahound 2 launched?", SEAHOUND, _dated) == (
+        "seahound 3",)
+    assert siblings_filled("When was the Seahound 3 launched?", SEAHOUND, _dated) == ()
+    # a clause naming both, or naming none, decides nothing
+    both = ["The Seahound 2 and the Seahound 3 were launched in 2015 and 2019."]
+    assert siblings_filled("When was the Seahound 2 launched?", both, _dated) == ()
+    assert siblings_filled("When was the Seahound 2 launched?",
+                           ["The drone was launched in 2019."], _dated) == ()
+    # every dated clause must name a sibling
+    mixed = ["The Seahound 3 was launched in 2019; a refit followed in 2021."]
+    assert siblings_filled("When was the Seahound 2 launched?", mixed, _dated) == ()
+    assert siblings_filled("When was the drone launched?", SEAHOUND, _dated) == ()
+
+
+def test_the_judge_fails_a_passage_dating_the_sibling_only():
+    q = "When was the Seahound 2 launched?"
+    terms = content_terms(q)
+    stats = IndexStats(n_chunks=20, df={"seahound": 1, "2": 5, "launch": 3},
+                       doc_chunks={1: 1}, doc_term_chunks={})
+    (s,) = passage_signals(q, terms, [Passage(1, 1, " ".join(SEAHOUND), "Products", 0.8, 0.5,
+                                              0.5, 1.0)], stats)
+    assert s.siblings_apart == ("seahound 3",) and not s.gate
+    q3 = "When was the Seahound 3 launched?"
+    (t,) = passage_signals(q3, content_terms(q3), [Passage(1, 1, " ".join(SEAHOUND), "Products",
+                                                           0.8, 0.5, 0.5, 1.0)], stats)
+    assert t.siblings_apart == () and t.gate

@@ -182,6 +182,12 @@ class JudgeRecord:
         dimensions_apart: the question asks a length in a dimension (depth, height, width)
             and each number of the passage in that unit measures one of these others (it
             then fails), else empty.
+        subject_apart: the terms other candidates' documents are about when the passage's
+            document, in the question's script, writes none of them: it tells of another
+            subject (it then fails), else empty.
+        siblings_apart: the question asks a date or a number of a numbered name ("the
+            Seahound 2") and each of the passage's clauses holding one names a sibling
+            ("seahound 3"; it then fails), else empty.
     """
 
     number: int
@@ -196,6 +202,8 @@ class JudgeRecord:
     type_missing: bool = False
     events_apart: tuple[str, ...] = ()
     dimensions_apart: tuple[str, ...] = ()
+    subject_apart: tuple[str, ...] = ()
+    siblings_apart: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

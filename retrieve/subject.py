@@ -1,0 +1,127 @@
+"""What a passage's document is about, and a question asked of another document's subject.
+
+A document is *about* the terms in its title or heading path, and those frequent across its
+chunks (``document_topics``); the numbers it writes in a tenth of its chunks set its scene
+(``document_numbers``). The judge splits a question's terms with it: topic terms (what
+the document is about) against focus terms (what is asked of it).
+
+The same reading names the question's *subject* (``subject_terms``): the names it asks about
+(``named_terms``: a capitalised word, or a Chinese word jieba's tagger calls a person, place,
+organisation or other proper name) that some judged passage's document is about.
+"Tidewell 有多少员工？" over a collection of notes finds the note titled "Tidewell Robotics"
+among its candidates, so "Tidewell" is the subject; a note about another company (青禾科技)
+that never writes "Tidewell" answers a headcount, but of its own company, however well its
+numbers and its 员工 fit. ``other_subject`` fails such a passage:
+its whole document writes none of the question's subject terms. Entity linking reads the
+same way (a mention is resolved to the document whose title names it; Bunescu & Pașca, EACL
+2006); here only its negative is used, and only within the question's script (a document in
+another script writes the subject its own way, which the per-document counts cannot see).
+
+Pure functions over plain data (the judge's counts of chunks per document and per term).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from kb.retrieve.answer_types import posseg
+from kb.retrieve.crosslang import HAN
+from kb.retrieve.terms import PassageTerms, Term, is_name
+
+TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
+TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
+# A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
+# a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
+# train split: see bench/README.md)
+NUMBER_SHARE = 0.1
+# jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
+NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+
+
+def document_topics(terms: Iterable[Term], doc_id: int, context: PassageTerms,
+                    doc_chunks: Mapping[int, int],
+                    doc_term_chunks: Mapping[tuple[int, str], int]) -> set[str]:
+    """The terms (their ``text``) that a passage's document is about.
+
+    Args:
+        terms: the question's content terms.
+        doc_id: the passage's document.
+        context: its document's title and heading path, as passage terms.
+        doc_chunks: document id -> its number of chunks.
+        doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
+
+    Returns:
+        The terms its title or heading path holds, and those in ``TOPIC_SHARE`` of its chunks
+        (two or more, in a document of ``TOPIC_MIN_CHUNKS`` or more).
+    """
+    terms = list(terms)
+    topic = {t.text for t in terms if context.has(t)}
+    n = doc_chunks.get(doc_id, 0)
+    for t in terms:
+        k = doc_term_chunks.get((doc_id, t.text), 0)
+        if n >= TOPIC_MIN_CHUNKS and k >= 2 and k >= TOPIC_SHARE * n:
+            topic.add(t.text)
+    return topic
+
+
+def document_numbers(terms: Iterable[Term], doc_id: int, doc_chunks: Mapping[int, int],
+                     doc_term_chunks: Mapping[tuple[int, str], int]) -> set[str]:
+    """The terms (their ``text``) a document writes in ``NUMBER_SHARE`` of its chunks, one at least.
+
+    The numbers among them set the document's scene (``kb.retrieve.numbers``): a short
+    document (an abstract in three chunks) writing "50 L" once sets it for all its chunks; in
+    a long one the number must recur.
+    """
+    n = doc_chunks.get(doc_id, 0)
+    return {t.text for t in terms
+            if (k := doc_term_chunks.get((doc_id, t.text), 0)) and k >= NUMBER_SHARE * n}
+
+
+def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
+    """The terms (their ``text``) that name something: what a question can be asked *of*.
+
+    A capitalised word or acronym (``kb.retrieve.terms.is_name``), or a Chinese word that
+    overlaps a word of two characters or more jieba's tagger marks as a proper name
+    (``NAME_TAGS``: 林晓岚, 碧澄湖, 远山 of 周远山; not 战役, 员工). Generic words in a title
+    ("Employee handbook", 战役列表) name no subject.
+    """
+    han = [p.word for p in posseg().cut(query)
+           if p.flag in NAME_TAGS and len(p.word) >= 2] if HAN.search(query) else []
+    return frozenset(t.text for t in terms if is_name(t, query) or t.spaceless and any(
+        w in t.text or t.text in w for w in han))
+
+
+def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozenset[str]:
+    """The question's subject: its names any of the judged passages' documents is about.
+
+    Args:
+        topics: ``document_topics`` of each judged passage.
+        names: ``named_terms`` of the question.
+    """
+    return frozenset().union(*topics) & names
+
+
+def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
+                  full: PassageTerms, doc_term_chunks: Mapping[tuple[int, str], int]
+                  ) -> tuple[str, ...]:
+    """The subject terms when the passage's whole document writes none of them, else ``()``.
+
+    Call it for a passage in the question's script only (the per-document counts are of the
+    terms' own forms, not their translations).
+
+    Args:
+        terms: the question's content terms.
+        subject: ``subject_terms`` of the question.
+        doc_id: the passage's document.
+        full: the passage with its title and heading path, as passage terms.
+        doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
+
+    Returns:
+        The subject terms as the question wrote them, in its order (then the passage is about
+        another subject); empty when there is no subject or the document writes one.
+    """
+    named = [t for t in terms if t.text in subject]
+    if not named or any(full.has(t) or doc_term_chunks.get((doc_id, t.text), 0)
+                        for t in named):
+        return ()
+    return tuple(t.surface or t.text for t in named)

@@ -1,0 +1,188 @@
+"""A question asked of one subject, answered from another's (``kb.retrieve.subject``).
+
+A new-user trial over ten short notes: "Tidewell 有多少员工？" was answered at 56% from the
+note about another company (青禾科技, whose headcount it holds), "When was Ines Bracken born?"
+from Orlen Vasquez's note, 周远山出生于几号 from 林晓岚's, and "When was the Seahound 2
+launched?" at 95% from the Seahound 3's launch (``kb.retrieve.numbers.siblings_filled``). The
+pure functions are checked on hand-made data; then real notes go through the real ``kb``
+command (BM25 only) into a real SQLite file.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import write
+
+from kb.cli import cli
+from kb.retrieve.judge import IndexStats, Passage, passage_signals
+from kb.retrieve.subject import (
+    TOPIC_SHARE,
+    document_topics,
+    named_terms,
+    other_subject,
+    subject_terms,
+)
+from kb.retrieve.terms import content_terms, is_name, passage_terms
+
+
+def _named(query: str) -> set[str]:
+    return set(named_terms(query, content_terms(query)))
+
+
+def test_names_are_capitalised_words_and_chinese_proper_nouns():
+    assert _named("When was Ines Bracken born?") == {"ine", "bracken"}
+    assert _named("Tidewell 有多少员工？") == {"tidewel"}  # its opening word before Han text
+    assert _named("周远山出生于几号？") == {"远山"}  # jieba cuts 周 / 远山; 远山 is a place name
+    assert _named("林晓岚是哪一年去世的？") == {"林晓岚"}
+    # generic words in a title name no subject (a CMRC question: 向宠 is cut away, 战役 stays)
+    assert _named("向宠是在哪次战役中遇害的？") == set()
+    assert _named("How many employees does the company have?") == set()
+
+
+def test_an_opening_capital_is_a_name_only_before_chinese_text():
+    tidewell = content_terms("Tidewell 有多少员工？")[0]
+    assert is_name(tidewell, "Tidewell 有多少员工？")
+    opening = content_terms("Tidewell makes drones?")[0]
+    assert not is_name(opening, "Tidewell makes drones?")  # sentence case
+    assert not is_name(content_terms("Tidewell")[0], "Tidewell")  # one word: no context
+
+
+def test_document_topics_are_its_title_and_terms_frequent_across_its_chunks():
+    terms = content_terms("Which river feeds Lake Merrow?")  # river, feed, lake, merrow
+    counts = {(1, "river"): 2, (1, "feed"): 1, (2, "river"): 2}
+    # document 1: 5 chunks, "river" in 2 of them (>= 30% and two): a topic; its title's too
+    topics = document_topics(terms, 1, passage_terms("Lake Merrow"), {1: 5, 2: 7}, counts)
+    assert topics == {"river", "lake", "merrow"}
+    assert 2 / 5 >= TOPIC_SHARE > 2 / 7  # document 2: "river" in 2 of 7 chunks is not
+    assert document_topics(terms, 2, passage_terms("Harth Valley"), {1: 5, 2: 7}, counts) == set()
+    # a document of fewer than three chunks is about its title only
+    assert document_topics(terms, 3, passage_terms(""), {3: 2}, {(3, "river"): 2}) == set()
+
+
+def test_subject_terms_are_the_names_some_document_is_about():
+    assert subject_terms([{"merrow", "lake"}, {"river"}], frozenset({"merrow"})) == {"merrow"}
+    assert subject_terms([{"lake"}, set()], frozenset({"merrow"})) == frozenset()
+    assert subject_terms([], frozenset({"merrow"})) == frozenset()
+
+
+def test_a_document_writing_none_of_the_subject_is_about_another():
+    terms = content_terms("Tidewell 有多少员工？")  # tidewel, 员工
+    other = passage_terms("青禾科技共有员工4,800人。")
+    subject = frozenset({"tidewel"})
+    assert other_subject(terms, subject, 7, other, {}) == ("Tidewell",)
+    # its document writes it in another chunk: no decision
+    assert other_subject(terms, subject, 7, other, {(7, "tidewel"): 1}) == ()
+    # the passage (or its title) writes it
+    assert other_subject(terms, subject, 7, passage_terms("Tidewell 共有员工80人"), {}) == ()
+    assert other_subject(terms, frozenset(), 7, other, {}) == ()  # no subject
+
+
+def test_the_gate_fails_the_other_subject_in_the_question_script_only():
+    query = "When was Ines Bracken born?"
+    terms = content_terms(query)  # ine, bracken, born
+    passages = [
+        Passage(1, 1, "Ines Bracken was a British architect.", "Ines Bracken", 0.8, .5, .5, 1.),
+        Passage(2, 2, "Orlen Vasquez was born on 14 March 1961 in Valparaíso.", "Orlen Vasquez",
+                0.7, .5, .5, .9),
+        Passage(3, 3, "周远山于1938年出生于四川成都。", "周远山", 0.6, .5, .5, .8),
+    ]
+    stats = IndexStats(n_chunks=10, df={"ine": 1, "bracken": 1, "born": 2},
+                       doc_chunks={1: 1, 2: 1, 3: 1}, doc_term_chunks={(1, "ine"): 1,
+                                                                        (1, "bracken"): 1})
+    own, other, crossed = passage_signals(query, terms, passages, stats)
+    assert own.subject_apart == ()
+    assert other.subject_apart == ("Ines", "Bracken") and not other.gate
+    assert crossed.subject_apart == ()  # a Chinese note may write the name its own way
+    # without a document about the name nothing is decided: the notes may just mention it
+    lone = passage_signals(query, terms, passages[1:2], stats)[0]
+    assert lone.subject_apart == () and lone.gate
+
+
+# --- real notes through the real command ------------------------------------------------------
+
+NOTES = {
+    "tidewell.md": "# Tidewell Robotics\n\nTidewell Robotics is a maker of underwater "
+                   "inspection drones. The company was established in 1994 by Orlen Vasquez. "
+                   "Its headquarters are in Rotterdam.\n\n## Products\n\nThe Tidewell Seahound 3 "
+                   "inspection drone was launched on 9 September 2019. It weighs 11.4 kg. The "
+                   "earlier Seahound 2 is no longer sold.\n",
+    "orlen_vasquez.md": "# Orlen Vasquez\n\nOrlen Vasquez is a Chilean-born engineer. He was "
+                        "born on 14 March 1961 in Valparaíso. In 1994 he founded Tidewell "
+                        "Robotics in Rotterdam.\n",
+    "ines_bracken.md": "# Ines Bracken\n\nInes Bracken was a British architect known for tall "
+                       "buildings. She died on 2 February 2020 in Edinburgh.\n",
+    "青禾科技.md": "# 青禾科技\n\n青禾科技成立于2003年，总部位于杭州，是一家智能农业设备公司，"
+                  "创始人为林晓岚。截至2023年底，公司共有员工4,800人。\n",
+    "林晓岚.md": "# 林晓岚\n\n林晓岚，1972年5月8日出生于浙江宁波，中国企业家。2003年，她在杭州"
+                "创办了青禾科技。\n",
+    "周远山.txt": "周远山\n\n周远山是一位作家和翻译家。他于1938年出生于四川成都，1998年10月3日"
+                 "在北京逝世。\n",
+}
+
+
+@pytest.fixture(scope="module")
+def notes_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("subject")
+    for name, text in NOTES.items():
+        write(root / "notes" / name, text)
+    path = str(root / "kb.db")
+    assert kb("--db", path, "ingest", str(root / "notes")).exit_code == 0
+    return path
+
+
+def kb(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"KB_EMBEDDER": "none", "KB_LLM": ""})
+
+
+def search(db: str, query: str) -> dict:
+    r = kb("--db", db, "search", query, "-n", "6", "--explain", "--json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _passing_titles(data: dict) -> list[str]:
+    return [ref["title"] for ref in data["references"] if not ref["weak_evidence"]]
+
+
+@pytest.mark.parametrize(("query", "other"), [
+    ("Tidewell 有多少员工？", "青禾科技"),  # was 56% on 青禾科技's headcount
+    ("周远山出生于几号？", "林晓岚"),  # was 17% on 林晓岚's birthday
+    ("Ines Bracken 是哪一年出生的？", "周远山"),  # was 20% on 周远山's birth year
+])
+def test_another_subjects_note_is_not_handed_out(notes_db: str, query: str, other: str) -> None:
+    data = search(notes_db, query)
+    assert other not in _passing_titles(data)
+    judged = {ref["title"]: j for ref, j in zip(data["references"],
+                                               data["diagnostics"]["judge"], strict=True)}
+    assert other in judged and judged[other]["subject_apart"]
+    assert not judged[other]["passed"]
+    r = kb("--db", notes_db, "search", query, "-n", "6", "--explain")
+    assert "its document writes nothing of the subject asked" in r.stdout
+
+
+@pytest.mark.parametrize(("query", "title"), [
+    ("青禾科技有多少员工？", "青禾科技"),
+    ("Who founded Tidewell Robotics?", "Orlen Vasquez"),  # another note, writing the subject
+    ("林晓岚是哪一年出生的？", "林晓岚"),
+])
+def test_the_subjects_own_and_mentioning_notes_still_answer(notes_db: str, query: str,
+                                                          title: str) -> None:
+    data = search(notes_db, query)
+    assert not data["insufficient_evidence"]
+    assert title in _passing_titles(data)
+
+
+def test_a_siblings_launch_date_does_not_answer_for_the_name_asked(notes_db: str) -> None:
+    # the trial: 95% for "When was the Seahound 2 launched?" on the Seahound 3's launch
+    data = search(notes_db, "When was the Seahound 2 launched?")
+    assert data["insufficient_evidence"]
+    judged = [j for j in data["diagnostics"]["judge"] if j["siblings_apart"]]
+    assert judged and judged[0]["siblings_apart"] == ["seahound 3"]
+    r = kb("--db", notes_db, "search", "When was the Seahound 2 launched?", "--explain")
+    assert "its dates or numbers are those of a sibling name (seahound 3)" in r.stdout
+    answered = search(notes_db, "When was the Seahound 3 launched?")
+    assert not answered["insufficient_evidence"]
+    assert "Tidewell Robotics" in _passing_titles(answered)
