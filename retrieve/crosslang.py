@@ -7,7 +7,9 @@ most such names. A capitalised word spelling two or more pinyin syllables, and n
 English word CC-CEDICT translates otherwise, is a candidate (``pinyin_candidate``); a passage
 holds it when one run of its Han text reads so, toneless, over two to
 ``PINYIN_MAX_SYLLABLES`` consecutive characters, any reading of each counting (``reads_as``;
-the readings are ``pypinyin``'s character dictionary, MIT).
+the readings are ``pypinyin``'s character dictionary, MIT). A name written as several words
+("Zhou Yuanshan", "Lin Junxian", "Fan Tingsong") is read whole (``pinyin_runs``): the
+surname alone is one syllable, and a passage writing the given name alone may be of another.
 ``kb.retrieve.terms.PassageTerms.has`` uses both.
 """
 
@@ -15,9 +17,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from kb.store.textindex import CJK_CHARS, cut_words
+from kb.store.textindex import CJK_CHARS, cut_words, normalise_word
 
 # A name in pinyin is two to six syllables ("Lingyin", "Langtian"): one syllable ("Cen", "Xiao")
 # reads too many characters to say anything, and Chinese names of places and people are short
@@ -91,6 +94,53 @@ def pinyin_candidate(word: str, translations: tuple[str, ...] = ()) -> str:
     if translations and not any(reads_as(han_runs(t), low) for t in translations):
         return ""
     return low
+
+
+def pinyin_runs(words: Sequence[str], translations: Callable[[str], Sequence[str]]
+                ) -> dict[int, str]:
+    """Runs of capitalised words that together spell one Chinese name in pinyin.
+
+    Two or more consecutive capitalised words, together two to ``PINYIN_MAX_SYLLABLES``
+    syllables (``segmentations`` of their joined spelling): each a word CC-CEDICT does not
+    translate, of one to three syllables ("Yuanshan"), or a single syllable it translates as
+    an English word (the surnames "Fan", "Lin", "He"; "Liu Jie", "Xiang Chong"). An English
+    word of two syllables ends the run ("Bicheng Lake": "Lake" is la-ke, and the lake's name
+    is "Bicheng"); "Hong Kong" reads hongkong (its characters read xiang-gang: no harm).
+
+    Args:
+        words: a question's words in order (its Latin text, stop words included).
+        translations: a word's CC-CEDICT translations, by its stem
+            (``kb.retrieve.lexicon.Lexicon.chinese``).
+
+    Returns:
+        Index into ``words`` -> the run's reading, lower case (``"zhouyuanshan"``), for every
+        word of such a run; empty when there is none.
+    """
+    out: dict[int, str] = {}
+    start = 0
+    while start < len(words):
+        end = start
+        while end < len(words) and _name_part(words[end], translations):
+            end += 1
+        low = "".join(w.lower() for w in words[start:end])
+        if end - start >= 2 and segmentations(low):
+            out.update((k, low) for k in range(start, end))
+        start = max(end, start + 1)
+    return out
+
+
+def _name_part(word: str, translations: Callable[[str], Sequence[str]]) -> bool:
+    """Whether a word may be part of a name in pinyin (see ``pinyin_runs``).
+
+    Capitalised, one to three syllables, and one syllable when CC-CEDICT translates it.
+    """
+    low = word.lower()
+    if not word[:1].isupper() or _ASCII_WORD.fullmatch(low) is None:
+        return False
+    if low in _characters():
+        return True
+    return not translations(normalise_word(word)) and any(len(w) <= 3
+                                                          for w in segmentations(low))
 
 
 def han_runs(text: str) -> str:

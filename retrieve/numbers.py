@@ -15,7 +15,7 @@ a numeral run (``二十三``, ``十一``; a lone ``一`` is part of too many wor
 left out ("first recorded", "the two parties" seldom name a number the passage must write).
 
 A passage's numbers are read generously, so that any way of writing a number counts: digit
-runs after Chinese numerals are written as digits (``kb.retrieve.terms.arabic_numerals``),
+runs after Chinese numerals are written as digits (``kb.retrieve.numerals.arabic_numerals``),
 English cardinal and ordinal words up to twenty, Roman numerals, month names as their
 numbers, and a year's last two digits (``1980s`` holds ``80``: "八十年代").
 
@@ -34,7 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from kb.retrieve.events import filled_clauses, kinds_apart
-from kb.retrieve.terms import Term, arabic_numerals, is_stop
+from kb.retrieve.numerals import arabic_numerals
+from kb.retrieve.terms import Term, is_stop
 from kb.store.textindex import cut_words, has_cjk
 
 _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "

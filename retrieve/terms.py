@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, reads_as
+from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, pinyin_runs, reads_as
 from kb.retrieve.lexicon import Lexicon
+from kb.retrieve.numerals import arabic_numerals
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
     CJK_CHARS,
@@ -68,9 +69,6 @@ _ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从
                                "啊着过个很不没")
 # a verb's trailing direction or preposition ("顺延到", "成立于"): the verb is the content word
 _ZH_VERB_TAIL = re.compile(r"(?<=..)[到于至在给向]$")
-_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
-_ZH_NUMERAL = re.compile("[零〇一二两三四五六七八九十百千万]+")
 # stopwords-iso languages written in scripts other than Latin (a Latin word is only dropped by
 # the English lists: German "die" or French "son" are English content words)
 OTHER_SCRIPT_LANGS = ("ru", "uk", "bg", "el", "ar", "fa", "he", "hi", "ja", "ko", "th", "zh")
@@ -137,36 +135,6 @@ def _is_hyphenated_name(word: str) -> bool:
     return len(parts) >= 2 and all(p[:1].isupper() and _LATIN_NAME.fullmatch(p) for p in parts)
 
 
-def arabic_numerals(text: str) -> str:
-    """Chinese numerals written as Arabic digits (``满十年`` -> ``满10年``, ``二十三`` -> ``23``).
-
-    A run of numeral characters is read as one number below 100,000 (digit-by-digit when it
-    holds no unit character: ``二〇二四`` -> ``2024``); a run it cannot read is left as it is.
-    Both the query's terms and the passages are written this way before matching.
-    """
-    def value(m: re.Match[str]) -> str:
-        run = m.group()
-        if not any(c in _ZH_UNITS for c in run):
-            return "".join(str(_ZH_DIGITS[c]) for c in run)
-        total, digit = 0, None
-        for c in run:
-            if c in "零〇":  # a placeholder: 三百零五
-                continue
-            if c in _ZH_DIGITS:
-                if digit is not None:  # two digits in a row beside units: not a number
-                    return run
-                digit = _ZH_DIGITS[c]
-            elif c == "万":
-                total = (total + (digit or 0) or 1) * 10_000
-                digit = None
-            else:
-                total += (1 if digit is None else digit) * _ZH_UNITS[c]
-                digit = None
-        return str(total + (digit or 0))
-
-    return _ZH_NUMERAL.sub(value, text)
-
-
 @dataclass(frozen=True, slots=True)
 class Term:
     """One content term of a query.
@@ -223,11 +191,13 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
             words = [(w, tuple(_bigrams(w))) for w in _cjk_words(piece)]
         else:
             named = ""  # the pinyin name just before: "Yueyang" of "Yueyang Tower"
-            for w in _SPACED_WORD.findall(piece):
+            spaced = _SPACED_WORD.findall(piece)
+            runs = pinyin_runs(spaced, lexicon.chinese) if lexicon else {}  # "Zhou Yuanshan"
+            for i, w in enumerate(spaced):
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    reading = pinyin_candidate(w, alt) if lexicon else ""  # Han text indexed
+                    reading = runs.get(i) or (pinyin_candidate(w, alt) if lexicon else "")
                     head = named if not reading and w[:1].isupper() else ""
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))

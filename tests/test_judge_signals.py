@@ -9,7 +9,14 @@ import pytest
 from kb.eval.answerability_gate import roc_auc
 from kb.eval.calibrate import judge_threshold
 from kb.retrieve.answer_types import answer_type, novel_filler, sentences
-from kb.retrieve.crosslang import han_runs, pinyin_candidate, reads_as, script_of, syllables
+from kb.retrieve.crosslang import (
+    han_runs,
+    pinyin_candidate,
+    pinyin_runs,
+    reads_as,
+    script_of,
+    syllables,
+)
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
@@ -227,11 +234,13 @@ def test_a_name_in_pinyin_matches_the_han_text_that_reads_so():
                              ("金华火腿", ["Jinhua ham"])])
     q = "When was Lingyin Temple built, and what did Cen Langtian write about Xiao?"
     terms = {t.surface: t for t in content_terms(q, lexicon)}
-    assert terms["Lingyin"].pinyin == "lingyin" and terms["Langtian"].pinyin == "langtian"
+    assert terms["Lingyin"].pinyin == "lingyin"
+    # a name in two words is read whole: the surname alone is one syllable
+    assert terms["Cen"].pinyin == terms["Langtian"].pinyin == "cenlangtian"
     assert terms["Temple"].pinyin == ""  # spells no syllables
     assert terms["built"].pinyin == ""  # not capitalised: no name
     # one syllable reads too many characters; "Xiao" is not xi-ao (pinyin would write Xi'ao)
-    assert terms["Cen"].pinyin == "" and terms["Xiao"].pinyin == ""
+    assert terms["Xiao"].pinyin == ""
     text = "灵隐寺始建于东晋。岑朗天写过文章。"
     held = passage_terms(text)
     assert held.has(terms["Lingyin"]) and held.has(terms["Langtian"])
@@ -264,6 +273,40 @@ def test_a_noun_after_a_pinyin_name_is_held_by_the_name_and_its_head_character()
     assert bridge.after_name == ""  # "Tower" is no pinyin name
     # no lexicon: the index holds no Han text, no name is read as pinyin
     assert all(not t.pinyin and not t.after_name for t in content_terms(q))
+
+
+@pytest.mark.parametrize(("words", "runs"), [
+    ("When did Zhou Yuanshan die", {2: "zhouyuanshan", 3: "zhouyuanshan"}),
+    # a one-syllable English word is a surname in a run ("fan", "xiang" translate)
+    ("When was Fan Tingsong made bishop", {2: "fantingsong", 3: "fantingsong"}),
+    ("In what period did Xiang Chong live", {4: "xiangchong", 5: "xiangchong"}),
+    ("Tai Chi Chuan", {0: "taichichuan", 1: "taichichuan", 2: "taichichuan"}),
+    # an English word of two syllables ends a run: the lake is "Bicheng" (la-ke)
+    ("How deep is Bicheng Lake", {}),
+    ("Who founded Qinghe Technology", {}),  # one name word: pinyin_candidate reads it
+    ("The New York Times", {}),
+    ("Wumingshan Shuihuhai Jiang", {}),  # seven syllables: no name kb reads
+])
+def test_a_name_in_several_pinyin_words_is_read_whole(words, runs):
+    lexicon = Lexicon.build([("风扇", ["fan"]), ("湖", ["lake"]), ("乡", ["village"]),
+                             ("向", ["towards"]), ("科技", ["technology"]),
+                             ("江", ["river"]), ("时代", ["times"])])
+    translations = {"fan": ["风扇"], "lake": ["湖"], "xiang": ["乡"], "technolog": ["科技"],
+                    "jiang": ["江"], "time": ["时代"]}
+    assert pinyin_runs(words.split(), lambda stem: translations.get(stem, [])) == runs
+    if runs:
+        terms = content_terms(words + "?", lexicon)
+        assert {t.pinyin for t in terms if t.surface[:1].isupper() and t.pinyin} == set(
+            runs.values())
+
+
+def test_a_name_read_whole_needs_the_whole_name_in_one_run():
+    terms = {t.surface: t for t in content_terms("When did Zhou Yuanshan die?",
+                                                  Lexicon.build([]))}
+    assert passage_terms("周远山于1998年在北京逝世。").has(terms["Yuanshan"])
+    assert passage_terms("周远山于1998年在北京逝世。").has(terms["Zhou"])
+    assert not passage_terms("远山书局于1965年开业。").has(terms["Yuanshan"])  # given name only
+    assert not passage_terms("周末去远山").has(terms["Zhou"])  # 周 / 末: not in a row
 
 
 def test_pinyin_candidates_spell_two_or_more_syllables_in_any_reading():
