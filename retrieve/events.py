@@ -74,7 +74,8 @@ _ASKED = {"depth": re.compile(r"\bhow deep\b|\b(?:what|which) is the (?:\w+ )?de
           "width": re.compile(r"\bhow wide\b|\b(?:what|which) is the (?:\w+ )?width\b|多宽|"
                               r"(?:宽度|直径)(?:是|为|有|约)?多少", re.I)}
 _LENGTHS = re.compile(_LEN + r"\b|[0-9０-９零一二三四五六七八九十][\d.]*\s*(?:米|公里|千米|英尺)")
-_CLAUSE = re.compile(r"[，；;、()（）]|,\s")  # not "1,200"; a bracket is a clause of its own
+# not "1,200" nor "September 9, 2019" (a US date); a bracket is a clause of its own
+_CLAUSE = re.compile(r"[，；;、()（）]|,\s(?!\d{4}\b)")
 # a span of years in brackets: a lifespan, a firm's or a product's years ("(1890-1961)",
 # "（1938年3月—1998年10月）", "(3 May 1890 in Leeds – 12 June 1961)"): no decision
 _SPAN = re.compile(r"[(（][^()（）]{0,40}?\d{3,4}[^()（）]{0,40}?[-–—－~～至]"

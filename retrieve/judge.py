@@ -13,15 +13,16 @@ the top ``JUDGE_TOP_N`` candidates:
    writes (``kb.retrieve.terms.is_name``: "the capital of Australia" where nothing says
    "Australia"; a passage in another script may write the name its own way); so does a
    passage that writes none of the numbers the question names (``kb.retrieve.numbers``:
-   "in 1066", "第一部", "十号风球"; a number its document writes in a tenth of its chunks,
-   or in its title, is no constraint: "737" in a 737 MAX directive, "50 L" in the first of
-   an abstract's three chunks; the number of a name whose sibling is asked answers in part:
-   "SINOSAT-1 and SINOSAT-2"); so does a passage that holds no date, or no number in the
-   unit asked, where the question asks for one outright
-   (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a passage with no
-   year, "How many employees ...?" against one whose only number is its founding year), or
-   whose dated sentences each tell of another event than the one a date is asked of
-   (``kb.retrieve.events``: "When was X born?" against "In 1921 X founded Y.").
+   "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
+   constraint: "737" in a 737 MAX directive); so does a passage in the question's script of
+   a document titled by another name that writes none of the names other candidates'
+   documents are about (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技); so does
+   a passage that holds no date, or no number in the unit asked, where the question asks for
+   one outright (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a
+   passage with no year), or whose dated (or numbered) clauses each tell of another event
+   than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
+   1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
+   name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -70,6 +71,7 @@ from kb.retrieve.subject import (
     document_numbers,
     document_topics,
     named_terms,
+    names_elsewhere,
     other_subject,
     subject_terms,
 )
@@ -281,8 +283,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     topics = [document_topics(terms, p.doc_id, c, stats.doc_chunks, stats.doc_term_chunks)
               for p, c in zip(passages, contexts, strict=True)]
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)
-    subject = subject_terms(topics, named_terms(query, terms) - common) if passages else (
-        frozenset())
+    subject = subject_terms(topics, named_terms(query, terms) - common)
     out = []
     for rank, (p, context, topic) in enumerate(zip(passages, contexts, topics, strict=True)):
         holder = passage_terms(p.text)
@@ -302,10 +303,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             lacking = missing_numbers(free, titled)
             if lacking and sibling_written(terms, term_numbers, free, titled):
                 lacking = ()
-        # a passage in the question's script whose document writes none of the terms another
-        # judged document is about answers of something else ("Tidewell 有多少员工" on 青禾科技)
-        elsewhere = () if crossed else other_subject(terms, subject, p.doc_id, full,
-                                                     stats.doc_term_chunks)
+        # about another subject ("Tidewell 有多少员工" on 青禾科技's note: kb.retrieve.subject)
+        elsewhere = () if crossed or not stats.complete else other_subject(
+            terms, subject, p.doc_id, full, stats.doc_term_chunks,
+            names_elsewhere(p.context, p.text, query) if subject else ())
         gate = (crossed or not unknown) and not lacking and not elsewhere and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
@@ -335,7 +336,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         siblings: tuple[str, ...] = ()
         if gate and not untyped and demanded is not None:  # whose date or number it holds
             fits = partial(_fills, kind=demanded, query=query, terms=terms)
-            siblings = siblings_filled(query, sents, fits)
+            siblings = siblings_filled(query, sents, fits, p.context)
             if demanded == "date":
                 apart = other_events_dated(query, sents, fits, p.context)
             elif demanded == "number":

@@ -66,7 +66,8 @@ _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 # a numbered name: a capitalised word and a number ("Seahound 2", "Windows 10", "Python 3.12")
 # or letters and digits in one word ("T7", "CAPP2", "SINOSAT-1")
-_NUMBERED = re.compile(r"(?<![\w.-])(?:([A-Z][A-Za-z]+) |([A-Za-z]+)-?)(\d+(?:\.\d+)?)(?![\w.%-])")
+_NUMBERED = re.compile(r"(?<![A-Za-z0-9.-])(?:([A-Z][A-Za-z]+) |([A-Za-z]+)-?)(\d+(?:\.\d+)?)"
+                       r"(?![A-Za-z0-9%-]|\.\d)")
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
 # words _ZH_NAMED would take for numbers: idioms ("just in case", "by all means", "one by
 # one") and "the first time" / "the first one" (as English "first")
@@ -227,30 +228,62 @@ def numbered_names(query: str) -> dict[str, frozenset[str]]:
     return {name: frozenset(numbers) for name, numbers in out.items()}
 
 
-def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool]
-                    ) -> tuple[str, ...]:
+def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool],
+                    context: str = "") -> tuple[str, ...]:
     """The sibling names a passage's answers belong to, instead of the numbered name asked.
 
     A date or a number asked of a numbered name (``numbered_names``) is answered by a clause
     naming it; a passage each of whose clauses holding an answer (``filled``: a date or a
     number that could answer, as in ``kb.retrieve.events.filled_clauses``) names the same
-    name with another number only, tells of a sibling ("Seahound 3" for the Seahound 2, the
-    2020 model for the 2019 one).
+    name with another number only tells of a sibling ("Seahound 3" for the Seahound 2). A
+    version and its parts are one name ("Python 3" and "Python 3.0", "3.12" and "3").
+    A passage whose title or headings, or a sentence before its first answer, name the one
+    asked is written of it ("# Seahound 2 ... It was retired when the Seahound 3 came"):
+    nothing is decided.
+
+    Args:
+        query: the question.
+        sents: the passage's sentences.
+        filled: whether a text holds a date or number that could answer.
+        context: the passage's document title and heading path.
 
     Returns:
         The siblings (name and number, sorted) when every filled clause names one and none
         names the number asked; ``()`` when the question names no numbered name, a filled
-        clause names none of its siblings, or names the one asked.
+        clause names none of its siblings, or the passage is written of the one asked.
     """
     asked = numbered_names(query)
     if not asked:
         return ()
-    patterns = {name: re.compile(rf"(?<![\w-]){re.escape(name)}[ -]?(\d+(?:\.\d+)?)(?![\w.%-])",
-                                 re.I) for name in asked}
+    patterns = {name: _numbered_pattern(name) for name in asked}
 
     def named(text: str) -> frozenset[str]:
         text = unicodedata.normalize("NFKC", text)
-        return frozenset(f"{name} {n}" for name, p in patterns.items() for n in p.findall(text))
+        return frozenset(f"{name} {_as_asked(n, asked[name])}" for name, p in patterns.items()
+                         for n in p.findall(text))
 
     wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
+    for sentence in [context, *sents]:  # the title, and the sentences before the first answer
+        if named(sentence) & wanted:
+            return ()
+        if sentence is not context and filled(sentence):
+            break
     return kinds_apart(wanted, filled_clauses(sents, filled, named))
+
+
+def _numbered_pattern(name: str) -> re.Pattern[str]:
+    """A numbered name's pattern in a passage: the name, a space or hyphen, a number.
+
+    A name of one or two letters ("T7", "A4") only in capitals and joined to its number: a
+    lower-case "a 2" is an article.
+    """
+    tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
+    if len(name) <= 2:
+        return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")
+    return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name)}[ -]?{tail}", re.I)
+
+
+def _as_asked(number: str, asked: frozenset[str]) -> str:
+    """``number``, or the number asked it is a version of ("3.0" of "3", "3" of "3.12")."""
+    return next((a for a in asked if number == a or number.startswith(a + ".")
+                 or a.startswith(number + ".")), number)

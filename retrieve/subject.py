@@ -22,11 +22,12 @@ Pure functions over plain data (the judge's counts of chunks per document and pe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
-from kb.retrieve.terms import PassageTerms, Term, is_name
+from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
@@ -34,6 +35,9 @@ TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only
 # a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
 # train split: see bench/README.md)
 NUMBER_SHARE = 0.1
+_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
+february march april may june july august september october november december""".split())
+_TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
 NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
 
@@ -80,15 +84,48 @@ def document_numbers(terms: Iterable[Term], doc_id: int, doc_chunks: Mapping[int
 def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
     """The terms (their ``text``) that name something: what a question can be asked *of*.
 
-    A capitalised word or acronym (``kb.retrieve.terms.is_name``), or a Chinese word that
-    overlaps a word of two characters or more jieba's tagger marks as a proper name
-    (``NAME_TAGS``: 林晓岚, 碧澄湖, 远山 of 周远山; not 战役, 员工). Generic words in a title
-    ("Employee handbook", 战役列表) name no subject.
+    A capitalised word or acronym (``kb.retrieve.terms.is_name``; also the opening word when
+    Chinese text follows: "Tidewell 有多少员工"), or a Chinese word within or around a word
+    of two characters or more jieba's tagger marks as a proper name (``NAME_TAGS``: 林晓岚,
+    碧澄湖, 远山 of 周远山; not 战役, 员工). Weekdays and months name no subject ("on Monday").
     """
-    han = [p.word for p in posseg().cut(query)
-           if p.flag in NAME_TAGS and len(p.word) >= 2] if HAN.search(query) else []
-    return frozenset(t.text for t in terms if is_name(t, query) or t.spaceless and any(
-        w in t.text or t.text in w for w in han))
+    han = _han_names(query)
+    opening = re.match(rf"\s*([A-Z][\w-]*)\s*{HAN.pattern}", query)
+    return frozenset(t.text for t in terms if t.surface.lower() not in _CALENDAR and (
+        is_name(t, query) or opening is not None and t.surface == opening.group(1)
+        or t.spaceless and any(w in t.text or t.text in w for w in han)))
+
+
+def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
+    """The names a passage's title or headings give that the question does not write.
+
+    A document titled by a name is about that name: "Orlen Vasquez", 青禾科技, "Tidewell
+    Robotics". A Latin word of the title counts when the passage writes it capitalised
+    inside a sentence ("... founded Tidewell Robotics"; title case alone says nothing: "Leave
+    Policy"), a Chinese one when jieba's tagger marks it a proper name; weekdays and months
+    do not count.
+
+    Args:
+        context: the passage's document title and heading path.
+        text: the passage.
+        query: the question.
+
+    Returns:
+        The names in the order the title writes them; empty when it gives none the question
+        does not write (then nothing says the passage is about another subject).
+    """
+    asked = query.lower()
+    latin = [w for w in dict.fromkeys(_TITLE_WORD.findall(context))
+             if w.lower() not in _CALENDAR and not is_stop(w) and w.lower() not in asked
+             and re.search(rf"[\w,;:] {re.escape(w)}\b", text)]
+    return tuple(latin + [w for w in _han_names(context) if w not in query])
+
+
+def _han_names(text: str) -> list[str]:
+    """Words of ``text`` (two characters or more) jieba's tagger marks as proper names."""
+    if not HAN.search(text):
+        return []
+    return [p.word for p in posseg().cut(text) if p.flag in NAME_TAGS and len(p.word) >= 2]
 
 
 def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozenset[str]:
@@ -102,12 +139,15 @@ def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozense
 
 
 def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
-                  full: PassageTerms, doc_term_chunks: Mapping[tuple[int, str], int]
-                  ) -> tuple[str, ...]:
-    """The subject terms when the passage's whole document writes none of them, else ``()``.
+                  full: PassageTerms, doc_term_chunks: Mapping[tuple[int, str], int],
+                  elsewhere: Sequence[str]) -> tuple[str, ...]:
+    """The subject terms when the passage is about another subject, else ``()``.
 
-    Call it for a passage in the question's script only (the per-document counts are of the
-    terms' own forms, not their translations).
+    About another: its whole document writes none of the question's subject terms, and its
+    title names something else (``names_elsewhere``). A document that only omits the name
+    (a leave policy never writing its company's name, a note written under a pronoun) is
+    left to the model. Call it for a passage in the question's script only (the per-document
+    counts are of the terms' own forms, not their translations), with complete counts.
 
     Args:
         terms: the question's content terms.
@@ -115,13 +155,14 @@ def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
         doc_id: the passage's document.
         full: the passage with its title and heading path, as passage terms.
         doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
+        elsewhere: ``names_elsewhere`` of the passage.
 
     Returns:
-        The subject terms as the question wrote them, in its order (then the passage is about
-        another subject); empty when there is no subject or the document writes one.
+        The subject terms as the question wrote them, in its order; empty when there is no
+        subject, the document writes one, or its title names nothing else.
     """
     named = [t for t in terms if t.text in subject]
-    if not named or any(full.has(t) or doc_term_chunks.get((doc_id, t.text), 0)
-                        for t in named):
+    if not named or not elsewhere or any(
+            full.has(t) or doc_term_chunks.get((doc_id, t.text), 0) for t in named):
         return ()
     return tuple(t.surface or t.text for t in named)

@@ -103,12 +103,11 @@ def is_name(term: Term, query: str) -> bool:
     """Whether the query writes ``term`` as a name (Latin script, accents included).
 
     A name is a capitalised word not opening the question ("Australia", "DeepMind",
-    "Dvořák"; or opening it before Chinese text: "Tidewell 有多少员工"), an acronym ("DNC"),
-    or capitalised words joined by hyphens ("Coca-Cola", "Saint-Exupéry"); in a query
-    written in title case or capitals nothing is. Title case: two or more content words
-    after the first, all capitalised ("What Is The Capital Of Australia", "How to Configure
-    the Reverse Proxy"); "When did Hemingway visit Harrow Point Lighthouse?" is not (its
-    "visit").
+    "Dvořák"), an acronym ("DNC"), or capitalised words joined by hyphens ("Coca-Cola",
+    "Saint-Exupéry"); in a query written in title case or capitals nothing is. Title case:
+    two or more content words after the first, all capitalised ("What Is The Capital Of
+    Australia", "How to Configure the Reverse Proxy"); "When did Hemingway visit Harrow
+    Point Lighthouse?" is not (its "visit").
     """
     word = term.surface
     if term.phrase and not _is_hyphenated_name(word):
@@ -122,11 +121,7 @@ def is_name(term: Term, query: str) -> bool:
     rest = [w for w in words[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
     if len(rest) >= 2 and all(w[:1].isupper() for w in rest):
         return False  # "What Is The Capital Of Australia"
-    # the opening word is sentence case in a Latin question, a name before Han text (Chinese
-    # has no capitals: "Tidewell 有多少员工？")
-    opening = words[0] if words else word
-    return ((len(word) >= 2 and word.isupper()) or word != opening
-            or len(words) > 1 and HAN.match(words[1]) is not None)
+    return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
 
 
 def _is_hyphenated_name(word: str) -> bool:

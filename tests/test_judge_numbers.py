@@ -146,6 +146,7 @@ def test_a_scene_number_written_does_not_stand_for_another_number_asked():
     ("In 2019, who won the cup?", {}),
     ("Is 5 a prime number?", {}),
     ("Did Tidewell grow 12% in 2022?", {}),
+    ("青禾T7是哪一年上市的？", {"t": {"7"}}),  # joined to Han text
 ])
 def test_numbered_names_are_a_name_with_its_number(query, names):
     assert numbered_names(query) == {k: frozenset(v) for k, v in names.items()}
@@ -187,3 +188,37 @@ def test_the_judge_fails_a_passage_dating_the_sibling_only():
     (t,) = passage_signals(q3, content_terms(q3), [Passage(1, 1, " ".join(SEAHOUND), "Products",
                                                            0.8, 0.5, 0.5, 1.0)], stats)
     assert t.siblings_apart == () and t.gate
+
+
+def _year(text):
+    return any(y in text for y in ("2008", "2015", "2019", "2020", "2023"))
+
+
+@pytest.mark.parametrize(("query", "sents", "context", "siblings"), [
+    # a version and its parts are one name
+    ("When was Python 3 released?", ["Python 3.0 was released in December 2008."], "", ()),
+    ("When was Python 3.12 released?", ["Python 3 was released in December 2008."], "", ()),
+    ("When did Python 2 reach end of life?",
+     ["Python 3.0 was released in December 2008.", "Python 2.7 reached end of life in 2020."],
+     "", ()),
+    ("When was Python 3.12 released?", ["Python 3.11 was released in October 2022."], "",
+     ()),  # "2022" is no year _year reads: no filled clause
+    ("When was Python 3.12 released?", ["Python 3.11 was released in 2019."], "",
+     ("python 3.11",)),
+    # written of the name asked: in its title, or a sentence before the first answer
+    ("When was the Seahound 2 discontinued?",
+     ["It was discontinued in 2019 when the Seahound 3 launched."], "Seahound 2", ()),
+    ("When was the Seahound 2 discontinued?",
+     ["The Seahound 2 was a small drone.", "It went in 2019 when the Seahound 3 came."], "",
+     ()),
+    # a name ending a sentence, a US date, a name joined to Han text
+    ("When was the Seahound 2 launched?", ["In 2019 Tidewell launched the Seahound 3."], "",
+     ("seahound 3",)),
+    ("When was the Seahound 2 launched?", ["The Seahound 3 was launched on September 9, 2019."],
+     "", ("seahound 3",)),
+    ("青禾T7是哪一年上市的？", ["青禾T8于2019年上市。"], "", ("t 8",)),
+    # a name of one or two letters only in capitals: "a 2 kg printer" is no A2
+    ("How much did the A4 cost in 2019?", ["It is a 2 kg printer sold in 2019."], "", ()),
+])
+def test_siblings_read_review_cases(query, sents, context, siblings):
+    assert siblings_filled(query, sents, _year, context) == siblings
