@@ -96,51 +96,48 @@ def pinyin_candidate(word: str, translations: tuple[str, ...] = ()) -> str:
     return low
 
 
-def pinyin_runs(words: Sequence[str], translations: Callable[[str], Sequence[str]]
-                ) -> dict[int, str]:
+def pinyin_runs(text: str, translations: Callable[[str], Sequence[str]],
+                stop: Callable[[str], bool]) -> dict[str, str]:
     """Runs of capitalised words that together spell one Chinese name in pinyin.
 
-    Two or more consecutive capitalised words, together two to ``PINYIN_MAX_SYLLABLES``
-    syllables (``segmentations`` of their joined spelling): each a word CC-CEDICT does not
-    translate, of one to three syllables ("Yuanshan"), or a single syllable it translates as
-    an English word (the surnames "Fan", "Lin", "He"; "Liu Jie", "Xiang Chong"). An English
-    word of two syllables ends the run ("Bicheng Lake": "Lake" is la-ke, and the lake's name
-    is "Bicheng"); "Hong Kong" reads hongkong (its characters read xiang-gang: no harm).
+    Two or more capitalised words with only spaces between them, together two to
+    ``PINYIN_MAX_SYLLABLES`` syllables (``segmentations`` of their joined spelling), each a
+    word of one syllable or a word CC-CEDICT does not translate of two or three ("Yuanshan");
+    a one-syllable word only as the surname or the one-syllable given name after it ("Zhou",
+    "Fan Tingsong", "Liu Jie": CC-CEDICT gives most single syllables as English words or
+    surnames, so whether it translates them says nothing).
+    Punctuation and stop words end a run ("Li Bai, Du Fu"; "Can Lin Junxian"), and so does a
+    word CC-CEDICT translates ("Bicheng Lake": "Lake" is la-ke, the lake's name "Bicheng").
 
     Args:
-        words: a question's words in order (its Latin text, stop words included).
+        text: a question's Latin text.
         translations: a word's CC-CEDICT translations, by its stem
             (``kb.retrieve.lexicon.Lexicon.chinese``).
+        stop: whether a word is a stop or question word (``kb.retrieve.terms.is_stop``).
 
     Returns:
-        Index into ``words`` -> the run's reading, lower case (``"zhouyuanshan"``), for every
-        word of such a run; empty when there is none.
+        Each word of such a run, as written -> the run's reading in lower case
+        (``"Zhou"`` -> ``"zhouyuanshan"``); empty when there is none.
     """
-    out: dict[int, str] = {}
-    start = 0
-    while start < len(words):
-        end = start
-        while end < len(words) and _name_part(words[end], translations):
-            end += 1
-        low = "".join(w.lower() for w in words[start:end])
-        if end - start >= 2 and segmentations(low):
-            out.update((k, low) for k in range(start, end))
-        start = max(end, start + 1)
+    out: dict[str, str] = {}
+    for chunk in re.split(r"[^A-Za-z\s]+", text):  # punctuation, digits, accents end a run
+        run: list[str] = []
+        for word in [*chunk.split(), ""]:
+            low = word.lower()
+            translated = bool(word) and bool(translations(normalise_word(word)))
+            one = low in _characters()
+            part = bool(word) and word[:1].isupper() and not stop(word) and (
+                one and (not run or len(run) == 1 and run[0].lower() in _characters())
+                or not translated and any(len(w) <= 3 for w in segmentations(low)))
+            if part:
+                run.append(word)
+                continue
+            joined = "".join(run).lower()
+            if len(run) >= 2 and segmentations(joined):
+                out.update((w, joined) for w in run)
+            run = [word] if word and word[:1].isupper() and not stop(word) and (
+                low in _characters()) else []
     return out
-
-
-def _name_part(word: str, translations: Callable[[str], Sequence[str]]) -> bool:
-    """Whether a word may be part of a name in pinyin (see ``pinyin_runs``).
-
-    Capitalised, one to three syllables, and one syllable when CC-CEDICT translates it.
-    """
-    low = word.lower()
-    if not word[:1].isupper() or _ASCII_WORD.fullmatch(low) is None:
-        return False
-    if low in _characters():
-        return True
-    return not translations(normalise_word(word)) and any(len(w) <= 3
-                                                          for w in segmentations(low))
 
 
 def han_runs(text: str) -> str:

@@ -80,7 +80,7 @@ _CLAUSE = re.compile(r"[，；;、()（）]|,\s(?!\d{4}\b)")
 # "（1938年3月—1998年10月）", "(3 May 1890 in Leeds – 12 June 1961)"): no decision
 _SPAN = re.compile(r"[(（][^()（）]{0,40}?\d{3,4}[^()（）]{0,40}?[-–—－~～至]"
                    r"[^()（）]{0,40}?\d{3,4}[^()（）]{0,40}[)）]")
-_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)")
+YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)")
 
 
 def events_named(text: str) -> frozenset[str]:
@@ -139,7 +139,7 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
         return ()
     # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
     # the date asked
-    return kinds_apart(asked, filled_clauses(sents, dated, events_named), _YEAR)
+    return kinds_apart(asked, filled_clauses(sents, dated, events_named), YEAR)
 
 
 def kinds_apart(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],

@@ -62,13 +62,13 @@ from kb.retrieve.crosslang import script_of
 from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import (
+    document_numbers,
     missing_numbers,
     named_numbers,
     sibling_written,
     siblings_filled,
 )
 from kb.retrieve.subject import (
-    document_numbers,
     document_topics,
     named_terms,
     names_elsewhere,
@@ -177,8 +177,8 @@ class Signals:
         dimensions_apart: the same for a length asked in a dimension (depth, height, width)
             where each number in the unit asked measures another.
         subject_apart: the terms other judged documents are about, when the passage is in
-            the question's script and its document writes none of them
-            (``kb.retrieve.subject``; then it fails the gate), else empty.
+            the question's script, its document writes none of them and its title names
+            another (``kb.retrieve.subject``; then it fails the gate), else empty.
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each clause holding one names a sibling ("Seahound 3"; then it
             fails the gate: ``kb.retrieve.numbers.siblings_filled``), else empty.

@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from kb.retrieve.events import filled_clauses, kinds_apart
+from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numerals import arabic_numerals
 from kb.retrieve.terms import Term, is_stop
 from kb.store.textindex import cut_words, has_cjk
@@ -64,6 +64,10 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+# A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
+# a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
+# train split: see bench/README.md)
+NUMBER_SHARE = 0.1
 # a numbered name: a capitalised word and a number ("Seahound 2", "Windows 10", "Python 3.12")
 # or letters and digits in one word ("T7", "CAPP2", "SINOSAT-1")
 _NUMBERED = re.compile(r"(?<![A-Za-z0-9.-])(?:([A-Z][A-Za-z]+) |([A-Za-z]+)-?)(\d+(?:\.\d+)?)"
@@ -188,6 +192,25 @@ def _roman_value(m: re.Match[str]) -> str:
     return str(value) if value else ""
 
 
+def document_numbers(terms: Sequence[Term], doc_id: int, doc_chunks: Mapping[int, int],
+                     doc_term_chunks: Mapping[tuple[int, str], int]) -> set[str]:
+    """The terms (their ``text``) a document writes in ``NUMBER_SHARE`` of its chunks, one at least.
+
+    The numbers among them set the document's scene: a short document (an abstract in three
+    chunks) writing "50 L" once sets it for all its chunks; in a long one the number must
+    recur.
+
+    Args:
+        terms: the question's content terms.
+        doc_id: the passage's document.
+        doc_chunks: document id -> its number of chunks.
+        doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
+    """
+    n = doc_chunks.get(doc_id, 0)
+    return {t.text for t in terms
+            if (k := doc_term_chunks.get((doc_id, t.text), 0)) and k >= NUMBER_SHARE * n}
+
+
 def sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[str]],
                     free: frozenset[str], text: str) -> bool:
     """Whether the passage writes the number of a name whose sibling the question still asks.
@@ -250,7 +273,8 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     Returns:
         The siblings (name and number, sorted) when every filled clause names one and none
         names the number asked; ``()`` when the question names no numbered name, a filled
-        clause names none of its siblings, or the passage is written of the one asked.
+        clause names none of its siblings or more years than siblings, or the passage is
+        written of the one asked.
     """
     asked = numbered_names(query)
     if not asked:
@@ -263,12 +287,14 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
                          for n in p.findall(text))
 
     wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
-    for sentence in [context, *sents]:  # the title, and the sentences before the first answer
-        if named(sentence) & wanted:
+    for i, sentence in enumerate([context, *sents]):  # the title, the sentences before the
+        if named(sentence) & wanted:  # first answer
             return ()
-        if sentence is not context and filled(sentence):
+        if i and filled(sentence):
             break
-    return kinds_apart(wanted, filled_clauses(sents, filled, named))
+    # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
+    # 2019") may hold the one asked
+    return kinds_apart(wanted, filled_clauses(sents, filled, named), YEAR)
 
 
 def _numbered_pattern(name: str) -> re.Pattern[str]:

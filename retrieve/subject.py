@@ -1,8 +1,7 @@
 """What a passage's document is about, and a question asked of another document's subject.
 
 A document is *about* the terms in its title or heading path, and those frequent across its
-chunks (``document_topics``); the numbers it writes in a tenth of its chunks set its scene
-(``document_numbers``). The judge splits a question's terms with it: topic terms (what
+chunks (``document_topics``). The judge splits a question's terms with it: topic terms (what
 the document is about) against focus terms (what is asked of it).
 
 The same reading names the question's *subject* (``subject_terms``): the names it asks about
@@ -31,12 +30,9 @@ from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
-# A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
-# a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
-# train split: see bench/README.md)
-NUMBER_SHARE = 0.1
 _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
 february march april may june july august september october november december""".split())
+_HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in its chunk's text
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
 NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
@@ -68,19 +64,6 @@ def document_topics(terms: Iterable[Term], doc_id: int, context: PassageTerms,
     return topic
 
 
-def document_numbers(terms: Iterable[Term], doc_id: int, doc_chunks: Mapping[int, int],
-                     doc_term_chunks: Mapping[tuple[int, str], int]) -> set[str]:
-    """The terms (their ``text``) a document writes in ``NUMBER_SHARE`` of its chunks, one at least.
-
-    The numbers among them set the document's scene (``kb.retrieve.numbers``): a short
-    document (an abstract in three chunks) writing "50 L" once sets it for all its chunks; in
-    a long one the number must recur.
-    """
-    n = doc_chunks.get(doc_id, 0)
-    return {t.text for t in terms
-            if (k := doc_term_chunks.get((doc_id, t.text), 0)) and k >= NUMBER_SHARE * n}
-
-
 def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
     """The terms (their ``text``) that name something: what a question can be asked *of*.
 
@@ -88,6 +71,13 @@ def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
     Chinese text follows: "Tidewell 有多少员工"), or a Chinese word within or around a word
     of two characters or more jieba's tagger marks as a proper name (``NAME_TAGS``: 林晓岚,
     碧澄湖, 远山 of 周远山; not 战役, 员工). Weekdays and months name no subject ("on Monday").
+
+    Args:
+        query: the question.
+        terms: its content terms (``kb.retrieve.terms.content_terms``).
+
+    Returns:
+        The ``text`` of each naming term; empty when the question names nothing.
     """
     han = _han_names(query)
     opening = re.match(rf"\s*([A-Z][\w-]*)\s*{HAN.pattern}", query)
@@ -97,16 +87,17 @@ def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
 
 
 def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
-    """The names a passage's title or headings give that the question does not write.
+    """The names a passage's document title gives that the question does not write.
 
     A document titled by a name is about that name: "Orlen Vasquez", 青禾科技, "Tidewell
-    Robotics". A Latin word of the title counts when the passage writes it capitalised
-    inside a sentence ("... founded Tidewell Robotics"; title case alone says nothing: "Leave
-    Policy"), a Chinese one when jieba's tagger marks it a proper name; weekdays and months
-    do not count.
+    Robotics". A Latin word of the title (its headings are left out: "## Windows") counts when
+    the passage's prose, its heading lines left out, writes it capitalised inside a sentence
+    ("... founded Tidewell Robotics") and never in lower case (title case says nothing: "#
+    Leave Policy" over "... paid leave"); a Chinese one when jieba's tagger marks it a proper
+    name (青禾 of 青禾科技; not 请假制度). Weekdays and months do not count.
 
     Args:
-        context: the passage's document title and heading path.
+        context: the passage's document title and heading path (" > " between them).
         text: the passage.
         query: the question.
 
@@ -114,11 +105,15 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
         The names in the order the title writes them; empty when it gives none the question
         does not write (then nothing says the passage is about another subject).
     """
+    title = context.split(" > ")[0]
+    prose = "\n".join(line for line in text.splitlines()
+                      if not _HEADING_LINE.match(line) and line.strip() != title.strip())
     asked = query.lower()
-    latin = [w for w in dict.fromkeys(_TITLE_WORD.findall(context))
+    latin = [w for w in dict.fromkeys(_TITLE_WORD.findall(title))
              if w.lower() not in _CALENDAR and not is_stop(w) and w.lower() not in asked
-             and re.search(rf"[\w,;:] {re.escape(w)}\b", text)]
-    return tuple(latin + [w for w in _han_names(context) if w not in query])
+             and re.search(rf"[a-z0-9,;:] {re.escape(w)}\b", prose)
+             and not re.search(rf"\b{re.escape(w.lower())}\b", prose)]
+    return tuple(latin + [w for w in _han_names(title) if w not in query])
 
 
 def _han_names(text: str) -> list[str]:
@@ -134,6 +129,9 @@ def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozense
     Args:
         topics: ``document_topics`` of each judged passage.
         names: ``named_terms`` of the question.
+
+    Returns:
+        The term texts; empty when no judged document is about a name the question writes.
     """
     return frozenset().union(*topics) & names
 

@@ -47,6 +47,7 @@ _KO_ENDING = re.compile(r"(?:입니까|습니까|입니다|습니다|에서|으�
 # scripts matched as substrings, with the digits written among them ("满10年")
 _SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}0-9]+")
 _SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
+_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")  # a question's words ("Coca-Cola" is one)
 
 # English question words and fillers beyond kb.store.textindex.STOPWORDS (which keeps the index's
 # query side unchanged): they say what kind of answer is wanted, not what it is about.
@@ -114,14 +115,21 @@ def is_name(term: Term, query: str) -> bool:
         return False  # a quoted phrase or a lower-case compound ("long-term")
     if term.spaceless or not _LATIN_NAME.fullmatch(word) or not word[:1].isupper():
         return False
-    words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", query)  # "Coca-Cola" is one
-    # title case: every content word after the opening one (capitalised in any sentence) is
-    # capitalised, function words either way ("How to Configure the Reverse Proxy")
-    # a question word counts ("How long is the Jialing River?" is no headline: its "long")
-    rest = [w for w in words[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
-    if len(rest) >= 2 and all(w[:1].isupper() for w in rest):
+    if is_headline(query):
         return False  # "What Is The Capital Of Australia"
+    words = _WORDS.findall(query)
     return (len(word) >= 2 and word.isupper()) or word != (words[0] if words else word)
+
+
+def is_headline(query: str) -> bool:
+    """Whether ``query`` is written in title case, where capitals name nothing.
+
+    Every content word after the opening one (capitalised in any sentence) is capitalised,
+    two at least, function words either way ("How to Configure the Reverse Proxy"); a
+    question word counts ("How long is the Jialing River?" is no headline: its "long").
+    """
+    rest = [w for w in _WORDS.findall(query)[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
+    return len(rest) >= 2 and all(w[:1].isupper() for w in rest)
 
 
 def _is_hyphenated_name(word: str) -> bool:
@@ -186,13 +194,13 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
             words = [(w, tuple(_bigrams(w))) for w in _cjk_words(piece)]
         else:
             named = ""  # the pinyin name just before: "Yueyang" of "Yueyang Tower"
-            spaced = _SPACED_WORD.findall(piece)
-            runs = pinyin_runs(spaced, lexicon.chinese) if lexicon else {}  # "Zhou Yuanshan"
-            for i, w in enumerate(spaced):
+            runs = pinyin_runs(piece, lexicon.chinese, is_stop) if lexicon and not (
+                is_headline(query)) else {}  # "Zhou Yuanshan": one name
+            for w in _SPACED_WORD.findall(piece):
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
                     alt = lexicon.chinese(stem) if lexicon else ()
-                    reading = runs.get(i) or (pinyin_candidate(w, alt) if lexicon else "")
+                    reading = runs.get(w) or (pinyin_candidate(w, alt) if lexicon else "")
                     head = named if not reading and w[:1].isupper() else ""
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))

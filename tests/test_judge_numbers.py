@@ -201,8 +201,6 @@ def _year(text):
     ("When did Python 2 reach end of life?",
      ["Python 3.0 was released in December 2008.", "Python 2.7 reached end of life in 2020."],
      "", ()),
-    ("When was Python 3.12 released?", ["Python 3.11 was released in October 2022."], "",
-     ()),  # "2022" is no year _year reads: no filled clause
     ("When was Python 3.12 released?", ["Python 3.11 was released in 2019."], "",
      ("python 3.11",)),
     # written of the name asked: in its title, or a sentence before the first answer
@@ -217,6 +215,9 @@ def _year(text):
     ("When was the Seahound 2 launched?", ["The Seahound 3 was launched on September 9, 2019."],
      "", ("seahound 3",)),
     ("青禾T7是哪一年上市的？", ["青禾T8于2019年上市。"], "", ("t 8",)),
+    # more years than siblings: one may be the asked one's
+    ("When was the Seahound 2 launched?",
+     ["The Seahound 3 was launched in 2019 to replace the 2015 model."], "", ()),
     # a name of one or two letters only in capitals: "a 2 kg printer" is no A2
     ("How much did the A4 cost in 2019?", ["It is a 2 kg printer sold in 2019."], "", ()),
 ])

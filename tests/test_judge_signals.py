@@ -44,6 +44,7 @@ from kb.retrieve.terms import (
     content_terms,
     coverage,
     idf_of,
+    is_stop,
     passage_terms,
     term_df,
     translation_tokens,
@@ -275,29 +276,36 @@ def test_a_noun_after_a_pinyin_name_is_held_by_the_name_and_its_head_character()
     assert all(not t.pinyin and not t.after_name for t in content_terms(q))
 
 
-@pytest.mark.parametrize(("words", "runs"), [
-    ("When did Zhou Yuanshan die", {2: "zhouyuanshan", 3: "zhouyuanshan"}),
-    # a one-syllable English word is a surname in a run ("fan", "xiang" translate)
-    ("When was Fan Tingsong made bishop", {2: "fantingsong", 3: "fantingsong"}),
-    ("In what period did Xiang Chong live", {4: "xiangchong", 5: "xiangchong"}),
-    ("Tai Chi Chuan", {0: "taichichuan", 1: "taichichuan", 2: "taichichuan"}),
-    # an English word of two syllables ends a run: the lake is "Bicheng" (la-ke)
-    ("How deep is Bicheng Lake", {}),
+@pytest.mark.parametrize(("text", "runs"), [
+    ("When did Zhou Yuanshan die", {"Zhou": "zhouyuanshan", "Yuanshan": "zhouyuanshan"}),
+    # a one-syllable first word is a surname even when CC-CEDICT translates it ("fan")
+    ("When was Fan Tingsong made bishop", {"Fan": "fantingsong", "Tingsong": "fantingsong"}),
+    # punctuation and stop words end a run; a translated word does
+    ("Who were Zhou Yuanshan, Lin Junxian", {"Zhou": "zhouyuanshan", "Yuanshan": "zhouyuanshan",
+                                             "Lin": "linjunxian", "Junxian": "linjunxian"}),
+    ("Can Lin Junxian paint", {"Lin": "linjunxian", "Junxian": "linjunxian"}),
+    # a one-syllable given name after a one-syllable surname, translated or not
+    ("Did Li Bai, Du Fu meet", {"Li": "libai", "Bai": "libai", "Du": "dufu", "Fu": "dufu"}),
+    # ... but no third word: "Die" is no part of the name
+    ("Zhou Yuanshan Die", {"Zhou": "zhouyuanshan", "Yuanshan": "zhouyuanshan"}),
+    ("How deep is Bicheng Lake", {}),  # "Lake" (la-ke) translates: the name is "Bicheng"
     ("Who founded Qinghe Technology", {}),  # one name word: pinyin_candidate reads it
     ("The New York Times", {}),
-    ("Wumingshan Shuihuhai Jiang", {}),  # seven syllables: no name kb reads
+    ("Wumingshan Shuihuhaijiang", {}),  # a word of four syllables is no part of a name
 ])
-def test_a_name_in_several_pinyin_words_is_read_whole(words, runs):
-    lexicon = Lexicon.build([("风扇", ["fan"]), ("湖", ["lake"]), ("乡", ["village"]),
-                             ("向", ["towards"]), ("科技", ["technology"]),
-                             ("江", ["river"]), ("时代", ["times"])])
-    translations = {"fan": ["风扇"], "lake": ["湖"], "xiang": ["乡"], "technolog": ["科技"],
-                    "jiang": ["江"], "time": ["时代"]}
-    assert pinyin_runs(words.split(), lambda stem: translations.get(stem, [])) == runs
-    if runs:
-        terms = content_terms(words + "?", lexicon)
-        assert {t.pinyin for t in terms if t.surface[:1].isupper() and t.pinyin} == set(
-            runs.values())
+def test_a_name_in_several_pinyin_words_is_read_whole(text, runs):
+    translations = {"fan": ["风扇"], "lake": ["湖"], "technolog": ["科技"], "jiang": ["江"],
+                    "time": ["时代"], "bai": ["白"], "fu": ["福"], "paint": ["画"],
+                    "die": ["死"]}
+    assert pinyin_runs(text, lambda stem: translations.get(stem, []), is_stop) == runs
+
+
+def test_a_name_in_a_headline_question_is_read_word_by_word():
+    terms = {t.surface: t for t in content_terms("When Did Zhou Yuanshan Die?",
+                                                  Lexicon.build([]))}
+    assert terms["Yuanshan"].pinyin == "yuanshan"  # capitals name nothing in title case
+    assert content_terms("When did Zhou Yuanshan die?", Lexicon.build([]))[0].pinyin == (
+        "zhouyuanshan")
 
 
 def test_a_name_read_whole_needs_the_whole_name_in_one_run():

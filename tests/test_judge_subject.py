@@ -58,14 +58,19 @@ def test_weekdays_and_months_name_no_subject():
 
 @pytest.mark.parametrize(("context", "text", "query", "names"), [
     # a title naming a person or a firm the passage writes inside a sentence
-    ("Orlen Vasquez", "Orlen Vasquez is an engineer. In 1994 he founded Tidewell.",
-     "When was Ines Bracken born?", ("Vasquez",)),
+    ("Orlen Vasquez", "# Orlen Vasquez\n\nOrlen Vasquez is an engineer. In 1994 he founded "
+     "Tidewell.", "When was Ines Bracken born?", ("Vasquez",)),
     ("Tidewell Robotics", "Tidewell Robotics makes drones.", "Who founded Acme?",
      ("Robotics",)),
     ("青禾科技", "青禾科技成立于2003年。", "Tidewell 有多少员工？", ("青禾",)),
-    # title case alone, a generic title, a weekday, or a name the question writes: none
-    ("Leave Policy", "Employees get 25 days of paid leave.", "How many days do Acme staff "
-     "get?", ()),
+    # title case alone (its heading line in the chunk too), a generic title, a heading, a
+    # weekday, or a name the question writes: none
+    ("Leave Policy", "# Leave Policy\n\nEmployees get 25 days of paid leave.",
+     "How many days do Acme staff get?", ()),
+    ("Deployment Notes", "# Deployment Notes\n\nThe container exposes port 8080.",
+     "What port does the Docker container expose?", ()),
+    ("Remote Access > Windows", "## Windows\n\nOn Windows, the VPN uses port 443.",
+     "What port does the Tidewell VPN gateway use?", ()),
     ("Monday standup", "On Monday the team set the budget.", "What budget was set?", ()),
     ("请假制度", "员工每年享有15天带薪年假。", "青禾科技员工每年有几天年假？", ()),
     ("Orlen Vasquez", "Orlen Vasquez founded Tidewell.", "When was Orlen Vasquez born?", ()),
@@ -151,8 +156,10 @@ NOTES = {
                   "创始人为林晓岚。截至2023年底，公司共有员工4,800人。\n",
     "林晓岚.md": "# 林晓岚\n\n林晓岚，1972年5月8日出生于浙江宁波，中国企业家。2003年，她在杭州"
                 "创办了青禾科技。\n",
-    "leave-policy.md": "Employees get 25 days of paid vacation per year. Unused days expire "
-                       "at the end of March.\n",
+    "leave-policy.md": "# Leave Policy\n\nEmployees get 25 days of paid vacation per year. "
+                       "Unused days expire at the end of March.\n",
+    "deployment.md": "# Deployment Notes\n\nThe Tidewell fleet service runs in a container. The "
+                     "container exposes port 8080.\n",
     "网络.md": "办公室无线网络（Wi-Fi）的名称为 QH-Office，密码为 abc12345。\n",
     "周远山.txt": "周远山\n\n周远山是一位作家和翻译家。他于1938年出生于四川成都，1998年10月3日"
                  "在北京逝世。\n",
@@ -196,13 +203,13 @@ def test_another_subjects_note_is_not_handed_out(notes_db: str, query: str, othe
     assert other in judged and judged[other]["subject_apart"]
     assert not judged[other]["passed"]
     r = kb("--db", notes_db, "search", query, "-n", "6", "--explain")
-    assert "its document writes nothing of the subject asked" in r.stdout
+    assert "its document, titled by another name, writes nothing of the subject asked" in r.stdout
 
 
 @pytest.mark.parametrize(("query", "title"), [
     ("青禾科技有多少员工？", "青禾科技"),
     # notes that never write the company or the loanword's form (a review's cases)
-    ("How many vacation days do Tidewell employees get?", "leave-policy"),
+    ("How many vacation days do Tidewell employees get?", "Leave Policy"),
     ("Wifi 密码是多少？", "网络"),
     ("Who founded Tidewell Robotics?", "Orlen Vasquez"),  # another note, writing the subject
     ("林晓岚是哪一年出生的？", "林晓岚"),

@@ -79,8 +79,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its numbers measure another dimension than the one asked "
                           f"({', '.join(j.dimensions_apart)}); "
                           if j.dimensions_apart else "")
-                       + (f"its document writes nothing of the subject asked "
-                          f"({', '.join(j.subject_apart)}); " if j.subject_apart else "")
+                       + (f"its document, titled by another name, writes nothing of the "
+                          f"subject asked ({', '.join(j.subject_apart)}); "
+                          if j.subject_apart else "")
                        + (f"its dates or numbers are those of a sibling name "
                           f"({', '.join(j.siblings_apart)}); " if j.siblings_apart else "")
                        + f"best sentence: {j.best_sentence[:120]!r}")
