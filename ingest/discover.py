@@ -118,6 +118,10 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                 seen.add(path)
                 yield path
             continue
+        if not path.is_dir():  # a pipe, a socket or a device given directly
+            yield FileOutcome(str(path), "failed",
+                              reason="not a regular file or folder (a pipe, socket or device)")
+            continue
         errors: list[WalkError] = []
         for found in walk_files(path, suffixes, on_error=errors.append,
                                 ignore=IgnoreRules(path, ignore), on_ignored=on_ignored):

@@ -114,6 +114,6 @@ class ProblemLog:
     def save(self, folders: list[Path]) -> None:
         """Write what the batch learnt; records under ``folders`` not met again are dropped."""
         remember_problems(self.store, self._remember)
-        stale = [s for f in folders for s in problems_under(self.store, str(f).rstrip("/"))
-                 if s not in self._met]
+        stale = [s for f in folders if _storable(str(f))  # a name not UTF-8 has no records
+                 for s in problems_under(self.store, str(f).rstrip("/")) if s not in self._met]
         forget_problems(self.store, [*self._forget, *stale])

@@ -231,3 +231,14 @@ def test_counts_of_one_are_singular(tmp_path):
     write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented in 1893.\n")
     r = run("--db", db, "ingest", str(tmp_path / "d"))
     assert "0 added, 1 updated, 1 unchanged, 0 skipped, 0 failed; 1 chunk written," in r.output
+
+
+def test_ingesting_an_empty_folder_says_nothing_was_found(tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = run("--db", str(tmp_path / "kb.db"), "ingest", str(tmp_path / "empty"))
+    assert r.exit_code == 0
+    assert "note: no file to index was found in the paths given" in r.stderr
+    assert "no file to index" not in r.stdout  # data on stdout, messages on stderr
+    write(tmp_path / "d" / "a.md", "# A\n\nSome text.\n")
+    r = run("--db", str(tmp_path / "kb.db"), "ingest", str(tmp_path / "d"))
+    assert "no file to index" not in r.stderr

@@ -362,6 +362,31 @@ def test_a_file_name_that_is_not_utf8_fails_alone(tmp_path):
         assert kb.search("baker bread").references
 
 
+def test_a_file_name_that_is_not_utf8_given_directly_fails_alone(tmp_path):
+    # a new-user trial: given by name (not in a folder walk) it stopped the whole batch with
+    # "'utf-8' codec can't encode character"
+    name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt")
+    with open(name, "wb") as f:
+        f.write(b"The lighthouse keeper lit the lamp at dusk.")
+    ok = write(tmp_path / "ok.txt", "The baker bakes bread at dawn.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([os.fsdecode(name), ok])
+        assert report.count("added") == 1 and report.count("failed") == 1
+        (failed,) = [o for o in report.outcomes if o.action == "failed"]
+        assert "not valid UTF-8" in failed.reason
+        assert kb.search("baker bread").references
+
+
+def test_a_pipe_given_directly_fails_alone_as_no_regular_file(tmp_path):
+    os.mkfifo(tmp_path / "pipe.md")  # read, it would block the batch
+    ok = write(tmp_path / "ok.txt", "The baker bakes bread at dawn.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([tmp_path / "pipe.md", ok])
+        (failed,) = [o for o in report.outcomes if o.action == "failed"]
+        assert failed.reason == "not a regular file or folder (a pipe, socket or device)"
+        assert report.count("added") == 1
+
+
 def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):
     doc = write(tmp_path / "d" / "o.txt", "The ocelot sleeps in the tree.")
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
