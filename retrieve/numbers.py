@@ -64,6 +64,8 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+# a sentence opening with a pronoun is of the numbered name the sentence before opened with
+_PRONOUN = re.compile(r"\s*(?:It|Its|It's|This|They|Their|它|其|该)(?![A-Za-z])")
 # A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
 # a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
 # train split: see bench/README.md)
@@ -262,7 +264,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     version and its parts are one name ("Python 3" and "Python 3.0", "3.12" and "3").
     A passage whose title or headings, or a sentence before its first answer, name the one
     asked is written of it ("# Seahound 2 ... It was retired when the Seahound 3 came"):
-    nothing is decided.
+    nothing is decided. A sentence opening with a pronoun ("It weighs 38 kg.", 它, 该) is of
+    the numbered name the last sentence naming one wrote first ("The Seahound 2 was launched
+    in 2019. It weighs 38 kg.").
 
     Args:
         query: the question.
@@ -292,9 +296,27 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
             return ()
         if i and filled(sentence):
             break
+    clauses: list[tuple[str, frozenset[str]]] = []
+    subject: frozenset[str] = frozenset()  # the numbered name the last naming sentence opened
+    for sentence in sents:
+        own = filled_clauses([sentence], filled, named)
+        if _PRONOUN.match(sentence) and subject:  # "It weighs 38 kg.": of the name before it
+            own = [(c, kinds or subject) for c, kinds in own]
+        clauses += own
+        if first := _first_named(sentence, patterns, asked):
+            subject = first
     # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
     # 2019") may hold the one asked
-    return kinds_apart(wanted, filled_clauses(sents, filled, named), YEAR)
+    return kinds_apart(wanted, clauses, YEAR)
+
+
+def _first_named(text: str, patterns: Mapping[str, re.Pattern[str]],
+                 asked: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The numbered name ``text`` writes first (its subject, most often), or none."""
+    text = unicodedata.normalize("NFKC", text)
+    found = [(m.start(), f"{name} {_as_asked(m.group(1), asked[name])}")
+             for name, p in patterns.items() for m in p.finditer(text)]
+    return frozenset({min(found)[1]}) if found else frozenset()
 
 
 def _numbered_pattern(name: str) -> re.Pattern[str]:

@@ -215,6 +215,12 @@ def _year(text):
     ("When was the Seahound 2 launched?", ["The Seahound 3 was launched on September 9, 2019."],
      "", ("seahound 3",)),
     ("青禾T7是哪一年上市的？", ["青禾T8于2019年上市。"], "", ("t 8",)),
+    # a sentence opening with a pronoun is of the name the sentence before opened with
+    ("When was the Seahound 3 launched?",
+     ["## Seahound 2", "The Seahound 2 is a small drone.", "It was launched in 2019."], "",
+     ("seahound 2",)),
+    ("When was the Seahound 3 launched?",
+     ["The Seahound 3 replaced the Seahound 2.", "It was launched in 2019."], "", ()),
     # more years than siblings: one may be the asked one's
     ("When was the Seahound 2 launched?",
      ["The Seahound 3 was launched in 2019 to replace the 2015 model."], "", ()),
