@@ -64,6 +64,10 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+# a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
+_ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号")
+_ZH_NOT_NAME_END = frozenset("年月日周期第")  # 六月三号 is a day, 第三号 an ordinal
+_TOPIC_CHARS = 30  # a numbered name in a sentence's first 30 characters is what it is about
 # a sentence opening with a pronoun is of the numbered name the sentence before opened with
 _PRONOUN = re.compile(r"\s*(?:It|Its|It's|This|They|Their|它|其|该)(?![A-Za-z])")
 # A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
@@ -241,15 +245,20 @@ def numbered_names(query: str) -> dict[str, frozenset[str]]:
     """The numbered names a question writes: name (lower case) -> its numbers.
 
     "When was the Seahound 2 launched?" -> ``{"seahound": {"2"}}``; "青禾 T7 售价多少？" ->
-    ``{"t": {"7"}}``. A month with a day ("March 3"), a year ("In 2019") and a stop word
-    before a number ("Is 5 ...") name nothing.
+    ``{"t": {"7"}}``; 禾苗一号 -> ``{"禾苗": {"1"}}`` (two Han characters, a number, 号). A
+    month with a day ("March 3", 六月三号), a year ("In 2019") and a stop word before a
+    number ("Is 5 ...") name nothing.
     """
     out: dict[str, set[str]] = {}
-    for m in _NUMBERED.finditer(unicodedata.normalize("NFKC", query)):
+    text = unicodedata.normalize("NFKC", query)
+    for m in _NUMBERED.finditer(text):
         name, number = (m.group(1) or m.group(2)).lower(), m.group(3)
         if m.group(1) and (is_stop(name) or name in _WORD_VALUE or _YEAR.fullmatch(number)):
             continue
         out.setdefault(name, set()).add(number)
+    for m in _ZH_NUMBERED.finditer(text):  # 禾苗一号, 长征5号; not 六月三号
+        if m.group(1)[-1] not in _ZH_NOT_NAME_END:
+            out.setdefault(m.group(1), set()).add(arabic_numerals(m.group(2)))
     return {name: frozenset(numbers) for name, numbers in out.items()}
 
 
@@ -262,11 +271,13 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     number that could answer, as in ``kb.retrieve.events.filled_clauses``) names the same
     name with another number only tells of a sibling ("Seahound 3" for the Seahound 2). A
     version and its parts are one name ("Python 3" and "Python 3.0", "3.12" and "3").
-    A passage whose title or headings, or a sentence before its first answer, name the one
-    asked is written of it ("# Seahound 2 ... It was retired when the Seahound 3 came"):
-    nothing is decided. A sentence opening with a pronoun ("It weighs 38 kg.", 它, 该) is of
-    the numbered name the last sentence naming one wrote first ("The Seahound 2 was launched
-    in 2019. It weighs 38 kg.").
+    A passage whose title or headings name the one asked is written of it ("# Seahound 2 ...
+    It was retired when the Seahound 3 came"), and so is one naming it in a sentence before
+    its first answer unless that answer's sentence opens with a name of its own: nothing is
+    decided. A sentence opening with a pronoun ("It weighs 38 kg.", 它, 该) is also of the
+    numbered name the last sentence naming one wrote first ("The Seahound 2 was launched in
+    2019. It weighs 38 kg."); a clause naming none is of the name its sentence opens with (a
+    list: 禾苗一号于2018年发布。禾苗二号于2020年发布，单台可覆盖50亩).
 
     Args:
         query: the question.
@@ -286,23 +297,29 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     patterns = {name: _numbered_pattern(name) for name in asked}
 
     def named(text: str) -> frozenset[str]:
-        text = unicodedata.normalize("NFKC", text)
+        text = arabic_numerals(unicodedata.normalize("NFKC", text))
         return frozenset(f"{name} {_as_asked(n, asked[name])}" for name, p in patterns.items()
                          for n in p.findall(text))
 
     wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
-    for i, sentence in enumerate([context, *sents]):  # the title, the sentences before the
-        if named(sentence) & wanted:  # first answer
-            return ()
-        if i and filled(sentence):
-            break
+    if named(context) & wanted:
+        return ()
     clauses: list[tuple[str, frozenset[str]]] = []
     subject: frozenset[str] = frozenset()  # the numbered name the last naming sentence opened
+    written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence in sents:
         own = filled_clauses([sentence], filled, named)
+        topic = _first_named(sentence[:_TOPIC_CHARS], patterns, asked)  # it opens with one
+        if own and not answered:
+            answered = True
+            if written_of and not topic:  # "Python 3.12 is out. Released in 2023 (after 3.11)"
+                return ()
         if _PRONOUN.match(sentence) and subject:  # "It weighs 38 kg.": of the name before it
-            own = [(c, kinds or subject) for c, kinds in own]
+            own = [(c, kinds | subject) for c, kinds in own]
+        elif topic:  # 禾苗二号于2020年发布，单台可覆盖50亩: its clauses are of its topic
+            own = [(c, kinds or topic) for c, kinds in own]
         clauses += own
+        written_of |= not answered and bool(named(sentence) & wanted)
         if first := _first_named(sentence, patterns, asked):
             subject = first
     # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
@@ -313,7 +330,7 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
 def _first_named(text: str, patterns: Mapping[str, re.Pattern[str]],
                  asked: Mapping[str, frozenset[str]]) -> frozenset[str]:
     """The numbered name ``text`` writes first (its subject, most often), or none."""
-    text = unicodedata.normalize("NFKC", text)
+    text = arabic_numerals(unicodedata.normalize("NFKC", text))
     found = [(m.start(), f"{name} {_as_asked(m.group(1), asked[name])}")
              for name, p in patterns.items() for m in p.finditer(text)]
     return frozenset({min(found)[1]}) if found else frozenset()
@@ -325,6 +342,8 @@ def _numbered_pattern(name: str) -> re.Pattern[str]:
     A name of one or two letters ("T7", "A4") only in capitals and joined to its number: a
     lower-case "a 2" is an article.
     """
+    if not name.isascii():  # 禾苗一号: digits after arabic_numerals
+        return re.compile(rf"{re.escape(name)}(\d+)号")
     tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
     if len(name) <= 2:
         return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")

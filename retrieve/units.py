@@ -89,6 +89,12 @@ _ZH_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if has_cjk(f)}
 _ZH_MEASURE_ASKED = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
     sorted(map(re.escape, _ZH_FORMS), key=len, reverse=True))
     + r")(?=[的？?，,。！!；;\s吗呢啊]|$)")
+# ... or before its noun, an area or a length of two characters, or 亩: 多少亩农田, 多少公里路
+# (not 多少米饭, 多少比特币)
+_ZH_MEASURE_BEFORE_NOUN = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
+    sorted((re.escape(f) for f, u in _ZH_FORMS.items()
+            if u in ("area", "length") and (len(f) >= 2 or f == "亩")), key=len,
+           reverse=True)) + r")(?=[\u4e00-\u9fff])")
 # (a unit word of four letters or more, and no money: "how many bars / ATMs / pounds" count
 # things or ask a sum; "how many miles per hour" asks a speed)
 _EN_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u]
@@ -125,7 +131,7 @@ def measure_asked(query: str) -> tuple[str, ...]:
     多少 ("面积是多少": ``_NOUN_MEASURES``).
     """
     if has_cjk(query):
-        m = _ZH_MEASURE_ASKED.search(query)
+        m = _ZH_MEASURE_ASKED.search(query) or _ZH_MEASURE_BEFORE_NOUN.search(query)
         if m:
             return (_ZH_FORMS[m.group(1)],)
         m = _ZH_NOUN_ASKED.search(query)

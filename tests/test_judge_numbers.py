@@ -147,6 +147,9 @@ def test_a_scene_number_written_does_not_stand_for_another_number_asked():
     ("Is 5 a prime number?", {}),
     ("Did Tidewell grow 12% in 2022?", {}),
     ("青禾T7是哪一年上市的？", {"t": {"7"}}),  # joined to Han text
+    ("禾苗一号可以覆盖多少亩农田？", {"禾苗": {"1"}}),  # two Han characters, a number, 号
+    ("长征5号是哪一年首飞的？", {"长征": {"5"}}),
+    ("六月三号发生了什么？", {}),  # a day
 ])
 def test_numbered_names_are_a_name_with_its_number(query, names):
     assert numbered_names(query) == {k: frozenset(v) for k, v in names.items()}
@@ -170,9 +173,12 @@ def test_a_date_of_a_sibling_does_not_answer_for_the_name_asked():
     assert siblings_filled("When was the Seahound 2 launched?", both, _dated) == ()
     assert siblings_filled("When was the Seahound 2 launched?",
                            ["The drone was launched in 2019."], _dated) == ()
-    # every dated clause must name a sibling
-    mixed = ["The Seahound 3 was launched in 2019; a refit followed in 2021."]
+    # every dated clause must name a sibling, or be in a sentence opening with one
+    mixed = ["The Seahound 3 was launched in 2019.", "A refit followed in 2021."]
     assert siblings_filled("When was the Seahound 2 launched?", mixed, _dated) == ()
+    topical = ["The Seahound 3 was launched in 2019; a refit followed in 2021."]
+    assert siblings_filled("When was the Seahound 2 launched?", topical, _dated) == (
+        "seahound 3",)
     assert siblings_filled("When was the drone launched?", SEAHOUND, _dated) == ()
 
 
@@ -191,7 +197,7 @@ def test_the_judge_fails_a_passage_dating_the_sibling_only():
 
 
 def _year(text):
-    return any(y in text for y in ("2008", "2015", "2019", "2020", "2023"))
+    return any(y in text for y in ("2008", "2015", "2019", "2020", "2023")) or "亩" in text
 
 
 @pytest.mark.parametrize(("query", "sents", "context", "siblings"), [
@@ -221,6 +227,15 @@ def _year(text):
      ("seahound 2",)),
     ("When was the Seahound 3 launched?",
      ["The Seahound 3 replaced the Seahound 2.", "It was launched in 2019."], "", ()),
+    # a list: a clause naming none is of the name its sentence opens with
+    ("禾苗一号可以覆盖多少亩农田？", ["禾苗一号于2018年5月发布，售价1999元。",
+                          "禾苗二号于2020年11月发布，单台可覆盖50亩农田。"], "", ("禾苗 2",)),
+    ("禾苗二号可以覆盖多少亩农田？", ["禾苗一号于2018年5月发布，售价1999元。",
+                          "禾苗二号于2020年11月发布，单台可覆盖50亩农田。"], "", ()),
+    # written of the one asked, its answer's sentence opening with no name of its own
+    ("When was Python 3.12 released?",
+     ["Python 3.12 is out.", "Released in 2023 (a year after Python 3.11), it adds more."], "",
+     ()),
     # more years than siblings: one may be the asked one's
     ("When was the Seahound 2 launched?",
      ["The Seahound 3 was launched in 2019 to replace the 2015 model."], "", ()),

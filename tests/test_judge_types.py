@@ -370,6 +370,11 @@ def test_units_and_dates_written_other_ways(text, query, filler):
     ("How many hertz is the tone?", ("frequency",)),
     ("How much does the rover weigh?", ("weight",)),
     ("碧澄湖的面积是多少？", ("area",)),  # by its noun
+    # a unit of two characters, or 亩, before its noun (a new-user trial); not 多少米饭
+    ("禾苗一号可以覆盖多少亩农田？", ("area",)),
+    ("跑了多少公里路？", ("length",)),
+    ("每天吃多少米饭？", ()),
+    ("多少克黄金？", ()),
     ("黑褐新箭雀鲷生活在水深多少的海域？", ("length",)),
     # nouns of one physical sense only; none in English (review: "the weight of evidence",
     # "the depth of the tree", 图的深度, 采样温度, 备份频率, BMI体重指数)
