@@ -31,7 +31,7 @@ from kb.types import FileOutcome
 NOT_REMEMBERED = ("cannot read", "not attempted")  # reasons a file's problem is not recorded
 
 
-def _storable(source: str) -> bool:
+def storable(source: str) -> bool:
     """Whether ``source`` can be stored (a file name the file system gave as bytes cannot)."""
     try:
         source.encode("utf-8")
@@ -61,7 +61,7 @@ class ProblemLog:
 
         The outcome is ``skipped`` with the remembered reason and the date it was reported.
         """
-        if path in self.given or not _storable(str(path)):
+        if path in self.given or not storable(str(path)):
             return None
         problem = get_problem(self.store, str(path))
         if problem is None or problem.size == FOLDER_SIZE:
@@ -86,7 +86,7 @@ class ProblemLog:
             remember: whether a failure may be recorded (false after a storage fault).
         """
         source = str(path)
-        if not _storable(source):  # a name that is not UTF-8: reported, never stored
+        if not storable(source):  # a name that is not UTF-8: reported, never stored
             if outcome.action == "failed":
                 self.new.append(outcome.path)
             return
@@ -114,6 +114,6 @@ class ProblemLog:
     def save(self, folders: list[Path]) -> None:
         """Write what the batch learnt; records under ``folders`` not met again are dropped."""
         remember_problems(self.store, self._remember)
-        stale = [s for f in folders if _storable(str(f))  # a name not UTF-8 has no records
+        stale = [s for f in folders if storable(str(f))  # a name not UTF-8 has no records
                  for s in problems_under(self.store, str(f).rstrip("/")) if s not in self._met]
         forget_problems(self.store, [*self._forget, *stale])

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kb.ingest.ignore import IgnoreRules
+from kb.ingest.problems import storable
 from kb.store import Store
 from kb.store.links import forget_links, links_under
 
@@ -36,7 +37,8 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
     Returns:
         The removed sources.
     """
-    folders = [str(p.resolve()).rstrip("/") for p in roots if p.is_dir()]
+    folders = [f for p in roots if p.is_dir()  # a name not UTF-8 has no documents stored
+               and storable(f := str(p.resolve()).rstrip("/"))]
     removed = []
     for doc in store.documents():
         inside = any(doc.source.startswith(f + "/") for f in folders)

@@ -65,11 +65,16 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
-_ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号")
-_ZH_NOT_NAME_END = frozenset("年月日周期第")  # 六月三号 is a day, 第三号 an ordinal
+# (not a numbered place: 3号线, 五号楼, 二号位; not a day: 周六三号; nor numerals: 二十三号)
+_ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号"
+                          r"(?![线楼位院馆门房室厅])")
+_ZH_NOT_NAME_END = frozenset("年月日周期第六天零一二两三四五七八九十百")  # 六月三号, 第三号
+# a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
+_COMPARED = re.compile(r"\s*(?:Like|Unlike|As with|Compared (?:with|to)|Similar to|"
+                       r"与|和|同|跟|相比|比起|像|不同于|继)")
 _TOPIC_CHARS = 30  # a numbered name in a sentence's first 30 characters is what it is about
 # a sentence opening with a pronoun is of the numbered name the sentence before opened with
-_PRONOUN = re.compile(r"\s*(?:It|Its|It's|This|They|Their|它|其|该)(?![A-Za-z])")
+_PRONOUN = re.compile(r"\s*(?:It|Its|It's|This|They|Their|它|该)(?![A-Za-z])")
 # A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
 # a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
 # train split: see bench/README.md)
@@ -257,7 +262,7 @@ def numbered_names(query: str) -> dict[str, frozenset[str]]:
             continue
         out.setdefault(name, set()).add(number)
     for m in _ZH_NUMBERED.finditer(text):  # 禾苗一号, 长征5号; not 六月三号
-        if m.group(1)[-1] not in _ZH_NOT_NAME_END:
+        if m.group(1)[-1] not in _ZH_NOT_NAME_END and m.group(1)[0] not in _ZH_NOT_NAME_END:
             out.setdefault(m.group(1), set()).add(arabic_numerals(m.group(2)))
     return {name: frozenset(numbers) for name, numbers in out.items()}
 
@@ -274,10 +279,12 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     A passage whose title or headings name the one asked is written of it ("# Seahound 2 ...
     It was retired when the Seahound 3 came"), and so is one naming it in a sentence before
     its first answer unless that answer's sentence opens with a name of its own: nothing is
-    decided. A sentence opening with a pronoun ("It weighs 38 kg.", 它, 该) is also of the
-    numbered name the last sentence naming one wrote first ("The Seahound 2 was launched in
-    2019. It weighs 38 kg."); a clause naming none is of the name its sentence opens with (a
-    list: 禾苗一号于2018年发布。禾苗二号于2020年发布，单台可覆盖50亩).
+    decided. A clause naming none is of the one name its sentence writes in its opening
+    words (a list: 禾苗一号于2018年发布。禾苗二号于2020年发布，单台可覆盖50亩; not after "Like",
+    "Unlike", 与, 相比), or, in a sentence opening with a pronoun ("It", "This", 它, 该), of
+    the one name that sentence writes, else of the one name the last naming sentence wrote
+    ("The Seahound 2 was launched in 2019. It weighs 38 kg."; after a sentence naming two,
+    of none).
 
     Args:
         query: the question.
@@ -286,9 +293,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         context: the passage's document title and heading path.
 
     Returns:
-        The siblings (name and number, sorted) when every filled clause names one and none
-        names the number asked; ``()`` when the question names no numbered name, a filled
-        clause names none of its siblings or more years than siblings, or the passage is
+        The siblings (name and number, sorted) when every filled clause is of one and none
+        of the name asked; ``()`` when the question names no numbered name, a filled clause
+        is of no sibling or names more years than siblings, or the passage is
         written of the one asked.
     """
     asked = numbered_names(query)
@@ -297,43 +304,52 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     patterns = {name: _numbered_pattern(name) for name in asked}
 
     def named(text: str) -> frozenset[str]:
-        text = arabic_numerals(unicodedata.normalize("NFKC", text))
-        return frozenset(f"{name} {_as_asked(n, asked[name])}" for name, p in patterns.items()
-                         for n in p.findall(text))
+        return frozenset(n for _, n in _names_at(text, patterns, asked))
 
     wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
     if named(context) & wanted:
         return ()
     clauses: list[tuple[str, frozenset[str]]] = []
-    subject: frozenset[str] = frozenset()  # the numbered name the last naming sentence opened
+    subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence in sents:
         own = filled_clauses([sentence], filled, named)
-        topic = _first_named(sentence[:_TOPIC_CHARS], patterns, asked)  # it opens with one
+        found = _names_at(sentence, patterns, asked)
+        names = frozenset(n for _, n in found)
+        pronoun = _PRONOUN.match(sentence) is not None
+        # its topic: the one name it writes, in its opening words, not after "Like" / 与
+        topic = names if (len(names) == 1 and not pronoun and found[0][0] < _TOPIC_CHARS
+                          and not _COMPARED.match(sentence)) else frozenset()
         if own and not answered:
             answered = True
             if written_of and not topic:  # "Python 3.12 is out. Released in 2023 (after 3.11)"
                 return ()
-        if _PRONOUN.match(sentence) and subject:  # "It weighs 38 kg.": of the name before it
-            own = [(c, kinds | subject) for c, kinds in own]
+        if pronoun:  # "It weighs 38 kg.": of the one name it writes, else the one before it
+            of = names if len(names) == 1 else subject if not names else frozenset()
+            own = [(c, kinds or of) for c, kinds in own]
         elif topic:  # 禾苗二号于2020年发布，单台可覆盖50亩: its clauses are of its topic
             own = [(c, kinds or topic) for c, kinds in own]
         clauses += own
-        written_of |= not answered and bool(named(sentence) & wanted)
-        if first := _first_named(sentence, patterns, asked):
-            subject = first
+        written_of |= not answered and bool(names & wanted)
+        if names:
+            subject = names if len(names) == 1 else frozenset()  # two: "It" is unclear
     # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
     # 2019") may hold the one asked
     return kinds_apart(wanted, clauses, YEAR)
 
 
-def _first_named(text: str, patterns: Mapping[str, re.Pattern[str]],
-                 asked: Mapping[str, frozenset[str]]) -> frozenset[str]:
-    """The numbered name ``text`` writes first (its subject, most often), or none."""
-    text = arabic_numerals(unicodedata.normalize("NFKC", text))
-    found = [(m.start(), f"{name} {_as_asked(m.group(1), asked[name])}")
-             for name, p in patterns.items() for m in p.finditer(text)]
-    return frozenset({min(found)[1]}) if found else frozenset()
+def _names_at(text: str, patterns: Mapping[str, re.Pattern[str]],
+              asked: Mapping[str, frozenset[str]]) -> list[tuple[int, str]]:
+    """The numbered names of ``text`` (name and number, as asked) with where each starts, in order.
+
+    Chinese names are read after ``arabic_numerals`` (禾苗二号), Latin ones as written ("T7一次"
+    is the T7).
+    """
+    text = unicodedata.normalize("NFKC", text)
+    digits = arabic_numerals(text)
+    return sorted((m.start(), f"{name} {_as_asked(m.group(1), asked[name])}")
+                  for name, p in patterns.items()
+                  for m in p.finditer(text if name.isascii() else digits))
 
 
 def _numbered_pattern(name: str) -> re.Pattern[str]:
@@ -343,7 +359,7 @@ def _numbered_pattern(name: str) -> re.Pattern[str]:
     lower-case "a 2" is an article.
     """
     if not name.isascii():  # 禾苗一号: digits after arabic_numerals
-        return re.compile(rf"{re.escape(name)}(\d+)号")
+        return re.compile(rf"{re.escape(name)}(\d+)号(?![线楼位院馆门房室厅])")
     tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
     if len(name) <= 2:
         return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")

@@ -377,6 +377,24 @@ def test_a_file_name_that_is_not_utf8_given_directly_fails_alone(tmp_path):
         assert kb.search("baker bread").references
 
 
+def test_sync_of_a_folder_whose_name_is_not_utf8_fails_its_files_alone(tmp_path):
+    # a review: kb sync crashed while pruning under such a folder, and the other folder's
+    # deleted file stayed indexed
+    bad = os.path.join(os.fsencode(tmp_path), b"caf\xe9dir")
+    os.makedirs(bad)
+    with open(os.path.join(bad, b"b.md"), "wb") as f:
+        f.write(b"The baker bakes bread at dawn.")
+    gone = write(tmp_path / "s" / "a.md", "The ocelot sleeps in the tree.")
+    write(tmp_path / "s" / "c.md", "The lighthouse keeper lit the lamp.")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.sync([tmp_path / "s", os.fsdecode(bad)])
+        assert report.count("added") == 2 and report.count("failed") == 1
+        gone.unlink()
+        report = kb.sync([tmp_path / "s", os.fsdecode(bad)])
+        assert report.removed == (str(gone.resolve()),)
+        assert not kb.search("ocelot sleeps").references
+
+
 def test_a_pipe_given_directly_fails_alone_as_no_regular_file(tmp_path):
     os.mkfifo(tmp_path / "pipe.md")  # read, it would block the batch
     ok = write(tmp_path / "ok.txt", "The baker bakes bread at dawn.")

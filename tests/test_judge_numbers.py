@@ -196,7 +196,7 @@ def test_the_judge_fails_a_passage_dating_the_sibling_only():
     assert t.siblings_apart == () and t.gate
 
 
-def _year(text):
+def _year(text):  # the filler of these cases: a year (not 2018), or an area in 亩, or 分钟
     return any(y in text for y in ("2008", "2015", "2019", "2020", "2023")) or "亩" in text
 
 
@@ -235,6 +235,24 @@ def _year(text):
     # written of the one asked, its answer's sentence opening with no name of its own
     ("When was Python 3.12 released?",
      ["Python 3.12 is out.", "Released in 2023 (a year after Python 3.11), it adds more."], "",
+     ()),
+    # a second review: Han numerals after a Latin name ("T7一次" is the T7), a comparison or
+    # a relative clause, a version cut by the opening words, "Its successor, the Seahound 3",
+    # "It" after a sentence naming two, numbered places (3号线, 五号楼)
+    ("青禾T7续航多少分钟？", ["青禾T7一次充电可以飞行45分钟，于2019年上市。"], "", ()),
+    ("When was Python 3.12 released?",
+     ["Python 3.12 is out.", "Like Python 3.11, it shipped in October 2023."], "", ()),
+    ("When was the Seahound 2 launched?",
+     ["The Seahound 3 replaced the Seahound 2, which was launched in 2015."], "", ()),
+    ("When was Python 3.12 released?",
+     ["As the notes say, a Python 3.12 build, released on 2 October 2023, is faster."], "", ()),
+    ("When was the Seahound 3 launched?",
+     ["The Seahound 2 was retired in 2015.", "Its successor, the Seahound 3, came in 2019."],
+     "", ()),
+    ("When was the Seahound 3 launched?",
+     ["The Seahound 2 was retired in 2015, replaced by the Seahound 3.", "It came in 2019."],
+     "", ()),
+    ("北京地铁3号线是哪一年开通的？", ["北京地铁4号线于2008年开通，3号线一期于2023年开通。"], "",
      ()),
     # more years than siblings: one may be the asked one's
     ("When was the Seahound 2 launched?",
