@@ -10,11 +10,13 @@ organisation or other proper name) that some judged passage's document is about.
 "Tidewell 有多少员工？" over a collection of notes finds the note titled "Tidewell Robotics"
 among its candidates, so "Tidewell" is the subject; a note about another company (青禾科技)
 that never writes "Tidewell" answers a headcount, but of its own company, however well its
-numbers and its 员工 fit. ``other_subject`` fails such a passage:
-its whole document writes none of the question's subject terms. Entity linking reads the
-same way (a mention is resolved to the document whose title names it; Bunescu & Pașca, EACL
-2006); here only its negative is used, and only within the question's script (a document in
-another script writes the subject its own way, which the per-document counts cannot see).
+numbers and its 员工 fit. ``other_subject`` fails such a passage: its whole document writes
+none of the question's subject terms and its title names another (``names_elsewhere``; a
+note that merely never writes its subject, a leave policy, is left alone). Entity linking
+reads the same way (a mention is resolved to the document whose title names it; Bunescu &
+Pașca, EACL 2006); here only its negative is used, and only within the question's script
+(a document in another script writes the subject its own way, which the per-document counts
+cannot see).
 
 Pure functions over plain data (the judge's counts of chunks per document and per term).
 """
