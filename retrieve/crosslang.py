@@ -124,19 +124,18 @@ def pinyin_runs(text: str, translations: Callable[[str], Sequence[str]],
         run: list[str] = []
         for word in [*chunk.split(), ""]:
             low = word.lower()
-            translated = bool(word) and bool(translations(normalise_word(word)))
             one = low in _characters()
-            part = bool(word) and word[:1].isupper() and not stop(word) and (
-                one and (not run or len(run) == 1 and run[0].lower() in _characters())
-                or not translated and any(len(w) <= 3 for w in segmentations(low)))
-            if part:
+            capital = bool(word) and word[:1].isupper() and not stop(word)
+            if capital and (
+                    one and (not run or len(run) == 1 and run[0].lower() in _characters())
+                    or not translations(normalise_word(word))
+                    and any(len(w) <= 3 for w in segmentations(low))):
                 run.append(word)
                 continue
             joined = "".join(run).lower()
             if len(run) >= 2 and segmentations(joined):
                 out.update((w, joined) for w in run)
-            run = [word] if word and word[:1].isupper() and not stop(word) and (
-                low in _characters()) else []
+            run = [word] if capital and one else []  # a surname may open the next run
     return out
 
 

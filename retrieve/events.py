@@ -112,7 +112,7 @@ def other_dimensions_measured(query: str, sents: Sequence[str],
     # a clause with more lengths than bound dimensions ("The 828 m tower rests on piles 50 m
     # deep") may hold the one asked
     return kinds_apart(asked, filled_clauses(sents, measured, dimensions_named),
-                   _LENGTHS) if asked else ()
+                       _LENGTHS) if asked else ()
 
 
 def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], bool],
@@ -144,7 +144,9 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
 
 def kinds_apart(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],
                 fillers: re.Pattern[str] | None = None) -> tuple[str, ...]:
-    """The kinds (events, dimensions) the clauses name instead of the ones asked, sorted.
+    """The kinds (events, dimensions, sibling names) the clauses name instead of those asked.
+
+    Sorted.
 
     ``()`` (nothing decided) when a clause names no kind, a kind asked, or fewer kinds than
     it holds ``fillers`` (years, lengths; no count when ``None``).

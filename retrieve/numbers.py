@@ -43,12 +43,12 @@ _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirte
 _ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
              "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
              "nineteenth twentieth").split()
-_MONTHS = ("january february march april may june july august september october november "
-           "december").split()
+MONTH_NAMES = ("january february march april may june july august september october november "
+               "december").split()
 _WORD_VALUE = ({w: str(i + 1) for i, w in enumerate(_WORDS)}
                | {w: str(i + 1) for i, w in enumerate(_ORDINALS)}
-               | {m: str(i + 1) for i, m in enumerate(_MONTHS)}
-               | {m[:3]: str(i + 1) for i, m in enumerate(_MONTHS) if m != "may"}
+               | {m: str(i + 1) for i, m in enumerate(MONTH_NAMES)}
+               | {m[:3]: str(i + 1) for i, m in enumerate(MONTH_NAMES) if m != "may"}
                | {"sept": "9"})
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*s?")
 # a decade: "1990s", "early-1990s", "80s", "1990年代" (its run keeps the trailing "s")
@@ -63,12 +63,12 @@ _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
-_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
 # (not a numbered place: 3号线, 五号楼, 二号位; not a day: 周六三号; nor numerals: 二十三号)
 _ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号"
                           r"(?![线楼位院馆门房室厅])")
-_ZH_NOT_NAME_END = frozenset("年月日周期第六天零一二两三四五七八九十百")  # 六月三号, 第三号
+# no name opens or ends with these: 六月三号 and 周六三号 are days, 第三号 an ordinal, 二十三号
+_ZH_NOT_NAME_CHARS = frozenset("年月日周期第六天零一二两三四五七八九十百")
 # a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
 _COMPARED = re.compile(r"\s*(?:Like|Unlike|As with|Compared (?:with|to)|Similar to|"
                        r"与|和|同|跟|相比|比起|像|不同于|继)")
@@ -258,11 +258,11 @@ def numbered_names(query: str) -> dict[str, frozenset[str]]:
     text = unicodedata.normalize("NFKC", query)
     for m in _NUMBERED.finditer(text):
         name, number = (m.group(1) or m.group(2)).lower(), m.group(3)
-        if m.group(1) and (is_stop(name) or name in _WORD_VALUE or _YEAR.fullmatch(number)):
+        if m.group(1) and (is_stop(name) or name in _WORD_VALUE or YEAR.fullmatch(number)):
             continue
         out.setdefault(name, set()).add(number)
     for m in _ZH_NUMBERED.finditer(text):  # 禾苗一号, 长征5号; not 六月三号
-        if m.group(1)[-1] not in _ZH_NOT_NAME_END and m.group(1)[0] not in _ZH_NOT_NAME_END:
+        if m.group(1)[-1] not in _ZH_NOT_NAME_CHARS and m.group(1)[0] not in _ZH_NOT_NAME_CHARS:
             out.setdefault(m.group(1), set()).add(arabic_numerals(m.group(2)))
     return {name: frozenset(numbers) for name, numbers in out.items()}
 

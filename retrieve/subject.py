@@ -25,15 +25,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
+from kb.retrieve.numbers import MONTH_NAMES
 from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
-_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
-february march april may june july august september october november december""".split())
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday".split()) | set(MONTH_NAMES)
 _HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in its chunk's text
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
@@ -115,14 +117,19 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
              if w.lower() not in _CALENDAR and not is_stop(w) and w.lower() not in asked
              and re.search(rf"[a-z0-9,;:] {re.escape(w)}\b", prose)
              and not re.search(rf"\b{re.escape(w.lower())}\b", prose)]
-    return tuple(latin + [w for w in _han_names(title) if w not in query])
+    return (*latin, *(w for w in _han_names(title) if w not in query))
 
 
-def _han_names(text: str) -> list[str]:
-    """Words of ``text`` (two characters or more) jieba's tagger marks as proper names."""
+@lru_cache(maxsize=1024)
+def _han_names(text: str) -> tuple[str, ...]:
+    """Words of ``text`` (two characters or more) jieba's tagger marks as proper names.
+
+    Cached: a search asks it of the same document titles, passage after passage.
+    """
     if not HAN.search(text):
-        return []
-    return [p.word for p in posseg().cut(text) if p.flag in NAME_TAGS and len(p.word) >= 2]
+        return ()
+    return tuple(p.word for p in posseg().cut(text)
+                 if p.flag in NAME_TAGS and len(p.word) >= 2)
 
 
 def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozenset[str]:

@@ -14,6 +14,7 @@ Used by ``kb.retrieve.answer_types.novel_filler``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
@@ -86,15 +87,20 @@ _MEASURES = ("weight", "length", "frequency", "area", "volume", "temperature", "
              "pressure")
 _ZH_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u] if has_cjk(f)}
 # (the unit closes the asking phrase: 多少米其林餐厅, 多少比特币, 多少帕金森患者 count things)
-_ZH_MEASURE_ASKED = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
-    sorted(map(re.escape, _ZH_FORMS), key=len, reverse=True))
-    + r")(?=[的？?，,。！!；;\s吗呢啊]|$)")
+
+
+def _zh_asked(forms: Iterable[str], after: str) -> re.Pattern[str]:
+    """多少 or 几 (a magnitude between) before one of ``forms`` (longest first), then ``after``."""
+    return re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
+        sorted(map(re.escape, forms), key=len, reverse=True)) + r")" + after)
+
+
+_ZH_MEASURE_ASKED = _zh_asked(_ZH_FORMS, r"(?=[的？?，,。！!；;\s吗呢啊]|$)")
 # ... or before its noun, an area or a length of two characters, or 亩: 多少亩农田, 多少公里路
 # (not 多少米饭, 多少比特币)
-_ZH_MEASURE_BEFORE_NOUN = re.compile(r"(?:多少|几)\s*(?:万|亿|千|百万)?(" + "|".join(
-    sorted((re.escape(f) for f, u in _ZH_FORMS.items()
-            if u in ("area", "length") and (len(f) >= 2 or f == "亩")), key=len,
-           reverse=True)) + r")(?=[\u4e00-\u9fff])")
+_ZH_MEASURE_BEFORE_NOUN = _zh_asked(
+    (f for f, u in _ZH_FORMS.items() if u in ("area", "length") and (len(f) >= 2 or f == "亩")),
+    r"(?=[\u4e00-\u9fff])")
 # (a unit word of four letters or more, and no money: "how many bars / ATMs / pounds" count
 # things or ask a sum; "how many miles per hour" asks a speed)
 _EN_FORMS = {f: u for u in _MEASURES for f in _UNIT_FORMS[u]
