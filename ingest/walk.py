@@ -126,4 +126,6 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
             elif regular and on_ignored is not None:
                 on_ignored(path, f"unsupported type {path.suffix.lower()}" if path.suffix
                            else "no file extension")
+            elif not regular and on_ignored is not None:  # reading a pipe would wait forever
+                on_ignored(path, "not a regular file (a pipe, socket or device)")
         stack.extend(reversed(subfolders))

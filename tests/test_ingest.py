@@ -357,7 +357,7 @@ def test_a_file_name_that_is_not_utf8_fails_alone(tmp_path):
         report = kb.ingest([tmp_path / "d"])
         assert report.count("added") == 1 and report.count("failed") == 1
         failed = next(o for o in report.outcomes if o.action == "failed")
-        assert "not valid UTF-8" in failed.reason and "\ufffd" in failed.path
+        assert "the file name is not valid UTF-8" in failed.reason and "\ufffd" in failed.path
         failed.path.encode("utf-8")  # printable and JSON-safe
         assert kb.search("baker bread").references
 
@@ -389,6 +389,8 @@ def test_sync_of_a_folder_whose_name_is_not_utf8_fails_its_files_alone(tmp_path)
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
         report = kb.sync([tmp_path / "s", os.fsdecode(bad)])
         assert report.count("added") == 2 and report.count("failed") == 1
+        (failed,) = [o for o in report.outcomes if o.action == "failed"]  # the folder is named
+        assert "the name of its folder" in failed.reason and "caf\ufffddir" in failed.reason
         gone.unlink()
         report = kb.sync([tmp_path / "s", os.fsdecode(bad)])
         assert report.removed == (str(gone.resolve()),)
@@ -403,6 +405,16 @@ def test_a_pipe_given_directly_fails_alone_as_no_regular_file(tmp_path):
         (failed,) = [o for o in report.outcomes if o.action == "failed"]
         assert failed.reason == "not a regular file or folder (a pipe, socket or device)"
         assert report.count("added") == 1
+
+
+def test_a_pipe_in_a_folder_is_reported_ignored_and_never_read(tmp_path):
+    # a new-user trial: it was left out without a word
+    write(tmp_path / "d" / "ok.txt", "The baker bakes bread at dawn.")
+    os.mkfifo(tmp_path / "d" / "pipe.md")  # read, it would block the batch
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([tmp_path / "d"])
+        assert report.count("added") == 1 and report.count("failed") == 0
+        assert report.ignored == (("not a regular file (a pipe, socket or device)", 1),)
 
 
 def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):
