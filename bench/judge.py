@@ -25,7 +25,7 @@ from pathlib import Path
 
 from latency import build, percentile  # bench/latency.py: the same cached indexes
 
-from kb.config import PipelineSettings, SearchOptions
+from kb.config import Config, PipelineSettings, SearchOptions
 from kb.eval.answerability import REFUSE_ALWAYS
 from kb.eval.datasets import dataset_dir, load_queries
 from kb.eval.retrieval import FIXED_TIME, engines_for
@@ -52,7 +52,7 @@ def main() -> None:
     cache = Path(__file__).parent / "cache"
     queries = [q.text for q in load_queries(dataset_dir("scifact"))][: args.queries]
     for n in (int(s) for s in args.sizes.split(",")):
-        kb = build(cache / f"latency-{n}.db", n)
+        kb = build(cache / f"latency-{n}.db", n, Config())
         refused = [kb.search(q, decay=False).insufficient_evidence for q in REFUSE_ALWAYS]
         off, _ = timed(kb, queries, PipelineSettings(judge=False))
         on, judge = timed(kb, queries, PipelineSettings())

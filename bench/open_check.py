@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from latency import build  # noqa: E402  (bench/latency.py)
 
+from kb.config import Config  # noqa: E402
 from kb.store import Store  # noqa: E402
 from kb.store.health import fts_problem, orphans_found, quick_check  # noqa: E402
 
@@ -45,7 +46,7 @@ def main() -> None:
     cache = Path(__file__).parent / "cache"
     cache.mkdir(exist_ok=True)
     path = cache / f"latency-{args.chunks}.db"
-    build(path, args.chunks).close()
+    build(path, args.chunks, Config()).close()
     conn = sqlite3.connect(path, isolation_level=None)
     assert fts_problem(conn) is None
 
