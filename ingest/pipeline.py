@@ -73,7 +73,7 @@ from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.ingest.extract.text import EMPTY_FILE
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from kb.ingest.problems import ProblemLog
+from kb.ingest.problems import ProblemLog, not_utf8
 from kb.ingest.prune import remove_ignored, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
@@ -136,35 +136,11 @@ def _completer(store: Store, llm: LLM) -> Callable[[str], str]:
     return complete
 
 
-def _shown(name: str) -> str:
-    """A name the file system decoded with surrogateescape, undecodable bytes as U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _not_utf8(path: Path) -> str:
-    """Why a path that is not valid UTF-8 is not indexed, naming the part to rename."""
-    if not _encodes(path.name):
-        return "the file name is not valid UTF-8 (rename the file to index it)"
-    folder = next(p for p in reversed(path.parents) if not _encodes(p.name))
-    return (f"the name of its folder {_shown(str(folder))!r} is not valid UTF-8 (rename the "
-            "folder to index its files)")
-
-
-def _encodes(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: ExtractionWorker, *,
                  llm: LLM | None = None, vision: VisionModel | None = None) -> FileOutcome:
     source = str(path)
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError:  # bytes the file system decoded with surrogateescape
-        return FileOutcome(_shown(source), "failed", reason=_not_utf8(path))
+    if (misnamed := not_utf8(path)) is not None:  # bytes decoded with surrogateescape
+        return misnamed
     try:
         stat = path.stat()
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:

@@ -40,6 +40,28 @@ def storable(source: str) -> bool:
     return True
 
 
+def not_utf8(path: Path) -> FileOutcome | None:
+    """The failed outcome of a path that is not valid UTF-8, naming the part to rename.
+
+    Returns ``None`` for a storable path. The path is shown with each undecodable byte as
+    U+FFFD, so the outcome prints and serialises.
+    """
+    if storable(str(path)):
+        return None
+    if not storable(path.name):
+        why = "the file name is not valid UTF-8 (rename the file to index it)"
+    else:
+        folder = next(p for p in reversed(path.parents) if not storable(p.name))
+        why = (f"the name of its folder {_shown(str(folder))!r} is not valid UTF-8 (rename the "
+               "folder to index its files)")
+    return FileOutcome(_shown(str(path)), "failed", reason=why)
+
+
+def _shown(name: str) -> str:
+    """A name the file system decoded with surrogateescape, undecodable bytes as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 class ProblemLog:
     """The problems of one batch against those remembered in ``store``.
 
