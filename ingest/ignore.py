@@ -117,7 +117,7 @@ class IgnoreRules:
         name = path.name
         if is_dir and name in BUILTIN_EXCLUDES:
             return "built-in exclude"
-        if is_dir and (path / "pyvenv.cfg").exists():
+        if is_dir and _is_virtualenv(path):
             return "virtualenv"
         if name.startswith("."):
             return "hidden"
@@ -151,3 +151,14 @@ class IgnoreRules:
             if why is not None:
                 return why
         return None
+
+
+def _is_virtualenv(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyvenv.cfg`` (one that cannot be searched: no).
+
+    The walk then reports a folder it cannot search as one it cannot read.
+    """
+    try:
+        return (folder / "pyvenv.cfg").exists()
+    except OSError:  # e.g. mode 000: Path.exists raises PermissionError
+        return False

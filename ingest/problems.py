@@ -62,6 +62,16 @@ def _shown(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def _key(path: Path) -> str:
+    """The source a problem of ``path`` is remembered under.
+
+    Its path, shown (``_shown``) when not UTF-8: a misnamed file is reported new once, not on
+    every run.
+    """
+    source = str(path)
+    return source if storable(source) else _shown(source)
+
+
 class ProblemLog:
     """The problems of one batch against those remembered in ``store``.
 
@@ -83,9 +93,9 @@ class ProblemLog:
 
         The outcome is ``skipped`` with the remembered reason and the date it was reported.
         """
-        if path in self.given or not storable(str(path)):
+        if path in self.given:
             return None
-        problem = get_problem(self.store, str(path))
+        problem = get_problem(self.store, _key(path))
         if problem is None or problem.size == FOLDER_SIZE:
             return None
         try:
@@ -107,11 +117,7 @@ class ProblemLog:
             outcome: its outcome in this batch (not one ``known`` gave).
             remember: whether a failure may be recorded (false after a storage fault).
         """
-        source = str(path)
-        if not storable(source):  # a name that is not UTF-8: reported, never stored
-            if outcome.action == "failed":
-                self.new.append(outcome.path)
-            return
+        source = _key(path)
         if outcome.action != "failed":
             self._forget.append(source)
             return
@@ -136,6 +142,6 @@ class ProblemLog:
     def save(self, folders: list[Path]) -> None:
         """Write what the batch learnt; records under ``folders`` not met again are dropped."""
         remember_problems(self.store, self._remember)
-        stale = [s for f in folders if storable(str(f))  # a name not UTF-8 has no records
-                 for s in problems_under(self.store, str(f).rstrip("/")) if s not in self._met]
+        stale = [s for f in folders for s in problems_under(self.store, _key(f).rstrip("/"))
+                 if s not in self._met]
         forget_problems(self.store, [*self._forget, *stale])

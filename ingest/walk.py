@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from kb.ingest.ignore import IgnoreRules
 
+NOT_REGULAR = "not a regular file (a pipe, socket or device)"  # never read: a pipe would block
+LINKED_FOLDER = "symlinked folder (not followed)"
+
 WalkErrorKind = Literal["unreadable_folder", "unreadable_file", "symlink_loop",
                         "dangling_symlink"]
 
@@ -65,7 +68,7 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
     followed (no loops); each folder yields its files in sorted order, then its subfolders are
     walked in sorted order, so the walk is deterministic. A yielded path may be a symlink to a
     regular file (the caller resolves and checks it). Other entries (FIFOs, sockets, devices)
-    are not files to read and are passed over.
+    are not files to read and are passed over, reported to ``on_ignored``.
 
     Reported to ``on_error`` instead of being yielded, whatever their suffix (a broken link
     does not show what it was meant to be): a folder whose listing fails (``top`` included),
@@ -77,8 +80,10 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
         on_error: called with each ``WalkError`` as the walk meets it; the walk goes on.
         ignore: the folder's ignore rules, or ``None`` to skip hidden entries only.
         on_ignored: called with (entry, reason) for each entry left out: an ignored file or
-            folder (a folder once, its content never looked at) and, as ``unsupported type
-            .org`` (or ``no file extension``), a file whose suffix is not in ``suffixes``.
+            folder (a folder once, its content never looked at), as ``unsupported type
+            .org`` (or ``no file extension``) a file whose suffix is not in ``suffixes``, as
+            ``NOT_REGULAR`` a FIFO, socket or device (or a link to one), and as
+            ``LINKED_FOLDER`` a symlink to a folder.
     """
     stack = [top]
     while stack:
@@ -113,11 +118,12 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
                         on_error(link_error(path, exc))
                         continue
                     regular = stat.S_ISREG(mode)  # a link to a folder is not followed
+                    other = LINKED_FOLDER if stat.S_ISDIR(mode) else NOT_REGULAR
                 elif entry.is_dir(follow_symlinks=False):
                     subfolders.append(path)
                     continue
                 else:
-                    regular = entry.is_file(follow_symlinks=False)
+                    regular, other = entry.is_file(follow_symlinks=False), NOT_REGULAR
             except OSError as exc:  # the entry's type needed a stat, and it failed
                 on_error(WalkError(path, "unreadable_file", f"cannot read: {exc.strerror or exc}"))
                 continue
@@ -127,5 +133,5 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
                 on_ignored(path, f"unsupported type {path.suffix.lower()}" if path.suffix
                            else "no file extension")
             elif not regular and on_ignored is not None:  # reading a pipe would wait forever
-                on_ignored(path, "not a regular file (a pipe, socket or device)")
+                on_ignored(path, other)
         stack.extend(reversed(subfolders))

@@ -22,7 +22,7 @@ the top ``JUDGE_TOP_N`` candidates:
    passage with no year), or whose dated (or numbered) clauses each tell of another event
    than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
-   name a sibling of the numbered name asked (``numbers.siblings_filled``; also for 什么时候).
+   name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -96,7 +96,6 @@ COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index not
 HAND_OUT_SHARE = 0.5
 # 1 of 5 equally weighted terms sums to 0.19999999999999998: the gate compares with this slack
 EVIDENCE_SLACK = 1e-9
-_NONE: tuple[str, ...] = ()  # no names: what a rule that did not fire gives
 _HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line, as chunks keep their headings
 
 FEATURES: tuple[str, ...] = (
@@ -323,19 +322,20 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
                       else None)
         # no date or number where one is asked outright, in the whole passage (a date in its
-        # title too: "Apache License 2.0 (January 2004)"), nor, in a passage in the question's
-        # script, in or beside a sentence naming its focus (a date in the title still answers)
+        # title too: "Apache License 2.0 (January 2004)")
+        # nor, in a passage in the question's script, in or beside a sentence naming its focus
+        # (a date in the title still answers)
         untyped = gate and demanded is not None and not (filler and wanted == demanded) and (
             novel_filler(f"{p.text}\n{p.context}" if demanded == "date" else p.text,
                          demanded, query, terms) is None
             or not crossed and bool(f_terms)
             and filler_apart(sents, f_terms, demanded, query, terms)
             and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
-        apart = measures = siblings = _NONE
-        # whose date or number it holds (a sibling's also where 什么时候 asks one less outright)
-        sought = demanded or (wanted if wanted in ("date", "number") else None)
-        if gate and not untyped and sought is not None:
-            fits = partial(_fills, kind=sought, query=query, terms=terms)
+        apart: tuple[str, ...] = ()
+        measures: tuple[str, ...] = ()
+        siblings: tuple[str, ...] = ()
+        if gate and not untyped and demanded is not None:  # whose date or number it holds
+            fits = partial(_fills, kind=demanded, query=query, terms=terms)
             siblings = siblings_filled(query, sents, fits, p.context)
             if demanded == "date":
                 apart = other_events_dated(query, sents, fits, p.context)

@@ -171,3 +171,15 @@ def test_a_folder_with_only_routine_exclusions_says_so_in_one_number(tmp_path: P
     assert r.exit_code == 0, r.output
     line = next(x for x in r.output.splitlines() if x.startswith("IGNORED"))
     assert line == "IGNORED  3 routine (hidden entries, .git, node_modules, virtualenvs ...)"
+
+
+def test_a_folder_whose_virtualenv_check_fails_is_no_virtualenv(tmp_path):
+    # a new-user trial: a subfolder of mode 000 made Path.exists raise PermissionError in the
+    # virtualenv check, and the whole batch failed with a traceback (the walk reports such a
+    # folder as one it cannot read). Root can search any folder, so the same OSError is raised
+    # here by a name too long for the file system (ENAMETOOLONG, which Path.exists passes on).
+    rules = IgnoreRules(tmp_path)
+    assert rules.reason(tmp_path / ("x" * 300), is_dir=True) is None
+    venv = tmp_path / "env"
+    write(venv / "pyvenv.cfg", "home = /usr/bin\n")
+    assert rules.reason(venv, is_dir=True) == "virtualenv"

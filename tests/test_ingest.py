@@ -360,6 +360,9 @@ def test_a_file_name_that_is_not_utf8_fails_alone(tmp_path):
         assert "the file name is not valid UTF-8" in failed.reason and "\ufffd" in failed.path
         failed.path.encode("utf-8")  # printable and JSON-safe
         assert kb.search("baker bread").references
+        assert report.new_problems == (failed.path,)
+        again = kb.ingest([tmp_path / "d"])  # remembered: `kb sync --check` alerts once
+        assert again.new_problems == () and again.count("skipped") == 1
 
 
 def test_a_file_name_that_is_not_utf8_given_directly_fails_alone(tmp_path):
@@ -411,10 +414,13 @@ def test_a_pipe_in_a_folder_is_reported_ignored_and_never_read(tmp_path):
     # a new-user trial: it was left out without a word
     write(tmp_path / "d" / "ok.txt", "The baker bakes bread at dawn.")
     os.mkfifo(tmp_path / "d" / "pipe.md")  # read, it would block the batch
+    write(tmp_path / "elsewhere" / "far.md", "The ocelot sleeps in the tree.")
+    (tmp_path / "d" / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
         report = kb.ingest([tmp_path / "d"])
         assert report.count("added") == 1 and report.count("failed") == 0
-        assert report.ignored == (("not a regular file (a pipe, socket or device)", 1),)
+        assert sorted(report.ignored) == [("not a regular file (a pipe, socket or device)", 1),
+                                          ("symlinked folder (not followed)", 1)]
 
 
 def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):

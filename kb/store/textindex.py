@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from kb.config import default_cache_dir
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
@@ -77,6 +78,14 @@ def _jieba() -> Any:
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
+    # its dictionary cache in the user's cache folder: the shared /tmp/jieba.cache of another
+    # user cannot be rewritten (jieba then prints a traceback on the first Chinese search)
+    folder = default_cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        jieba.dt.tmp_dir = str(folder)
+    except OSError:  # no writable cache folder: jieba's default, as before
+        pass
     with _init_lock:
         jieba.initialize()
     return jieba
