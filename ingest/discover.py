@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from kb.ingest.ignore import IgnoreRules
+from kb.ingest.problems import shown
 from kb.ingest.walk import WalkError, link_error, walk_files
 from kb.types import FileOutcome
 
@@ -36,7 +37,8 @@ def walk_outcome(error: WalkError) -> FileOutcome:
     Broken links are ``skipped``; unreadable folders and files are ``failed``.
     """
     broken = error.kind in ("symlink_loop", "dangling_symlink")
-    return FileOutcome(str(error.path), "skipped" if broken else "failed", reason=error.reason)
+    return FileOutcome(shown(str(error.path)), "skipped" if broken else "failed",
+                       reason=error.reason)
 
 
 def _given(raw: Path | str) -> Path:
@@ -119,7 +121,7 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                 yield path
             continue
         if not path.is_dir():  # a pipe, a socket or a device given directly
-            yield FileOutcome(str(path), "failed",
+            yield FileOutcome(shown(str(path)), "failed",
                               reason="not a regular file or folder (a pipe, socket or device)")
             continue
         errors: list[WalkError] = []

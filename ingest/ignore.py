@@ -154,9 +154,9 @@ class IgnoreRules:
 
 
 def _is_virtualenv(folder: Path) -> bool:
-    """Whether ``folder`` holds a ``pyvenv.cfg`` (one that cannot be searched: no).
+    """Whether ``folder`` holds a ``pyvenv.cfg``; ``False`` when it cannot be searched.
 
-    The walk then reports a folder it cannot search as one it cannot read.
+    The walk then reports such a folder as one it cannot read.
     """
     try:
         return (folder / "pyvenv.cfg").exists()

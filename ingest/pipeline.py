@@ -73,7 +73,7 @@ from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
 from kb.ingest.extract.text import EMPTY_FILE
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
-from kb.ingest.problems import ProblemLog, not_utf8
+from kb.ingest.problems import ProblemLog, not_utf8, storable
 from kb.ingest.prune import remove_ignored, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
@@ -226,8 +226,8 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
                 fault = exc
                 outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
             problems.file_done(item, outcome, remember=fault is None)
-        if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and store.get_document(
-                source=outcome.path):
+        if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and storable(
+                str(item)) and store.get_document(source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
                 "to drop it)"))

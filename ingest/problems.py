@@ -16,6 +16,7 @@ met in this batch from one reported before (``kb sync --check`` exits 1 only on 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from kb.store import Store
@@ -43,33 +44,35 @@ def storable(source: str) -> bool:
 def not_utf8(path: Path) -> FileOutcome | None:
     """The failed outcome of a path that is not valid UTF-8, naming the part to rename.
 
-    Returns ``None`` for a storable path. The path is shown with each undecodable byte as
+    The outermost folder whose name is not UTF-8, else the file's name. Returns ``None`` for a
+    storable path. The path is shown with each undecodable byte as
     U+FFFD, so the outcome prints and serialises.
     """
     if storable(str(path)):
         return None
-    if not storable(path.name):
+    folder = next((p for p in reversed(path.parents) if not storable(p.name)), None)
+    if folder is None:
         why = "the file name is not valid UTF-8 (rename the file to index it)"
-    else:
-        folder = next(p for p in reversed(path.parents) if not storable(p.name))
-        why = (f"the name of its folder {_shown(str(folder))!r} is not valid UTF-8 (rename the "
-               "folder to index its files)")
-    return FileOutcome(_shown(str(path)), "failed", reason=why)
+    else:  # the outermost one first: renaming the file alone would not do
+        why = (f"the name of its folder '{shown(str(folder))}' is not valid UTF-8 (rename "
+               "the folder to index its files)")
+    return FileOutcome(shown(str(path)), "failed", reason=why)
 
 
-def _shown(name: str) -> str:
+def shown(name: str) -> str:
     """A name the file system decoded with surrogateescape, undecodable bytes as U+FFFD."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _key(path: Path) -> str:
+def _key(path: Path | str) -> str:
     """The source a problem of ``path`` is remembered under.
 
-    Its path, shown (``_shown``) when not UTF-8: a misnamed file is reported new once, not on
-    every run.
+    Its path; for a name that is not UTF-8, the path shown (``shown``) with a closing "/" no
+    file's path has, so a file renamed to the name shown is not taken for it, and a misnamed
+    file is reported new once, not on every run.
     """
     source = str(path)
-    return source if storable(source) else _shown(source)
+    return source if storable(source) else shown(source) + "/"
 
 
 class ProblemLog:
@@ -93,9 +96,9 @@ class ProblemLog:
 
         The outcome is ``skipped`` with the remembered reason and the date it was reported.
         """
-        if path in self.given:
+        if path in self.given or not storable(str(path)):  # a misnamed one fails each time
             return None
-        problem = get_problem(self.store, _key(path))
+        problem = get_problem(self.store, str(path))
         if problem is None or problem.size == FOLDER_SIZE:
             return None
         try:
@@ -121,7 +124,13 @@ class ProblemLog:
         if outcome.action != "failed":
             self._forget.append(source)
             return
-        self.new.append(outcome.path)
+        if storable(str(path)):
+            self.new.append(outcome.path)
+        else:  # failing every run (``known``), new only when first met or for a new reason
+            before = get_problem(self.store, source)
+            if before is None or before.reason != outcome.reason:
+                self.new.append(outcome.path)
+            outcome = dataclasses.replace(outcome, path=source)
         if remember and outcome.path == source and not outcome.reason.startswith(
                 NOT_REMEMBERED):
             try:
@@ -133,15 +142,16 @@ class ProblemLog:
 
     def folder_failed(self, outcome: FileOutcome) -> None:
         """Note a ``failed`` outcome of a folder (unreadable, or kept as looking unmounted)."""
-        before = get_problem(self.store, outcome.path)
+        source = _key(outcome.path).rstrip("/")
+        before = get_problem(self.store, source)
         if before is None or before.reason != outcome.reason:
-            self.new.append(outcome.path)
-        self._met.add(outcome.path)
-        self._remember.append((outcome.path, FOLDER_SIZE, 0.0, outcome.reason))
+            self.new.append(shown(outcome.path))
+        self._met.add(source)
+        self._remember.append((source, FOLDER_SIZE, 0.0, outcome.reason))
 
     def save(self, folders: list[Path]) -> None:
         """Write what the batch learnt; records under ``folders`` not met again are dropped."""
         remember_problems(self.store, self._remember)
-        stale = [s for f in folders for s in problems_under(self.store, _key(f).rstrip("/"))
+        stale = [s for f in folders for s in problems_under(self.store, shown(str(f)).rstrip("/"))
                  if s not in self._met]
         forget_problems(self.store, [*self._forget, *stale])

@@ -184,8 +184,8 @@ def default_cache_dir() -> Path:
     """The cache folder when none is configured (``KB_CACHE_DIR``, config ``cache_dir``).
 
     The platform's user cache folder (platformdirs): ``~/.cache/kb`` on Linux. It holds
-    ``kb eval``'s indexes (``eval/``), the cross-language lexicon (``lexicon-*.json``) and
-    jieba's dictionary cache (``jieba.cache``).
+    ``kb eval``'s indexes (``eval/``) and the cross-language lexicon (``lexicon-*.json``);
+    jieba's dictionary cache (``jieba.cache``) is always here, whatever ``cache_dir`` says.
     """
     return platformdirs.user_cache_path("kb", appauthor=False)
 

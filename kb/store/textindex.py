@@ -77,15 +77,16 @@ STOPWORDS = frozenset(
 def _jieba() -> Any:
     import jieba
 
-    jieba.setLogLevel(logging.WARNING)
     # its dictionary cache in the user's cache folder: the shared /tmp/jieba.cache of another
-    # user cannot be rewritten (jieba then prints a traceback on the first Chinese search)
+    # user cannot be rewritten; where none can be written, jieba loads its dictionary without
+    # the cache, and says so only at CRITICAL (it printed a traceback on the first search)
     folder = default_cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         jieba.dt.tmp_dir = str(folder)
-    except OSError:  # no writable cache folder: jieba's default, as before
+    except OSError:  # no writable cache folder: jieba's default
         pass
+    jieba.setLogLevel(logging.CRITICAL)
     with _init_lock:
         jieba.initialize()
     return jieba

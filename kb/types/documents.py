@@ -261,8 +261,8 @@ class IngestReport:
         ignored: (reason, entries) pairs, most first: what folder walks left out by rule
             (``built-in exclude``, ``virtualenv``, ``hidden``, ``.gitignore``, ``.kbignore``,
             ``ignore pattern``, ``unsupported type .org``, ``no file extension``, ``not a
-            regular file (a pipe, socket or device)``); an ignored folder counts once, its
-            content unseen.
+            regular file (a pipe, socket or device)``, ``symlinked folder (not followed)``);
+            an ignored folder counts once, its content unseen.
         vectors_written: chunks embedded and committed in this batch (also those of files
             an earlier, interrupted run indexed).
         new_problems: paths of the ``failed`` outcomes not reported by an earlier batch.
