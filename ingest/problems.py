@@ -45,8 +45,8 @@ def not_utf8(path: Path) -> FileOutcome | None:
     """The failed outcome of a path that is not valid UTF-8, naming the part to rename.
 
     The outermost folder whose name is not UTF-8, else the file's name. Returns ``None`` for a
-    storable path. The path is shown with each undecodable byte as
-    U+FFFD, so the outcome prints and serialises.
+    storable path. The path is shown with each undecodable byte as U+FFFD, so the outcome
+    prints and serialises.
     """
     if storable(str(path)):
         return None

@@ -65,8 +65,9 @@ _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
 # (not a numbered place: 3号线, 五号楼, 二号位; not a day: 周六三号; nor numerals: 二十三号)
+_NOT_PLACE = r"(?![线楼位院馆门房室厅])"  # after 号: a line, a building, a seat, a room
 _ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号"
-                          r"(?![线楼位院馆门房室厅])")
+                          + _NOT_PLACE)
 # no name opens or ends with these: 六月三号 and 周六三号 are days, 第三号 an ordinal, 二十三号
 _ZH_NOT_NAME_CHARS = frozenset("年月日周期第六天零一二两三四五七八九十百")
 # a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
@@ -359,7 +360,7 @@ def _numbered_pattern(name: str) -> re.Pattern[str]:
     lower-case "a 2" is an article.
     """
     if not name.isascii():  # 禾苗一号: digits after arabic_numerals
-        return re.compile(rf"{re.escape(name)}(\d+)号(?![线楼位院馆门房室厅])")
+        return re.compile(rf"{re.escape(name)}(\d+)号{_NOT_PLACE}")
     tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
     if len(name) <= 2:
         return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")
