@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
+import numpy as np
+
 from kb.retrieve.crosslang import HAN
-from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, is_stop, passage_terms
+from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, coverage, is_stop, passage_terms
 from kb.retrieve.units import (
     MONTHS,
     ZH_HAO_ASKED,
@@ -120,6 +122,8 @@ _NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|f
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
 # nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
 _BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
+
+HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line, as chunks keep their headings
 
 
 def _bare(text: str, m: re.Match[str]) -> bool:
@@ -344,3 +348,30 @@ def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answer
 def around_sentence(sents: Sequence[str], i: int) -> str:
     """Sentence ``i`` with the one before and the one after it."""
     return " ".join(sents[max(0, i - 1): i + 2])
+
+
+def best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence[float],
+                   f_terms: Sequence[Term], f_weights: Sequence[float], text: str
+                   ) -> tuple[int, float, str]:
+    """The sentence covering the most focus weight, its focus coverage, and where to look.
+
+    Returns ``(index into sents, its focus coverage in [0, 1], the text searched for an
+    answer-type filler)``: the sentence with its neighbours. A heading line ("# Acme
+    Widgets") answers nothing and is chosen only when it is all there is. When no sentence
+    holds a focus term the sentence holding most of the question's terms is taken (its
+    coverage still 0); when none holds any (a question in another language, whose words the
+    passage writes in its own) nothing says where the answer would be, so the filler is
+    looked for in the whole passage.
+    """
+    body = [i for i, s in enumerate(sents) if not HEADING.match(s)] or list(range(len(sents)))
+    basis = (f_terms, f_weights) if f_terms else (terms, weights)
+    covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
+    if max(covers) > 0:
+        best = body[int(np.argmax(covers))]
+        return best, max(covers), around_sentence(sents, best)
+    whole = [coverage(terms, weights, passage_terms(sents[i])) for i in body] if f_terms else covers
+    if max(whole) > 0:
+        best = body[int(np.argmax(whole))]
+        return best, 0.0, around_sentence(sents, best)
+    return body[0], 0.0, text
+

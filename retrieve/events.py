@@ -17,6 +17,12 @@ nothing. Events that blur into each other for one thing are left out, so nothing
 decided for them: a building is built, completed, opened (始建 / 落成 / 开放), a machine or a
 firm 诞生 / 问世 ("came into being") or is "formed", in answers a reader would accept for its
 founding or launch.
+
+A question may also ask of an event the passage never names ("Who founded Greyfin
+Capital?" against a note where the firm only leads a funding round): ``events_unnamed`` reads
+the passage for any word of the event, in either language, from a wider vocabulary
+(``NAMING``: "assassinated", "the founder", "went on sale", 1938年生), so that only a passage
+telling of no such event at all fails.
 """
 
 from __future__ import annotations
@@ -47,6 +53,35 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "发射 发布 推出 上市 首映 出版 发行 首发"),
     )
 }
+# Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
+# their kin ("was assassinated" tells a death, "the founder" a founding, "went on sale" a
+# launch, 1938年生 a birth). Chinese words are matched as substrings here (jieba keeps 不幸遇害
+# one word), English ones as word starts, so the list errs towards naming: a passage it
+# misses fails the gate.
+_PERIODICAL = re.compile(r"\b(?:which|what) publications?\b(?! date| year)", re.I)  # a journal
+NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    name: (re.compile(rf"\b(?:{en})", re.I), re.compile(zh)) for name, en, zh in (
+        ("birth", r"born|births?\b|birthday|birthdate|birthplace|née\b|nee\b|b\.\s*\d|native of",
+         r"出生|生于|生於|生日|诞生|诞辰|出世|降生|\d\s*年(?:\d+\s*月)?(?:\d+\s*日)?生(?![产活成长物意效])"),
+        ("death", r"die|died|dies|dying|dead\b|deaths?\b|kill|fatal|casualt|mortalit|passed away|"
+                  r"pass away|perish|murder|assassinat|execut|drown|suicide|lost (?:his|her|their) "
+                  r"li(?:fe|ves)|d\.\s*\d",
+         r"逝世|去世|死|卒|病逝|身亡|辞世|遇害|过世|离世|阵亡|殉|牺牲|遇刺|被杀|身故|殁|病故|遇难|罹难|"
+         r"自杀|处决|处死|丧生|丧命|伤亡"),
+        ("marriage", r"marri|marry|wedd|wed\b|weds\b|wife|husband|spouse|widow|bride",
+         r"婚|嫁|娶|妻|夫|配偶"),
+        ("founding", r"found(?:ed|er|ers|ing|ress)\b|co-?found|establish|incorporat|set up|"
+                     r"started|formed|created|inception|origin|opened|began",
+         r"成立|创|建立|建于|始建|开业|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建"),
+        ("launch", r"launch|releas|publish|publication|debut|premier|unveil|introduc|"
+                   r"went on sale|on sale|shipped|available|first flight|maiden|announc|"
+                   r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast",
+         r"发射|发布|推出|上市|首映|出版|发行|首发|首飞|问世|面世|上映|播出|开播|公布|升空|发售|"
+         r"开售|亮相|面市|投放|出品|刊"),
+    )
+}
+
+
 # The dimension a length is asked in ("How deep is Lake Merrow?", 碧澄湖的海拔是多少) against
 # the one a passage's number measures ("lies at an elevation of 1,240 metres", "最大水深96米"):
 # depth, height, width. A dimension word counts only bound to a number ("85 m deep", "an
@@ -191,3 +226,30 @@ def filled_clauses(sents: Sequence[str], filled: Callable[[str], bool],
         if carry:
             out.append((carry, frozenset()))
     return out
+
+
+def events_unnamed(query: str, text: str) -> tuple[str, ...]:
+    """The events a question asks of that a passage never names, sorted; ``()`` if none.
+
+    "When was Ossian Velt born?" or "Who founded Greyfin Capital?" against a note that names
+    the person or the firm but tells of no birth or founding: whatever date or name it holds
+    is another event's. An event is asked when the question names one of ``EVENTS`` (a birth,
+    a death, a marriage, a founding, a launch; an office is left out: "studied at" answers
+    "graduated from"); the passage names it by any word of ``NAMING`` in either language (a
+    question in one language over a passage in the other is judged too), or, for a birth or
+    a death, a span of years in brackets (a lifespan).
+
+    Args:
+        query: the question.
+        text: the passage with its document's title and heading path.
+
+    Returns:
+        The names of the events asked (keys of ``EVENTS``) that ``text`` does not name.
+    """
+    asked = events_named(_PERIODICAL.sub("", query)) & NAMING.keys()
+    if not asked:
+        return ()
+    lifespan = bool(_SPAN.search(text))
+    return tuple(sorted(e for e in asked if not (
+        e in ("birth", "death") and lifespan
+        or NAMING[e][0].search(text) or NAMING[e][1].search(text))))

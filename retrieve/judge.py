@@ -22,7 +22,10 @@ the top ``JUDGE_TOP_N`` candidates:
    passage with no year), or whose dated (or numbered) clauses each tell of another event
    than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
-   name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``).
+   name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``); so
+   does a passage, in either script, that names in no word the event the question asks of
+   (a birth, a death, a marriage, a founding, a launch: ``kb.retrieve.events.events_unnamed``;
+   "When was Ossian Velt born?" against board minutes listing him as present).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -42,7 +45,6 @@ Each signal's AUC alone, the model's and the refusal rates are in ``bench/README
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -50,16 +52,17 @@ from functools import partial
 import numpy as np
 
 from kb.retrieve.answer_types import (
+    HEADING,
     AnswerType,
     answer_type,
-    around_sentence,
+    best_sentence,
     filler_apart,
     gated_type,
     novel_filler,
     sentences,
 )
 from kb.retrieve.crosslang import script_of
-from kb.retrieve.events import other_dimensions_measured, other_events_dated
+from kb.retrieve.events import events_unnamed, other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import (
     document_numbers,
@@ -96,7 +99,6 @@ COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index not
 HAND_OUT_SHARE = 0.5
 # 1 of 5 equally weighted terms sums to 0.19999999999999998: the gate compares with this slack
 EVIDENCE_SLACK = 1e-9
-_HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line, as chunks keep their headings
 
 FEATURES: tuple[str, ...] = (
     "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus",
@@ -158,8 +160,9 @@ class Signals:
         focus_found: focus terms the passage holds (as the query wrote them).
         focus_missing: focus terms it lacks.
         topic: topic terms (the passage's document is about them).
-        best_sentence: the sentence covering the most focus weight (``_best_sentence``; for
-            a passage failing the gate, its first sentence that is no heading).
+        best_sentence: the sentence covering the most focus weight
+            (``kb.retrieve.answer_types.best_sentence``; for a passage failing the gate,
+            its first sentence that is no heading).
         answer_type: the type the question asks for (``other``: none checkable).
         type_found: a filler of that type near the best sentence, if any.
         gate: the passage passed the evidence gate.
@@ -182,6 +185,9 @@ class Signals:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each clause holding one names a sibling ("Seahound 3"; then it
             fails the gate: ``kb.retrieve.numbers.siblings_filled``), else empty.
+        events_unnamed: the events the question asks of (a birth, a founding, ...) that
+            the passage never names (``kb.retrieve.events.events_unnamed``; then it fails
+            the gate), else empty.
     """
 
     focus_found: tuple[str, ...]
@@ -198,6 +204,7 @@ class Signals:
     dimensions_apart: tuple[str, ...] = ()
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
+    events_unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,17 +314,18 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         elsewhere = () if crossed or not stats.complete else other_subject(
             terms, subject, p.doc_id, full, stats.doc_term_chunks,
             names_elsewhere(p.context, p.text, query) if subject else ())
-        gate = (crossed or not unknown) and not lacking and not elsewhere and (
+        unnamed = events_unnamed(query, f"{p.text}\n{p.context}")
+        gate = (crossed or not unknown) and not lacking and not elsewhere and not unnamed and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
         missing = [(t, w) for t, w in focus if not holder.has(t)]
         sents = sentences(p.text) or [p.text]
-        opening = next((i for i, x in enumerate(sents) if not _HEADING.match(x)), 0)
+        opening = next((i for i, x in enumerate(sents) if not HEADING.match(x)), 0)
         best, best_cover, filler = opening, 0.0, None  # shown for a passage failing the gate
         if gate:  # sentence evidence only where the model will score the passage
-            best, best_cover, window = _best_sentence(sents, terms, weights, f_terms,
+            best, best_cover, window = best_sentence(sents, terms, weights, f_terms,
                                                       f_weights, p.text)
             filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
                       else None)
@@ -364,37 +372,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
-            subject_apart=elsewhere, siblings_apart=siblings))
+            subject_apart=elsewhere, siblings_apart=siblings, events_unnamed=unnamed))
     return out
 
 
 def _fills(text: str, kind: AnswerType, query: str, terms: Sequence[Term]) -> bool:
     """Whether ``text`` holds a filler of ``kind`` the question does not name."""
     return novel_filler(text, kind, query, terms) is not None
-
-
-def _best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence[float],
-                   f_terms: Sequence[Term], f_weights: Sequence[float], text: str
-                   ) -> tuple[int, float, str]:
-    """The sentence covering the most focus weight, its focus coverage, and where to look.
-
-    Returns ``(index into sents, its focus coverage in [0, 1], the text searched for an
-    answer-type filler)``: the sentence with its neighbours. A heading line ("# Acme
-    Widgets") answers nothing and is chosen only when it is all there is. When no sentence
-    holds a focus term the sentence holding most of the question's terms is taken (its
-    coverage still 0); when none holds any (a question in another language, whose words the
-    passage writes in its own) nothing says where the answer would be, so the filler is
-    looked for in the whole passage.
-    """
-    body = [i for i, s in enumerate(sents) if not _HEADING.match(s)] or list(range(len(sents)))
-    basis = (f_terms, f_weights) if f_terms else (terms, weights)
-    covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
-    if max(covers) > 0:
-        best = body[int(np.argmax(covers))]
-        return best, max(covers), around_sentence(sents, best)
-    whole = [coverage(terms, weights, passage_terms(sents[i])) for i in body] if f_terms else covers
-    if max(whole) > 0:
-        best = body[int(np.argmax(whole))]
-        return best, 0.0, around_sentence(sents, best)
-    return body[0], 0.0, text
-

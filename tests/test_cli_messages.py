@@ -134,7 +134,7 @@ def test_explain_goes_to_stdout_with_the_references(db):
 def test_explain_says_when_the_dates_are_of_another_event(tmp_path):
     db = str(tmp_path / "kb.db")
     write(tmp_path / "d" / "ilse.md", "# Ilse Marrowby\n\nIlse Marrowby is a glass artist "
-          "from Bergen.\n\nIn 1998 she founded the Marrowby Glass Studio.\n")
+          "born in Bergen.\n\nIn 1998 she founded the Marrowby Glass Studio.\n")
     assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
     r = run("--db", db, "search", "When was Ilse Marrowby born?", "--explain")
     assert "WEAK EVIDENCE" in r.stdout
@@ -159,6 +159,20 @@ def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
     assert "degraded" not in r.stderr and "LIKE" not in r.stderr
     assert ("fts: no index hits for this Chinese/Japanese/Korean query; searched the text "
             "directly (LIKE)") in r.stdout
+
+
+def test_explain_says_when_the_event_asked_is_never_named(tmp_path):
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "board.md", "# Board meeting, 8 February 2024\n\nPresent: Mara "
+          "Quenby, Ossian Velt.\n\nThe board approved an office in Lisbon.\n")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    r = run("--db", db, "search", "When was Ossian Velt born?", "--explain")
+    assert "WEAK EVIDENCE" in r.stdout
+    assert "it tells of no birth, the event asked" in r.stdout
+    data = json.loads(run("--db", db, "search", "When was Ossian Velt born?", "--explain",
+                          "--json").stdout)
+    assert data["insufficient_evidence"]
+    assert data["diagnostics"]["judge"][0]["events_unnamed"] == ["birth"]
 
 
 def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):

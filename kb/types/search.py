@@ -188,6 +188,9 @@ class JudgeRecord:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"; it then fails), else empty.
+        events_unnamed: the events the question asks of (a birth, a death, a marriage, a
+            founding, a launch) that the passage names in no word ("When was Ossian Velt
+            born?" against board minutes listing him; it then fails), else empty.
     """
 
     number: int
@@ -204,6 +207,7 @@ class JudgeRecord:
     dimensions_apart: tuple[str, ...] = ()
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
+    events_unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
