@@ -71,6 +71,7 @@ from kb.retrieve.numbers import (
     sibling_written,
     siblings_filled,
 )
+from kb.retrieve.relations import attributes_unnamed
 from kb.retrieve.subject import (
     document_topics,
     named_terms,
@@ -185,8 +186,9 @@ class Signals:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each clause holding one names a sibling ("Seahound 3"; then it
             fails the gate: ``kb.retrieve.numbers.siblings_filled``), else empty.
-        events_unnamed: the events the question asks of (a birth, a founding, ...) that
-            the passage never names (``kb.retrieve.events.events_unnamed``; then it fails
+        asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
+            revenue, ...) the question asks of that the passage names in no word
+            (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
             the gate), else empty.
     """
 
@@ -204,7 +206,7 @@ class Signals:
     dimensions_apart: tuple[str, ...] = ()
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
-    events_unnamed: tuple[str, ...] = ()
+    asked_unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,13 +302,13 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         p_script = script_of(p.text)
         crossed = "none" not in (q_script, p_script) and q_script != p_script
         lacking: tuple[str, ...] = ()
+        titled = f"{p.text}\n{p.context}"  # the passage with its title and headings
         if numbers:  # those its document writes set the scene ("737" in a 737 MAX
             # directive, "50 L" in an abstract's first chunk): it must write one of the others
             exempt = document_numbers(terms, p.doc_id, stats.doc_chunks,
                                       stats.doc_term_chunks) | topic
             free = frozenset(n for n in numbers if not any(  # "CAPP2", "third", "737"
                 t.text in exempt and n in term_numbers[t.text] for t in terms))
-            titled = f"{p.text}\n{p.context}"  # the passage with its title and headings
             lacking = missing_numbers(free, titled)
             if lacking and sibling_written(terms, term_numbers, free, titled):
                 lacking = ()
@@ -314,7 +316,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         elsewhere = () if crossed or not stats.complete else other_subject(
             terms, subject, p.doc_id, full, stats.doc_term_chunks,
             names_elsewhere(p.context, p.text, query) if subject else ())
-        unnamed = events_unnamed(query, f"{p.text}\n{p.context}")
+        unnamed = events_unnamed(query, titled) + attributes_unnamed(query, titled)
         gate = (crossed or not unknown) and not lacking and not elsewhere and not unnamed and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
@@ -372,7 +374,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
-            subject_apart=elsewhere, siblings_apart=siblings, events_unnamed=unnamed))
+            subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed))
     return out
 
 

@@ -168,11 +168,11 @@ def test_explain_says_when_the_event_asked_is_never_named(tmp_path):
     assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
     r = run("--db", db, "search", "When was Ossian Velt born?", "--explain")
     assert "WEAK EVIDENCE" in r.stdout
-    assert "it tells of no birth, the event asked" in r.stdout
+    assert "it says nothing of the birth asked" in r.stdout
     data = json.loads(run("--db", db, "search", "When was Ossian Velt born?", "--explain",
                           "--json").stdout)
     assert data["insufficient_evidence"]
-    assert data["diagnostics"]["judge"][0]["events_unnamed"] == ["birth"]
+    assert data["diagnostics"]["judge"][0]["asked_unnamed"] == ["birth"]
 
 
 def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):

@@ -202,15 +202,15 @@ def test_a_passage_naming_no_focus_term_is_not_failed_by_where_its_date_lies():
     (s,) = _signals(q, ["Harold Pembridge grew up in Leeds. In 1921 he moved to York."],
                           "Harold Pembridge")
     assert s.focus_missing == ("emigrate",) and s.gate and s.events_apart == ()
-    assert s.events_unnamed == ()
+    assert s.asked_unnamed == ()
 
 
 def test_a_date_of_another_event_fails_a_date_question():
     # new-user trials: "When was Ilse Marrowby born?" passed at 88% on a founding year where
     # "born" is in no sentence (so the focus-sentence rule could not say where to look)
     q = "When was Harold Pembridge born?"
-    # (each names a birth, undated: one naming none fails before, kb.retrieve.events
-    # events_unnamed)
+    # (each names a birth, undated: one naming none fails before:
+    # kb.retrieve.events.events_unnamed)
     founded, born, both = _signals(q, [
         "Harold Pembridge was born in Leeds. In 1921 he founded a firm.",
         "Harold Pembridge grew up in Leeds. His birth in 1890 was recorded there.",
@@ -242,14 +242,14 @@ def test_a_passage_naming_no_event_asked_fails():
     listed, born = _signals(q, [
         "Board meeting, 8 February 2024. Present: Harold Pembridge, Ilse Brandt.",
         "Harold Pembridge, born 3 May 1890 in Leeds, trained as a weaver."], "Minutes")
-    assert not listed.gate and listed.events_unnamed == ("birth",)
-    assert born.gate and born.events_unnamed == ()
+    assert not listed.gate and listed.asked_unnamed == ("birth",)
+    assert born.gate and born.asked_unnamed == ()
     (led,) = _signals("Who founded Acme Corporation?",
                       ["In 2021 Acme Corporation raised 45 million dollars."])
-    assert not led.gate and led.events_unnamed == ("founding",)
+    assert not led.gate and led.asked_unnamed == ("founding",)
     (told,) = _signals("Who founded Acme Corporation?",
                        ["Mara Quenby is the founder of Acme Corporation."])
-    assert told.gate and told.events_unnamed == ()
+    assert told.gate and told.asked_unnamed == ()
 
 
 @pytest.mark.parametrize(("query", "text", "unnamed"), [

@@ -84,8 +84,8 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                           if j.subject_apart else "")
                        + (f"its dates or numbers are those of a sibling name "
                           f"({', '.join(j.siblings_apart)}); " if j.siblings_apart else "")
-                       + (f"it tells of no {' or '.join(j.events_unnamed)}, the event asked; "
-                          if j.events_unnamed else "")
+                       + (f"it says nothing of the {' or '.join(j.asked_unnamed)} asked; "
+                          if j.asked_unnamed else "")
                        + f"best sentence: {j.best_sentence[:120]!r}")
 
 

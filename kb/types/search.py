@@ -188,9 +188,11 @@ class JudgeRecord:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"; it then fails), else empty.
-        events_unnamed: the events the question asks of (a birth, a death, a marriage, a
-            founding, a launch) that the passage names in no word ("When was Ossian Velt
-            born?" against board minutes listing him; it then fails), else empty.
+        asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch) and
+            attributes (a headcount, a revenue, a population, a headquarters, a place of
+            study, a successor) the question asks of that the passage names in no word
+            ("When was Ossian Velt born?" against board minutes listing him: ``birth``; it
+            then fails), else empty.
     """
 
     number: int
@@ -207,7 +209,7 @@ class JudgeRecord:
     dimensions_apart: tuple[str, ...] = ()
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
-    events_unnamed: tuple[str, ...] = ()
+    asked_unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
