@@ -32,7 +32,7 @@ from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.status import index_status
-from kb.store import Store, bitindex, reading
+from kb.store import MAX_ROWID, Store, bitindex, reading
 from kb.types import (
     ChunkInContext,
     Document,
@@ -334,8 +334,8 @@ class KnowledgeBase:
         Raises:
             kb.errors.DocumentNotFound: nothing matches ``ref``.
         """
-        doc = (self.store.get_document(doc_id=int(ref)) if ref.isascii() and ref.isdigit()
-               else None)
+        doc = (self.store.get_document(doc_id=int(ref))
+               if ref.isascii() and ref.isdigit() and int(ref) <= MAX_ROWID else None)
         if doc is None:
             doc = self.store.get_document(source=ref) or self.store.get_document(
                 source=str(Path(ref).expanduser().resolve()))
@@ -357,7 +357,8 @@ class KnowledgeBase:
         """
         check_number(chunk_id, "chunk_id", 1)
         check_number(neighbours, "neighbours", 0, MAX_NEIGHBOURS)
-        found = reading.chunk_in_context(self.store, chunk_id, neighbours)
+        found = (reading.chunk_in_context(self.store, chunk_id, neighbours)
+                 if chunk_id <= MAX_ROWID else None)  # past SQLite's ids: none such
         if found is None:
             raise ChunkNotFound(chunk_id)
         return found
@@ -371,7 +372,7 @@ class KnowledgeBase:
             kb.errors.DocumentNotFound: no document has this id.
         """
         check_number(doc_id, "doc_id", 1)
-        found = reading.document_text(self.store, doc_id)
+        found = reading.document_text(self.store, doc_id) if doc_id <= MAX_ROWID else None
         if found is None:
             raise DocumentNotFound(str(doc_id))
         return found

@@ -6,6 +6,7 @@ receives these objects explicitly.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
@@ -269,8 +270,9 @@ class SearchOptions:
 
     Attributes:
         top_k: references to return, 1..TOP_K_MAX.
-        sources: keep documents whose source equals or starts with one of these (a list or
-            tuple of strings; one string is one source).
+        sources: keep documents whose source equals one of these or lies under it (whole
+            path segments: ``/notes`` keeps ``/notes/a.md``, not ``/notes-private/b.md``; a
+            list or tuple of strings; one string is one source).
         source_types: keep documents of these types (``pdf``, ``docx``, ``md``...; one
             string is one type).
         tags: keep documents carrying at least one of these tags (any-of; Markdown front
@@ -288,7 +290,8 @@ class SearchOptions:
     Raises:
         TypeError: ``top_k`` is not an integer, or ``sources``/``source_types``/``tags`` are
             not strings.
-        ValueError: a value is out of range, an unknown type, an empty tag, or not RFC 3339.
+        ValueError: a value is out of range, an unknown type, an empty tag, a source that is
+            no absolute path or URI, or a time not RFC 3339.
     """
 
     top_k: int = TOP_K
@@ -313,6 +316,10 @@ class SearchOptions:
             raise TypeError(f"top_k must be an integer, got {type_name(self.top_k)}")
         for name in ("sources", "source_types", "tags"):  # one string is one value
             object.__setattr__(self, name, _strings(getattr(self, name), name))
+        relative = next((s for s in self.sources if not ABSOLUTE_SOURCE.match(s)), None)
+        if relative is not None:  # it can never match: a search would only say "no evidence"
+            raise ValueError(f"sources must be absolute paths or URIs (a document's source is "
+                             f"its absolute path, see list_documents), got {relative[:80]!r}")
         if not all(map(tag_key, self.tags)):
             raise ValueError(f"tags must be non-empty, got {list(self.tags)!r}")
         object.__setattr__(self, "tags", unique_tags(self.tags))
@@ -327,6 +334,10 @@ class SearchOptions:
         after, before = parse_period(self.created_after, self.created_before)
         object.__setattr__(self, "created_after", after.isoformat() if after else None)
         object.__setattr__(self, "created_before", before.isoformat() if before else None)
+
+
+# A source is an absolute path (POSIX, Windows drive or UNC) or a URI (RFC 3986 scheme).
+ABSOLUTE_SOURCE = re.compile(r"/|\\\\|[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def _strings(value: object, name: str) -> tuple[str, ...]:

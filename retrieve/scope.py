@@ -61,7 +61,7 @@ def scope_notes(store: Store, options: SearchOptions,
         return (EMPTY_NOTE,)
     notes = [f"no document carries tag {tag!r}" for tag in dict.fromkeys(options.tags)
              if not store.any_document(Filters(tag_keys=(tag_key(tag),)))]
-    notes += [f"no document's source is or starts with {source!r}" for source in options.sources
+    notes += [f"no document's source is or lies under {source!r}" for source in options.sources
               if not store.any_document(Filters(sources=(source,)))]
     notes += [f"no document is of type {kind!r}" for kind in dict.fromkeys(options.source_types)
               if not store.any_document(Filters(source_types=(kind,)))]

@@ -62,3 +62,32 @@ def test_one_string_is_one_source_and_one_type(tmp_path, kb_bm25):
     assert [r.source_type for r in result.references] == ["md"]
     result = kb_bm25.search("box kites", sources=str((tmp_path / "b").resolve()), top_k=5)
     assert [r.source_type for r in result.references] == ["txt"]
+
+
+def test_a_folder_source_keeps_what_lies_under_it_not_a_sibling_sharing_its_name(
+        tmp_path, kb_bm25):
+    # an interfaces trial: sources=[".../notes"] handed out ".../notes-private/payroll.md"
+    notes = write(tmp_path / "notes" / "kites.md", "# Box kites\n\nThe kite salary is low.\n")
+    write(tmp_path / "notes-private" / "payroll.md", "# Payroll\n\nThe CEO salary is high.\n")
+    kb_bm25.ingest([tmp_path / "notes", tmp_path / "notes-private"])
+    folder = str((tmp_path / "notes").resolve())
+    for scope in (folder, folder + "/", str(notes.resolve())):
+        result = kb_bm25.search("salary", sources=scope, top_k=5)
+        assert {r.source for r in result.references} == {str(notes.resolve())}, scope
+    result = kb_bm25.search("salary", sources=str(tmp_path.resolve()), top_k=5)
+    assert len({r.source for r in result.references}) == 2  # the parent holds both
+    result = kb_bm25.search("salary", sources=folder[:-1], top_k=5)  # ".../note": no folder
+    assert result.references == () or list(result.references) == []
+    assert result.diagnostics.notes == (f"no document's source is or lies under {folder[:-1]!r}",)
+
+
+def test_a_relative_source_is_a_caller_mistake(kb_bm25):
+    # an interfaces trial: kb.search(q, sources=("notes",)) said only "no evidence", while
+    # the tool and HTTP refused it; a document's source is its absolute path
+    for call in (lambda: kb_bm25.search("kites", sources=("notes",)),
+                 lambda: SearchOptions(sources=["/notes", "notes/kites.md"])):
+        with pytest.raises(ValueError, match="^sources must be absolute paths or URIs .*"
+                                             "got 'notes"):
+            call()
+    assert SearchOptions(sources=("/notes", "C:\\notes", "\\\\host\\share",
+                                  "https://example.org/a")).sources[3] == "https://example.org/a"

@@ -70,7 +70,7 @@ def test_a_source_no_document_matches_is_named(db: str, tmp_path: Path) -> None:
     missing = str(tmp_path / "elsewhere")
     r = kb("--db", db, "search", "--source", missing, *QUERY)
     assert r.exit_code == 0 and "No relevant references found" in r.stdout
-    assert notes(r) == [f"no document's source is or starts with '{missing}'"]
+    assert notes(r) == [f"no document's source is or lies under '{missing}'"]
     handbook = str(Path(db).parent / "docs" / "handbook.md")
     # a scope with -n lifts the cap (kb.retrieve.handout): all five, no note
     assert notes(kb("--db", db, "search", "--source", handbook, "-n", "5", *QUERY)) == []

@@ -111,6 +111,13 @@ def test_the_api_refuses_caller_mistakes_and_missing_ids(kb: KnowledgeBase) -> N
         kb.get_chunk(99999)
     with pytest.raises(DocumentNotFound):
         kb.get_document(99999)
+    # past SQLite's largest id (an interfaces trial: OverflowError, a 500 over HTTP)
+    with pytest.raises(ChunkNotFound):
+        kb.get_chunk(2**63)
+    with pytest.raises(DocumentNotFound):
+        kb.get_document(10**20)
+    with pytest.raises(DocumentNotFound):
+        kb.find_document("9" * 30)
     with pytest.raises(TypeError, match="chunk_id must be an integer, got str"):
         kb.get_chunk("1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="neighbours must be an integer from 0 to 20"):
@@ -209,7 +216,8 @@ def test_mcp_tools_and_resources_return_the_cited_text_with_page_and_heading(
     out = mcp_session(kb, [
         ("get_chunk", {"chunk_id": chunk_id}), ("get_document", {"doc_id": md_id}),
         ("list_documents", {}), ("status", {}),
-        ("get_document", {"doc_id": 99999}), ("get_chunk", {"chunk_id": chunk_id, "x": 1}),
+        ("get_document", {"doc_id": 99999}), ("get_document", {"doc_id": 10**20}),
+        ("get_chunk", {"chunk_id": chunk_id, "x": 1}),
         ("get_chunk", {"chunk_id": "7"}), ("get_chunk", {"chunk_id": 1, "neighbours": 21}),
     ])
     assert set(out["tools"]) >= {"knowledge_search", "get_chunk", "get_document",
@@ -224,8 +232,8 @@ def test_mcp_tools_and_resources_return_the_cited_text_with_page_and_heading(
     assert {d["id"] for d in listed["documents"]} == {pdf_id, md_id}
     assert status["documents"] == 2 and status["fts_integrity"] == "ok"
     kinds = [(is_error, data["error"]["type"]) for is_error, data in errors]
-    assert kinds == [(True, "not_found")] + [(True, "invalid_arguments")] * 3
-    assert "unknown argument(s) x" in errors[1][1]["error"]["message"]
+    assert kinds == [(True, "not_found")] * 2 + [(True, "invalid_arguments")] * 3
+    assert "unknown argument(s) x" in errors[2][1]["error"]["message"]
 
     assert {r.uri for r in out["resources"]} == {f"kb://document/{pdf_id}",
                                                  f"kb://document/{md_id}"}
@@ -268,9 +276,10 @@ def test_http_reads_chunks_documents_and_status_as_the_openapi_says(
             ("/chunks/{chunk_id}", url): client.get(url) for url in (
                 f"/chunks/{chunk_id}", f"/chunks/{chunk_id}?neighbours=0", "/chunks/99999",
                 "/chunks/abc", f"/chunks/{chunk_id}?neighbours=50",
-                f"/chunks/{chunk_id}?limit=3")}
+                f"/chunks/{chunk_id}?limit=3", "/chunks/9223372036854775808")}
         answers |= {("/documents/{doc_id}", url): client.get(url) for url in (
-            f"/documents/{md_id}", "/documents/99999", "/documents/-1")}
+            f"/documents/{md_id}", "/documents/99999", "/documents/-1",
+            "/documents/99999999999999999999999999")}
         answers[("/status", "/status")] = client.get("/status")
         wrong_method = client.post(f"/documents/{md_id}", json={})
     for (path, _url), r in answers.items():
@@ -283,7 +292,8 @@ def test_http_reads_chunks_documents_and_status_as_the_openapi_says(
         f"/chunks/{chunk_id}": 200, f"/chunks/{chunk_id}?neighbours=0": 200,
         "/chunks/99999": 404, "/chunks/abc": 400, f"/chunks/{chunk_id}?neighbours=50": 400,
         f"/chunks/{chunk_id}?limit=3": 400, f"/documents/{md_id}": 200,
-        "/documents/99999": 404, "/documents/-1": 400, "/status": 200}
+        "/documents/99999": 404, "/documents/-1": 400, "/status": 200,
+        "/chunks/9223372036854775808": 404, "/documents/99999999999999999999999999": 404}
     chunk = answers[("/chunks/{chunk_id}", f"/chunks/{chunk_id}")].json()
     assert chunk["chunk"]["page"] == 2 and [p["page"] for p in chunk["before"]] == [1]
     assert answers[("/chunks/{chunk_id}", f"/chunks/{chunk_id}?neighbours=0")].json()[

@@ -327,7 +327,7 @@ def search_options(fn: F) -> F:
                      help=f"References to return, 1-{TOP_K_MAX} (default {TOP_K}: only those "
                      "the judge passes; given, this many: the rest flagged weak)."),
         click.option("--source", multiple=True, help="Only documents whose source path "
-                     "equals or starts with this (repeatable)."),
+                     "is this file or lies under this folder (repeatable)."),
         click.option("--type", "type_", multiple=True,
                      help="Only documents of this type: pdf, docx, html, md, txt (repeatable)."),
         click.option("--tag", multiple=True, help="Only documents tagged this in their front "

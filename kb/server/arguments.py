@@ -9,7 +9,6 @@ dates by ``kb.config.SearchOptions``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +27,6 @@ from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 
 MAX_FILTER_VALUES = 50  # per filter list (sources, source_types, tags)
 MAX_INGEST_PATHS = 100  # per knowledge_ingest call
-# A source is an absolute path (POSIX, Windows drive or UNC) or a URI (RFC 3986 scheme).
-_ABSOLUTE = re.compile(r"/|\\\\|[A-Za-z][A-Za-z0-9+.-]*:")
 
 _STRING_LIST = {"type": "array", "items": {"type": "string", "minLength": 1},
                 "maxItems": MAX_FILTER_VALUES}
@@ -47,7 +44,8 @@ INPUT_SCHEMA: dict[str, Any] = {
                                  "weak_evidence."},
         "sources": {**_STRING_LIST,
                     "description": "Only documents whose source (absolute file path or URI) "
-                                   "equals or starts with one of these, e.g. a folder path."},
+                                   "equals one of these or lies under it, e.g. a folder path "
+                                   "(/notes holds /notes/a.md, not /notes-private/b.md)."},
         "source_types": {"type": "array", "maxItems": MAX_FILTER_VALUES,
                          "items": {"type": "string", "enum": list(SOURCE_TYPES)},
                          "description": "Only documents of these types."},
@@ -157,10 +155,6 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= TOP_K_MAX:
         raise ValueError(f"top_k must be an integer from 1 to {TOP_K_MAX}, got {_short(top_k)}")
     sources = _string_list(args.get("sources"), "sources", MAX_FILTER_VALUES)
-    relative = next((s for s in sources if not _ABSOLUTE.match(s)), None)
-    if relative is not None:  # it can never match: a search would only say "no evidence"
-        raise ValueError(f"sources must be absolute paths or URIs (a document's source is its "
-                         f"absolute path, see list_documents), got {_short(relative)}")
     types = tuple(dict.fromkeys(t.lower().lstrip(".") for t in _string_list(
         args.get("source_types"), "source_types", MAX_FILTER_VALUES)))
     tags = _string_list(args.get("tags"), "tags", MAX_FILTER_VALUES)

@@ -63,6 +63,7 @@ DEFAULT_PORT = 8765  # an arbitrary unprivileged port; --port changes it
 MIN_TOKEN_CHARS = 16  # ~96 bits from `secrets.token_urlsafe(12)`; shorter is guessable
 MAX_BODY_BYTES = 1_048_576  # 1 MiB: arguments and paths, never documents
 TIMEOUT_S = 30.0  # per-connection socket timeout (slow clients cannot pin a thread)
+LISTEN_BACKLOG = 128  # pending connections queued before the kernel refuses more
 _ANSWERED = object()  # sentinel: the request was already answered with an error
 STATUS = {"invalid_arguments": 400, "refused": 403, "not_found": 404, "failed": 500}
 ENDPOINTS = {"/search": "POST", "/context": "POST", "/ingest": "POST", "/documents": "GET",
@@ -133,6 +134,9 @@ class KbHTTPServer(ThreadingHTTPServer):
     """A threading HTTP server holding the knowledge base and the settings."""
 
     daemon_threads = True
+    # connections the kernel holds while every thread is busy (the standard library's 5 reset
+    # 26 of 50 clients sending a search at once: an interfaces trial)
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, kb: KnowledgeBase, settings: ServeSettings) -> None:
         self.kb = kb
@@ -216,7 +220,15 @@ class Handler(BaseHTTPRequestHandler):
         self._consumed = True
         example = '{"paths": [...]}' if self.path.startswith("/ingest") else '{"query": "..."}'
         try:
-            return decode_json(self.rfile.read(int(length)), example=example)
+            raw = self.rfile.read(int(length))
+        except TimeoutError:
+            raw = b""  # the client stopped sending before Content-Length bytes
+        if len(raw) < int(length):
+            self._fail(400, "invalid_arguments", f"the body ended before its Content-Length "
+                       f"({length} bytes) arrived (waited up to {TIMEOUT_S:g} s)")
+            return _ANSWERED
+        try:
+            return decode_json(raw, example=example)
         except ValueError as exc:
             self._fail(400, "invalid_arguments", str(exc))
             return _ANSWERED

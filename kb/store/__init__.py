@@ -35,6 +35,7 @@ from kb.store.search import SearchPrimitives, VectorMatrix
 from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
 from kb.types import Chunk, ChunkDraft, Document, DocumentRow, tag_key, unique_tags
 
+MAX_ROWID = 2**63 - 1  # SQLite's largest INTEGER: no row has a larger id
 DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (? = live key)
     "UPDATE documents SET status = CASE WHEN models_pending THEN 'pending_models' "
     "WHEN EXISTS (SELECT 1 FROM chunks ch WHERE ch.doc_id = documents.id AND "

@@ -36,7 +36,8 @@ class Filters:
     """Scope of a search, applied inside each search before any top-k cut.
 
     Attributes:
-        sources: keep chunks whose document source equals, or starts with, one of these.
+        sources: keep chunks whose document source equals one of these or lies under it
+            (whole path segments: ``/notes`` keeps ``/notes/a.md``, not ``/notes-private``).
         source_types: keep chunks whose document type is one of these.
         doc_ids: keep chunks of these documents; ``None``: no such restriction.
         tag_keys: keep chunks whose document carries at least one of these tags, given as
@@ -60,9 +61,10 @@ class Filters:
         params: list[str] = []
         if self.sources:
             ors = []
-            for s in self.sources:
+            for s in self.sources:  # a folder holds what lies under it, not a sibling
+                under = s if s.endswith("/") else f"{s}/"  # "/notes": not "/notes-private"
                 ors.append("(d.source = ? OR substr(d.source, 1, length(?)) = ?)")
-                params += [s, s, s]
+                params += [s, under, under]
             parts.append("(" + " OR ".join(ors) + ")")
         if self.source_types:
             parts.append(f"d.source_type IN ({','.join('?' * len(self.source_types))})")
