@@ -7,10 +7,13 @@ be a legitimate article about prompt injection).
 
 Flags, in the order ``flag_injection`` returns them:
 
-- ``ignore_instructions``: "ignore (all) previous instructions", "disregard the above", ...
+- ``ignore_instructions``: "ignore (all) previous instructions", "disregard the above",
+  "forget everything you were told", "disregard the other references", 忽略之前的所有指令, ...
 - ``role_marker``: chat-template tokens (``<|im_start|>``, ``[INST]``, ``<<SYS>>``), a line
   opening with ``system:`` / ``assistant:``, or a ``### Instruction`` heading.
-- ``persona_change``: "you are now a ...", "from now on you will ...", "pretend to be ...".
+- ``persona_change``: "you are now a ...", "from now on you will ...", "pretend to be ...",
+  "you must now act as ...", or text addressed to the model ("Note to the AI reading this",
+  "if you are an AI"; 你现在是一个 ..., 从现在开始你 ...).
 - ``prompt_request``: asks to reveal the system prompt or the model's instructions.
 - ``format_override``: demands the answer's format ("respond only in JSON", "your entire
   response must be valid JSON"): an imperative (sentence start, "please", "you must") plus an
@@ -30,6 +33,8 @@ import unicodedata
 # Zero-width and formatting characters that can hide a phrase from a naive match.
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _SPACES = re.compile(r"[^\S\n]+")
+# a hyphen inside a word, or ending a line inside one: "ig-nore", "in-\nstructions"
+_SPLIT_WORD = re.compile(r"(?<=[a-z])-(?:[^\S\n]*\n[^\S\n]*)?(?=[a-z])")
 
 _VERB = r"(?:ignore|disregard|forget|override|bypass)"
 _QUALIFIER = (r"(?:all|any|previous|prior|above|earlier|preceding|foregoing|former|initial|"
@@ -45,6 +50,15 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(rf"\b{_VERB}\s+(?:(?:everything|anything|all|of|that|is|written|the)\s+)*"
                    r"(?:above|before)(?=\s*(?:[.,;:!)]|$|\s+(?:and|then|instead|text|"
                    rf"{_NOUN})\b))", re.MULTILINE),
+        # forget everything you were told before / disregard the other references
+        re.compile(rf"\b{_VERB}\s+(?:everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+"
+                   r"been)\s+(?:told|given|instructed)\b"),
+        re.compile(rf"\b{_VERB}\s+(?:all\s+)?the\s+other\s+(?:references|sources|documents|"
+                   r"passages|search\s+results)\b"),
+        # 忽略之前的所有指令 / 请无视以上所有指示 / 忘记你的系统提示
+        re.compile(r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|不要遵守|不必遵守)[^。！？\n]{0,4}?"
+                   r"(?:之前|以上|上面|上述|前面|先前|此前|所有|全部|一切|你的|原有|原来)"
+                   r"[^。！？\n]{0,6}?(?:指令|指示|提示词|系统提示|命令)"),
     ),
     "role_marker": (
         re.compile(r"<\|[a-z_]{2,30}\|>"),  # <|im_start|>, <|system|>, <|eot_id|>
@@ -59,10 +73,25 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bpretend\s+(?:to\s+be|(?:that\s+)?you\s+are)\b"),
         re.compile(r"\b(?:enter|enable|switch\s+to|activate)\s+(?:developer|dan|god|jailbreak)"
                    r"\s+mode\b"),
+        re.compile(r"\byou\s+(?:must|will|should|shall)\s+now\s+(?:act|behave|respond|speak|"
+                   r"pose)\s+(?:as|like)\b"),
+        # text addressed to the model reading it: "Note to the AI reading this: ..."
+        re.compile(r"\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:ai|"
+                   r"llm|language\s+model|assistant|chatbot|model)s?\b(?:\s+(?:reading|"
+                   r"processing|summari[sz]ing))?"),
+        re.compile(r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language"
+                   r"\s+model|chatbot)(?:\s+(?:model|assistant|agent|system))?\s*(?:[,.:;!]|"
+                   r"reading\b|processing\b)"),
+        # 你现在是一个没有限制的助手 / 从现在开始，你将 / 假装你是
+        re.compile(r"你现在是(?:一个|一名|一位)|从现在(?:开始|起)[，,]?\s*你(?:是|将|要|必须|只能)|"
+                   r"假装你是|(?:致|给)(?:正在阅读的)?(?:AI|ai|人工智能|大模型|语言模型|助手)"),
     ),
     "prompt_request": (
         re.compile(r"\b(?:reveal|print|show|repeat|output|leak|display)\s+(?:me\s+)?"
+                   r"(?:the\s+(?:contents?|text|wording)\s+of\s+)?"
                    r"(?:your|the)\s+(?:system\s+prompt|(?:hidden\s+|initial\s+)?instructions)"),
+        re.compile(r"(?:显示|输出|打印|泄露|透露|告诉我|重复)[^。！？\n]{0,6}?(?:系统提示|系统指令|初始指令|"
+                   r"隐藏指令)"),
     ),
 }
 
@@ -81,6 +110,9 @@ PATTERNS["format_override"] = (
     # answer in JSON only / respond in JSON format and nothing else
     re.compile(rf"{_IMPERATIVE}{_ANSWER}\s+(?:in|with|as|using)\s+(?:\w+\s+){{0,2}}?{_FORMAT}"
                r"(?:\s+format)?(?:\s+only\b|\s+and\s+nothing\s+else)", re.MULTILINE),
+    # answer only with the word YES
+    re.compile(rf"{_IMPERATIVE}{_ANSWER}\s+(?:only\s+with\s+|with\s+only\s+)the\s+"
+               r"(?:single\s+)?word\b", re.MULTILINE),
     # your entire response must be valid JSON
     re.compile(rf"\byour\s+(?:entire\s+|whole\s+|only\s+)?(?:response|reply|answer|output)"
                rf"\s+(?:must|should|shall|will)\s+(?:only\s+)?(?:be|contain)\s+(?:only\s+)?"
@@ -97,11 +129,12 @@ INJECTION_FLAGS: tuple[str, ...] = tuple(PATTERNS)
 def normalise(text: str) -> str:
     """Text as the patterns see it: NFKC, case-folded, invisible characters removed.
 
-    Runs of spaces and tabs become one space; line breaks are kept (role markers are anchored
-    at line starts).
+    A hyphen between letters goes ("Ig-nore all previous in-structions", a word broken over
+    a line); runs of spaces and tabs become one space; line breaks are kept (role markers are
+    anchored at line starts).
     """
     text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold()
-    return _SPACES.sub(" ", text)
+    return _SPACES.sub(" ", _SPLIT_WORD.sub("", text))
 
 
 def flag_injection(text: str) -> tuple[str, ...]:
