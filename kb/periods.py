@@ -6,8 +6,9 @@ import re
 from datetime import UTC, datetime
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
-# a time (T, t or a space; seconds and up to 6 fraction digits optional) and an offset.
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
+# a time (T, t or a space; seconds and a fraction of any length optional: read to the
+# microsecond) and an offset.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
                      r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
 
 
@@ -34,7 +35,8 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
     if not RFC3339.fullmatch(value.strip()):
         raise ValueError(problem)
     try:
-        dt = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
+        text = re.sub(r"(\.\d{6})\d+", r"\1", value.strip())  # nanoseconds: to the microsecond
+        dt = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
     except ValueError as exc:  # the right shape, an impossible date (2024-02-30) or offset
         offset = re.search(r"[+-](\d{2}):\d{2}$", value.strip())
         reason = ("UTC offset out of range: it must lie between -23:59 and +23:59"

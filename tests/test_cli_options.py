@@ -47,7 +47,14 @@ def test_api_refuses_an_empty_range_naming_both_fields():
     SearchOptions(created_after="2024-01-31", created_before="2024-02-01")  # one day: fine
 
 
-@pytest.mark.parametrize("value", ["20260101", "2026-01-31T0800", "2026-W05", "2026-01-31 8:00"])
+def test_a_fraction_of_a_second_of_any_length_is_read_to_the_microsecond():
+    # an interfaces trial: RFC 3339 allows any number of fraction digits; nine were refused
+    options = SearchOptions(created_after="2026-12-06T07:00:00.123456789Z")
+    assert options.created_after == "2026-12-06T07:00:00.123456+00:00"
+
+
+@pytest.mark.parametrize("value", ["20260101", "2026-01-31T0800", "2026-W05", "2026-01-31 8:00",
+                                   "2026-01-31T08:00:00.Z"])
 def test_cli_api_and_tool_share_one_strict_rfc3339_parser(value):
     from kb.server.arguments import parse_search_arguments
 
