@@ -10,7 +10,7 @@ the event asked.
 A few events that date people, organisations and products are told apart here (``EVENTS``),
 each by its English words (whole words) and its Chinese words (jieba's words, so 发生于 holds
 no 生于 and 死亡率 no 死亡): a birth, a death, a marriage, a founding, a launch or release,
-an office taken or left (elected, appointed, retired, graduated). A
+an office taken or left (elected, appointed, retired, graduated), a firm acquired (收购). A
 passage is judged clause by clause; a clause that names no event, or fewer than the years it
 holds, and a span of years in brackets (a lifespan: "Harold Pembridge (1890-1961)") decide
 nothing. Events that blur into each other for one thing are left out, so nothing is
@@ -51,6 +51,7 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
         ("launch", r"launch|launched|launches|launching|released?|releasing|debuts?|debuted|"
                    r"premieres?|premiered|published?|publishing|publication",
          "发射 发布 推出 上市 首映 出版 发行 首发"),
+        ("acquisition", r"acquired|acquisition|takeover|taken over", "收购 并购 被收购"),
     )
 }
 # Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
@@ -78,6 +79,8 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                    r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast",
          r"发射|发布|推出|上市|首映|出版|发行|首发|首飞|问世|面世|上映|播出|开播|公布|升空|发售|"
          r"开售|亮相|面市|投放|出品|刊"),
+        ("acquisition", r"acqui|bought|buy|purchas|takeover|take over|taken over|merg|sold to|"
+                        r"sale of", r"收购|并购|买下|购得|购入|出售|合并|易主"),
     )
 }
 
@@ -234,10 +237,10 @@ def events_unnamed(query: str, text: str) -> tuple[str, ...]:
     "When was Ossian Velt born?" or "Who founded Greyfin Capital?" against a note that names
     the person or the firm but tells of no birth or founding: whatever date or name it holds
     is another event's. An event is asked when the question names one of ``EVENTS`` (a birth,
-    a death, a marriage, a founding, a launch; an office is left out: "studied at" answers
-    "graduated from"); the passage names it by any word of ``NAMING`` in either language (a
-    question in one language over a passage in the other is judged too), or, for a birth or
-    a death, a span of years in brackets (a lifespan).
+    a death, a marriage, a founding, a launch, an acquisition; an office is left out:
+    "studied at" answers "graduated from"); the passage names it by any word of ``NAMING``
+    in either language (a question in one language over a passage in the other is judged
+    too), or, for a birth or a death, a span of years in brackets (a lifespan).
 
     Args:
         query: the question.

@@ -24,8 +24,10 @@ the top ``JUDGE_TOP_N`` candidates:
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
    name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``); so
    does a passage, in either script, that names in no word the event the question asks of
-   (a birth, a death, a marriage, a founding, a launch: ``kb.retrieve.events.events_unnamed``;
-   "When was Ossian Velt born?" against board minutes listing him as present).
+   (a birth, a death, a marriage, a founding, a launch, an acquisition:
+   ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
+   listing him as present), or the attribute it asks of (a headcount, a revenue, ...:
+   ``kb.retrieve.relations``).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query

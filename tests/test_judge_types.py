@@ -279,6 +279,12 @@ def test_a_passage_naming_no_event_asked_fails():
     ("When was the body found?", "The body lay in the river.", ()),
     ("When did Orlen Vasquez retire?", "He left the board in 2015.", ()),  # office: left out
     ("When did the museum open?", "The museum is on Quay Street.", ()),
+    # an acquisition (a new-user trial: "When was Mara Quenby's company acquired?" 71% on her
+    # note, which tells of its founding only)
+    ("When was Mara Quenby's company acquired?", "In 2014 she founded Tidewell.",
+     ("acquisition",)),
+    ("When was Tidewell acquired?", "Greyfin Capital bought Tidewell in 2022.", ()),
+    ("青禾科技是哪一年被收购的？", "2022年青禾科技被绿洲集团并购。", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
@@ -311,6 +317,7 @@ def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     ("When did Orlen Vasquez die?", ["He was born in 1961.", "He retired in 2015."],
      ("birth", "office")),
     ("When did Orlen Vasquez retire?", ["He retired from the board in 2015."], ()),
+    ("When was Acme founded?", "Acme was acquired by Bolt Inc in 2010.", ("acquisition",)),
     # review: a date opening a clause of its own, a lone 生, a span of years, a clause with
     # more years than events, an event in brackets: nothing decided
     ("远山书局是哪一年成立的？", "远山书局于1965年开业，1980年在深交所上市。", ()),

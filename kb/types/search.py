@@ -188,11 +188,11 @@ class JudgeRecord:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"; it then fails), else empty.
-        asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch) and
-            attributes (a headcount, a revenue, a population, a headquarters, a place of
-            study, a successor) the question asks of that the passage names in no word
-            ("When was Ossian Velt born?" against board minutes listing him: ``birth``; it
-            then fails), else empty.
+        asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch, an
+            acquisition) and attributes (a headcount, a revenue, a population, a
+            headquarters, a place of study, a successor) the question asks of that the
+            passage names in no word ("When was Ossian Velt born?" against board minutes
+            listing him: ``birth``; it then fails), else empty.
     """
 
     number: int
