@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -122,3 +124,45 @@ def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,
     assert r.exit_code == 1
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("kb: error: the MCP server needs")
+
+
+@pytest.mark.slow  # a kb MCP server process
+def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: Path) -> None:
+    # an interfaces trial: "{not json", "[1,2]" and a message without a method got no answer,
+    # so a client waiting on id 2 waited forever
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "notes" / "kites.md", "# Kites\n\nBox kites fly well.\n")
+    assert CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest",
+                                    str(tmp_path / "notes")]).exit_code == 0
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "PATH"))}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}
+    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method":
+                                           "notifications/initialized"}),
+             "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
+             '"method":"ping"}']
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kb", "--db", db, "--embedder", "none", "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=env, cwd=tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+    by_id: dict[Any, list[dict[str, Any]]] = {}
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()  # stdin stays open: at its end the server stops answering
+        timer = threading.Timer(TIMEOUT_S, proc.kill)  # a missing answer fails, never hangs
+        timer.start()
+        while not ({1, 2, 3} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            answer = json.loads(line)
+            by_id.setdefault(answer.get("id"), []).append(answer)
+        timer.cancel()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "result" in by_id[1][0] and "result" in by_id[3][0]  # the session goes on
+    assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
+    assert by_id[2][0]["error"]["code"] == -32600

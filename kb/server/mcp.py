@@ -9,7 +9,8 @@ JSON-RPC error ``RESOURCE_NOT_FOUND``. A call returns the tool's JSON result
 (``kb.server.tool``, ``kb.server.reading``) as one text content block and as structured
 content; an error result (invalid arguments, an unknown id, a refused path) is marked
 ``isError`` so the agent sees it as a failed call it can correct, never as a crash, and never
-as an ``insufficient_evidence`` answer.
+as an ``insufficient_evidence`` answer. A line that is no JSON-RPC message is answered with
+``-32700`` or ``-32600`` (``answer_malformed``; the SDK only logs it).
 
 The SDK (``mcp``) is an optional dependency (the ``mcp`` extra: ``kb.errors.install_hint``) and is
 imported only when a server is built.
@@ -165,10 +166,61 @@ def run_stdio(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> None:
     from mcp.server.stdio import stdio_server
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
+            checked_writer, checked = anyio.create_memory_object_stream[Any](0)
+            tg.start_soon(answer_malformed, read_stream, checked_writer, write_stream)
+            await server.run(checked, write_stream, server.create_initialization_options())
 
     anyio.run(serve)
 
 
-__all__ = ["INSTALL_HINT", "build_server", "require_mcp", "run_stdio"]
+async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
+    """Pass well-formed messages on; answer a line that is none with a JSON-RPC error.
+
+    The SDK's stdio transport hands the server an exception for a line it cannot read, and
+    the server only logs it, so a client waiting for an answer would wait forever. JSON-RPC
+    2.0 (section 5.1) answers such a line: ``-32700`` (parse error) when it is not JSON,
+    ``-32600`` (invalid request) when it is JSON but no message; with the line's ``id`` when
+    it has one, else ``null``.
+
+    Args:
+        incoming: the transport's read stream (``SessionMessage`` or ``Exception`` items).
+        forward: where the server reads the well-formed messages.
+        outgoing: the transport's write stream.
+    """
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    async with forward:
+        async for item in incoming:
+            if not isinstance(item, Exception):
+                await forward.send(item)
+                continue
+            code, message_id = _malformed(item)
+            error = types.JSONRPCError(jsonrpc="2.0", id=message_id, error=types.ErrorData(
+                code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
+                else "invalid request: not a JSON-RPC 2.0 message"))
+            await outgoing.send(SessionMessage(error))
+
+
+
+def _malformed(exc: Exception) -> tuple[int, int | str | None]:
+    """The JSON-RPC error code for a line the transport could not read, and the line's id.
+
+    A pydantic ``ValidationError`` of type ``json_invalid`` is a line that is not JSON
+    (``-32700``); any other is JSON that is no message (``-32600``), whose ``id`` (a string
+    or an integer) is answered when it has one.
+    """
+    from mcp import types
+    from pydantic import ValidationError
+
+    errors = list(exc.errors()) if isinstance(exc, ValidationError) else []
+    if not errors or any(e.get("type") == "json_invalid" for e in errors):
+        return types.PARSE_ERROR, None
+    data = errors[0].get("input")
+    found = data.get("id") if isinstance(data, dict) else None
+    valid = isinstance(found, str) or isinstance(found, int) and not isinstance(found, bool)
+    return types.INVALID_REQUEST, found if valid else None
+
+
+__all__ = ["INSTALL_HINT", "answer_malformed", "build_server", "require_mcp", "run_stdio"]
