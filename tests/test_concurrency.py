@@ -42,3 +42,43 @@ def test_readers_search_while_a_writer_ingests(tmp_path):
         assert len(counts) >= 3  # readers made progress while the writer worked
         c = kb.store.counts()
         assert c["documents"] == 121 and c["fts_rows"] == c["chunks"]
+
+
+def test_a_write_waits_for_another_process_then_fails_in_one_line(tmp_path):
+    # a new-user trial: a second `kb ingest` during a 30 MB one printed a 40-line traceback
+    # ending "sqlite3.OperationalError: database is locked"
+    import sqlite3
+    import time
+
+    import pytest
+
+    from kb.errors import StoreError
+    from kb.store import Store
+
+    path = tmp_path / "kb.db"
+    Store(path).close()
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # a writer
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        store = Store(path, write_wait_s=0.3)
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="another process is writing this index and did "
+                                             "not finish within 0.3 s"):
+            store.set_meta("probe", "1")
+        assert time.monotonic() - started < 5  # its own wait, not the readers' 10 s
+        assert store.get_meta("probe") is None  # nothing written
+
+        def release() -> None:
+            time.sleep(0.5)
+            other.execute("COMMIT")
+
+        threading.Thread(target=release).start()
+        patient = Store(path, write_wait_s=10)
+        patient.set_meta("probe", "2")  # waits for the lock, then writes
+        assert patient.get_meta("probe") == "2"
+        store.close()
+        patient.close()
+    finally:
+        if other.in_transaction:
+            other.execute("ROLLBACK")
+        other.close()

@@ -27,7 +27,7 @@ from kb.config import EXACT_SCAN_MAX_VECTORS
 from kb.errors import SchemaError, StoreError
 from kb.store import health
 from kb.store.bitbuild import count_live
-from kb.store.connection import OpenMode, connect, immediate, open_mode
+from kb.store.connection import WRITE_WAIT_S, OpenMode, connect, immediate, open_mode
 from kb.store.meta import MetaKey
 from kb.store.readers import ReaderPool
 from kb.store.schema import check_schema, migrate
@@ -58,14 +58,18 @@ class Store(SearchPrimitives):
     """
 
     def __init__(self, path: Path | str, *,
-                 exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS) -> None:
+                 exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS,
+                 write_wait_s: float = WRITE_WAIT_S) -> None:
         """Open (creating or migrating) the file at ``path``.
 
         ``exact_scan_max_vectors``: past this many live vectors the writers keep the bit index
         and searches use it (``kb.store.bitindex``); at or below, searches scan exactly.
+        ``write_wait_s``: how long a write waits for another process's write transaction
+        before ``write`` raises ``StoreError`` (seconds; searches never wait for a writer).
         """
         self.path = Path(path)
         self.exact_scan_max_vectors = exact_scan_max_vectors
+        self.write_wait_s = write_wait_s
         self._lock = threading.RLock()
         self._vectors: dict[str, tuple[int, VectorMatrix]] = {}
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
@@ -80,6 +84,7 @@ class Store(SearchPrimitives):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.mode = open_mode(self.path)
             self._writer = self._connect()
+            self._writer.execute(f"PRAGMA busy_timeout = {int(write_wait_s * 1000)}")
             if self.read_only:
                 check_schema(self._writer, writable=False)
             else:
@@ -125,13 +130,14 @@ class Store(SearchPrimitives):
         """An IMMEDIATE write transaction; rolls back on error; bumps the generation if ``bump``.
 
         Raises:
-            StoreError: the file is read-only, or a storage fault (disk full, I/O error) ended
-                the transaction (``kb.store.connection.immediate``); nothing of it was written.
+            StoreError: the file is read-only, another process held the write lock past
+                ``write_wait_s``, or a storage fault (disk full, I/O error) ended the
+                transaction (``kb.store.connection.immediate``); nothing of it was written.
         """
         if self.read_only:
             raise StoreError(f"{self.path}: read-only (the file or its folder cannot be "
                              "written): searching works, changing it does not", path=self.path)
-        with self._lock, immediate(self._writer, self.path) as c:
+        with self._lock, immediate(self._writer, self.path, self.write_wait_s) as c:
             yield c
             if bump:
                 c.execute("INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) "

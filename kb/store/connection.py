@@ -27,6 +27,10 @@ from kb.errors import StoreError
 
 OpenMode = Literal["rw", "ro", "immutable"]
 BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
+# the writer waits this long for another process's write transaction (a large document's
+# chunks are written in one) before failing with a one-line StoreError
+WRITE_WAIT_S = 60.0
+BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED: another connection holds the lock
 # SQLite primary result codes of a storage fault (https://sqlite.org/rescode.html).
 STORAGE_FAULT_CODES = frozenset({8, 10, 13})  # SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
 PROGRESS_OPCODES = 1_000  # SQLite VM steps between two cancellation checks
@@ -90,16 +94,25 @@ def rollback(conn: sqlite3.Connection) -> None:
 
 
 @contextmanager
-def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+def immediate(conn: sqlite3.Connection, path: Path, wait_s: float = WRITE_WAIT_S
+              ) -> Iterator[sqlite3.Connection]:
     """An IMMEDIATE transaction on ``conn``, committed at the end, rolled back on any error.
+
+    ``wait_s`` is how long ``conn`` waits for another writer (its ``busy_timeout``), for the
+    message only.
 
     Raises:
         StoreError: a storage fault began or ended the transaction (SQLite's reason, one
-            line); nothing of it was written. Other errors propagate as they are.
+            line), or another process held the write lock past ``wait_s``; nothing of it was
+            written. Other errors propagate as they are.
     """
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in BUSY_CODES:
+            raise StoreError(f"{path}: another process is writing this index and did not "
+                             f"finish within {wait_s:g} s (a large ingest?); nothing was "
+                             "written: try again when it is done", path=path) from exc
         fault = storage_fault(exc, path)
         if fault is None:
             raise
