@@ -43,6 +43,9 @@ from kb.retrieve.recall import group_baselines
 MIN_KEPT_RELEVANT = 0.9  # the floor keeps at least 90% of relevant best chunks
 MAX_FALSE_REFUSAL = 0.10  # a calibrated judge refuses at most 1 in 10 answerable questions
 GATED_FALSE_REFUSAL = 0.05  # without unanswerable questions: bench/fit_judge.py's rule
+# answerable questions a stored calibration needs: with fewer the threshold fits the set, not
+# the documents (a new-user trial's 3 questions stored 0.97, which refused every answer after)
+MIN_ANSWERABLE = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +178,23 @@ def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
         if refusal - false_refusal > best[0]:
             best = (refusal - false_refusal, float(t))
     return best[1]
+
+
+def check_set_size(dataset: Path, minimum: int = MIN_ANSWERABLE) -> None:
+    """Refuse a set with fewer than ``minimum`` answerable questions (a qrels score > 0).
+
+    Raises:
+        ValueError: too few (the message names the count, the minimum and ``--dry-run``).
+    """
+    qrels = load_qrels(dataset)
+    ids = {q._id for q in load_queries(dataset)}
+    answerable = sum(1 for q, judged in qrels.items() if q in ids
+                     and any(g > 0 for g in judged.values()))
+    if answerable < minimum:
+        raise ValueError(f"{dataset}: {answerable} answerable question(s); a calibration is "
+                         f"stored only from {minimum} or more (with fewer the threshold fits "
+                         "these questions, not your documents): add questions, or run with "
+                         "--dry-run to see the figures without storing them")
 
 
 def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:

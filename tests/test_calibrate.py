@@ -17,13 +17,23 @@ def test_youden_threshold_separates_hand_made_samples():
     assert t == 0.9 and tpr == 1.0 and fpr == 0.25
 
 
-def _write_set(folder):
+ISLANDS = ["Arran", "Barra", "Coll", "Eigg", "Harris", "Islay", "Jura", "Lewis", "Mull", "Rum",
+           "Skye", "Tiree", "Uist", "Unst", "Yell", "Hoy", "Iona", "Muck", "Canna", "Lismore"]
+FOODS = ["kelp", "mussels", "clover", "heather", "barley", "sandeels", "crabs", "moss", "oats",
+         "limpets", "beetles", "seeds", "worms", "berries", "grass", "shrimp", "snails", "ferns",
+         "acorns", "roots"]
+
+
+def _write_set(folder, more=0):
+    """A golden set: 3 answerable questions and 1 unanswerable, plus ``more`` answerable."""
     docs = [
         ("d1", "Honeybees", "Honeybees communicate the direction of food with a waggle dance."),
         ("d2", "Bumblebees", "Bumblebees can fly in cooler weather than honeybees."),
         ("d3", "Volcanoes", "Basaltic lava flows are fluid and spread over long distances."),
         ("d4", "Tides", "Spring tides happen when the sun and moon align."),
     ]
+    docs += [(f"i{i}", f"The voles of {island}", f"The voles of {island} eat mostly {food}.")
+             for i, (island, food) in enumerate(zip(ISLANDS[:more], FOODS, strict=False))]
     folder.mkdir()
     with (folder / "corpus.jsonl").open("w") as f:
         for i, title, text in docs:
@@ -31,16 +41,19 @@ def _write_set(folder):
     queries = [("q1", "How do honeybees tell others where food is?"),
                ("q2", "Why is basaltic lava runny?"), ("q3", "When are spring tides?"),
                ("q4", "Who invented the telescope?")]
+    queries += [(f"v{i}", f"What do the voles of {island} eat?")
+                for i, island in enumerate(ISLANDS[:more])]
     with (folder / "queries.jsonl").open("w") as f:
         for i, text in queries:
             f.write(json.dumps({"_id": i, "text": text}) + "\n")
     (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n"
-                                      "q3\td4\t1\n")
+                                      "q3\td4\t1\n" + "".join(f"v{i}\ti{i}\t1\n"
+                                                              for i in range(more)))
     (folder / "distractors.tsv").write_text("query-id\tcorpus-id\nq1\td2\n")
 
 
 def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
-    _write_set(tmp_path / "set")
+    _write_set(tmp_path / "set", more=17)  # 20 answerable questions: enough to store
     db = str(tmp_path / "kb.db")
     runner = CliRunner()
     (tmp_path / "bees.md").write_text("# Bees\n\nHoneybees dance to show where food is.\n")
@@ -49,7 +62,7 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["stored"] and 0 < out["span"] < 1 and 0 <= out["floor"] <= 1
-    assert out["queries"] == 4
+    assert out["queries"] == 21
     status = runner.invoke(cli, ["--db", db, "status", "--json"])
     assert status.exit_code == 0
     store = Store(db)
@@ -134,3 +147,20 @@ def test_input_errors_of_calibrate_all_exit_2(tmp_path):
     r = _calibrate(tmp_path, tmp_path / "unjudged", "--dry-run")
     assert r.exit_code == 2 and "no query has a relevant document" in r.stderr
     assert "exit" in CliRunner().invoke(cli, ["calibrate", "--help"]).output.lower()
+
+
+def test_a_set_of_few_answerable_questions_is_measured_but_never_stored(tmp_path):
+    # a new-user trial: 3 answerable questions stored a threshold of 0.97, and every answer
+    # on the user's notes was refused after
+    folder = tmp_path / "set"
+    _write_set(folder)
+    r = _calibrate(tmp_path, folder)
+    assert r.exit_code == 2, r.output
+    assert r.stderr == (f"kb: error: {folder}: 3 answerable question(s); a calibration is "
+                        "stored only from 20 or more (with fewer the threshold fits these "
+                        "questions, not your documents): add questions, or run with --dry-run "
+                        "to see the figures without storing them\n")
+    assert not (tmp_path / "kb.db").exists()  # refused before anything was opened
+    r = _calibrate(tmp_path, folder, "--dry-run", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["stored"] is False

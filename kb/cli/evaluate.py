@@ -65,7 +65,8 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     (corpus.jsonl, queries.jsonl, qrels.tsv). The bundled sets need a checkout of kb.
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
-    qrels rows naming a query or corpus id the set does not hold, no answerable question),
+    qrels rows naming a query or corpus id the set does not hold, no answerable question,
+    fewer than 20 answerable questions without --dry-run),
     as for click's usage errors; 1 when kb cannot run the calibration (no embedder, an
     index it cannot write).
     """
@@ -78,7 +79,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     import tempfile
 
     from kb.eval.calibrate import calibrate as run_calibration
-    from kb.eval.calibrate import calibrate_judge
+    from kb.eval.calibrate import calibrate_judge, check_set_size
     from kb.eval.datasets import check_qrels_ids, dataset_dir
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
@@ -90,6 +91,8 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         folder = (Path(set_name) if Path(set_name).is_dir()
                   else bundled(dataset_dir, set_name))
         check_qrels_ids(folder)
+        if not dry_run:
+            check_set_size(folder)
     except FileNotFoundError as exc:
         raise ValueError(str(exc)) from None
     with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
