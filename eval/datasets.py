@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -202,7 +203,7 @@ def load_qrels(directory: Path | str) -> Qrels:
     path = qrels_path(directory)
     qrels: Qrels = {}
     seen: set[tuple[str, str]] = set()
-    with path.open(encoding="utf-8", newline="") as f:
+    with io.StringIO(_utf8_text(path), newline="") as f:
         for line_no, fields in enumerate(csv.reader(f, delimiter="\t"), start=1):
             if line_no == 1:
                 if tuple(fields) != QRELS_HEADER:
@@ -285,22 +286,37 @@ def _find(directory: Path, stem: str) -> Path:
     raise FileNotFoundError(f"no {' or '.join(_candidates(stem))} in {directory}")
 
 
+def _utf8_text(path: Path) -> str:
+    """The file's text; a file that is not UTF-8 is a ``ValueError`` naming it."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     if path.suffix == ".gz":
         opened: TextIO = gzip.open(path, "rt", encoding="utf-8")
     else:
         opened = path.open(encoding="utf-8")
     with opened as f:
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{line_no}: expected a JSON object")
-            yield line_no, row
+        line_no = 0
+        try:
+            for line_no, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"{path}:{line_no}: expected a JSON object")
+                yield line_no, row
+        except UnicodeDecodeError as exc:  # a binary file
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason}, line {line_no + 1})"
+                             ) from None
+        except (gzip.BadGzipFile, EOFError) as exc:  # a damaged or truncated archive
+            raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
 
 
 def _get_id(row: dict[str, object], path: Path, line_no: int) -> str:

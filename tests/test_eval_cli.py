@@ -244,6 +244,40 @@ def test_bad_thresholds_file_is_one_line_error(tiny, tmp_path):
     assert r.exit_code == 2 and "must be { min = x }" in r.stderr
 
 
+def test_a_set_folder_is_checked_as_kb_calibrate_checks_it(tiny, tmp_path):
+    # a new-user trial: kb eval ran a qrels row naming an unknown query and exited 0, a
+    # missing qrels.tsv exited 1, a binary corpus.jsonl and a missing --thresholds file gave
+    # errors naming no file
+    import shutil
+
+    def copy(name):
+        folder = tmp_path / name
+        shutil.copytree(tiny["set"], folder)
+        return folder
+
+    lost = copy("lost")
+    with (lost / "qrels.tsv").open("a") as f:
+        f.write("q9\tk1\t1\n")
+    binary = copy("binary")
+    (binary / "corpus.jsonl").write_bytes(b"\xb8\x00\xff binary")
+    no_qrels = copy("no-qrels")
+    (no_qrels / "qrels.tsv").unlink()
+    for args, message in (
+            (["--set", str(lost)], f"names query ids that are not in {lost / 'queries.jsonl'}: "
+                                   "'q9'"),
+            (["--set", str(binary)], f"{binary / 'corpus.jsonl'}: not UTF-8 text"),
+            (["--set", str(no_qrels)], f"{no_qrels}"),
+            (["--set", str(tmp_path / "nowhere")], "no such folder"),
+            (["--set", str(tiny["set"]), "--gate", "--thresholds", str(tmp_path / "no.toml")],
+             "does not exist")):
+        r = kb_eval(tiny, *args, embedder="none")
+        assert r.exit_code == 2, (args, r.output)
+        assert message in r.stderr and "Traceback" not in r.output, (args, r.stderr)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
+                                 str(binary)], env={"KB_EMBEDDER": "none"})
+    assert r.exit_code == 2 and f"{binary / 'corpus.jsonl'}: not UTF-8 text" in r.stderr
+
+
 @pytest.mark.slow  # the whole bundled precision set
 def test_shipped_bm25_gates_pass_on_the_precision_set(tiny):
     """The versioned golden/gates.toml, BM25 only (no embedding): passes on a clean checkout."""

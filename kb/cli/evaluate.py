@@ -42,6 +42,27 @@ def bundled(locate: Callable[..., T], *args: str) -> T:
         raise ValueError(BUNDLED_SETS_HINT) from None
 
 
+def checked_set(set_name: str) -> Path:
+    """The folder of a ``--set`` value, its files checked (``kb.eval.datasets.check_qrels_ids``).
+
+    Raises:
+        ValueError: a path that is no folder, an unknown bundled name, a missing or malformed
+            file, or qrels rows naming ids the set lacks (the caller's input: exit 2).
+    """
+    from kb.eval.datasets import check_qrels_ids, dataset_dir
+
+    try:
+        if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
+            raise ValueError(f"{set_name}: no such folder (--set takes a bundled set's name "
+                             "or a folder in BEIR layout)")
+        folder = (Path(set_name) if Path(set_name).is_dir()
+                  else bundled(dataset_dir, set_name))
+        check_qrels_ids(folder)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    return folder
+
+
 @cli.command()
 @click.option("--set", "set_name", default="precision", show_default=True,
               help="A folder in BEIR layout (your own golden set), or the name of a set bundled "
@@ -80,21 +101,12 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
 
     from kb.eval.calibrate import calibrate as run_calibration
     from kb.eval.calibrate import calibrate_judge, check_set_size
-    from kb.eval.datasets import check_qrels_ids, dataset_dir
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
 
-    try:  # the set is the caller's input: any problem with it is exit 2
-        if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
-            raise ValueError(f"{set_name}: no such folder (--set takes a bundled set's name "
-                             "or a folder in BEIR layout)")
-        folder = (Path(set_name) if Path(set_name).is_dir()
-                  else bundled(dataset_dir, set_name))
-        check_qrels_ids(folder)
-        if not dry_run:
-            check_set_size(folder)
-    except FileNotFoundError as exc:
-        raise ValueError(str(exc)) from None
+    folder = checked_set(set_name)
+    if not dry_run:
+        check_set_size(folder)
     with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
         service, problem = kb.embedding_service()
         if service is None:
@@ -165,7 +177,7 @@ def _json_or_text(value: str) -> object:
               "failing metric on stderr.")
 @click.option("--stages", is_flag=True,
               help="Also measure each optional stage on and off; print the delta per metric.")
-@click.option("--thresholds", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--thresholds", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Gate thresholds (TOML) used with --gate  [default: golden/gates.toml].")
 @click.option("--stage-setting", "stage_settings", multiple=True, metavar="KEY=VALUE",
               help="Evaluate with a pipeline setting changed, e.g. rerank=off or "
@@ -226,6 +238,9 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
     settings = apply_overrides(base, parse_overrides(stage_settings))
     limits = load_thresholds(thresholds or bundled(golden_dir) / "gates.toml") if gate else None
     cache_dir = loaded.cache_dir / "eval"
+    for given in sets:  # a folder of the caller's: checked as kb calibrate checks it
+        if Path(given).is_dir() or "/" in given or given.startswith("."):
+            checked_set(given)
     chosen = [(Path(n).resolve().name, Path(n)) if Path(n).is_dir()
               else (n, bundled(golden_dir) / n) if n == ANSWERABILITY
               else (n, bundled(dataset_dir, n)) for n in sets or DEFAULT_SETS]
