@@ -21,6 +21,7 @@ import numpy as np
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, coverage, is_stop, passage_terms
 from kb.retrieve.units import (
+    DURATIONS,
     MONTHS,
     ZH_HAO_ASKED,
     ZH_HAO_DAY,
@@ -273,6 +274,10 @@ def _persons(text: str) -> list[str]:
     return out
 
 
+# a question counting things: "how many employees", 多少名员工, 几个 (not 多长的: a time or length)
+_COUNT_ASKED = re.compile(r"\bhow many\b|多少|几(?!号)", re.I)
+
+
 def novel_filler(text: str, kind: AnswerType, query: str,
                  asked: Sequence[Term] = ()) -> str | None:
     """The first filler of ``kind`` in ``text`` that the question does not name itself.
@@ -281,8 +286,9 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     query's content terms ``asked`` in another language (one of their searched translations:
     "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
     number must carry the unit the question asks it in (``asked_units``), when it asks one
-    (or the passage declares it: "(元)"); else a number that writes a year or a date is no
-    count. A date asked by the day or the year must be written to that grain
+    (or the passage declares it: "(元)"); else a number that writes a year or a date, or a
+    time where things are counted ("three years" for "how many employees"), is no count. A
+    date asked by the day or the year must be written to that grain
     (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day").
     """
     q = query.casefold()
@@ -296,10 +302,14 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
                       if (with_unit(text, m, units) or bare and _bare(text, m))
                       and not any(a <= m.start() < b for a, b in years)]
-    elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing
+    elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing,
+        # nor, for "how many" / 多少 / 几, a time: "replaced every three years", 十五天 count no
+        # employees (a question counting a time asks its unit: "how many days")
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]
+        counted = _COUNT_ASKED.search(query) is not None
         candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
-                      if units or not any(a <= m.start() < b for a, b in dates)]
+                      if units or not any(a <= m.start() < b for a, b in dates)
+                      and not (counted and with_unit(text, m, DURATIONS))]
     elif kind == "date" and (grain := asked_date_grain(query)):
         candidates = dates_in_grain(text, grain)  # a month answers no "which day"
     else:

@@ -60,7 +60,7 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
     "data": ("字节", "比特", "kb", "mb", "gb", "tb", "byte", "kilobyte", "megabyte", "gigabyte"),
     "pressure": ("千帕", "帕", "kpa", "pa", "psi", "bar", "atm", "psf"),
 }
-_DURATION = ("day", "week", "month", "year", "hour", "minute", "second")
+DURATIONS = ("day", "week", "month", "year", "hour", "minute", "second")  # units of a time
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
                             r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|"
                             r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金)|"
@@ -171,8 +171,8 @@ def asked_units(query: str) -> tuple[str, ...]:
             if query[m.end():m.end() + 1] == "的":  # 多高的温度: the noun after says the unit
                 return ()
             return ("weight",) if measure == "重" else (
-                (*_DURATION, "length") if measure == "长" else ("length",))
-        return _DURATION if m.group(2) else ("percent",) if m.group(3) else ("money",)
+                (*DURATIONS, "length") if measure == "长" else ("length",))
+        return DURATIONS if m.group(2) else ("percent",) if m.group(3) else ("money",)
     m = _EN_UNIT_ASKED.search(query)
     if not m:
         return measure_asked(query)
@@ -180,7 +180,7 @@ def asked_units(query: str) -> tuple[str, ...]:
         word = m.group(1).lower().rstrip("s")
         return ("money",) if word in ("dollar", "euro") else (word,)
     if m.group(2):  # "how long": a time or a length ("How long is the platform?")
-        return (*_DURATION, "length")
+        return (*DURATIONS, "length")
     if m.group(6) or m.group(7):
         return ("length",) if m.group(6) else ("weight",)
     return ("year",) if m.group(3) else ("percent",) if m.group(4) else ("money",)

@@ -100,6 +100,12 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     # a sum asked outright is a number, never the year it is asked of
     ("Acme was founded in 1998.", "What was Acme's revenue in 2018?", None),
     ("In 2018 Acme's revenue rose to 4.2 billion.", "What was Acme's revenue in 2018?", "4.2"),
+    # a time counts no employees (a new-user trial: "three" of "replaced every three years"
+    # answered a headcount at 97%); asked with its unit it answers
+    ("Laptops are replaced every three years.", "How many employees does Acme have?", None),
+    ("员工每年有十五天带薪年假。", "青禾科技有多少员工？", None),
+    ("It runs 4 hours and has 3 cameras.", "How many cameras does it have?", "3"),
+    ("Staff get 25 days of leave.", "How many days of leave do staff get?", "25"),
 ])
 def test_fillers(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
