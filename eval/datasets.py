@@ -313,8 +313,7 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
                     raise ValueError(f"{path}:{line_no}: expected a JSON object")
                 yield line_no, row
         except UnicodeDecodeError as exc:  # a binary file
-            raise ValueError(f"{path}: not UTF-8 text ({exc.reason}, line {line_no + 1})"
-                             ) from None
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
         except (gzip.BadGzipFile, EOFError) as exc:  # a damaged or truncated archive
             raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
 

@@ -275,7 +275,7 @@ def _persons(text: str) -> list[str]:
 
 
 # a question counting things: "how many employees", 多少名员工, 几个 (not 多长的: a time or length)
-_COUNT_ASKED = re.compile(r"\bhow many\b|多少|几(?!号)", re.I)
+_COUNT_ASKED = re.compile(r"\bhow many\b|多少|几(?![号乎])", re.I)
 
 
 def novel_filler(text: str, kind: AnswerType, query: str,

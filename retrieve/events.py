@@ -60,27 +60,36 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
 # one word), English ones as word starts, so the list errs towards naming: a passage it
 # misses fails the gate.
 _PERIODICAL = re.compile(r"\b(?:which|what) publications?\b(?! date| year)", re.I)  # a journal
+# an acquisition is asked of a firm ("When was Mara Quenby's company acquired?")
+_FIRM = re.compile(r"\b(?:compan(?:y|ies)|firm|startup|business|brand|studio|bank|maker|group|"
+                   r"subsidiary|label|chain|acquisition|takeover|acquired by)\b|"
+                   r"公司|集团|企业|收购|并购", re.I)
+_HEADING_YEAR = re.compile(r"^[ \t]*#{1,6}[ \t].*?(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)", re.M)
 NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"\b(?:{en})", re.I), re.compile(zh)) for name, en, zh in (
         ("birth", r"born|births?\b|birthday|birthdate|birthplace|née\b|nee\b|b\.\s*\d|native of",
          r"出生|生于|生於|生日|诞生|诞辰|出世|降生|\d\s*年(?:\d+\s*月)?(?:\d+\s*日)?生(?![产活成长物意效])"),
-        ("death", r"die|died|dies|dying|dead\b|deaths?\b|kill|fatal|casualt|mortalit|passed away|"
-                  r"pass away|perish|murder|assassinat|execut|drown|suicide|lost (?:his|her|their) "
+        ("death", r"die|died|dies|dying|dead\b|deaths?\b|kill|fatal|casualt|mortalit|"
+                  r"pass(?:es|ed)? away|passed (?:in|on)\b|perish|murder|assassinat|execut|drown|"
+                  r"suicide|succumb|behead|hanged|fell (?:at|in)\b|slain|lost (?:his|her|their) "
                   r"li(?:fe|ves)|d\.\s*\d",
          r"逝世|去世|死|卒|病逝|身亡|辞世|遇害|过世|离世|阵亡|殉|牺牲|遇刺|被杀|身故|殁|病故|遇难|罹难|"
          r"自杀|处决|处死|丧生|丧命|伤亡"),
-        ("marriage", r"marri|marry|wedd|wed\b|weds\b|wife|husband|spouse|widow|bride",
-         r"婚|嫁|娶|妻|夫|配偶"),
+        ("marriage", r"marri|marry|wedd|wed\b|weds\b|wife|husband|spouse|widow|bride|"
+                     r"tied the knot|vows", r"婚|嫁|娶|妻|夫|配偶|连理"),
         ("founding", r"found(?:ed|er|ers|ing|ress)\b|co-?found|establish|incorporat|set up|"
-                     r"started|formed|created|inception|origin|opened|began",
-         r"成立|创|建立|建于|始建|开业|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建"),
+                     r"start|formed|created|inception|origin|open|began|launch|brainchild|"
+                     r"since \d|dates? back|built",
+         r"成立|创|建立|建于|始建|开业|开张|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建|注册"),
         ("launch", r"launch|releas|publish|publication|debut|premier|unveil|introduc|"
                    r"went on sale|on sale|shipped|available|first flight|maiden|announc|"
-                   r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast",
+                   r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast|dropped|"
+                   r"went live|live\b|in theat|appeared|issued|presented|version|v?\d+\.\d",
          r"发射|发布|推出|上市|首映|出版|发行|首发|首飞|问世|面世|上映|播出|开播|公布|升空|发售|"
          r"开售|亮相|面市|投放|出品|刊"),
         ("acquisition", r"acqui|bought|buy|purchas|takeover|take over|taken over|merg|sold to|"
-                        r"sale of", r"收购|并购|买下|购得|购入|出售|合并|易主"),
+                        r"sale of|paid|deal|part of",
+         r"收购|并购|买下|购得|购入|买入|出售|合并|易主"),
     )
 }
 
@@ -231,7 +240,7 @@ def filled_clauses(sents: Sequence[str], filled: Callable[[str], bool],
     return out
 
 
-def events_unnamed(query: str, text: str) -> tuple[str, ...]:
+def events_unnamed(query: str, text: str, title: str = "") -> tuple[str, ...]:
     """The events a question asks of that a passage never names, sorted; ``()`` if none.
 
     "When was Ossian Velt born?" or "Who founded Greyfin Capital?" against a note that names
@@ -242,16 +251,28 @@ def events_unnamed(query: str, text: str) -> tuple[str, ...]:
     in either language (a question in one language over a passage in the other is judged
     too), or, for a birth or a death, a span of years in brackets (a lifespan).
 
+    Nothing is decided for a launch where a year heads the passage (in its title, heading
+    path or a heading line: a changelog's "## 2.0.0 — 2019-03-01" dates a release it never
+    names), or for an acquisition asked of no firm ("When was the data acquired?").
+
     Args:
-        query: the question.
-        text: the passage with its document's title and heading path.
+        query: the question (the caller asks it only of one asking for a date, a number, a
+            person, a place or a name: "How do I launch the server?" asks of no event).
+        text: the passage.
+        title: its document's title and heading path.
 
     Returns:
-        The names of the events asked (keys of ``EVENTS``) that ``text`` does not name.
+        The names of the events asked (keys of ``EVENTS``) that the passage and its title do
+        not name.
     """
     asked = events_named(_PERIODICAL.sub("", query)) & NAMING.keys()
+    if not _FIRM.search(query):  # "When was the data acquired?": no firm changed hands
+        asked -= {"acquisition"}
+    if YEAR.search(title) or _HEADING_YEAR.search(text):  # a changelog's "## 2.0.0 — 2019-03-01"
+        asked -= {"launch"}  # dates a release it never names (minutes dated so date no birth)
     if not asked:
         return ()
+    text = f"{text}\n{title}"
     lifespan = bool(_SPAN.search(text))
     return tuple(sorted(e for e in asked if not (
         e in ("birth", "death") and lifespan

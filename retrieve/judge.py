@@ -318,7 +318,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         elsewhere = () if crossed or not stats.complete else other_subject(
             terms, subject, p.doc_id, full, stats.doc_term_chunks,
             names_elsewhere(p.context, p.text, query) if subject else ())
-        unnamed = events_unnamed(query, titled) + attributes_unnamed(query, titled)
+        # the event or attribute a typed question asks of, named nowhere ("How do I launch
+        # the server?" asks of no event)
+        unnamed = (events_unnamed(query, p.text, p.context) + attributes_unnamed(query, titled)
+                   if wanted != "other" else ())
         gate = (crossed or not unknown) and not lacking and not elsewhere and not unnamed and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))

@@ -20,19 +20,21 @@ import re
 # starts, case-insensitive; Chinese, as substrings)
 _TABLE = (
     ("headcount",
-     r"\bhow many (?:\w+ )?(?:employees|staff|staffers|workers|people work)\b|"
+     r"\bhow many (?:\w+ )?(?:employees|staff|staffers|people (?:work|are employed))\b|"
      r"\b(?:number|size) of (?:its |the )?(?:employees|staff|workforce)\b|\bheadcount\b",
      r"(?:员工|职工|雇员|职员)(?:人数|数量|总数)?(?:是|有|为|共|约)?多少|多少(?:名|个|位)?(?:员工|职工|雇员|职员)",
-     r"employ|staff|worker|headcount|workforce|personnel|people|team|crew|member|engineer|"
-     r"full-time|part-time",
+     r"employ|staff|worker|headcount|workforce|personnel|people|person|team|crew|member|"
+     r"engineer|full-time|part-time|fte|jobs?\b|hires?\b|hiring",
      r"员|职工|人员|团队|编制|雇|人"),
     ("revenue",
-     r"\b(?:revenues?|turnover|annual sales|net sales)\b",
+     r"\b(?:revenues?|annual sales|net sales)\b",
      r"营收|营业收入|营业额|销售额|年收入|总收入",
-     r"revenu|turnover|sale|sold|income|earn|profit|gross|takings|receipts|billing|booking",
+     r"revenu|turnover|sale|sold|income|earn|profit|gross|takings|receipts|billing|booking|"
+     r"made|brought in|top line|posted|reported",
      r"收入|营收|营业|销售|销量|售出|利润|盈利|进账|产值|票房|成交|进项|入账"),
     ("population",
-     r"\bpopulation\b|\bhow many (?:people|inhabitants|residents) live\b",
+     r"\bpopulation of\b|\bwhat(?:'s| is| was) the population\b|"
+     r"\bhow many (?:people|inhabitants|residents) live\b",
      r"人口",
      r"populat|inhabit|resident|people|citizen|census|live|home to|town of|city of|village of",
      r"人口|居民|人"),
@@ -47,13 +49,15 @@ _TABLE = (
      r"\b(?:which|what) (?:university|college|school) did\b|\balma mater\b",
      r"(?:毕业|就读|求学)于?(?:哪|什么)|(?:哪|什么)(?:所|个)?(?:大学|学校|学院)(?:毕业|就读)",
      r"stud|graduat|degree|universit|college|school|alumn|educat|ph\.?d|doctor|bachelor|"
-     r"master|academ|institut",
+     r"master|academ|institut|attend|went to|reading|enrol",
      r"学|毕业|校|读|博士|硕士|学士|研究"),
     ("successor",
-     r"\bsucceed(?:ed|s)?\b|\bsuccessor\b|\breplaced\b",
+     r"\bwho (?:succeeded|replaced|took over from|followed)\b|\bsucceeded by\b|"
+     r"\bsuccessors?\b",
      r"接任|继任|接替|接班",
      r"succe|replac|took over|take over|taken over|follow|handed|appoint|named|became|"
-     r"new (?:chief|ceo|head|director|leader)",
+     r"helm|now (?:the )?(?:chief|ceo|head|leads|runs|director)|new (?:chief|ceo|head|"
+     r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
 )
 ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {

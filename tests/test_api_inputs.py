@@ -91,3 +91,13 @@ def test_a_relative_source_is_a_caller_mistake(kb_bm25):
             call()
     assert SearchOptions(sources=("/notes", "C:\\notes", "\\\\host\\share",
                                   "https://example.org/a")).sources[3] == "https://example.org/a"
+
+
+def test_a_windows_folder_keeps_what_lies_under_it():
+    # a review: appending "/" to C:\notes kept only the file named C:\notes itself
+    from kb.types import folder_prefix
+
+    assert folder_prefix("C:\\notes") == "C:\\notes\\"
+    assert folder_prefix("\\\\host\\share\\") == "\\\\host\\share\\"
+    assert folder_prefix("/notes") == "/notes/" and folder_prefix("/notes/") == "/notes/"
+    assert folder_prefix("https://example.org/docs") == "https://example.org/docs/"

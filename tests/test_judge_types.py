@@ -291,9 +291,44 @@ def test_a_passage_naming_no_event_asked_fails():
      ("acquisition",)),
     ("When was Tidewell acquired?", "Greyfin Capital bought Tidewell in 2022.", ()),
     ("青禾科技是哪一年被收购的？", "2022年青禾科技被绿洲集团并购。", ()),
+    # a review's answers written otherwise
+    ("When did Verdi pass away?", "In 1901 Verdi passes away in Milan.", ()),
+    ("When did Nelson die?", "Nelson fell at Trafalgar in 1805.", ()),
+    ("When did Ada marry?", "Ada and Tom tied the knot in 1835.", ()),
+    ("Who founded Greyfin Capital?", "Jane Park launched Greyfin Capital in 2015.", ()),
+    ("When was the bakery founded?", "The bakery has served Leeds since 1892.", ()),
+    ("When was the album released?", "The album dropped in March 2019.", ()),
+    ("Which company acquired YouTube?", "Google paid $1.65 billion for YouTube.", ()),
+    # no firm changed hands: nothing decided
+    ("When was the data acquired?", "Samples were collected in 2021.", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
+
+
+def test_a_release_dated_by_its_heading_is_not_failed_for_naming_no_release():
+    # a review: a changelog entry dates the release it never names
+    assert events_unnamed("When was version 2.0 released?",
+                          "# Changelog\n## 2.0.0 — 2019-03-01\n- Faster search.") == ()
+    assert events_unnamed("When was version 2.0 released?", "- Faster search.",
+                          "Changelog > 2.0.0 (2019-03-01)") == ()
+    # a dated heading dates no birth: board minutes
+    assert events_unnamed("When was Ossian Velt born?",
+                          "# Board meeting, 8 February 2024\nPresent: Ossian Velt.") == ("birth",)
+
+
+@pytest.mark.parametrize("query", [
+    "How do I launch the HTTP server?", "How is a TCP connection established?",
+    "What is the release process?", "如何发布新版本？", "What skills are acquired in the course?",
+    "What replaced Python 2's print statement?", "How many workers does the server start?",
+    "What was the study population?", "How is employee turnover measured?",
+])
+def test_a_question_asking_of_no_event_or_attribute_is_not_gated_by_one(query):
+    # a review: how-to and technical questions using an event's or attribute's word had
+    # their answers failed ("How do I launch the HTTP server?" 0% on "Run kb serve ...")
+    (s,) = _signals(query, ["Run kb serve --port 8765 to start the HTTP server; the client "
+                            "sends SYN and the print() function replaced it in 2008."])
+    assert s.asked_unnamed == ()
 
 
 @pytest.mark.parametrize(("query", "text", "apart"), [

@@ -140,8 +140,8 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         "clientInfo": {"name": "test", "version": "0"}}}
     lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method":
                                            "notifications/initialized"}),
-             "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
-             '"method":"ping"}']
+             "", "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
+             '"method":"ping"}']  # an empty line asks nothing and gets no answer
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", db, "--embedder", "none", "mcp"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

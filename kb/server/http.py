@@ -224,8 +224,9 @@ class Handler(BaseHTTPRequestHandler):
         except TimeoutError:
             raw = b""  # the client stopped sending before Content-Length bytes
         if len(raw) < int(length):
-            self._fail(400, "invalid_arguments", f"the body ended before its Content-Length "
-                       f"({length} bytes) arrived (waited up to {TIMEOUT_S:g} s)")
+            self._fail(400, "invalid_arguments", f"the body ended after {len(raw)} of its "
+                       f"Content-Length ({length} bytes): the client closed it or sent nothing "
+                       f"more for {self.timeout:g} s")
             return _ANSWERED
         try:
             return decode_json(raw, example=example)

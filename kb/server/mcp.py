@@ -196,6 +196,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
             if not isinstance(item, Exception):
                 await forward.send(item)
                 continue
+            if _blank(item):  # an empty line asks nothing: no answer
+                continue
             code, message_id = _malformed(item)
             error = types.JSONRPCError(jsonrpc="2.0", id=message_id, error=types.ErrorData(
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
@@ -221,6 +223,15 @@ def _malformed(exc: Exception) -> tuple[int, int | str | None]:
     found = data.get("id") if isinstance(data, dict) else None
     valid = isinstance(found, str) or isinstance(found, int) and not isinstance(found, bool)
     return types.INVALID_REQUEST, found if valid else None
+
+
+def _blank(exc: Exception) -> bool:
+    """Whether the line the transport could not read was empty or whitespace."""
+    from pydantic import ValidationError
+
+    return isinstance(exc, ValidationError) and any(
+        e.get("type") == "json_invalid" and not str(e.get("input", "")).strip()
+        for e in exc.errors())
 
 
 __all__ = ["INSTALL_HINT", "answer_malformed", "build_server", "require_mcp", "run_stdio"]

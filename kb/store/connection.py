@@ -26,7 +26,7 @@ from urllib.request import pathname2url
 from kb.errors import StoreError
 
 OpenMode = Literal["rw", "ro", "immutable"]
-BUSY_TIMEOUT_MS = 10_000  # readers/writers wait this long for a lock before failing
+BUSY_TIMEOUT_MS = 10_000  # a connection waits this long for a lock (the writer: WRITE_WAIT_S)
 # the writer waits this long for another process's write transaction (a large document's
 # chunks are written in one) before failing with a one-line StoreError
 WRITE_WAIT_S = 60.0

@@ -25,7 +25,7 @@ import numpy as np
 from kb.store.codec import blob_to_vector
 from kb.store.health import fts_row_count
 from kb.store.textindex import phrase_counts, phrase_expression
-from kb.types import Chunk
+from kb.types import Chunk, folder_prefix
 
 # ``Store.phrase_chunks_by_doc`` reads at most this many chunks' bodies a call
 PHRASE_SCAN_CHUNKS_MAX = 500
@@ -36,8 +36,7 @@ class Filters:
     """Scope of a search, applied inside each search before any top-k cut.
 
     Attributes:
-        sources: keep chunks whose document source equals one of these or lies under it
-            (whole path segments: ``/notes`` keeps ``/notes/a.md``, not ``/notes-private``).
+        sources: keep chunks whose document source is one of these or under it (folder_prefix).
         source_types: keep chunks whose document type is one of these.
         doc_ids: keep chunks of these documents; ``None``: no such restriction.
         tag_keys: keep chunks whose document carries at least one of these tags, given as
@@ -62,9 +61,8 @@ class Filters:
         if self.sources:
             ors = []
             for s in self.sources:  # a folder holds what lies under it, not a sibling
-                under = s if s.endswith("/") else f"{s}/"  # "/notes": not "/notes-private"
                 ors.append("(d.source = ? OR substr(d.source, 1, length(?)) = ?)")
-                params += [s, under, under]
+                params += [s, folder_prefix(s), folder_prefix(s)]
             parts.append("(" + " OR ".join(ors) + ")")
         if self.source_types:
             parts.append(f"d.source_type IN ({','.join('?' * len(self.source_types))})")

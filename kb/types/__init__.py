@@ -22,6 +22,7 @@ from kb.types.documents import (
     IngestReport,
     SourceType,
     Status,
+    folder_prefix,
     page_span,
     tag_key,
     unique_tags,
@@ -47,5 +48,5 @@ __all__ = [
     "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
     "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
     "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
-    "StageTrace", "Status", "page_span", "tag_key", "unique_tags",
+    "StageTrace", "Status", "folder_prefix", "page_span", "tag_key", "unique_tags",
 ]

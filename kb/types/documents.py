@@ -140,6 +140,17 @@ def tag_key(tag: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", tag).casefold().split())
 
 
+def folder_prefix(source: str) -> str:
+    """What every source under the folder ``source`` starts with: it and its separator.
+
+    Whole path segments: ``/notes`` holds ``/notes/a.md``, never ``/notes-private/b.md``; a
+    Windows path (backslashes, no slash) ends in a backslash; one ending in a separator is
+    kept as it is.
+    """
+    sep = "\\" if "\\" in source and "/" not in source else "/"
+    return source if source.endswith(sep) else source + sep
+
+
 def unique_tags(tags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """``tags`` with inner whitespace collapsed, without empty ones and without repeats.
 
