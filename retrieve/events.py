@@ -64,7 +64,8 @@ _PERIODICAL = re.compile(r"\b(?:which|what) publications?\b(?! date| year)", re.
 _FIRM = re.compile(r"\b(?:compan(?:y|ies)|firm|startup|business|brand|studio|bank|maker|group|"
                    r"subsidiary|label|chain|acquisition|takeover|acquired by)\b|"
                    r"公司|集团|企业|收购|并购", re.I)
-_HEADING_YEAR = re.compile(r"^[ \t]*#{1,6}[ \t].*?(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)", re.M)
+_HEADING_LINE = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)  # a heading line (dated or not)
+_VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+(?:\.\d+)*(?![\d.])|\bversion\b|\brelease\b", re.I)
 NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"\b(?:{en})", re.I), re.compile(zh)) for name, en, zh in (
         ("birth", r"born|births?\b|birthday|birthdate|birthplace|née\b|nee\b|b\.\s*\d|native of",
@@ -78,13 +79,13 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         ("marriage", r"marri|marry|wedd|wed\b|weds\b|wife|husband|spouse|widow|bride|"
                      r"tied the knot|vows", r"婚|嫁|娶|妻|夫|配偶|连理"),
         ("founding", r"found(?:ed|er|ers|ing|ress)\b|co-?found|establish|incorporat|set up|"
-                     r"start|formed|created|inception|origin|open|began|launch|brainchild|"
+                     r"started|formed|created|inception|origin|opened|began|launched|brainchild|"
                      r"since \d|dates? back|built",
          r"成立|创|建立|建于|始建|开业|开张|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建|注册"),
         ("launch", r"launch|releas|publish|publication|debut|premier|unveil|introduc|"
                    r"went on sale|on sale|shipped|available|first flight|maiden|announc|"
                    r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast|dropped|"
-                   r"went live|live\b|in theat|appeared|issued|presented|version|v?\d+\.\d",
+                   r"went live|in theat|appeared|issued|presented|versions?\b",
          r"发射|发布|推出|上市|首映|出版|发行|首发|首飞|问世|面世|上映|播出|开播|公布|升空|发售|"
          r"开售|亮相|面市|投放|出品|刊"),
         ("acquisition", r"acqui|bought|buy|purchas|takeover|take over|taken over|merg|sold to|"
@@ -251,9 +252,10 @@ def events_unnamed(query: str, text: str, title: str = "") -> tuple[str, ...]:
     in either language (a question in one language over a passage in the other is judged
     too), or, for a birth or a death, a span of years in brackets (a lifespan).
 
-    Nothing is decided for a launch where a year heads the passage (in its title, heading
-    path or a heading line: a changelog's "## 2.0.0 — 2019-03-01" dates a release it never
-    names), or for an acquisition asked of no firm ("When was the data acquired?").
+    Nothing is decided for a launch where a version and a year head the passage (in its
+    title, heading path or a heading line: a changelog's "## 2.0.0 — 2019-03-01" dates a
+    release it never names; minutes dated "8 February 2024" date no launch), or for an
+    acquisition asked of no firm ("When was the data acquired?").
 
     Args:
         query: the question (the caller asks it only of one asking for a date, a number, a
@@ -268,8 +270,8 @@ def events_unnamed(query: str, text: str, title: str = "") -> tuple[str, ...]:
     asked = events_named(_PERIODICAL.sub("", query)) & NAMING.keys()
     if not _FIRM.search(query):  # "When was the data acquired?": no firm changed hands
         asked -= {"acquisition"}
-    if YEAR.search(title) or _HEADING_YEAR.search(text):  # a changelog's "## 2.0.0 — 2019-03-01"
-        asked -= {"launch"}  # dates a release it never names (minutes dated so date no birth)
+    if any(_VERSION.search(h) for h in (*_HEADING_LINE.findall(text), title) if YEAR.search(h)):
+        asked -= {"launch"}  # a changelog's "## 2.0.0 — 2019-03-01" dates the release
     if not asked:
         return ()
     text = f"{text}\n{title}"
