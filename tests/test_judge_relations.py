@@ -14,9 +14,8 @@ from click.testing import CliRunner
 from conftest import write
 
 from kb.cli import cli
-from kb.retrieve.judge import IndexStats, Passage, passage_signals
 from kb.retrieve.relations import attributes_asked, attributes_unnamed
-from kb.retrieve.terms import content_terms
+from tests.test_judge_types import _signals
 
 
 @pytest.mark.parametrize(("query", "asked"), [
@@ -77,14 +76,6 @@ def test_the_attributes_a_question_asks_of(query, asked):
 ])
 def test_the_attributes_a_passage_never_names(query, text, unnamed):
     assert attributes_unnamed(query, text) == unnamed
-
-
-def _signals(query, texts, title="Acme Corporation"):
-    terms = content_terms(query)  # each term in 5 of 100 chunks: known, uncommon
-    stats = IndexStats(n_chunks=100, df={tok: 5 for t in terms for tok in t.index_tokens},
-                       doc_chunks={1: 2}, doc_term_chunks={})
-    return passage_signals(query, terms, [
-        Passage(i, 1, text, title, 0.8, 0.5, 0.5, 1.0) for i, text in enumerate(texts)], stats)
 
 
 def test_a_passage_naming_no_attribute_asked_fails_the_gate():
