@@ -44,8 +44,8 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "逝世 去世 死于 病逝 身亡 辞世 遇害 卒 卒于 死亡 过世 离世 阵亡"),
         ("marriage", r"married|marry|marries|marriages?|weddings?|(?-i:wed|weds|wedded)",
          "结婚 成婚 婚礼 嫁给 迎娶 娶 完婚"),
-        ("founding", r"founded|founding|co-?founded|established|incorporated",
-         "成立 创立 创建 创办 组建 创设"),
+        ("founding", r"founded|founding|co-?founded|co-?founders?|founders?|established|"
+                     r"incorporated", "成立 创立 创建 创办 组建 创设 创始人 创办人 创立者 创建者"),
         ("office", r"retired|retirement|resigned|resignation|graduated|graduation|elected|"
                    r"appointed|stepped down", "退休 辞职 辞去 毕业 当选 任命 就任 卸任 上任"),
         ("launch", r"launch|launched|launches|launching|released?|releasing|debuts?|debuted|"

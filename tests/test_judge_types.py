@@ -301,6 +301,11 @@ def test_a_passage_naming_no_event_asked_fails():
     ("Which company acquired YouTube?", "Google paid $1.65 billion for YouTube.", ()),
     # no firm changed hands: nothing decided
     ("When was the data acquired?", "Samples were collected in 2021.", ()),
+    # a founder asked (a new-user trial: 星云科技的创始人是谁 60% on the firm's note)
+    ("星云科技的创始人是谁？", "星云科技是一家位于杭州的小型软件公司。", ("founding",)),
+    ("星云科技的创始人是谁？", "星云科技由李明远于2019年创办。", ()),
+    ("Who is Brightloom's founder?", "Marc Dubois founded Brightloom in 2015.", ()),
+    ("Who is Brightloom's founder?", "Brightloom designs smart desk lamps.", ("founding",)),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
