@@ -333,15 +333,14 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         best, best_cover, filler = opening, 0.0, None  # shown for a passage failing the gate
         if gate:  # sentence evidence only where the model will score the passage
             best, best_cover, window = best_sentence(sents, terms, weights, f_terms,
-                                                      f_weights, p.text)
+                                                     f_weights, p.text)
             filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
                       else None)
         # no date or number where one is asked outright, in the whole passage (a date in its
-        # title too: "Apache License 2.0 (January 2004)")
-        # nor, in a passage in the question's script, in or beside a sentence naming its focus
-        # (a date in the title still answers)
+        # title too: "Apache License 2.0 (January 2004)"), nor, in a passage in the question's
+        # script, in or beside a sentence naming its focus (a date in the title still answers)
         untyped = gate and demanded is not None and not (filler and wanted == demanded) and (
-            novel_filler(f"{p.text}\n{p.context}" if demanded == "date" else p.text,
+            novel_filler(titled if demanded == "date" else p.text,
                          demanded, query, terms) is None
             or not crossed and bool(f_terms)
             and filler_apart(sents, f_terms, demanded, query, terms)

@@ -196,42 +196,37 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
             if not isinstance(item, Exception):
                 await forward.send(item)
                 continue
-            if _blank(item):  # an empty line asks nothing: no answer
+            answer = _malformed(item)
+            if answer is None:  # an empty line asks nothing: no answer
                 continue
-            code, message_id = _malformed(item)
+            code, message_id = answer
             error = types.JSONRPCError(jsonrpc="2.0", id=message_id, error=types.ErrorData(
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
                 else "invalid request: not a JSON-RPC 2.0 message"))
             await outgoing.send(SessionMessage(error))
 
 
-
-def _malformed(exc: Exception) -> tuple[int, int | str | None]:
+def _malformed(exc: Exception) -> tuple[int, int | str | None] | None:
     """The JSON-RPC error code for a line the transport could not read, and the line's id.
 
     A pydantic ``ValidationError`` of type ``json_invalid`` is a line that is not JSON
-    (``-32700``); any other is JSON that is no message (``-32600``), whose ``id`` (a string
-    or an integer) is answered when it has one.
+    (``-32700``; ``None``, no answer, when the line was empty or whitespace); any other is
+    JSON that is no message (``-32600``), whose ``id`` (a string or an integer) is answered
+    when it has one.
     """
     from mcp import types
     from pydantic import ValidationError
 
     errors = list(exc.errors()) if isinstance(exc, ValidationError) else []
-    if not errors or any(e.get("type") == "json_invalid" for e in errors):
+    unparsed = [e for e in errors if e.get("type") == "json_invalid"]
+    if any(not str(e.get("input", "")).strip() for e in unparsed):
+        return None
+    if not errors or unparsed:
         return types.PARSE_ERROR, None
     data = errors[0].get("input")
     found = data.get("id") if isinstance(data, dict) else None
     valid = isinstance(found, str) or isinstance(found, int) and not isinstance(found, bool)
     return types.INVALID_REQUEST, found if valid else None
-
-
-def _blank(exc: Exception) -> bool:
-    """Whether the line the transport could not read was empty or whitespace."""
-    from pydantic import ValidationError
-
-    return isinstance(exc, ValidationError) and any(
-        e.get("type") == "json_invalid" and not str(e.get("input", "")).strip()
-        for e in exc.errors())
 
 
 __all__ = ["INSTALL_HINT", "answer_malformed", "build_server", "require_mcp", "run_stdio"]
