@@ -131,18 +131,29 @@ def test_explain_goes_to_stdout_with_the_references(db):
     assert {s["stage"] for s in data["diagnostics"]["stages"]} >= {"recall", "judge"}
 
 
-def test_explain_says_when_the_dates_are_of_another_event(tmp_path):
+def explained_refusal(tmp_path, name, note, question):
+    """Index one note (BM25 only) and ask ``question`` with --explain, text and JSON.
+
+    Both must refuse (exit 0, WEAK EVIDENCE, ``insufficient_evidence``). Returns the text
+    output, the first reference's judge record (JSON) and the database path.
+    """
     db = str(tmp_path / "kb.db")
-    write(tmp_path / "d" / "ilse.md", "# Ilse Marrowby\n\nIlse Marrowby is a glass artist "
-          "born in Bergen.\n\nIn 1998 she founded the Marrowby Glass Studio.\n")
+    write(tmp_path / "d" / name, note)
     assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
-    r = run("--db", db, "search", "When was Ilse Marrowby born?", "--explain")
-    assert "WEAK EVIDENCE" in r.stdout
-    assert "its dates are of another event than the one asked (founding)" in r.stdout
-    data = json.loads(run("--db", db, "search", "When was Ilse Marrowby born?", "--explain",
-                          "--json").stdout)
+    r = run("--db", db, "search", question, "--explain")
+    assert r.exit_code == 0 and "WEAK EVIDENCE" in r.stdout
+    data = json.loads(run("--db", db, "search", question, "--explain", "--json").stdout)
     assert data["insufficient_evidence"]
-    assert data["diagnostics"]["judge"][0]["events_apart"] == ["founding"]
+    return r.stdout, data["diagnostics"]["judge"][0], db
+
+
+def test_explain_says_when_the_dates_are_of_another_event(tmp_path):
+    shown, judged, db = explained_refusal(
+        tmp_path, "ilse.md", "# Ilse Marrowby\n\nIlse Marrowby is a glass artist born in "
+        "Bergen.\n\nIn 1998 she founded the Marrowby Glass Studio.\n",
+        "When was Ilse Marrowby born?")
+    assert "its dates are of another event than the one asked (founding)" in shown
+    assert judged["events_apart"] == ["founding"]
     r = run("--db", db, "search", "When was the Marrowby Glass Studio founded?", "--explain")
     assert "WEAK EVIDENCE" not in r.stdout and "another event" not in r.stdout
 
@@ -162,17 +173,11 @@ def test_a_one_character_chinese_query_is_not_called_degraded(tmp_path):
 
 
 def test_explain_says_when_the_event_asked_is_never_named(tmp_path):
-    db = str(tmp_path / "kb.db")
-    write(tmp_path / "d" / "board.md", "# Board meeting, 8 February 2024\n\nPresent: Mara "
-          "Quenby, Ossian Velt.\n\nThe board approved an office in Lisbon.\n")
-    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
-    r = run("--db", db, "search", "When was Ossian Velt born?", "--explain")
-    assert "WEAK EVIDENCE" in r.stdout
-    assert "it says nothing of the birth asked" in r.stdout
-    data = json.loads(run("--db", db, "search", "When was Ossian Velt born?", "--explain",
-                          "--json").stdout)
-    assert data["insufficient_evidence"]
-    assert data["diagnostics"]["judge"][0]["asked_unnamed"] == ["birth"]
+    shown, judged, _ = explained_refusal(
+        tmp_path, "board.md", "# Board meeting, 8 February 2024\n\nPresent: Mara Quenby, "
+        "Ossian Velt.\n\nThe board approved an office in Lisbon.\n", "When was Ossian Velt born?")
+    assert "it says nothing of the birth asked" in shown
+    assert judged["asked_unnamed"] == ["birth"]
 
 
 def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):

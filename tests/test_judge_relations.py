@@ -7,14 +7,10 @@ note (its founding year), "Where did Ossian Velt study?" at 84% on board minutes
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from click.testing import CliRunner
-from conftest import write
 
-from kb.cli import cli
 from kb.retrieve.relations import attributes_asked, attributes_unnamed
+from tests.test_cli_messages import explained_refusal
 from tests.test_judge_types import _signals
 
 
@@ -88,17 +84,9 @@ def test_a_passage_naming_no_attribute_asked_fails_the_gate():
 
 
 def test_explain_says_when_the_attribute_asked_is_never_named(tmp_path):
-    db = str(tmp_path / "kb.db")
-    write(tmp_path / "d" / "cafe.md", "# Brindle & Oak Coffee\n\nBrindle & Oak Coffee opened "
-          "on Quay Street. A flat white costs 3.20 euros; 12 kinds of beans are sold.\n")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--db", db, "--embedder", "none", "ingest",
-                               str(tmp_path / "d")]).exit_code == 0
-    q = "How many employees does Brindle & Oak Coffee have?"
-    r = runner.invoke(cli, ["--db", db, "--embedder", "none", "search", q, "--explain"])
-    assert r.exit_code == 0 and "WEAK EVIDENCE" in r.stdout
-    assert "it says nothing of the headcount asked" in r.stdout
-    data = json.loads(runner.invoke(cli, ["--db", db, "--embedder", "none", "search", q,
-                                          "--json", "--explain"]).stdout)
-    assert data["insufficient_evidence"]
-    assert data["diagnostics"]["judge"][0]["asked_unnamed"] == ["headcount"]
+    shown, judged, _ = explained_refusal(
+        tmp_path, "cafe.md", "# Brindle & Oak Coffee\n\nBrindle & Oak Coffee opened on Quay "
+        "Street. A flat white costs 3.20 euros; 12 kinds of beans are sold.\n",
+        "How many employees does Brindle & Oak Coffee have?")
+    assert "it says nothing of the headcount asked" in shown
+    assert judged["asked_unnamed"] == ["headcount"]
