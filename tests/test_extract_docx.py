@@ -199,17 +199,28 @@ def test_truncated_zip_is_corrupt(tmp_path: Path) -> None:
         extract(path)
 
 
+# the first bytes of a Word 97-2003 file: the OLE compound-file signature, then its header
+OLE_HEADER = bytes.fromhex("d0cf11e0a1b11ae1") + bytes(16) + bytes.fromhex("3e000300feff0900")
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     (b"this is not a zip file at all, just text", "not a ZIP archive"),
-    (None, "missing part [Content_Types].xml"),
+    ({"a.txt": "hello"}, "missing part [Content_Types].xml"),
+    (OLE_HEADER + bytes(488), "not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
+     ".docx? Save it as .docx"),
+    ({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": "<x/>"},
+     "an OpenDocument file (application/vnd.oasis.opendocument.text) renamed .docx? Save it "
+     "as .docx"),
 ])
-def test_a_corrupt_docx_says_so_in_the_ingest_report(tmp_path: Path, content: bytes | None,
+def test_a_corrupt_docx_says_so_in_the_ingest_report(tmp_path: Path,
+                                                      content: bytes | dict[str, str],
                                                       reason: str) -> None:
     path = tmp_path / "notes" / "broken.docx"
     path.parent.mkdir()
-    if content is None:  # a ZIP archive, but not a Word package
+    if isinstance(content, dict):  # a ZIP archive, but not a Word package
         with zipfile.ZipFile(path, "w") as z:
-            z.writestr("a.txt", "hello")
+            for name, text in content.items():
+                z.writestr(name, text)
     else:
         path.write_bytes(content)
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",

@@ -60,8 +60,9 @@ def extract_docx(path: Path) -> ExtractedDocument:
     Raises:
         EmptyDocumentError: the file is 0 bytes or holds no text.
         CorruptError: not a readable DOCX: ``not a valid DOCX file (REASON)``, the reason
-            being ``not a ZIP archive``, ``missing part NAME``, ``malformed XML: ...`` or the
-            parser's own.
+            being ``not a ZIP archive`` (saying so when it is an OLE file, a Word 97-2003
+            .doc renamed), an OpenDocument file renamed, ``missing part NAME``,
+            ``malformed XML: ...`` or the parser's own.
 
     """
     require_nonempty(path)
@@ -73,10 +74,23 @@ def extract_docx(path: Path) -> ExtractedDocument:
         raise CorruptError(path, f"not a valid DOCX file ({_docx_problem(path, exc)})") from exc
 
 
+# the signature of an OLE compound file (Word 97-2003 .doc, .xls, .ppt)
+_OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
+
+
 def _docx_problem(path: Path, exc: Exception) -> str:
     """A short reason python-docx could not open ``path`` (its own messages are opaque)."""
     if not zipfile.is_zipfile(path):  # python-docx: "Package not found at ..."
+        with path.open("rb") as f:
+            if f.read(len(_OLE_MAGIC)) == _OLE_MAGIC:  # what Word 97-2003 wrote
+                return ("not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
+                        ".docx? Save it as .docx")
         return "not a ZIP archive"
+    with zipfile.ZipFile(path) as z:
+        mimetype = (z.read("mimetype").decode("ascii", "replace").strip()
+                    if "mimetype" in z.namelist() else "")
+    if mimetype.startswith("application/vnd.oasis.opendocument"):
+        return f"an OpenDocument file ({mimetype}) renamed .docx? Save it as .docx"
     text = one_line(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc))
     missing = re.fullmatch(r"There is no item named '(.+)' in the archive", text)
     if missing:
