@@ -80,8 +80,10 @@ def test_the_summary_line_counts_embedded_chunks_apart_from_written_ones(tmp_pat
     assert "2 unchanged" in r.output and "0 chunks written, 2 chunks embedded" in r.output
 
 
-@pytest.mark.slow  # a real process, the real model, a real SIGINT
-def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path) -> None:
+@pytest.mark.slow  # a real process, the real model, a real SIGINT (Ctrl-C) or SIGTERM (kill)
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path, signum: int,
+                                                           code: int) -> None:
     folder = _folder(tmp_path / "d", 60, paragraphs=30)
     db = tmp_path / "kb.db"
     command = [sys.executable, "-m", "kb", "--db", str(db), "ingest", str(folder)]
@@ -98,9 +100,9 @@ def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path) -> N
                     pass
         time.sleep(0.05)
     assert proc.poll() is None, "the ingest ended before it could be interrupted"
-    os.kill(proc.pid, signal.SIGINT)
+    os.kill(proc.pid, signum)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, (out, err)
+    assert proc.returncode == code, (out, err)
     assert "Aborted!" not in err and "Traceback" not in err
     assert "kb: interrupted while" in err and "all of it is committed" in err
     assert "run the same command again to resume" in err

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -25,6 +27,7 @@ from kb.shapes import IngestSummaryJSON
 from kb.types import FileOutcome, IngestReport
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT, the shell's convention
+TERMINATED_EXIT = 143  # 128 + SIGTERM
 RESUME_HINT = ("run the same command again to resume: unchanged files are skipped by content "
                "hash and only chunks without vectors are embedded")
 
@@ -49,8 +52,35 @@ def _ignored_line(report: IngestReport) -> str:
 
 
 @contextmanager
-def interruption_reported(as_json: bool) -> Iterator[None]:
+def terminate_as_interrupt() -> Iterator[list[bool]]:
+    """SIGTERM (``kill``, a service manager stopping kb) stops the run as Ctrl-C does.
+
+    Yields a one-item list, set ``[True]`` once SIGTERM arrived. Outside the main thread (a
+    library caller's worker thread) no handler can be set and nothing changes.
+    """
+    seen = [False]
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        seen[0] = True
+        signal.default_int_handler(signum, frame)  # raises KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def interruption_reported(as_json: bool,
+                          terminated: list[bool] | None = None) -> Iterator[None]:
     """Turn Ctrl-C into what was committed and how to resume, exit 130 (not ``Aborted!``).
+
+    ``terminated``: from ``terminate_as_interrupt``; when it says SIGTERM stopped the run, the
+    same report, exit 143.
 
     The files that failed or were skipped before the stop are listed (one line each, as in a
     finished run's report, or one ``file`` record each with ``--json``): a failure is
@@ -79,17 +109,18 @@ def interruption_reported(as_json: bool) -> Iterator[None]:
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
                    f": {what}; all of it is committed (each document whole)", err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(INTERRUPTED_EXIT)
+        sys.exit(TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT)
     except KeyboardInterrupt:
         click.echo("kb: interrupted; what was written is committed (each document whole)",
                    err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(INTERRUPTED_EXIT)
+        sys.exit(TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT)
 
 
 def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport:
     """``call(on_progress=..., on_file=...)`` with a progress display and Ctrl-C reported."""
-    with interruption_reported(as_json), ingest_progress(not as_json) as shown:
+    with terminate_as_interrupt() as terminated, interruption_reported(as_json, terminated), \
+            ingest_progress(not as_json) as shown:
         if shown is None:
             return call()
         return call(on_progress=shown.on_progress, on_file=shown.on_file)
