@@ -64,6 +64,7 @@ from kb.retrieve.recall import (
 from kb.retrieve.terms import Term, content_terms, translation_tokens
 from kb.retrieve.threadlimits import one_blas_thread, one_openmp_thread
 from kb.retrieve.trace import Trace
+from kb.retrieve.translate import indexed_first
 from kb.store import Store
 from kb.store.bitindex import BitIndex, vector_index
 from kb.store.search import Filters, VectorMatrix
@@ -157,6 +158,9 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
             raise
         lexicon = shared_lexicon(cache_dir) if crosses_languages(query, mix) else None
         terms = content_terms(query, lexicon)
+        if lexicon is not None:  # the translations the collection writes first
+            terms = indexed_first(terms, store.token_chunk_counts if stats is None
+                                  else stats.token_counts)
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)
         ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged

@@ -26,8 +26,12 @@ the top ``JUDGE_TOP_N`` candidates:
    does a passage, in either script, that names in no word the event the question asks of
    (a birth, a death, a marriage, a founding, a launch, an acquisition:
    ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
-   listing him as present), or the attribute it asks of (a headcount, a revenue, ...:
-   ``kb.retrieve.relations``).
+   listing him as present), or the attribute, role or relative it asks of (a headcount, a
+   chief executive, a son, ...: ``kb.retrieve.relations``), or, for a yes-or-no question,
+   any of its focus words; so does one whose clauses on a yes-or-no question's focus each
+   name a sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"),
+   and one where the name asked is on the other side of the verb or role asked
+   (``kb.retrieve.roles``: "What will replace the Lumo 3?" against "The Lumo 3 replaced ...").
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
@@ -39,7 +43,7 @@ the top ``JUDGE_TOP_N`` candidates:
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
    query time; each feature held to its fitted range first) gives ``answer_p`` in [0, 1],
    higher is better. A passage passes at ``answer_p`` >= the threshold; passing passages
-   within ``HAND_OUT_SHARE`` of the best are handed out (``kb.retrieve.handout``), and none
+   within ``kb.retrieve.handout.HAND_OUT_SHARE`` of the best are handed out, and none
    passing flags the search ``insufficient_evidence``.
 
 Each signal's AUC alone, the model's and the refusal rates are in ``bench/README.md``.
@@ -64,7 +68,7 @@ from kb.retrieve.answer_types import (
     sentences,
 )
 from kb.retrieve.crosslang import script_of
-from kb.retrieve.events import events_unnamed, other_dimensions_measured, other_events_dated
+from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import (
     document_numbers,
@@ -73,7 +77,8 @@ from kb.retrieve.numbers import (
     sibling_written,
     siblings_filled,
 )
-from kb.retrieve.relations import attributes_unnamed
+from kb.retrieve.relations import asked_unnamed, holds_focus
+from kb.retrieve.roles import roles_swapped
 from kb.retrieve.subject import (
     document_topics,
     named_terms,
@@ -96,10 +101,6 @@ JUDGE_TOP_N = 10  # candidates judged per query; bench/fit_judge.py fits on the 
 MIN_EVIDENCE = 0.2
 COMMON_SHARE = 0.1  # a term in more than a tenth of the chunks is common (a single one: none)
 COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index nothing is common
-# A passing passage is handed out when its answer_p is at least half the best one's: on the
-# train split this took the share of handed-out passages holding the answer from 0.41 to 0.58
-# and lost 1 answer in 100 (measured on kb's judge rows while fitting, see bench/README.md).
-HAND_OUT_SHARE = 0.5
 # 1 of 5 equally weighted terms sums to 0.19999999999999998: the gate compares with this slack
 EVIDENCE_SLACK = 1e-9
 
@@ -191,7 +192,10 @@ class Signals:
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
-            the gate), else empty.
+            the gate; a yes-or-no question's focus terms: ``kb.retrieve.relations``), else empty.
+        roles_swapped: the verb or role word whose sides the passage swaps ("The Lumo 3
+            replaced ..." for "What will replace the Lumo 3?": ``kb.retrieve.roles``; then it
+            fails the gate), else empty.
     """
 
     focus_found: tuple[str, ...]
@@ -209,6 +213,7 @@ class Signals:
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
     asked_unnamed: tuple[str, ...] = ()
+    roles_swapped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,12 +253,6 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
         prob = model.probability(s.features) if s.gate else 0.0
         out.append(Verdict(p.chunk_id, prob, s.gate and prob >= model.threshold, s))
     return out
-
-
-def handed_out(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """The passing verdicts within ``HAND_OUT_SHARE`` of the best ``answer_p``, in order."""
-    best = max((v.answer_p for v in verdicts if v.passed), default=0.0)
-    return [v for v in verdicts if v.passed and v.answer_p >= HAND_OUT_SHARE * best]
 
 
 def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passage],
@@ -320,13 +319,14 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             names_elsewhere(p.context, p.text, query) if subject else ())
         # the event or attribute a typed question asks of, named nowhere ("How do I launch
         # the server?" asks of no event)
-        unnamed = (events_unnamed(query, p.text, p.context) + attributes_unnamed(query, titled)
-                   if wanted != "other" else ())
-        gate = (crossed or not unknown) and not lacking and not elsewhere and not unnamed and (
-            ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
-            len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
+        unnamed = asked_unnamed(query, wanted, p.text, p.context, () if crossed else f_terms,
+                                full)
+        swapped = () if crossed else roles_swapped(query, p.text)  # "Who replaced the Lumo 3?"
+        gate = (crossed or not unknown) and not (lacking or elsewhere or unnamed or swapped) and (
+            ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
+            len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         missing = [(t, w) for t, w in focus if not holder.has(t)]
         sents = sentences(p.text) or [p.text]
         opening = next((i for i, x in enumerate(sents) if not HEADING.match(x)), 0)
@@ -355,6 +355,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                 apart = other_events_dated(query, sents, fits, p.context)
             elif demanded == "number":
                 measures = other_dimensions_measured(query, sents, fits)
+        elif gate and not untyped:  # no date or number asked: the clauses naming its focus
+            siblings = siblings_filled(query, sents, partial(
+                holds_focus, terms=f_terms, weights=f_weights), p.context)
         if untyped or apart or measures or siblings:
             gate, best, best_cover = False, opening, 0.0
         features = {
@@ -378,10 +381,12 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
-            subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed))
+            subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed,
+            roles_swapped=swapped))
     return out
 
 
 def _fills(text: str, kind: AnswerType, query: str, terms: Sequence[Term]) -> bool:
     """Whether ``text`` holds a filler of ``kind`` the question does not name."""
     return novel_filler(text, kind, query, terms) is not None
+

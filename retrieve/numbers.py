@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numerals import arabic_numerals
-from kb.retrieve.terms import Term, is_stop
+from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, is_stop
 from kb.store.textindex import cut_words, has_cjk
 
 _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -70,6 +70,12 @@ _ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八
                           + _NOT_PLACE)
 # no name opens or ends with these: 六月三号 and 周六三号 are days, 第三号 an ordinal, 二十三号
 _ZH_NOT_NAME_CHARS = frozenset("年月日周期第六天零一二两三四五七八九十百")
+# a Chinese name with Arabic digits after it, a space between or not (云点单 2, 小米14): the
+# Han run's last four characters, from its first that carries no grammar (你们的云点单 2: 云点单);
+# not a count or a measure (有 2 个, 共 3 家, 199 元)
+_ZH_DIGIT_NAMED = re.compile(r"([\u4e00-\u9fff]+) ?(\d+(?:\.\d+)?)(?![\d.%A-Za-z])"
+                             r"(?! ?[年月日号个位名次元岁天周分秒万亿千百十多余件台家座条张"
+                             r"本种项倍米克斤章节页])")
 # a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
 _COMPARED = re.compile(r"\s*(?:Like|Unlike|As with|Compared (?:with|to)|Similar to|"
                        r"与|和|同|跟|相比|比起|像|不同于|继)")
@@ -265,6 +271,13 @@ def numbered_names(query: str) -> dict[str, frozenset[str]]:
     for m in _ZH_NUMBERED.finditer(text):  # 禾苗一号, 长征5号; not 六月三号
         if m.group(1)[-1] not in _ZH_NOT_NAME_CHARS and m.group(1)[0] not in _ZH_NOT_NAME_CHARS:
             out.setdefault(m.group(1), set()).add(arabic_numerals(m.group(2)))
+    for m in _ZH_DIGIT_NAMED.finditer(text):  # 云点单 2; not 月费是 199 (是), 第 2
+        name = m.group(1)[-4:]
+        while name and name[0] in ZH_FUNCTION_CHARS:
+            name = name[1:]
+        if len(name) >= 2 and name[-1] not in ZH_FUNCTION_CHARS | _ZH_NOT_NAME_CHARS and (
+                not YEAR.fullmatch(m.group(2))):  # 截至 2019 is a year
+            out.setdefault(name, set()).add(m.group(2))
     return {name: frozenset(numbers) for name, numbers in out.items()}
 
 
@@ -277,8 +290,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     number that could answer, as in ``kb.retrieve.events.filled_clauses``) names the same
     name with another number only tells of a sibling ("Seahound 3" for the Seahound 2). A
     version and its parts are one name ("Python 3" and "Python 3.0", "3.12" and "3").
-    A passage whose title or headings name the one asked is written of it ("# Seahound 2 ...
-    It was retired when the Seahound 3 came"), and so is one naming it in a sentence before
+    A passage whose title or headings name the one asked, and no sibling, is written of it
+    ("# Seahound 2 ... It was retired when the Seahound 3 came"; a title naming both,
+    "# 云点单 3 和 云点单 2", decides nothing), and so is one naming it in a sentence before
     its first answer unless that answer's sentence opens with a name of its own: nothing is
     decided. A clause naming none is of the one name its sentence writes in its opening
     words (a list: 禾苗一号于2018年发布。禾苗二号于2020年发布，单台可覆盖50亩; not after "Like",
@@ -308,13 +322,20 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         return frozenset(n for _, n in _names_at(text, patterns, asked))
 
     wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
-    if named(context) & wanted:
+
+    def bare_filled(text: str) -> bool:  # "云点单 3 于 2023 年发布": the 3 names, answers nothing
+        for name, p in patterns.items():
+            text = p.sub(" ", text if name.isascii() else arabic_numerals(text))
+        return filled(text)
+
+    titled = named(context)
+    if titled & wanted and titled <= wanted:
         return ()
     clauses: list[tuple[str, frozenset[str]]] = []
     subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence in sents:
-        own = filled_clauses([sentence], filled, named)
+        own = filled_clauses([sentence], bare_filled, named)
         found = _names_at(sentence, patterns, asked)
         names = frozenset(n for _, n in found)
         pronoun = _PRONOUN.match(sentence) is not None
@@ -359,8 +380,8 @@ def _numbered_pattern(name: str) -> re.Pattern[str]:
     A name of one or two letters ("T7", "A4") only in capitals and joined to its number: a
     lower-case "a 2" is an article.
     """
-    if not name.isascii():  # 禾苗一号: digits after arabic_numerals
-        return re.compile(rf"{re.escape(name)}(\d+)号{_NOT_PLACE}")
+    if not name.isascii():  # 禾苗一号 (digits after arabic_numerals), 云点单 2
+        return re.compile(rf"{re.escape(name)} ?(\d+(?:\.\d+)?)(?:号{_NOT_PLACE}|(?![\d号]|\.\d))")
     tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
     if len(name) <= 2:
         return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")

@@ -15,6 +15,11 @@ The events a date is asked of are the same idea for events (``kb.retrieve.events
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from kb.retrieve.answer_types import AnswerType
+from kb.retrieve.events import events_unnamed
+from kb.retrieve.terms import PassageTerms, Term, coverage, passage_terms
 
 # attribute -> (the phrases asking it: English, Chinese; the words naming it: English word
 # starts, case-insensitive; Chinese, as substrings)
@@ -51,6 +56,12 @@ _TABLE = (
      r"stud|graduat|degree|universit|college|school|alumn|educat|ph\.?d|doctor|bachelor|"
      r"master|academ|institut|attend|went to|reading|enrol",
      r"学|毕业|校|读|博士|硕士|学士|研究"),
+    ("chief executive",
+     r"(?<!\bas )(?<!\bas a )\b(?:ceo|chief executive(?: officer)?|managing director)\b",
+     r"首席执行官|行政总裁|总裁|总经理",
+     r"ceo|chief|exec|managing|president|chair|founder|head|led\b|leads?\b|runs?\b|boss|"
+     r"director|owner|owned|manag|helm|in charge",
+     r"首席执行官|总裁|总经理|董事长|CEO|负责人|创始人|创办|老板|掌门|领导|执行官|总监|经理|掌舵"),
     ("successor",
      r"\bwho (?:succeeded|replaced|took over from|followed)\b|\bsucceeded by\b|"
      r"\bsuccessors?\b",
@@ -60,6 +71,32 @@ _TABLE = (
      r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
 )
+# a relative, asked after a possessive or "the" ("Alice's son", "the mother of", 王伟的儿子);
+# a passage names one by its word or a wider one (a child for a son, a partner for a wife, a
+# child's words for a parent: "the son of", 邵雍之子, 由仁穆王后所生)
+_CHILD_EN, _CHILD_ZH = r"child|kids?\b|", r"孩子|子女|儿女|"
+_PARENT_EN = r"parent|(?:son|daughter|child) of|born to|sons?\b|daughters?\b"
+_PARENT_ZH = r"家长|之子|之女|所生|儿子|女儿|长子|长女|次子|次女|嫡|庶|独子|独女|养子|养女|亲生"
+_SPOUSE_EN = r"spouse|married|marri|wed|partner|widow"
+_SPOUSE_ZH = r"配偶|伴侣|结婚|嫁|娶|妻|夫"
+_KIN = (("son", r"sons?", r"儿子", _CHILD_EN + r"sons?\b|boys?\b",
+         _CHILD_ZH + r"儿子|长子|次子|独子|之子"),
+        ("daughter", r"daughters?", r"女儿", _CHILD_EN + r"daughter|girls?\b",
+         _CHILD_ZH + r"女儿|长女|次女|独女|闺女|千金|之女"),
+        ("wife", r"wife|wives", r"妻子|太太|老婆", r"wife|wives|" + _SPOUSE_EN,
+         r"太太|老婆|" + _SPOUSE_ZH),
+        ("husband", r"husband", r"丈夫|老公|先生", r"husband|" + _SPOUSE_EN,
+         r"老公|先生|" + _SPOUSE_ZH),
+        ("father", r"father|dad", r"父亲|爸爸", r"father|dad|" + _PARENT_EN,
+         r"父|爸|" + _PARENT_ZH),
+        ("mother", r"mother|mum|mom", r"母亲|妈妈", r"mother|mum\b|mom\b|" + _PARENT_EN,
+         r"母|妈|" + _PARENT_ZH))
+# not a relative: "mother tongue", "father-in-law", "the Mother Superior"
+_NOT_KIN = (r"(?![- ](?:tongue|language|company|ship|board|land|nature|country|city|church|"
+            r"superior|figure|lode|in-law))")
+_TABLE += tuple((name, rf"(?:(?:'s|\bhis|\bher|\btheir) (?:\w+ )?|\bthe (?:\w+ )?)(?:{ask_en})\b"
+                 + _NOT_KIN, rf"的(?:{ask_zh})", name_en, name_zh)
+                for name, ask_en, ask_zh, name_en, name_zh in _KIN)
 ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"{ask_en}|{ask_zh}", re.I),
            re.compile(rf"\b(?:{name_en})|{name_zh}", re.I))
@@ -85,3 +122,63 @@ def attributes_unnamed(query: str, text: str) -> tuple[str, ...]:
     """
     return tuple(name for name in attributes_asked(query)
                  if not ATTRIBUTES[name][1].search(text))
+
+
+# a yes-or-no question: "Does the Lumo 2 support Matter?", 云点单 2 支持扫码点餐吗？
+_YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|had|will|would|"
+                     r"should)\b|吗\s*[？?]?\s*$|是否|有没有|是不是|能不能|会不会|可不可以", re.I)
+
+
+def predicate_unnamed(query: str, focus: Sequence[Term], holder: PassageTerms) -> tuple[str, ...]:
+    """A yes-or-no question's focus terms when a passage names none of them; ``()`` otherwise.
+
+    "Does the Lumo 2 support Matter?" is answered only by a passage telling of Matter (or of
+    supporting): one about the lamp that names neither says nothing either way. Numbers are
+    left aside (the "2" names the lamp).
+
+    Args:
+        query: the question.
+        focus: its focus terms (those the passage's document is not about).
+        holder: the passage's terms, with its title and heading path.
+
+    Returns:
+        The focus terms as the question wrote them, when it asks yes or no and the passage
+        holds none of them (nor their translations); else empty.
+    """
+    kept = [t for t in focus if not t.text.replace(".", "").isdigit()]
+    if not kept or not _YES_NO.search(query) or any(holder.has(t) for t in kept):
+        return ()
+    return tuple(t.surface or t.text for t in kept)
+
+
+def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
+                  focus: Sequence[Term], holder: PassageTerms) -> tuple[str, ...]:
+    """What the question asks of that a passage names in no word; ``()`` if it names each.
+
+    For a question asking a date, a number, a person, a place or a name (``wanted`` not
+    ``other``): the events (``kb.retrieve.events.events_unnamed``) and the attributes
+    (``attributes_unnamed``); for a yes-or-no question, its focus (``predicate_unnamed``).
+
+    Args:
+        query: the question.
+        wanted: its expected answer type (``kb.retrieve.answer_types.answer_type``).
+        text: the passage.
+        context: its document's title and heading path.
+        focus: the question's focus terms (empty to leave the yes-or-no check out: a passage
+            in another script holds none of them as written).
+        holder: the passage's terms, with its title and heading path.
+
+    Returns:
+        The event and attribute names, then the focus terms, that the passage never names.
+    """
+    typed = (events_unnamed(query, text, context) + attributes_unnamed(query, f"{text}\n{context}")
+             if wanted != "other" else ())
+    return typed + predicate_unnamed(query, focus, holder)
+
+
+def holds_focus(text: str, terms: Sequence[Term], weights: Sequence[float]) -> bool:
+    """Whether ``text`` holds half the idf mass of ``terms``, numbers aside (a name's own)."""
+    kept = [(t, w) for t, w in zip(terms, weights, strict=True)
+            if not t.text.replace(".", "").isdigit()]
+    return bool(kept) and coverage([t for t, _ in kept], [w for _, w in kept],
+                                   passage_terms(text)) >= 0.5

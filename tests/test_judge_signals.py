@@ -17,16 +17,15 @@ from kb.retrieve.crosslang import (
     script_of,
     syllables,
 )
+from kb.retrieve.handout import HAND_OUT_SHARE, handed_out
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
-    HAND_OUT_SHARE,
     MIN_EVIDENCE,
     IndexStats,
     Passage,
     Signals,
     Verdict,
-    handed_out,
     judge,
     passage_signals,
 )

@@ -192,7 +192,13 @@ class JudgeRecord:
             acquisition) and attributes (a headcount, a revenue, a population, a
             headquarters, a place of study, a successor) the question asks of that the
             passage names in no word ("When was Ossian Velt born?" against board minutes
-            listing him: ``birth``; it then fails), else empty.
+            listing him: ``birth``), a role or relative (a chief executive, a son, ...),
+            or, for a yes-or-no question, its focus words ("Does the Lumo 2 support
+            Matter?" against a note naming neither: ``support``, ``Matter``; it then fails),
+            else empty.
+        roles_swapped: the verb or role word the question asks the other side of ("What
+            will replace the Lumo 3?" against "The Lumo 3 replaced the Lumo 2": ``replace``;
+            it then fails), else empty.
     """
 
     number: int
@@ -210,6 +216,7 @@ class JudgeRecord:
     subject_apart: tuple[str, ...] = ()
     siblings_apart: tuple[str, ...] = ()
     asked_unnamed: tuple[str, ...] = ()
+    roles_swapped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
