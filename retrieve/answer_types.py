@@ -187,8 +187,9 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"revenue)\b))|what (?:(?:"
                           r"is|was|are|were) )?(?:the |its |their )?(?:(?:average|estimated|"
                           r"total|approximate|current|maximum|minimum|median|annual) )?(?:"
-                          r"percentage|percent|number|price|cost|fee|population|age|amount|"
-                          r"salary|count|proportion)\b|" + _EN_MONEY_ASKED + ")", re.I)),
+                          r"population|age|salary|proportion|(?:[a-z-]+ )?(?:percentage|"
+                          r"percent|number|price|cost|fee|amount|count))\b|what numeric\b|"
+                          + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|" + ZH_HAO_ASKED + r"|哪个月|"

@@ -52,6 +52,11 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
                    r"premieres?|premiered|published?|publishing|publication",
          "发射 发布 推出 上市 首映 出版 发行 首发"),
         ("acquisition", r"acquired|acquisition|takeover|taken over", "收购 并购 被收购"),
+        # leaving a firm or a team ("When did Jan Petersen leave Nordlicht?", "quit Acme"; not
+        # "annual leave", "leaving Addis Ababa" on a flight: a name does it, a name is left)
+        ("departure", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+(?:leave|quit)"
+                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:quit|quits|resigned from)"
+                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任"),
     )
 }
 # Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
@@ -91,6 +96,10 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         ("acquisition", r"acqui|bought|buy|purchas|takeover|take over|taken over|merg|sold to|"
                         r"sale of|paid|deal|part of",
          r"收购|并购|买下|购得|购入|买入|出售|合并|易主"),
+        ("departure", r"left|leav|quit|depart|resign|retir|step(?:s|ped)? down|exit|moved|"
+                      r"until|former|formerly|ex-|no longer|laid off|fired|dismiss|let go|"
+                      r"redundan|joined|tenure|stint|spent",
+         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|加入|任职"),
     )
 }
 

@@ -159,8 +159,11 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
         lexicon = shared_lexicon(cache_dir) if crosses_languages(query, mix) else None
         terms = content_terms(query, lexicon)
         if lexicon is not None:  # the translations the collection writes first
-            terms = indexed_first(terms, store.token_chunk_counts if stats is None
-                                  else stats.token_counts)
+            try:
+                terms = indexed_first(terms, store.token_chunk_counts if stats is None
+                                      else stats.token_counts)
+            except sqlite3.OperationalError:  # FTS5 failing: the dictionary's order
+                trace.check()
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)
         ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged

@@ -22,7 +22,7 @@ the top ``JUDGE_TOP_N`` candidates:
    passage with no year), or whose dated (or numbered) clauses each tell of another event
    than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
-   name a sibling of the numbered name asked (``kb.retrieve.numbers.siblings_filled``); so
+   name a sibling of the numbered name asked (``kb.retrieve.siblings.siblings_filled``); so
    does a passage, in either script, that names in no word the event the question asks of
    (a birth, a death, a marriage, a founding, a launch, an acquisition:
    ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
@@ -75,10 +75,10 @@ from kb.retrieve.numbers import (
     missing_numbers,
     named_numbers,
     sibling_written,
-    siblings_filled,
 )
 from kb.retrieve.relations import asked_unnamed, holds_focus
 from kb.retrieve.roles import roles_swapped
+from kb.retrieve.siblings import siblings_filled
 from kb.retrieve.subject import (
     document_topics,
     named_terms,
@@ -188,7 +188,7 @@ class Signals:
             another (``kb.retrieve.subject``; then it fails the gate), else empty.
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each clause holding one names a sibling ("Seahound 3"; then it
-            fails the gate: ``kb.retrieve.numbers.siblings_filled``), else empty.
+            fails the gate: ``kb.retrieve.siblings.siblings_filled``), else empty.
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
@@ -357,7 +357,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                 measures = other_dimensions_measured(query, sents, fits)
         elif gate and not untyped:  # no date or number asked: the clauses naming its focus
             siblings = siblings_filled(query, sents, partial(
-                holds_focus, terms=f_terms, weights=f_weights), p.context)
+                holds_focus, terms=f_terms, weights=f_weights), p.context,
+                asked_topic_decides=True)
         if untyped or apart or measures or siblings:
             gate, best, best_cover = False, opening, 0.0
         features = {
@@ -389,4 +390,3 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
 def _fills(text: str, kind: AnswerType, query: str, terms: Sequence[Term]) -> bool:
     """Whether ``text`` holds a filler of ``kind`` the question does not name."""
     return novel_filler(text, kind, query, terms) is not None
-

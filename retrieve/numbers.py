@@ -21,7 +21,7 @@ numbers, and a year's last two digits (``1980s`` holds ``80``: "八十年代").
 
 ``sibling_written`` lets a passage about one of two names that differ only in their digits
 ("SINOSAT-1 and SINOSAT-2") answer in part, though it writes only its own name's number.
-``siblings_filled`` does the reverse for a date or a number asked of a numbered name: "When
+``kb.retrieve.siblings`` does the reverse for a question asked of a numbered name: "When
 was the Seahound 2 launched?" is not answered by "The Seahound 3 was launched on 9 September
 2019", though the passage goes on to write "the earlier Seahound 2".
 """
@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numerals import arabic_numerals
-from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, is_stop
+from kb.retrieve.terms import Term
 from kb.store.textindex import cut_words, has_cjk
 
 _WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -45,7 +44,7 @@ _ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth e
              "nineteenth twentieth").split()
 MONTH_NAMES = ("january february march april may june july august september october november "
                "december").split()
-_WORD_VALUE = ({w: str(i + 1) for i, w in enumerate(_WORDS)}
+WORD_VALUE = ({w: str(i + 1) for i, w in enumerate(_WORDS)}
                | {w: str(i + 1) for i, w in enumerate(_ORDINALS)}
                | {m: str(i + 1) for i, m in enumerate(MONTH_NAMES)}
                | {m[:3]: str(i + 1) for i, m in enumerate(MONTH_NAMES) if m != "may"}
@@ -63,33 +62,10 @@ _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a decimal point written as a token of its own ("mach 1 .3")
 _SPACED_POINT = re.compile(r"(?<=\d) \.(?=\d)")
-# a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
-# (not a numbered place: 3号线, 五号楼, 二号位; not a day: 周六三号; nor numerals: 二十三号)
-_NOT_PLACE = r"(?![线楼位院馆门房室厅])"  # after 号: a line, a building, a seat, a room
-_ZH_NUMBERED = re.compile(r"([\u4e00-\u9fff]{2})([零一二两三四五六七八九十百\d]+)号"
-                          + _NOT_PLACE)
-# no name opens or ends with these: 六月三号 and 周六三号 are days, 第三号 an ordinal, 二十三号
-_ZH_NOT_NAME_CHARS = frozenset("年月日周期第六天零一二两三四五七八九十百")
-# a Chinese name with Arabic digits after it, a space between or not (云点单 2, 小米14): the
-# Han run's last four characters, from its first that carries no grammar (你们的云点单 2: 云点单);
-# not a count or a measure (有 2 个, 共 3 家, 199 元)
-_ZH_DIGIT_NAMED = re.compile(r"([\u4e00-\u9fff]+) ?(\d+(?:\.\d+)?)(?![\d.%A-Za-z])"
-                             r"(?! ?[年月日号个位名次元岁天周分秒万亿千百十多余件台家座条张"
-                             r"本种项倍米克斤章节页])")
-# a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
-_COMPARED = re.compile(r"\s*(?:Like|Unlike|As with|Compared (?:with|to)|Similar to|"
-                       r"与|和|同|跟|相比|比起|像|不同于|继)")
-_TOPIC_CHARS = 30  # a numbered name in a sentence's first 30 characters is what it is about
-# a sentence opening with a pronoun is of the numbered name the sentence before opened with
-_PRONOUN = re.compile(r"\s*(?:It|Its|It's|This|They|Their|它|该)(?![A-Za-z])")
 # A number a document writes in 10% of its chunks (one at least) is no constraint on its passages:
 # a model number ("737 MAX"), a survey's year, a short abstract's "50 L" (measured on the
 # train split: see bench/README.md)
 NUMBER_SHARE = 0.1
-# a numbered name: a capitalised word and a number ("Seahound 2", "Windows 10", "Python 3.12")
-# or letters and digits in one word ("T7", "CAPP2", "SINOSAT-1")
-_NUMBERED = re.compile(r"(?<![A-Za-z0-9.-])(?:([A-Z][A-Za-z]+) |([A-Za-z]+)-?)(\d+(?:\.\d+)?)"
-                       r"(?![A-Za-z0-9%-]|\.\d)")
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
 # words _ZH_NAMED would take for numbers: idioms ("just in case", "by all means", "one by
 # one") and "the first time" / "the first one" (as English "first")
@@ -114,7 +90,7 @@ def named_numbers(query: str) -> frozenset[str]:
     """
     text = unicodedata.normalize("NFKC", query)
     found = set(_digit_runs(_DECADE.sub(r"\1s", text)))
-    found.update(_WORD_VALUE[m.group(1).lower()] for m in _QUERY_ORDINAL.finditer(text))
+    found.update(WORD_VALUE[m.group(1).lower()] for m in _QUERY_ORDINAL.finditer(text))
     # the pronoun "I" is no numeral: "Can I", "Should I"
     found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text) if m.group(0)[-2:] != " I")
     if has_cjk(text):
@@ -143,8 +119,8 @@ def written_numbers(text: str) -> frozenset[str]:
     found = set(_digit_runs(arabic_numerals(text)))
     found.update(n[:-1] for n in list(found) if n.endswith("s"))
     found.update(n[2:] for n in list(found) if len(n) == 4 and n[:2] in ("19", "20"))
-    found.update(_WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)
-                 if w.lower() in _WORD_VALUE)
+    found.update(WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)
+                 if w.lower() in WORD_VALUE)
     found.update(_roman_value(m) for m in _ROMAN.finditer(text))
     found.update(_roman_value(m) for m in _NAMED_ROMAN.finditer(text))
     found.discard("")
@@ -251,144 +227,3 @@ def sibling_written(terms: Sequence[Term], numbers_of: Mapping[str, frozenset[st
 def _family(text: str) -> str | None:
     """A name with its digits blanked ("sinosat #"), or ``None`` for a bare number."""
     return re.sub(r"\d+", "#", text) if re.search(r"[^\W\d_]", text) else None
-
-
-def numbered_names(query: str) -> dict[str, frozenset[str]]:
-    """The numbered names a question writes: name (lower case) -> its numbers.
-
-    "When was the Seahound 2 launched?" -> ``{"seahound": {"2"}}``; "青禾 T7 售价多少？" ->
-    ``{"t": {"7"}}``; 禾苗一号 -> ``{"禾苗": {"1"}}`` (two Han characters, a number, 号). A
-    month with a day ("March 3", 六月三号), a year ("In 2019") and a stop word before a
-    number ("Is 5 ...") name nothing.
-    """
-    out: dict[str, set[str]] = {}
-    text = unicodedata.normalize("NFKC", query)
-    for m in _NUMBERED.finditer(text):
-        name, number = (m.group(1) or m.group(2)).lower(), m.group(3)
-        if m.group(1) and (is_stop(name) or name in _WORD_VALUE or YEAR.fullmatch(number)):
-            continue
-        out.setdefault(name, set()).add(number)
-    for m in _ZH_NUMBERED.finditer(text):  # 禾苗一号, 长征5号; not 六月三号
-        if m.group(1)[-1] not in _ZH_NOT_NAME_CHARS and m.group(1)[0] not in _ZH_NOT_NAME_CHARS:
-            out.setdefault(m.group(1), set()).add(arabic_numerals(m.group(2)))
-    for m in _ZH_DIGIT_NAMED.finditer(text):  # 云点单 2; not 月费是 199 (是), 第 2
-        name = m.group(1)[-4:]
-        while name and name[0] in ZH_FUNCTION_CHARS:
-            name = name[1:]
-        if len(name) >= 2 and name[-1] not in ZH_FUNCTION_CHARS | _ZH_NOT_NAME_CHARS and (
-                not YEAR.fullmatch(m.group(2))):  # 截至 2019 is a year
-            out.setdefault(name, set()).add(m.group(2))
-    return {name: frozenset(numbers) for name, numbers in out.items()}
-
-
-def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool],
-                    context: str = "") -> tuple[str, ...]:
-    """The sibling names a passage's answers belong to, instead of the numbered name asked.
-
-    A date or a number asked of a numbered name (``numbered_names``) is answered by a clause
-    naming it; a passage each of whose clauses holding an answer (``filled``: a date or a
-    number that could answer, as in ``kb.retrieve.events.filled_clauses``) names the same
-    name with another number only tells of a sibling ("Seahound 3" for the Seahound 2). A
-    version and its parts are one name ("Python 3" and "Python 3.0", "3.12" and "3").
-    A passage whose title or headings name the one asked, and no sibling, is written of it
-    ("# Seahound 2 ... It was retired when the Seahound 3 came"; a title naming both,
-    "# 云点单 3 和 云点单 2", decides nothing), and so is one naming it in a sentence before
-    its first answer unless that answer's sentence opens with a name of its own: nothing is
-    decided. A clause naming none is of the one name its sentence writes in its opening
-    words (a list: 禾苗一号于2018年发布。禾苗二号于2020年发布，单台可覆盖50亩; not after "Like",
-    "Unlike", 与, 相比), or, in a sentence opening with a pronoun ("It", "This", 它, 该), of
-    the one name that sentence writes, else of the one name the last naming sentence wrote
-    ("The Seahound 2 was launched in 2019. It weighs 38 kg."; after a sentence naming two,
-    of none).
-
-    Args:
-        query: the question.
-        sents: the passage's sentences.
-        filled: whether a text holds a date or number that could answer.
-        context: the passage's document title and heading path.
-
-    Returns:
-        The siblings (name and number, sorted) when every filled clause is of one and none
-        of the name asked; ``()`` when the question names no numbered name, a filled clause
-        is of no sibling or names more years than siblings, or the passage is
-        written of the one asked.
-    """
-    asked = numbered_names(query)
-    if not asked:
-        return ()
-    patterns = {name: _numbered_pattern(name) for name in asked}
-
-    def named(text: str) -> frozenset[str]:
-        return frozenset(n for _, n in _names_at(text, patterns, asked))
-
-    wanted = frozenset(f"{name} {n}" for name, numbers in asked.items() for n in numbers)
-
-    def bare_filled(text: str) -> bool:  # "云点单 3 于 2023 年发布": the 3 names, answers nothing
-        for name, p in patterns.items():
-            text = p.sub(" ", text if name.isascii() else arabic_numerals(text))
-        return filled(text)
-
-    titled = named(context)
-    if titled & wanted and titled <= wanted:
-        return ()
-    clauses: list[tuple[str, frozenset[str]]] = []
-    subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
-    written_of = answered = False  # the one asked named before the first answer; an answer
-    for sentence in sents:
-        own = filled_clauses([sentence], bare_filled, named)
-        found = _names_at(sentence, patterns, asked)
-        names = frozenset(n for _, n in found)
-        pronoun = _PRONOUN.match(sentence) is not None
-        # its topic: the one name it writes, in its opening words, not after "Like" / 与
-        topic = names if (len(names) == 1 and not pronoun and found[0][0] < _TOPIC_CHARS
-                          and not _COMPARED.match(sentence)) else frozenset()
-        if own and not answered:
-            answered = True
-            if written_of and not topic:  # "Python 3.12 is out. Released in 2023 (after 3.11)"
-                return ()
-        if pronoun:  # "It weighs 38 kg.": of the one name it writes, else the one before it
-            of = names if len(names) == 1 else subject if not names else frozenset()
-            own = [(c, kinds or of) for c, kinds in own]
-        elif topic:  # 禾苗二号于2020年发布，单台可覆盖50亩: its clauses are of its topic
-            own = [(c, kinds or topic) for c, kinds in own]
-        clauses += own
-        written_of |= not answered and bool(names & wanted)
-        if names:
-            subject = names if len(names) == 1 else frozenset()  # two: "It" is unclear
-    # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
-    # 2019") may hold the one asked
-    return kinds_apart(wanted, clauses, YEAR)
-
-
-def _names_at(text: str, patterns: Mapping[str, re.Pattern[str]],
-              asked: Mapping[str, frozenset[str]]) -> list[tuple[int, str]]:
-    """The numbered names of ``text`` (name and number, as asked) with where each starts, in order.
-
-    Chinese names are read after ``arabic_numerals`` (禾苗二号), Latin ones as written ("T7一次"
-    is the T7).
-    """
-    text = unicodedata.normalize("NFKC", text)
-    digits = arabic_numerals(text)
-    return sorted((m.start(), f"{name} {_as_asked(m.group(1), asked[name])}")
-                  for name, p in patterns.items()
-                  for m in p.finditer(text if name.isascii() else digits))
-
-
-def _numbered_pattern(name: str) -> re.Pattern[str]:
-    """A numbered name's pattern in a passage: the name, a space or hyphen, a number.
-
-    A name of one or two letters ("T7", "A4") only in capitals and joined to its number: a
-    lower-case "a 2" is an article.
-    """
-    if not name.isascii():  # 禾苗一号 (digits after arabic_numerals), 云点单 2
-        return re.compile(rf"{re.escape(name)} ?(\d+(?:\.\d+)?)(?:号{_NOT_PLACE}|(?![\d号]|\.\d))")
-    tail = r"(\d+(?:\.\d+)?)(?![A-Za-z0-9%-]|\.\d)"
-    if len(name) <= 2:
-        return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name.upper())}-?{tail}")
-    return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name)}[ -]?{tail}", re.I)
-
-
-def _as_asked(number: str, asked: frozenset[str]) -> str:
-    """``number``, or the number asked it is a version of ("3.0" of "3", "3" of "3.12")."""
-    return next((a for a in asked if number == a or number.startswith(a + ".")
-                 or a.startswith(number + ".")), number)

@@ -10,6 +10,12 @@ headquarters, a place of study, a successor) are recognised by the phrases that 
 of a wider list of words (loose: "staff", "team", 人员 for a headcount; "based", 位于 for a
 headquarters), in English or Chinese, so that only a passage telling nothing of it fails.
 The events a date is asked of are the same idea for events (``kb.retrieve.events``).
+
+The same holds for roles and relatives asked after a possessive (a chief executive, a son, a
+wife, a manager: "Who is Alice's manager?"), and for a yes-or-no question's focus names
+("Does the Lumo 2 support Matter?": ``predicate_unnamed``). ``asked_unnamed`` gathers them
+for the judge's gate; ``holds_focus`` is the judge's test of a clause naming a question's
+focus (``kb.retrieve.siblings``).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from collections.abc import Sequence
 
 from kb.retrieve.answer_types import AnswerType
 from kb.retrieve.events import events_unnamed
-from kb.retrieve.terms import PassageTerms, Term, coverage, passage_terms
+from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_terms
 
 # attribute -> (the phrases asking it: English, Chinese; the words naming it: English word
 # starts, case-insensitive; Chinese, as substrings)
@@ -59,9 +65,10 @@ _TABLE = (
     ("chief executive",
      r"(?<!\bas )(?<!\bas a )\b(?:ceo|chief executive(?: officer)?|managing director)\b",
      r"首席执行官|行政总裁|总裁|总经理",
-     r"ceo|chief|exec|managing|president|chair|founder|head|led\b|leads?\b|runs?\b|boss|"
-     r"director|owner|owned|manag|helm|in charge",
-     r"首席执行官|总裁|总经理|董事长|CEO|负责人|创始人|创办|老板|掌门|领导|执行官|总监|经理|掌舵"),
+     r"ceo|chief|exec|managing|president|chair|founder|head\b|heads\b|headed\b|led\b|"
+     r"leads?\b|runs?\b|run by|boss|director|owner|owned|manag|helm|in charge",
+     r"首席执行官|总裁|总经理|董事长|CEO|负责人|创始人|创办|老板|掌门|领导|执行官|总监|经理|掌舵|"
+     r"一把手|当家|主理人"),
     ("successor",
      r"\bwho (?:succeeded|replaced|took over from|followed)\b|\bsucceeded by\b|"
      r"\bsuccessors?\b",
@@ -71,26 +78,37 @@ _TABLE = (
      r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
 )
-# a relative, asked after a possessive or "the" ("Alice's son", "the mother of", 王伟的儿子);
-# a passage names one by its word or a wider one (a child for a son, a partner for a wife, a
-# child's words for a parent: "the son of", 邵雍之子, 由仁穆王后所生)
+# a relative (or a manager), asked after a possessive or "the" ("Alice's son", "the mother
+# of", 王伟的儿子); a passage names one by its word or a wider one (a child for a son, a
+# partner for a wife, a child's words for a parent: "the son of", 邵雍之子, 由仁穆王后所生)
 _CHILD_EN, _CHILD_ZH = r"child|kids?\b|", r"孩子|子女|儿女|"
-_PARENT_EN = r"parent|(?:son|daughter|child) of|born to|sons?\b|daughters?\b"
-_PARENT_ZH = r"家长|之子|之女|所生|儿子|女儿|长子|长女|次子|次女|嫡|庶|独子|独女|养子|养女|亲生"
-_SPOUSE_EN = r"spouse|married|marri|wed|partner|widow"
-_SPOUSE_ZH = r"配偶|伴侣|结婚|嫁|娶|妻|夫"
+_PARENT_EN = (r"parent|(?:son|daughter|child) of|born to|sons?\b|daughters?\b|gave birth|"
+              r"raised|adopted")
+_PARENT_ZH = (r"家长|父母|之子|之女|所生|儿子|女儿|长子|长女|次子|次女|嫡|庶|独子|独女|养子|养女|"
+              r"亲生|生下|抚养|收养")
+# a spouse's words name both sides: "Ana Silva is Tom Becker's wife" names Ana's husband
+_SPOUSE_EN = r"spouse|husband|wife|wives|married|marri|wed\b|weds\b|wedding|partner|widow"
+_SPOUSE_ZH = (r"配偶|伴侣|结婚|嫁|娶|妻|丈夫|夫人|夫妻|夫妇|之夫|前夫|亡夫|未婚夫|老公|老婆|太太|"
+              r"爱人|老伴|先生")
+_SIBLING_EN, _SIBLING_ZH = r"brother|sister|sibling", r"兄|弟|哥|姐|妹"
 _KIN = (("son", r"sons?", r"儿子", _CHILD_EN + r"sons?\b|boys?\b",
-         _CHILD_ZH + r"儿子|长子|次子|独子|之子"),
+         _CHILD_ZH + r"儿子|长子|次子|独子|之子|男孩"),
         ("daughter", r"daughters?", r"女儿", _CHILD_EN + r"daughter|girls?\b",
-         _CHILD_ZH + r"女儿|长女|次女|独女|闺女|千金|之女"),
-        ("wife", r"wife|wives", r"妻子|太太|老婆", r"wife|wives|" + _SPOUSE_EN,
-         r"太太|老婆|" + _SPOUSE_ZH),
-        ("husband", r"husband", r"丈夫|老公|先生", r"husband|" + _SPOUSE_EN,
-         r"老公|先生|" + _SPOUSE_ZH),
+         _CHILD_ZH + r"女儿|长女|次女|独女|闺女|千金|之女|女孩"),
+        ("wife", r"wife|wives", r"妻子|太太|老婆", _SPOUSE_EN, _SPOUSE_ZH),
+        ("husband", r"husband", r"丈夫|老公", _SPOUSE_EN, _SPOUSE_ZH),
         ("father", r"father|dad", r"父亲|爸爸", r"father|dad|" + _PARENT_EN,
-         r"父|爸|" + _PARENT_ZH),
+         r"父亲|爸|之父|生父|养父|家父|父子|父女|继父|" + _PARENT_ZH),
         ("mother", r"mother|mum|mom", r"母亲|妈妈", r"mother|mum\b|mom\b|" + _PARENT_EN,
-         r"母|妈|" + _PARENT_ZH))
+         r"母亲|妈|之母|生母|养母|母子|母女|继母|" + _PARENT_ZH),
+        # a sibling's words name both ("Edgar's sister Margaret" names Margaret's brother)
+        ("brother", r"brothers?", r"哥哥|弟弟|兄弟", _SIBLING_EN, _SIBLING_ZH),
+        ("sister", r"sisters?", r"姐姐|妹妹|姐妹", _SIBLING_EN, _SIBLING_ZH),
+        # a role held over someone ("Who is Alice's manager?"): kb.retrieve.roles reads
+        # "Alice is my manager", which names a manager but not hers
+        ("manager", r"manager|boss|supervisor", r"经理|上司|领导|主管",
+         r"manag|boss|supervis|reports? to|reported to|reporting to|lead\b|leads\b|head\b",
+         r"经理|上司|领导|主管|汇报"))
 # not a relative: "mother tongue", "father-in-law", "the Mother Superior"
 _NOT_KIN = (r"(?![- ](?:tongue|language|company|ship|board|land|nature|country|city|church|"
             r"superior|figure|lode|in-law))")
@@ -124,17 +142,23 @@ def attributes_unnamed(query: str, text: str) -> tuple[str, ...]:
                  if not ATTRIBUTES[name][1].search(text))
 
 
-# a yes-or-no question: "Does the Lumo 2 support Matter?", 云点单 2 支持扫码点餐吗？
+# a yes-or-no question ("Does the Lumo 2 support Matter?"), not one holding a wh-question
+# ("Do you know who founded Acme?", 你知道谁创办了青禾科技吗)
 _YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|can|could|has|have|had|will|would|"
                      r"should)\b|吗\s*[？?]?\s*$|是否|有没有|是不是|能不能|会不会|可不可以", re.I)
+_WH = re.compile(r"\b(?:who|whom|whose|what|which|when|where|why|how)\b|谁|什么|哪|怎么|为什么|"
+                 r"多少|几", re.I)
 
 
 def predicate_unnamed(query: str, focus: Sequence[Term], holder: PassageTerms) -> tuple[str, ...]:
-    """A yes-or-no question's focus terms when a passage names none of them; ``()`` otherwise.
+    """A yes-or-no question's focus names when a passage writes none of them; ``()`` otherwise.
 
-    "Does the Lumo 2 support Matter?" is answered only by a passage telling of Matter (or of
-    supporting): one about the lamp that names neither says nothing either way. Numbers are
-    left aside (the "2" names the lamp).
+    "Does the Lumo 2 support Matter?" is answered only by a passage telling of Matter: one
+    about the lamp that never names it says nothing either way. Only names count
+    (``kb.retrieve.terms.is_name``: "Matter", "WPA3", "USB-C"), which a passage does not
+    paraphrase; the other focus words may be ("Does Acme have a pension plan?" over "a
+    retirement fund", "Is it waterproof?" over "rated IP67"). Numbers are left aside (the
+    "2" names the lamp).
 
     Args:
         query: the question.
@@ -142,13 +166,20 @@ def predicate_unnamed(query: str, focus: Sequence[Term], holder: PassageTerms) -
         holder: the passage's terms, with its title and heading path.
 
     Returns:
-        The focus terms as the question wrote them, when it asks yes or no and the passage
+        The focus names as the question wrote them, when it asks yes or no and the passage
         holds none of them (nor their translations); else empty.
     """
-    kept = [t for t in focus if not t.text.replace(".", "").isdigit()]
-    if not kept or not _YES_NO.search(query) or any(holder.has(t) for t in kept):
+    if not _YES_NO.search(query) or _WH.search(query):
         return ()
-    return tuple(t.surface or t.text for t in kept)
+    names = [t for t in focus if is_name(t, query) and not _numeric(t)]
+    if not names or any(holder.has(t) for t in names):
+        return ()
+    return tuple(t.surface or t.text for t in names)
+
+
+def _numeric(term: Term) -> bool:
+    """A term that is a number ("2" of "the Lumo 2", "3.12")."""
+    return term.text.replace(".", "").isdigit()
 
 
 def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
@@ -178,7 +209,6 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
 
 def holds_focus(text: str, terms: Sequence[Term], weights: Sequence[float]) -> bool:
     """Whether ``text`` holds half the idf mass of ``terms``, numbers aside (a name's own)."""
-    kept = [(t, w) for t, w in zip(terms, weights, strict=True)
-            if not t.text.replace(".", "").isdigit()]
+    kept = [(t, w) for t, w in zip(terms, weights, strict=True) if not _numeric(t)]
     return bool(kept) and coverage([t for t, _ in kept], [w for _, w in kept],
                                    passage_terms(text)) >= 0.5

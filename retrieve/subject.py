@@ -29,7 +29,8 @@ from functools import lru_cache
 
 from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
-from kb.retrieve.numbers import MONTH_NAMES, numbered_names
+from kb.retrieve.numbers import MONTH_NAMES
+from kb.retrieve.siblings import proper_numbered_names
 from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
@@ -73,9 +74,10 @@ def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
 
     A capitalised word or acronym (``kb.retrieve.terms.is_name``; also the opening word when
     Chinese text follows: "Tidewell 有多少员工"), a numbered name's word ("Lumo 2 多少钱",
-    云点单 2: ``kb.retrieve.numbers.numbered_names``), or a Chinese word within or around a word
-    of two characters or more jieba's tagger marks as a proper name (``NAME_TAGS``: 林晓岚,
-    碧澄湖, 远山 of 周远山; not 战役, 员工). Weekdays and months name no subject ("on Monday").
+    云点单 2: ``kb.retrieve.siblings.proper_numbered_names``), or a Chinese word within or
+    around a word of two characters or more jieba's tagger marks as a proper name
+    (``NAME_TAGS``: 林晓岚, 碧澄湖, 远山 of 周远山; not 战役, 员工). Weekdays and months name no
+    subject ("on Monday").
 
     Args:
         query: the question.
@@ -84,7 +86,7 @@ def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
     Returns:
         The ``text`` of each naming term; empty when the question names nothing.
     """
-    numbered = numbered_names(query)  # "Lumo 2 多少钱", 云点单 2: a product's name
+    numbered = proper_numbered_names(query)  # "Lumo 2 多少钱", 云点单 2: a product's name
     han = (*_han_names(query), *(w for w in numbered if not w.isascii()))
     opening = re.match(rf"\s*([A-Z][\w-]*)\s*{HAN.pattern}", query)
     return frozenset(t.text for t in terms if t.surface.lower() not in _CALENDAR and (
@@ -102,7 +104,7 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
     ("... founded Tidewell Robotics") and never in lower case (title case says nothing: "#
     Leave Policy" over "... paid leave"); a Chinese one when jieba's tagger marks it a proper
     name (青禾 of 青禾科技; not 请假制度), and so does a numbered name (云点单 of "云点单 3",
-    ``kb.retrieve.numbers.numbered_names``). Weekdays and months do not count.
+    ``kb.retrieve.siblings.proper_numbered_names``). Weekdays and months do not count.
 
     Args:
         context: the passage's document title and heading path (" > " between them).
@@ -121,7 +123,7 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
              if w.lower() not in _CALENDAR and not is_stop(w) and w.lower() not in asked
              and re.search(rf"[a-z0-9,;:] {re.escape(w)}\b", prose)
              and not re.search(rf"\b{re.escape(w.lower())}\b", prose)]
-    numbered = [w for w in numbered_names(title) if w not in asked]  # 云点单 3: a product's name
+    numbered = [w for w in proper_numbered_names(title) if w not in asked]  # 云点单 3
     return tuple(dict.fromkeys((*latin, *(w for w in _han_names(title) if w not in query),
                                 *numbered)))
 

@@ -12,7 +12,8 @@ from dataclasses import replace
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, tokens_of
 
 # translations that may move ahead: the first six senses (later ones drift: "soon" ->
-# 不久 as its 13th, "empire" -> 大厦 as its 16th)
+# 不久 as its 13th, "empire" -> 大厦 as its 16th). Measured on the training rows: moving any
+# written translation ahead let 7 more of 80 off-topic CMRC questions pass; within six, 3.
 TRANSLATIONS_READ = 2 * TRANSLATIONS_SEARCHED
 
 

@@ -121,3 +121,14 @@ def test_another_applications_sqlite_file_is_refused_untouched(tmp_path):
         assert r.exit_code == 1 and "not a kb database" in r.output and "users" in r.output
         assert r.output.count("\n") == 1
     assert other.read_bytes() == before  # no kb table, no WAL switch
+
+
+def test_a_new_index_goes_only_into_a_folder_that_exists(tmp_path):
+    write(tmp_path / "real.txt", "The lighthouse keeper logs the lamp.")
+    db = tmp_path / "no" / "such" / "kb.db"
+    r = run("--db", str(db), "ingest", str(tmp_path / "real.txt"))
+    assert r.exit_code == 1
+    assert f"the folder {db.parent} does not exist; create it first" in r.output
+    assert not (tmp_path / "no").exists()  # a mistyped --db makes no folders
+    db.parent.mkdir(parents=True)
+    assert run("--db", str(db), "ingest", str(tmp_path / "real.txt")).exit_code == 0

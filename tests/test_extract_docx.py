@@ -227,3 +227,15 @@ def test_a_corrupt_docx_says_so_in_the_ingest_report(tmp_path: Path,
                                  "ingest", str(path.parent)])
     assert r.exit_code == 1
     assert f"FAILED   {path}: not a valid DOCX file ({reason})\n" in r.output, r.output
+
+
+def test_a_damaged_entry_while_naming_the_package_is_still_a_corrupt_docx(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.docx"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+    data = bytearray(path.read_bytes())
+    at = data.index(b"application/vnd")
+    data[at:at + 11] = b"XXXXXXXXXXX"  # the stored bytes no longer match their CRC
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptError, match="not a valid DOCX file"):
+        extract(path)

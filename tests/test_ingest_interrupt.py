@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -134,3 +135,22 @@ def test_an_interrupted_ingest_lists_the_files_that_failed_before_the_stop(
     records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [r["type"] for r in records] == ["file"] * 4 + ["interrupted"]
     assert [r["action"] for r in records[:4]].count("failed") == 1
+
+
+def test_sigterm_is_ctrl_c_only_while_a_run_lasts_and_only_on_the_main_thread() -> None:
+    from kb.cli.ingest import terminate_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    with terminate_as_interrupt() as seen, pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGTERM)
+    assert seen == [True] and signal.getsignal(signal.SIGTERM) == before
+    outcome: list[object] = []
+
+    def off_main() -> None:  # a library caller's worker thread: no handler can be set
+        with terminate_as_interrupt() as flag:
+            outcome.extend([flag, signal.getsignal(signal.SIGTERM)])
+
+    worker = threading.Thread(target=off_main)
+    worker.start()
+    worker.join()
+    assert outcome == [[False], before]

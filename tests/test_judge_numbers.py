@@ -4,13 +4,8 @@ fails a passage that writes none of them (hand-checked cases, real jieba)."""
 import pytest
 
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
-from kb.retrieve.numbers import (
-    missing_numbers,
-    named_numbers,
-    numbered_names,
-    siblings_filled,
-    written_numbers,
-)
+from kb.retrieve.numbers import missing_numbers, named_numbers, written_numbers
+from kb.retrieve.siblings import numbered_names, siblings_filled
 from kb.retrieve.terms import content_terms
 
 

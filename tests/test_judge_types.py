@@ -159,6 +159,13 @@ def test_fillers(text, query, filler):
     ("What is the capital of Australia?", None),  # a city, no sum
     ("What was Quillmark Robotics' revenue?", "number"),  # new-user trial: was untyped
     ("What were Northeast Electric Development Co.'s net sales in 2017?", "number"),
+    # a word before the sum, a numeric value asked (training rows: both passed on a
+    # directive that gives neither)
+    ("What is the estimated compliance cost of the directive?", "number"),
+    ("What part number does the new software carry?", "number"),
+    ("What numeric latency target did the team set?", "number"),
+    ("What bronze age culture lived here?", None),  # an age of history, not of a person
+    ("What opportunity does the plan offer?", None),
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
@@ -306,6 +313,16 @@ def test_a_passage_naming_no_event_asked_fails():
     ("星云科技的创始人是谁？", "星云科技由李明远于2019年创办。", ()),
     ("Who is Brightloom's founder?", "Marc Dubois founded Brightloom in 2015.", ()),
     ("Who is Brightloom's founder?", "Brightloom designs smart desk lamps.", ("founding",)),
+    # leaving a firm (a new-user trial: "When did Jan Petersen leave Nordlicht?" 89% on a
+    # note naming him its head of sales)
+    ("When did Jan Petersen leave Nordlicht?", "Jan Petersen is head of sales at Nordlicht.",
+     ("departure",)),
+    ("When did Jan Petersen leave Nordlicht?", "Jan Petersen worked at Nordlicht until 2021.",
+     ()),
+    ("张三是什么时候离职的？", "张三是销售经理。", ("departure",)),
+    ("张三是什么时候离职的？", "张三于2021年辞职。", ()),
+    ("When does annual leave reset?", "Annual leave resets in January.", ()),  # no departure
+    ("How many people died after leaving Addis Ababa?", "The crash killed 157 people.", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed

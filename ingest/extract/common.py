@@ -36,6 +36,10 @@ DETECT_CHAOS_TOLERANCE = 0.05
 # one), decoded as UTF-8 with U+FFFD for the stray bytes instead of all of it as a legacy
 # code page (mojibake). Legacy text scores near 0: a cp1252 letter is a lone high byte.
 MIXED_UTF8_MIN_VALID = 0.8
+# Share (0..1) of control bytes (not tab, newline, CR, form feed, escape) above which bytes no
+# encoding decodes are binary, not text in mixed encodings (``looks_like_text``).
+TEXT_MAX_CONTROL_SHARE = 0.005
+_BINARY_CONTROLS = bytes([*range(1, 9), 11, *range(14, 27), *range(28, 32), 127])
 # Share (0..1) of a file's characters that are U+FFFD above which ingest warns about the file.
 REPLACED_WARN_SHARE = 0.001
 
@@ -60,7 +64,9 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
     The order is: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; UTF-8 with U+FFFD
     for stray bytes when the bytes are mostly UTF-8 (``mostly_utf8``); the ``declared``
     encoding (e.g. an HTML meta charset) when it decodes without error; then detection by
-    charset-normalizer (legacy single- and multi-byte encodings such as cp1252 or GB18030).
+    charset-normalizer (legacy single- and multi-byte encodings such as cp1252 or GB18030);
+    last, bytes none of these decodes that still look like text (``looks_like_text``: lines
+    in several encodings) as UTF-8 with U+FFFD.
     (Mostly) valid UTF-8 wins over a declaration because pages are often re-saved as UTF-8
     while keeping a stale ``<meta charset>``. ``replaced_warning`` tells whether the text
     holds too many U+FFFD.
@@ -95,7 +101,12 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
             return data.decode(name), name
         except (LookupError, UnicodeDecodeError):
             pass
-    return _detect(data)
+    try:
+        return _detect(data)
+    except ValueError:
+        if looks_like_text(data):  # lines in several encodings: keep what UTF-8 reads
+            return data.decode("utf-8", errors="replace"), "utf-8"
+        raise
 
 
 def mostly_utf8(data: bytes) -> bool:
@@ -108,6 +119,20 @@ def mostly_utf8(data: bytes) -> bool:
     non_ascii = len(text) - len(text.encode("ascii", errors="ignore"))
     replaced = text.count("\ufffd")
     return non_ascii > replaced and non_ascii - replaced >= MIXED_UTF8_MIN_VALID * non_ascii
+
+
+def looks_like_text(data: bytes) -> bool:
+    """Whether bytes no encoding decodes are still text: no NUL, nearly no control bytes.
+
+    Lines in several encodings (UTF-8 beside GBK or cp1252 lines) defeat detection; binary
+    content holds NUL and control bytes (the test ``git`` and ``file`` use, NUL-based). Such
+    text is decoded as UTF-8 with U+FFFD for what does not decode, and warned about
+    (``replaced_warning``), rather than lost.
+    """
+    if not data or b"\x00" in data:
+        return False
+    controls = sum(data.count(bytes([b])) for b in _BINARY_CONTROLS)
+    return controls <= TEXT_MAX_CONTROL_SHARE * len(data)
 
 
 def replaced_warning(replaced: int, chars: int) -> str | None:

@@ -86,9 +86,12 @@ def _docx_problem(path: Path, exc: Exception) -> str:
                 return ("not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
                         ".docx? Save it as .docx")
         return "not a ZIP archive"
-    with zipfile.ZipFile(path) as z:
-        mimetype = (z.read("mimetype").decode("ascii", "replace").strip()
-                    if "mimetype" in z.namelist() else "")
+    try:
+        with zipfile.ZipFile(path) as z:
+            mimetype = (z.read("mimetype").decode("ascii", "replace").strip()
+                        if "mimetype" in z.namelist() else "")
+    except (zipfile.BadZipFile, OSError, RuntimeError, ValueError):  # a damaged entry
+        mimetype = ""
     if mimetype.startswith("application/vnd.oasis.opendocument"):
         return f"an OpenDocument file ({mimetype}) renamed .docx? Save it as .docx"
     text = one_line(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc))

@@ -19,6 +19,7 @@ from kb.ingest.extract.common import (
     clean_text,
     decode_bytes,
     detect_encoding,
+    looks_like_text,
     make_block,
     mostly_utf8,
     one_line,
@@ -92,7 +93,9 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
 
     As ``decode_bytes``, read in pieces: a byte-order mark; else UTF-8 when the whole file is
     valid UTF-8; else, on the first ``DETECT_SAMPLE_BYTES`` (cut at a line end), UTF-8 with
-    ``replace`` when it is mostly UTF-8, or charset-normalizer's guess (``strict``).
+    ``replace`` when it is mostly UTF-8, or charset-normalizer's guess (``strict``), or, when
+    nothing decodes a sample that still looks like text (``looks_like_text``), UTF-8 with
+    ``replace``.
 
     Raises:
         CorruptError: the file cannot be read, or no encoding decodes it plausibly.
@@ -125,6 +128,8 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
     try:
         return detect_encoding(sample), 0, "strict"
     except ValueError as exc:
+        if looks_like_text(sample):  # lines in several encodings: keep what UTF-8 reads
+            return "utf-8", 0, "replace"
         raise CorruptError(path, str(exc)) from exc
 
 

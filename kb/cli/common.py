@@ -104,10 +104,12 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
     Only commands that write documents (``create=True``: ingest, sync, the servers that can
     ingest) create a missing file (and a collection's folder); the others refuse it, so a
     search run from the wrong folder says so instead of creating an empty index and
-    answering "not in your knowledge base".
+    answering "not in your knowledge base". A new file named by path (``--db``, ``KB_DB``)
+    goes only into a folder that exists: a mistyped path makes no folders.
 
     Raises:
-        kb.errors.KbError: the file does not exist and ``create`` is false.
+        kb.errors.KbError: the file does not exist and ``create`` is false, or its folder
+            does not exist.
     """
     settings = cli_settings(ctx)
     if not settings.db.exists():
@@ -115,6 +117,9 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
             raise KbError(missing_index(settings))
         if settings.collection is not None:
             settings.db.parent.mkdir(parents=True, exist_ok=True)
+        elif not settings.db.parent.is_dir():  # a mistyped --db must not make folders
+            raise KbError(f"{settings.db}: the folder {settings.db.parent} does not exist; "
+                          "create it first, or check the path")
     with KnowledgeBase(settings.db, settings.config) as kb:
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)

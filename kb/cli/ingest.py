@@ -70,8 +70,8 @@ def terminate_as_interrupt() -> Iterator[list[bool]]:
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield seen
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    finally:  # None: a handler set outside Python, which cannot be put back
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 @contextmanager
@@ -109,12 +109,17 @@ def interruption_reported(as_json: bool,
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
                    f": {what}; all of it is committed (each document whole)", err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT)
+        sys.exit(_stop_exit(terminated))
     except KeyboardInterrupt:
         click.echo("kb: interrupted; what was written is committed (each document whole)",
                    err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT)
+        sys.exit(_stop_exit(terminated))
+
+
+def _stop_exit(terminated: list[bool] | None) -> int:
+    """143 when SIGTERM stopped the run, else 130 (Ctrl-C)."""
+    return TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT
 
 
 def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport:
