@@ -158,7 +158,9 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
             raise
         lexicon = shared_lexicon(cache_dir) if crosses_languages(query, mix) else None
         terms = content_terms(query, lexicon)
-        if lexicon is not None:  # the translations the collection writes first
+        # the translations the collection writes first, when vectors back the judge (BM25
+        # alone, the extra matches let off-topic questions through: kb.retrieve.translate)
+        if lexicon is not None and service is not None:
             try:
                 terms = indexed_first(terms, store.token_chunk_counts if stats is None
                                       else stats.token_counts)
