@@ -187,8 +187,9 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           r"revenue)\b))|what (?:(?:"
                           r"is|was|are|were) )?(?:the |its |their )?(?:(?:average|estimated|"
                           r"total|approximate|current|maximum|minimum|median|annual) )?(?:"
-                          r"population|age|salary|proportion|(?:[a-z-]+ )?(?:percentage|"
-                          r"percent|number|price|cost|fee|amount|count))\b|what numeric\b|"
+                          r"population|age|salary|proportion|percentage|percent|number|price|"
+                          r"cost|fee|amount|count|[a-z-]+ (?:number|price|cost|fee|amount)"
+                          r"(?=\s+(?:of|for|to|in|on|at|does|did|is|was|will)\b|\s*\?|$))\b|"
                           + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
@@ -275,6 +276,11 @@ def _persons(text: str) -> list[str]:
     return out
 
 
+# a price asked, and a price of nothing written
+_PRICED = re.compile(r"\b(?:cost|costs|price|prices|fee|fees|charge|charges|pay|paid)\b|多少钱|"
+                     r"价格|费用|收费|月费|年费", re.I)
+_FREE = re.compile(r"\bfree(?: of charge)?\b|\bno (?:charge|cost|fee)\b|\bat no cost\b|免费|"
+                   r"不收费|不要钱", re.I)
 # a question counting things: "how many employees", 多少名员工, 几个 (not 多长的: a time or length)
 _COUNT_ASKED = re.compile(r"\bhow many\b|多少|几(?![号乎])", re.I)
 
@@ -287,11 +293,13 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     query's content terms ``asked`` in another language (one of their searched translations:
     "澳洲" for a question about "Australia" is the question's own entity, not its answer). A
     number must carry the unit the question asks it in (``asked_units``), when it asks one
-    (or the passage declares it: "(元)"); else a number that writes a year or a date, or a
-    time where things are counted ("three years" for "how many employees"), is no count. A
-    date asked by the day or the year must be written to that grain
-    (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day").
+    (or the passage declares it: "(元)"); "free" (免费) is a price; else a number that writes
+    a year or a date, or a time where things are counted ("three years" for "how many
+    employees"), is no count. A date asked by the day or the year must be written to that
+    grain (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day").
     """
+    if kind == "number" and _PRICED.search(query) and (free := _FREE.search(text)):
+        return free.group()  # "Shipping to Canada is free" answers "What is the shipping cost?"
     q = query.casefold()
     named = {w.casefold() for t in asked for w in t.translations[:TRANSLATIONS_SEARCHED]}
     units = asked_units(query) if kind == "number" else ()

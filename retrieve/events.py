@@ -59,6 +59,9 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
                       r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任"),
     )
 }
+# the events a passage's clause is read as telling of, unless asked (a departure is read only
+# when one is asked: "Jan quit Nordlicht in 2021 to found Helix" tells of Helix's founding too)
+_PASSAGE_EVENTS = frozenset(EVENTS) - {"departure"}
 # Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
 # their kin ("was assassinated" tells a death, "the founder" a founding, "went on sale" a
 # launch, 1938年生 a birth). Chinese words are matched as substrings here (jieba keeps 不幸遇害
@@ -98,8 +101,10 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
          r"收购|并购|买下|购得|购入|买入|出售|合并|易主"),
         ("departure", r"left|leav|quit|depart|resign|retir|step(?:s|ped)? down|exit|moved|"
                       r"until|former|formerly|ex-|no longer|laid off|fired|dismiss|let go|"
-                      r"redundan|joined|tenure|stint|spent",
-         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|加入|任职"),
+                      r"redundan|joined|tenure|stint|spent|withdr|sail|set off|ended|"
+                      r"last day|terminat|(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)\s*(?:1[0-9]|20)\d\d",
+         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|加入|任职|结束|"
+         r"[到至]\s*\d{4}|\d{4}\s*年?\s*[-–—至到]"),
     )
 }
 
@@ -194,9 +199,15 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
     asked = events_named(query)
     if not asked or (title and dated(title)) or any(_SPAN.search(x) for x in sents):
         return ()
+    if "departure" in asked:  # "stepped down", "resigned", 辞去 tell of the leaving asked
+        asked |= {"office"}
+
+    def passage_events(text: str) -> frozenset[str]:  # a departure only where one is asked:
+        return events_named(text) & (asked | _PASSAGE_EVENTS)  # "quit Acme in 2021 to found"
+
     # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
     # the date asked
-    return kinds_apart(asked, filled_clauses(sents, dated, events_named), YEAR)
+    return kinds_apart(asked, filled_clauses(sents, dated, passage_events), YEAR)
 
 
 def kinds_apart(asked: frozenset[str], clauses: Sequence[tuple[str, frozenset[str]]],

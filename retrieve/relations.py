@@ -78,43 +78,50 @@ _TABLE = (
      r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
 )
-# a relative (or a manager), asked after a possessive or "the" ("Alice's son", "the mother
-# of", 王伟的儿子); a passage names one by its word or a wider one (a child for a son, a
-# partner for a wife, a child's words for a parent: "the son of", 邵雍之子, 由仁穆王后所生)
-_CHILD_EN, _CHILD_ZH = r"child|kids?\b|", r"孩子|子女|儿女|"
-_PARENT_EN = (r"parent|(?:son|daughter|child) of|born to|sons?\b|daughters?\b|gave birth|"
-              r"raised|adopted")
-_PARENT_ZH = (r"家长|父母|之子|之女|所生|儿子|女儿|长子|长女|次子|次女|嫡|庶|独子|独女|养子|养女|"
-              r"亲生|生下|抚养|收养")
+# a relative, asked after a possessive or "the" ("Alice's son", "the mother of", 王伟的儿子);
+# a passage names one by its word or a wider one (a child for a son, a partner for a wife)
+# a parent's words name the child and a child's words the parent ("Harold is Edgar's father"
+# names Harold's son; 邵雍之子, 由仁穆王后所生 name a father and a mother)
+_PARENT_EN = (r"parent|father|dad\b|mother|mum\b|mom\b|(?:son|daughter|child) of|born to|"
+              r"gave birth|raised|adopted|heir|")
+_PARENT_ZH = (r"家长|父母|父亲|母亲|之子|之女|所生|嫡|庶|亲生|生下|抚养|收养|其父|其母|丧父|"
+              r"丧母|随母|与父|爸|妈|")
+_CHILD_EN = _PARENT_EN + r"child|kids?\b|sons?\b|daughters?\b|boys?\b|girls?\b"
+_CHILD_ZH = _PARENT_ZH + (r"孩子|子女|儿女|儿子|女儿|长子|长女|次子|次女|独子|独女|养子|养女|男孩|"
+                          r"女孩")
 # a spouse's words name both sides: "Ana Silva is Tom Becker's wife" names Ana's husband
 _SPOUSE_EN = r"spouse|husband|wife|wives|married|marri|wed\b|weds\b|wedding|partner|widow"
 _SPOUSE_ZH = (r"配偶|伴侣|结婚|嫁|娶|妻|丈夫|夫人|夫妻|夫妇|之夫|前夫|亡夫|未婚夫|老公|老婆|太太|"
               r"爱人|老伴|先生")
 _SIBLING_EN, _SIBLING_ZH = r"brother|sister|sibling", r"兄|弟|哥|姐|妹"
-_KIN = (("son", r"sons?", r"儿子", _CHILD_EN + r"sons?\b|boys?\b",
-         _CHILD_ZH + r"儿子|长子|次子|独子|之子|男孩"),
-        ("daughter", r"daughters?", r"女儿", _CHILD_EN + r"daughter|girls?\b",
-         _CHILD_ZH + r"女儿|长女|次女|独女|闺女|千金|之女|女孩"),
+# (a son's and a daughter's words stay apart: 王伟的儿子 is not named by 他们有一个女儿)
+_KIN = (("son", r"sons?", r"儿子", _PARENT_EN + r"child|kids?\b|sons?\b|boys?\b",
+         _PARENT_ZH + r"孩子|子女|儿女|儿子|长子|次子|独子|之子|男孩|养子"),
+        ("daughter", r"daughters?", r"女儿", _PARENT_EN + r"child|kids?\b|daughters?\b|girls?\b",
+         _PARENT_ZH + r"孩子|子女|儿女|女儿|长女|次女|独女|闺女|千金|之女|女孩|养女"),
         ("wife", r"wife|wives", r"妻子|太太|老婆", _SPOUSE_EN, _SPOUSE_ZH),
         ("husband", r"husband", r"丈夫|老公", _SPOUSE_EN, _SPOUSE_ZH),
-        ("father", r"father|dad", r"父亲|爸爸", r"father|dad|" + _PARENT_EN,
-         r"父亲|爸|之父|生父|养父|家父|父子|父女|继父|" + _PARENT_ZH),
-        ("mother", r"mother|mum|mom", r"母亲|妈妈", r"mother|mum\b|mom\b|" + _PARENT_EN,
-         r"母亲|妈|之母|生母|养母|母子|母女|继母|" + _PARENT_ZH),
+        ("father", r"father|dad", r"父亲|爸爸", _CHILD_EN, r"之父|生父|养父|家父|父子|父女|继父|"
+         + _CHILD_ZH),
+        ("mother", r"mother|mum|mom", r"母亲|妈妈", _CHILD_EN, r"之母|生母|养母|母子|母女|继母|"
+         + _CHILD_ZH),
         # a sibling's words name both ("Edgar's sister Margaret" names Margaret's brother)
         ("brother", r"brothers?", r"哥哥|弟弟|兄弟", _SIBLING_EN, _SIBLING_ZH),
-        ("sister", r"sisters?", r"姐姐|妹妹|姐妹", _SIBLING_EN, _SIBLING_ZH),
-        # a role held over someone ("Who is Alice's manager?"): kb.retrieve.roles reads
-        # "Alice is my manager", which names a manager but not hers
-        ("manager", r"manager|boss|supervisor", r"经理|上司|领导|主管",
-         r"manag|boss|supervis|reports? to|reported to|reporting to|lead\b|leads\b|head\b",
-         r"经理|上司|领导|主管|汇报"))
+        ("sister", r"sisters?", r"姐姐|妹妹|姐妹", _SIBLING_EN, _SIBLING_ZH))
 # not a relative: "mother tongue", "father-in-law", "the Mother Superior"
 _NOT_KIN = (r"(?![- ](?:tongue|language|company|ship|board|land|nature|country|city|church|"
             r"superior|figure|lode|in-law))")
 _TABLE += tuple((name, rf"(?:(?:'s|\bhis|\bher|\btheir) (?:\w+ )?|\bthe (?:\w+ )?)(?:{ask_en})\b"
                  + _NOT_KIN, rf"的(?:{ask_zh})", name_en, name_zh)
                 for name, ask_en, ask_zh, name_en, name_zh in _KIN)
+# a role held over a person, asked after the person's possessive ("Who is Alice's manager?";
+# not "the manager of the data team", a post any head fills): kb.retrieve.roles reads "Alice
+# is my manager", which names a manager but not hers
+_TABLE += (("manager", r"(?:'s|\bhis|\bher|\btheir) (?:\w+ )?(?:manager|boss|supervisor)\b",
+            r"的(?:上司|直属领导)",
+            r"manag|boss|supervis|reports? to|reported to|reporting to|lead\b|leads\b|led\b|"
+            r"head\b|heads\b|runs?\b|directs?\b|oversee|coach|under\b|ceo|chief|director",
+            r"经理|上司|领导|主管|汇报|负责人|总监|管"),)
 ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"{ask_en}|{ask_zh}", re.I),
            re.compile(rf"\b(?:{name_en})|{name_zh}", re.I))

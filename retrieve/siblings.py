@@ -39,7 +39,8 @@ _ZH_DIGIT_NAMED = re.compile(r"([\u4e00-\u9fff]+) ?(\d+(?:\.\d+)?)(?![\d.%A-Za-z
 _ZH_NAME_CHARS = 4  # a Chinese numbered name's word is at most four characters
 # words before a number that are no name: about, in all, over, at least, only ...
 _ZH_NO_NAME = frozenset("大约 大概 约 共 总共 一共 将近 接近 超过 不到 至少 最多 仅 只有 还有 "
-                        "达到 高达 多达 约为 约有 截至 截止 排名 第 等于 大于 小于".split())
+                        "达到 高达 多达 约为 约有 截至 截止 排名 第 等于 大于 小于 多少 有多少"
+                        .split())
 # a sentence opening with a comparison is not of the name it opens with ("Like Python 3.11")
 _COMPARED = re.compile(r"\s*(?:Like|Unlike|As with|Compared (?:with|to)|Similar to|"
                        r"与|和|同|跟|相比|比起|像|不同于|继)")
@@ -114,8 +115,11 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     tells of a sibling ("Seahound 3" for the Seahound 2). A version and its parts are one
     name ("Python 3" and "Python 3.0", "3.12" and "3"); the digits of a numbered name answer
     nothing (the 3 of "云点单 3 于 2023 年发布"). With ``asked_topic_decides`` (the focus
-    test), a clause opening with the name asked decides nothing either: "The Lumo 3 supports
-    Matter; the Lumo 2 does not" answers "Does the Lumo 2 support Matter?".
+    test), a passage naming the one asked in a sentence holding the focus, or in the sentence
+    before or after one, or opening a clause with it, decides nothing either: "The Lumo 3
+    supports Matter; the Lumo 2 does not", "... So does the Lumo 2." answer "Does the Lumo 2
+    support Matter?"; "The Lumo 3 replaced the Lumo 2 in spring 2024. ... Brightness went up.
+    The Lumo 3 supports Matter." does not.
     A passage whose title or headings name the one asked, and no sibling, is written of it
     ("# Seahound 2 ... It was retired when the Seahound 3 came"; a title naming both,
     "# 云点单 3 和 云点单 2", decides nothing), and so is one naming it in a sentence before
@@ -132,7 +136,8 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         sents: the passage's sentences.
         filled: whether a text holds a date or number that could answer (or the focus).
         context: the passage's document title and heading path.
-        asked_topic_decides: a clause opening with the name asked makes the passage its own.
+        asked_topic_decides: the name asked near the focus, or opening a clause, makes the
+            passage its own (for the focus test).
 
     Returns:
         The siblings (name and number, sorted) when every filled clause is of one and none
@@ -158,10 +163,14 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     titled = named(context)
     if titled & wanted and titled <= wanted:
         return ()
-    if asked_topic_decides and any(
-            (found := _names_at(clause, patterns, asked)) and found[0][0] <= _CLAUSE_OPENING
-            and found[0][1] in wanted for s in sents for clause in _CLAUSE_BREAK.split(s)):
-        return ()  # "...; the Lumo 2 does not": the passage tells of the one asked
+    if asked_topic_decides:  # "...; the Lumo 2 does not", "Unlike the Lumo 2, ...", "So
+        # does the Lumo 2.": the passage tells of the one asked near its focus
+        focused = [i for i, sentence in enumerate(sents) if filled(sentence)]
+        near = {j for i in focused for j in (i - 1, i, i + 1) if 0 <= j < len(sents)}
+        if any(named(sents[j]) & wanted for j in near) or any(
+                (found := _names_at(clause, patterns, asked)) and found[0][0] <= _CLAUSE_OPENING
+                and found[0][1] in wanted for s in sents for clause in _CLAUSE_BREAK.split(s)):
+            return ()
     clauses: list[tuple[str, frozenset[str]]] = []
     subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer

@@ -132,3 +132,8 @@ def test_a_new_index_goes_only_into_a_folder_that_exists(tmp_path):
     assert not (tmp_path / "no").exists()  # a mistyped --db makes no folders
     db.parent.mkdir(parents=True)
     assert run("--db", str(db), "ingest", str(tmp_path / "real.txt")).exit_code == 0
+    kb_db = tmp_path / "typo" / "kb.db"  # the same through KB_DB
+    r = CliRunner().invoke(cli, ["ingest", str(tmp_path / "real.txt")],
+                           env={"KB_EMBEDDER": "none", "KB_DB": str(kb_db)})
+    assert r.exit_code == 1 and "does not exist; create it first" in r.output
+    assert not (tmp_path / "typo").exists()

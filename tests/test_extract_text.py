@@ -223,3 +223,9 @@ def test_lines_in_several_encodings_keep_their_utf8_text_with_a_warning(tmp_path
     text = CliRunner().invoke(cli, ["--db", db, "show", f"doc:{path}"]).output
     assert "the café opens at eight" in text and "更多中文内容在这里" in text
     assert "\ufffd" in text  # what no encoding read is marked, not turned into mojibake
+
+
+def test_binary_content_without_nul_bytes_is_still_binary(tmp_path: Path) -> None:
+    # control bytes, no NUL: not text in mixed encodings (looks_like_text)
+    with pytest.raises(CorruptError, match="binary content"):
+        extract(_write(tmp_path, "controls.txt", bytes(range(1, 256)) * 8))

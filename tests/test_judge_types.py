@@ -163,9 +163,14 @@ def test_fillers(text, query, filler):
     # directive that gives neither)
     ("What is the estimated compliance cost of the directive?", "number"),
     ("What part number does the new software carry?", "number"),
-    ("What numeric latency target did the team set?", "number"),
+    ("What is the shipping cost to Canada?", "number"),
     ("What bronze age culture lived here?", None),  # an age of history, not of a person
     ("What opportunity does the plan offer?", None),
+    # a sum's word inside a longer noun asks for no sum (a review's cases)
+    ("What numeric type does the endpoint return?", None),
+    ("What is the late fee policy?", None),
+    ("What is the account number format?", None),
+    ("What is the serial number location?", None),
 ])
 def test_only_dates_and_numbers_asked_outright_are_demanded(query, kind):
     assert gated_type(query) == kind
@@ -322,6 +327,12 @@ def test_a_passage_naming_no_event_asked_fails():
     ("张三是什么时候离职的？", "张三是销售经理。", ("departure",)),
     ("张三是什么时候离职的？", "张三于2021年辞职。", ()),
     ("When does annual leave reset?", "Annual leave resets in January.", ()),  # no departure
+    ("When did she quit Acme?", "She joined Acme in 2015.", ()),  # joining tells of a stay
+    ("When did she quit Acme?", "Acme makes drones.", ("departure",)),
+    # a departure written as an end of office or a span of years (a review's cases)
+    ("When did Jan Petersen leave Nordlicht?", "Jan worked at Nordlicht from 2015 to 2021.", ()),
+    ("张伟什么时候离职的？", "张伟2015年至2021年担任北光公司总经理。", ()),
+    ("When did Britain leave the EU?", "The United Kingdom withdrew from the EU in 2020.", ()),
     ("How many people died after leaving Addis Ababa?", "The crash killed 157 people.", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
@@ -391,6 +402,11 @@ def test_a_question_asking_of_no_event_or_attribute_is_not_gated_by_one(query):
     ("When did Pembridge die?", "He was born in 1890 and lived until 1961.", ()),
     ("When was Pembridge & Sons founded?",
      "The firm was set up in 1921 by Harold Pembridge, who was born in 1890.", ()),
+    # a departure asked: an end of office tells of it; a departure read only when asked
+    ("When did Jan Petersen leave Nordlicht?", "He stepped down from Nordlicht in 2021.", ()),
+    ("张伟什么时候离职的？", "张伟于2021年辞去北光公司总经理职务。", ()),
+    ("When did Jan Petersen leave Nordlicht?", "Jan Petersen was born in 1970.", ("birth",)),
+    ("When was Helix founded?", "Jan Petersen quit Nordlicht in 2021 and founded Helix.", ()),
 ])
 def test_the_events_a_passage_dates_instead(query, text, apart):
     sents = [text] if isinstance(text, str) else text
@@ -457,6 +473,8 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     ("预计15号送达。", "快递几号到？", "15号"),
     ("工资一般10号左右到账。", "工资几号发？", "10号"),
     ("长征5号发射成功。", "长征5号是哪一天发射的？", None),
+    ("加拿大的运费全部免费。", "寄到加拿大的运费是多少钱？", "免费"),  # a price of nothing
+    ("The free plan has 3 seats.", "How many seats does the free plan have?", "3"),
 ])
 def test_fillers_in_the_grain_or_unit_asked(text, query, filler):
     assert novel_filler(text, answer_type(query), query, content_terms(query)) == filler
@@ -573,3 +591,14 @@ def test_a_length_of_another_dimension_fails_a_how_deep_question():
     assert not elevation.gate and elevation.dimensions_apart == ("height",)
     assert depth.gate and depth.dimensions_apart == ()
 
+
+def test_a_price_of_nothing_answers_the_price_asked():
+    # a second review: "Shipping to Canada is free" was refused for the date-or-number gate
+    q = "What is the shipping cost to Canada?"
+    assert gated_type(q) == "number"
+    assert novel_filler("Shipping to Canada is free.", "number", q) == "free"
+    assert novel_filler("Shipping to Canada takes a week.", "number", q) is None
+    (free, slow) = _signals(q, ["Shipping to Canada is free.",
+                                "Shipping to Canada takes about a week."])
+    assert free.gate and not free.type_missing
+    assert not slow.gate and slow.type_missing
