@@ -29,6 +29,7 @@ Alice"). Chinese questions are not read (their word order needs a parser).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Literal
 
 from kb.store.textindex import normalise_word
@@ -142,20 +143,27 @@ def _sides(text: str, verb: str, name: list[str]) -> set[Side]:
     """The sides the name takes of ``verb`` in each mention near it (empty: none near)."""
     if normalise_word(verb) in _SYMMETRIC:
         return set()
-    forms = _forms(verb)
     sides: set[Side] = set()
+    for words, starts, i in _mentions(text, name, _forms(verb)):
+        after = [s for s in starts if i < s <= i + NEAR_WORDS]
+        before = [s for s in starts if i - NEAR_WORDS <= s + len(name) - 1 < i]
+        if after or before:
+            sides.add(_side(words, i, after[0] if after else None,
+                            before[-1] + len(name) if before else None))
+    return sides
+
+
+def _mentions(text: str, name: list[str],
+              forms: frozenset[str] | set[str]) -> Iterator[tuple[list[str], list[int], int]]:
+    """Each word of ``forms`` in ``text``: its sentence's words, the name's starts, its index.
+
+    Yields:
+        (the sentence's words, where ``name`` starts among them, the word's index).
+    """
     for sentence in _SENTENCE_END.split(text):
         words = _WORD.findall(sentence)
         starts = _positions(words, name)
-        for i, w in enumerate(words):
-            if w.lower() not in forms:
-                continue
-            after = [s for s in starts if i < s <= i + NEAR_WORDS]
-            before = [s for s in starts if i - NEAR_WORDS <= s + len(name) - 1 < i]
-            if after or before:
-                sides.add(_side(words, i, after[0] if after else None,
-                                before[-1] + len(name) if before else None))
-    return sides
+        yield from ((words, starts, i) for i, w in enumerate(words) if w.lower() in forms)
 
 
 def _side(words: list[str], i: int, after: int | None, before_end: int | None) -> Side:
@@ -188,19 +196,12 @@ def _name_is_role(text: str, name: list[str], role: str) -> bool:
     """
     if _OTHER_WAY.search(text):
         return False
-    forms = {role, role + "s"}
     owners = {f"{name[0]}'s", f"{name[-1]}'s", f"{name[-1]}'", "her", "his", "their"}
     swapped = False
-    for sentence in _SENTENCE_END.split(text):
-        words = _WORD.findall(sentence)
-        starts = _positions(words, name)
-        for i, w in enumerate(words):
-            if w.lower() not in forms:
-                continue
-            if owners & set(words[max(0, i - 3):i]) or words[i + 1:i + 2 + len(name)] == [
-                    "of", *name] or words[i + 1:i + 2] == ["of"] and words[i + 2:i + 3] == [
-                    name[0]]:
-                return False  # "Alice's manager", "her manager", "the manager of Alice"
-            swapped |= any(i - NEAR_WORDS <= s < i and words[s + len(name):s + len(name) + 1]
-                           and words[s + len(name)].lower() in _BE for s in starts)
+    for words, starts, i in _mentions(text, name, {role, role + "s"}):
+        if owners & set(words[max(0, i - 3):i]) or words[i + 1:i + 2 + len(name)] == [
+                "of", *name] or words[i + 1:i + 2] == ["of"] and words[i + 2:i + 3] == [name[0]]:
+            return False  # "Alice's manager", "her manager", "the manager of Alice"
+        swapped |= any(i - NEAR_WORDS <= s < i and words[s + len(name):s + len(name) + 1]
+                       and words[s + len(name)].lower() in _BE for s in starts)
     return swapped

@@ -37,7 +37,7 @@ from kb.retrieve.subject import named_terms, names_elsewhere
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, content_terms, passage_terms
 from kb.retrieve.translate import TRANSLATIONS_READ, indexed_first
 from tests.test_cli_messages import explained_refusal
-from tests.test_judge_subject import _passing_titles, kb, search
+from tests.test_judge_subject import _passing_titles, indexed_notes, search
 from tests.test_judge_types import _signals
 
 YUNDIANDAN = ["云点单 2 于 2021 年发布，只支持安卓平板。",
@@ -359,12 +359,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def trial_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.mktemp("asked_of")
-    for name, text in NOTES.items():
-        write(root / "notes" / name, text)
-    path = str(root / "kb.db")
-    assert kb("--db", path, "ingest", str(root / "notes")).exit_code == 0
-    return path
+    return indexed_notes(tmp_path_factory.mktemp("asked_of"), NOTES)
 
 
 @pytest.mark.parametrize("query", [

@@ -11,6 +11,7 @@ command (BM25 only) into a real SQLite file.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -166,14 +167,18 @@ NOTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def notes_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.mktemp("subject")
-    for name, text in NOTES.items():
+def indexed_notes(root: Path, notes: dict[str, str]) -> str:
+    """Write ``notes`` (file name -> text) under ``root``/notes and index them (BM25 only)."""
+    for name, text in notes.items():
         write(root / "notes" / name, text)
     path = str(root / "kb.db")
     assert kb("--db", path, "ingest", str(root / "notes")).exit_code == 0
     return path
+
+
+@pytest.fixture(scope="module")
+def notes_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return indexed_notes(tmp_path_factory.mktemp("subject"), NOTES)
 
 
 def kb(*args: str) -> Result:
