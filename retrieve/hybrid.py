@@ -64,7 +64,6 @@ from kb.retrieve.recall import (
 from kb.retrieve.terms import Term, content_terms, translation_tokens
 from kb.retrieve.threadlimits import one_blas_thread, one_openmp_thread
 from kb.retrieve.trace import Trace
-from kb.retrieve.translate import indexed_first
 from kb.store import Store
 from kb.store.bitindex import BitIndex, vector_index
 from kb.store.search import Filters, VectorMatrix
@@ -158,14 +157,6 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
             raise
         lexicon = shared_lexicon(cache_dir) if crosses_languages(query, mix) else None
         terms = content_terms(query, lexicon)
-        # the translations the collection writes first, when vectors back the judge (BM25
-        # alone, the extra matches let off-topic questions through: kb.retrieve.translate)
-        if lexicon is not None and service is not None:
-            try:
-                terms = indexed_first(terms, store.token_chunk_counts if stats is None
-                                      else stats.token_counts)
-            except sqlite3.OperationalError:  # FTS5 failing: the dictionary's order
-                trace.check()
         translations = ([translation_tokens(t) for t in terms] if lexicon is not None
                         else None)
         ahead = None if stats is None else (lambda keyword: stats.prefetch(  # likely judged

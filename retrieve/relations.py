@@ -29,7 +29,7 @@ from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_ter
 
 # attribute -> (the phrases asking it: English, Chinese; the words naming it: English word
 # starts, case-insensitive; Chinese, as substrings)
-_TABLE = (
+_TABLE: tuple[tuple[str, str, str, str, str], ...] = (
     ("headcount",
      r"\bhow many (?:\w+ )?(?:employees|staff|staffers|people (?:work|are employed))\b|"
      r"\b(?:number|size) of (?:its |the )?(?:employees|staff|workforce)\b|\bheadcount\b",

@@ -67,7 +67,7 @@ _ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日号
                         r"怎样|如何|为何|为什么)")
 # Han characters that carry grammar, never half of a content word jieba failed to find
 ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从对向到给让为以而之其吗呢吧"
-                               "啊着过个很不没")
+                              "啊着过个很不没")
 # a verb's trailing direction or preposition ("顺延到", "成立于"): the verb is the content word
 _ZH_VERB_TAIL = re.compile(r"(?<=..)[到于至在给向]$")
 # stopwords-iso languages written in scripts other than Latin (a Latin word is only dropped by
@@ -274,8 +274,7 @@ def _bigrams(word: str) -> list[str]:
     return [word[i:i + 2] for i in range(len(word) - 1)] or [word]
 
 
-def tokens_of(word: str) -> list[str]:
-    """A word's index tokens: a CJK word's bigrams, else the word itself."""
+def _tokens_of(word: str) -> list[str]:
     return _bigrams(word) if CJK_RUN.fullmatch(word) else [word]
 
 
@@ -290,7 +289,7 @@ def term_df(term: Term, df: Mapping[str, int]) -> int:
     own = min((df.get(t, 0) for t in term.index_tokens), default=0)
     if own or not term.translations:
         return own
-    return max((min((df.get(t, 0) for t in tokens_of(w)), default=0)
+    return max((min((df.get(t, 0) for t in _tokens_of(w)), default=0)
                 for w in term.translations[:TRANSLATIONS_SEARCHED]), default=0)
 
 
@@ -298,13 +297,13 @@ def index_tokens(term: Term) -> list[str]:
     """Every index token whose chunk frequency ``term_df`` may read."""
     out = list(term.index_tokens)
     for w in term.translations[:TRANSLATIONS_SEARCHED]:
-        out += tokens_of(w)
+        out += _tokens_of(w)
     return out
 
 
 def translation_tokens(term: Term) -> list[tuple[str, ...]]:
     """A term's searched translations as index-token tuples (a CJK word: its bigram phrase)."""
-    return [tuple(tokens_of(w)) for w in term.translations[:TRANSLATIONS_SEARCHED]]
+    return [tuple(_tokens_of(w)) for w in term.translations[:TRANSLATIONS_SEARCHED]]
 
 
 def phrase_tokens(term: Term) -> list[str]:

