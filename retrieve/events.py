@@ -101,9 +101,9 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
          r"收购|并购|买下|购得|购入|买入|出售|合并|易主"),
         ("departure", r"left|leav|quit|depart|resign|retir|step(?:s|ped)? down|exit|moved|"
                       r"until|former|formerly|ex-|no longer|laid off|fired|dismiss|let go|"
-                      r"redundan|joined|tenure|stint|spent|withdr|sail|set off|ended|"
+                      r"redundan|tenure|stint|spent|withdr|sail|set off|ended|"
                       r"last day|terminat|(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)\s*(?:1[0-9]|20)\d\d",
-         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|加入|任职|结束|"
+         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|结束|"
          r"[到至]\s*\d{4}|\d{4}\s*年?\s*[-–—至到]"),
     )
 }

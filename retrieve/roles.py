@@ -108,9 +108,20 @@ def roles_swapped(query: str, text: str) -> tuple[str, ...]:
     return ()
 
 
-def _positions(words: list[str], name: list[str]) -> list[int]:
-    """Where ``name`` (its words in order, as written) starts in ``words``."""
-    return [i for i in range(len(words) - len(name) + 1) if words[i:i + len(name)] == name]
+def _spans(words: list[str], name: list[str]) -> list[tuple[int, int]]:
+    """Where ``name`` stands in ``words``: (start, end) word spans, in order.
+
+    A person's name of several words may stand as its first or its last word ("Tobias" or
+    "Hargreave" for "Tobias Hargreave"); a name holding a number only whole ("Lumo 3").
+    """
+    n = len(name)
+    whole = [(i, i + n) for i in range(len(words) - n + 1) if words[i:i + n] == name]
+    if n == 1 or any(w[:1].isdigit() for w in name):
+        return whole
+    covered = {j for a, b in whole for j in range(a, b)}
+    parts = [(i, i + 1) for i, w in enumerate(words)
+             if w in (name[0], name[-1]) and i not in covered]
+    return sorted(whole + parts)
 
 
 def _forms(verb: str) -> frozenset[str]:
@@ -144,26 +155,27 @@ def _sides(text: str, verb: str, name: list[str]) -> set[Side]:
     if normalise_word(verb) in _SYMMETRIC:
         return set()
     sides: set[Side] = set()
-    for words, starts, i in _mentions(text, name, _forms(verb)):
-        after = [s for s in starts if i < s <= i + NEAR_WORDS]
-        before = [s for s in starts if i - NEAR_WORDS <= s + len(name) - 1 < i]
+    for words, spans, i in _mentions(text, name, _forms(verb)):
+        after = [a for a, _ in spans if i < a <= i + NEAR_WORDS]
+        before = [b for _, b in spans if i - NEAR_WORDS < b <= i]
         if after or before:
             sides.add(_side(words, i, after[0] if after else None,
-                            before[-1] + len(name) if before else None))
+                            before[-1] if before else None))
     return sides
 
 
-def _mentions(text: str, name: list[str],
-              forms: frozenset[str] | set[str]) -> Iterator[tuple[list[str], list[int], int]]:
-    """Each word of ``forms`` in ``text``: its sentence's words, the name's starts, its index.
+def _mentions(text: str, name: list[str], forms: frozenset[str] | set[str]
+              ) -> Iterator[tuple[list[str], list[tuple[int, int]], int]]:
+    """Each word of ``forms`` in ``text``: its sentence's words, the name's spans, its index.
 
     Yields:
-        (the sentence's words, where ``name`` starts among them, the word's index).
+        (the sentence's words, where ``name`` stands among them (``_spans``), the word's
+        index).
     """
     for sentence in _SENTENCE_END.split(text):
         words = _WORD.findall(sentence)
-        starts = _positions(words, name)
-        yield from ((words, starts, i) for i, w in enumerate(words) if w.lower() in forms)
+        spans = _spans(words, name)
+        yield from ((words, spans, i) for i, w in enumerate(words) if w.lower() in forms)
 
 
 def _side(words: list[str], i: int, after: int | None, before_end: int | None) -> Side:
@@ -198,10 +210,10 @@ def _name_is_role(text: str, name: list[str], role: str) -> bool:
         return False
     owners = {f"{name[0]}'s", f"{name[-1]}'s", f"{name[-1]}'", "her", "his", "their"}
     swapped = False
-    for words, starts, i in _mentions(text, name, {role, role + "s"}):
-        if owners & set(words[max(0, i - 3):i]) or words[i + 1:i + 2 + len(name)] == [
-                "of", *name] or words[i + 1:i + 2] == ["of"] and words[i + 2:i + 3] == [name[0]]:
+    for words, spans, i in _mentions(text, name, {role, role + "s"}):
+        if owners & set(words[max(0, i - 3):i]) or words[i + 1:i + 2] == ["of"] and (
+                words[i + 2:i + 3] in ([name[0]], [name[-1]])):
             return False  # "Alice's manager", "her manager", "the manager of Alice"
-        swapped |= any(i - NEAR_WORDS <= s < i and words[s + len(name):s + len(name) + 1]
-                       and words[s + len(name)].lower() in _BE for s in starts)
+        swapped |= any(i - NEAR_WORDS <= a < i and words[b:b + 1]
+                       and words[b].lower() in _BE for a, b in spans)
     return swapped

@@ -281,6 +281,12 @@ def test_numbered_names_name_a_subject_and_a_title():
     ("Who is Alice's manager?", "Alice is a manager whose own manager is Bob.", ()),
     ("Who is Alice Moreau's manager?", "Alice Moreau\u2019s manager is Tom. Alice Moreau is a "
      "manager too.", ()),
+    # a person's name written by one of its words (the last trial: 97% on this note)
+    ("Who replaced Tobias Hargreave as lead engineer?",
+     "In 2023 Tobias replaced Gordon Pike as lead engineer.", ("replaced",)),
+    ("Who replaced Gordon Pike as lead engineer?",
+     "In 2023 Tobias replaced Gordon Pike as lead engineer.", ()),
+    ("What will replace the Lumo 3?", "The Lumo replaced the Lumo 2 in 2024.", ()),  # not whole
     ("Who did King Charles III swear fealty to?",  # a SQuAD training question
      "Rollo agreed to swear fealty to King Charles III.", ("swear",)),
     # another question shape: not read

@@ -327,7 +327,10 @@ def test_a_passage_naming_no_event_asked_fails():
     ("张三是什么时候离职的？", "张三是销售经理。", ("departure",)),
     ("张三是什么时候离职的？", "张三于2021年辞职。", ()),
     ("When does annual leave reset?", "Annual leave resets in January.", ()),  # no departure
-    ("When did she quit Acme?", "She joined Acme in 2015.", ()),  # joining tells of a stay
+    ("When did she quit Acme?", "She joined Acme in 2015.", ("departure",)),  # a joining only
+    ("When did Tobias Hargreave leave Brightwell Structures?",  # the last trial: 90% on it
+     "Tobias Hargreave joined Brightwell Structures in 2019 as a senior engineer.",
+     ("departure",)),
     ("When did she quit Acme?", "Acme makes drones.", ("departure",)),
     # a departure written as an end of office or a span of years (a review's cases)
     ("When did Jan Petersen leave Nordlicht?", "Jan worked at Nordlicht from 2015 to 2021.", ()),
