@@ -158,9 +158,10 @@ def _sides(text: str, verb: str, name: list[str]) -> set[Side]:
     for words, spans, i in _mentions(text, name, _forms(verb)):
         after = [a for a, _ in spans if i < a <= i + NEAR_WORDS]
         before = [b for _, b in spans if i - NEAR_WORDS < b <= i]
-        if after or before:
-            sides.add(_side(words, i, after[0] if after else None,
-                            before[-1] if before else None))
+        if after:  # each side it is named on: "The Fresnel lens was invented by Augustin
+            sides.add(_side(words, i, after[0], None))  # Fresnel" names both
+        if before:
+            sides.add(_side(words, i, None, before[-1]))
     return sides
 
 

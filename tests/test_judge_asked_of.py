@@ -281,6 +281,9 @@ def test_numbered_names_name_a_subject_and_a_title():
     ("Who is Alice's manager?", "Alice is a manager whose own manager is Bob.", ()),
     ("Who is Alice Moreau's manager?", "Alice Moreau\u2019s manager is Tom. Alice Moreau is a "
      "manager too.", ()),
+    # a name on both sides of one verb ("the Fresnel lens" named after its inventor)
+    ("Who invented the Fresnel lens?",
+     "The Fresnel lens was invented by Augustin Fresnel in 1822.", ()),
     # a person's name written by one of its words (the last trial: 97% on this note)
     ("Who replaced Tobias Hargreave as lead engineer?",
      "In 2023 Tobias replaced Gordon Pike as lead engineer.", ("replaced",)),

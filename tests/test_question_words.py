@@ -53,7 +53,8 @@ def test_the_first_interrogative_decides_the_answer_type():
 
 
 @pytest.mark.parametrize(("text", "query", "filler"), [
-    ("咖啡机在三楼，免费使用。", "咖啡机多少钱？", None),  # a floor is not a price
+    ("咖啡机在三楼。", "咖啡机多少钱？", None),  # a floor is not a price
+    ("咖啡机在三楼，免费使用。", "咖啡机多少钱？", "免费"),  # a price of nothing is one
     ("咖啡机售价1200元。", "咖啡机多少钱？", "1200"),
     ("病假需要二级医院的证明。", "病假可以休多少天？", None),
     ("病假每年可休15天。", "病假可以休多少天？", "15"),
