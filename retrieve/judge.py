@@ -28,8 +28,8 @@ the top ``JUDGE_TOP_N`` candidates:
    ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
    listing him as present), or the attribute, role or relative it asks of (a headcount, a
    chief executive, a son, ...: ``kb.retrieve.relations``), or, for a yes-or-no question,
-   any of its focus words; so does one whose clauses on a yes-or-no question's focus each
-   name a sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"),
+   any of its focus names; so does one whose clauses on a question's focus each name a
+   sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"),
    and one where the name asked is on the other side of the verb or role asked
    (``kb.retrieve.roles``: "What will replace the Lumo 3?" against "The Lumo 3 replaced ...").
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
@@ -186,13 +186,15 @@ class Signals:
         subject_apart: the terms other judged documents are about, when the passage is in
             the question's script, its document writes none of them and its title names
             another (``kb.retrieve.subject``; then it fails the gate), else empty.
-        siblings_apart: the question asks a date or a number of a numbered name ("the
-            Seahound 2") and each clause holding one names a sibling ("Seahound 3"; then it
-            fails the gate: ``kb.retrieve.siblings.siblings_filled``), else empty.
+        siblings_apart: the question asks of a numbered name ("the Seahound 2") and each
+            clause holding a date or number asked (or, asking neither, its focus) names a
+            sibling ("Seahound 3"; then it fails the gate:
+            ``kb.retrieve.siblings.siblings_filled``), else empty.
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
-            the gate; a yes-or-no question's focus terms: ``kb.retrieve.relations``), else empty.
+            the gate; a yes-or-no question's focus names: ``kb.retrieve.relations``), else
+            empty.
         roles_swapped: the verb or role word whose sides the passage swaps ("The Lumo 3
             replaced ..." for "What will replace the Lumo 3?": ``kb.retrieve.roles``; then it
             fails the gate), else empty.

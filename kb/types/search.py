@@ -193,9 +193,8 @@ class JudgeRecord:
             headquarters, a place of study, a successor) the question asks of that the
             passage names in no word ("When was Ossian Velt born?" against board minutes
             listing him: ``birth``), a role or relative (a chief executive, a son, ...),
-            or, for a yes-or-no question, its focus words ("Does the Lumo 2 support
-            Matter?" against a note naming neither: ``support``, ``Matter``; it then fails),
-            else empty.
+            or, for a yes-or-no question, its focus names ("Does the Lumo 2 support
+            Matter?" against a note never naming it: ``Matter``; it then fails), else empty.
         roles_swapped: the verb or role word the question asks the other side of ("What
             will replace the Lumo 3?" against "The Lumo 3 replaced the Lumo 2": ``replace``;
             it then fails), else empty.
