@@ -188,17 +188,21 @@ MIXED = ("Café crème brûlée is served at the Zürich café every morning.\n"
          + "Die Möwe fliegt über den See.\n".encode() * 3)
 
 
+def _indexed_with_warning(tmp_path: Path, name: str, data: bytes) -> tuple[str, str]:
+    """Index one file (BM25 only): its ingest report's WARN line and its shown text."""
+    path = _write(tmp_path, name, data)
+    db = str(tmp_path / "kb.db")
+    r = CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest", str(path)])
+    assert r.exit_code == 0 and "1 added" in r.output, r.output
+    warn = next(line for line in r.output.splitlines() if line.startswith("WARN     " + str(path)))
+    return warn, CliRunner().invoke(cli, ["--db", db, "show", f"doc:{path}"]).output
+
+
 @pytest.mark.parametrize("name", ["mixed.txt", "mixed.md"])
 def test_a_mixed_encoding_file_is_indexed_readable_with_a_warning(tmp_path: Path,
                                                                    name: str) -> None:
-    path = _write(tmp_path, name, MIXED)
-    db = str(tmp_path / "kb.db")
-    r = CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest", str(path)])
-    assert r.exit_code == 0, r.output
-    assert "1 added" in r.output
-    warn = next(line for line in r.output.splitlines() if line.startswith("WARN     " + str(path)))
-    assert "3 undecodable characters replaced with U+FFFD" in warn, r.output
-    text = CliRunner().invoke(cli, ["--db", db, "show", f"doc:{path}"]).output
+    warn, text = _indexed_with_warning(tmp_path, name, MIXED)
+    assert "3 undecodable characters replaced with U+FFFD" in warn
     assert "Zürich" in text and "Möwe fliegt über" in text  # UTF-8 kept, not mojibake
     assert "Le d\ufffdjeuner est pr\ufffdt \ufffd midi." in text  # nothing else lost
 
@@ -214,13 +218,8 @@ THREE = ("UTF-8 line: the café opens at eight.\n".encode()
 @pytest.mark.parametrize("name", ["three.txt", "three.md"])
 def test_lines_in_several_encodings_keep_their_utf8_text_with_a_warning(tmp_path: Path,
                                                                         name: str) -> None:
-    path = _write(tmp_path, name, THREE)
-    db = str(tmp_path / "kb.db")
-    r = CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest", str(path)])
-    assert r.exit_code == 0, r.output
-    warn = next(line for line in r.output.splitlines() if line.startswith("WARN     " + str(path)))
+    warn, text = _indexed_with_warning(tmp_path, name, THREE)
     assert "mixed or damaged encoding" in warn
-    text = CliRunner().invoke(cli, ["--db", db, "show", f"doc:{path}"]).output
     assert "the café opens at eight" in text and "更多中文内容在这里" in text
     assert "\ufffd" in text  # what no encoding read is marked, not turned into mojibake
 
