@@ -78,8 +78,6 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
 )
-# a relative, asked after a possessive or "the" ("Alice's son", "the mother of", 王伟的儿子);
-# a passage names one by its word or a wider one (a child for a son, a partner for a wife)
 # a parent's words name the child and a child's words the parent ("Harold is Edgar's father"
 # names Harold's son; 邵雍之子, 由仁穆王后所生 name a father and a mother)
 _PARENT_EN = (r"parent|father|dad\b|mother|mum\b|mom\b|(?:son|daughter|child) of|born to|"
@@ -94,7 +92,9 @@ _SPOUSE_EN = r"spouse|husband|wife|wives|married|marri|wed\b|weds\b|wedding|part
 _SPOUSE_ZH = (r"配偶|伴侣|结婚|嫁|娶|妻|丈夫|夫人|夫妻|夫妇|之夫|前夫|亡夫|未婚夫|老公|老婆|太太|"
               r"爱人|老伴|先生")
 _SIBLING_EN, _SIBLING_ZH = r"brother|sister|sibling", r"兄|弟|哥|姐|妹"
-# (a son's and a daughter's words stay apart: 王伟的儿子 is not named by 他们有一个女儿)
+# a relative, asked after a possessive or "the" ("Alice's son", "the mother of", 王伟的儿子);
+# a passage names one by its word or a wider one (a child for a son, a partner for a wife; a
+# son's and a daughter's words stay apart: 王伟的儿子 is not named by 他们有一个女儿)
 _KIN = (("son", r"sons?", r"儿子", _PARENT_EN + r"child|kids?\b|sons?\b|boys?\b",
          _PARENT_ZH + r"孩子|子女|儿女|儿子|长子|次子|独子|之子|男孩|养子"),
         ("daughter", r"daughters?", r"女儿", _PARENT_EN + r"child|kids?\b|daughters?\b|girls?\b",

@@ -37,14 +37,15 @@ from kb.store.textindex import normalise_word
 Side = Literal["doer", "done_to", "undecided"]
 
 _AUXILIARIES = "will would did does do can could has have had might may shall should must"
-_AUX = rf"(?:(?:{'|'.join(_AUXILIARIES.split())})\s+)?"
+_AUX_WORD = "|".join(_AUXILIARIES.split())
+_AUX = rf"(?:(?:{_AUX_WORD})\s+)?"
 _NAME = r"([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d+(?:\.\d+)?)\b)*)"  # "Henry VIII", "Lumo 3"
 # "Who founded Acme?", "What will replace the Lumo 3?", "Which company acquired Tidewell?"
 _DOER_ASKED = re.compile(rf"^\s*(?:[Ww]ho|[Ww]hat|[Ww]hich(?:\s+[a-z]+)?)\s+{_AUX}([a-z]+)\s+"
                          rf"(?:the\s+|a\s+|an\s+)?{_NAME}")
 # "What did the Aurora Router 1 replace?", "Whom did Acme acquire in 2019?"
 _DONE_TO_ASKED = re.compile(rf"^\s*(?:[Ww]ho|[Ww]hom|[Ww]hat|[Ww]hich(?:\s+[a-z]+)?)\s+"
-                            rf"(?:{'|'.join(_AUXILIARIES.split())})\s+(?:the\s+)?{_NAME}\s+"
+                            rf"(?:{_AUX_WORD})\s+(?:the\s+)?{_NAME}\s+"
                             r"([a-z]+)\b")
 # "Who is Alice Moreau's manager?", "Who was Henry's tutor?"
 _HOLDER_ASKED = re.compile(r"^\s*[Ww]ho(?:'s|\s+is|\s+was|\s+are|\s+were)\s+((?:[A-Z][\w-]*\s+)*"

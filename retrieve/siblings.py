@@ -163,20 +163,15 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     titled = named(context)
     if titled & wanted and titled <= wanted:
         return ()
-    if asked_topic_decides:  # "...; the Lumo 2 does not", "Unlike the Lumo 2, ...", "So
-        # does the Lumo 2.": the passage tells of the one asked near its focus
-        focused = [i for i, sentence in enumerate(sents) if filled(sentence)]
-        near = {j for i in focused for j in (i - 1, i, i + 1) if 0 <= j < len(sents)}
-        if any(named(sents[j]) & wanted for j in near) or any(
-                (found := _names_at(clause, patterns, asked)) and found[0][0] <= _CLAUSE_OPENING
-                and found[0][1] in wanted for s in sents for clause in _CLAUSE_BREAK.split(s)):
-            return ()
+    found_in = [_names_at(sentence, patterns, asked) for sentence in sents]
+    if asked_topic_decides and _told_of_near_focus(sents, found_in, filled, patterns, asked,
+                                                   wanted):
+        return ()
     clauses: list[tuple[str, frozenset[str]]] = []
     subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
-    for sentence in sents:
+    for sentence, found in zip(sents, found_in, strict=True):
         own = filled_clauses([sentence], bare_filled, named)
-        found = _names_at(sentence, patterns, asked)
         names = frozenset(n for _, n in found)
         pronoun = _PRONOUN.match(sentence) is not None
         # its topic: the one name it writes, in its opening words, not after "Like" / 与
@@ -198,6 +193,27 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
     # 2019") may hold the one asked
     return kinds_apart(wanted, clauses, YEAR)
+
+
+def _told_of_near_focus(sents: Sequence[str], found_in: Sequence[list[tuple[int, str]]],
+                        focused: Callable[[str], bool], patterns: Mapping[str, re.Pattern[str]],
+                        asked: Mapping[str, frozenset[str]], wanted: frozenset[str]) -> bool:
+    """Whether a passage tells of the name asked near its focus, deciding nothing.
+
+    "...; the Lumo 2 does not", "Unlike the Lumo 2, ...", "So does the Lumo 2.": the name in
+    a sentence holding the focus or the one before or after it (``found_in``: each
+    sentence's names), or opening a clause.
+    """
+    at = [i for i, sentence in enumerate(sents) if focused(sentence)]
+    near = {j for i in at for j in (i - 1, i, i + 1) if 0 <= j < len(sents)}
+    if any(n in wanted for j in near for _, n in found_in[j]):
+        return True
+    for sentence in sents:
+        for clause in _CLAUSE_BREAK.split(sentence):
+            found = _names_at(clause, patterns, asked)
+            if found and found[0][0] <= _CLAUSE_OPENING and found[0][1] in wanted:
+                return True
+    return False
 
 
 def _names_at(text: str, patterns: Mapping[str, re.Pattern[str]],
