@@ -56,7 +56,7 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
         # "annual leave", "leaving Addis Ababa" on a flight: a name does it, a name is left)
         ("departure", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+(?:leave|quit)"
                       r"(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:quit|quits|resigned from)"
-                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任"),
+                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任 离开"),
     )
 }
 # the events a passage's clause is read as telling of, unless asked (a departure is read only

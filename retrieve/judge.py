@@ -76,7 +76,7 @@ from kb.retrieve.numbers import (
     named_numbers,
     sibling_written,
 )
-from kb.retrieve.relations import asked_unnamed, holds_focus
+from kb.retrieve.relations import asked_unnamed, holds_focus, relative_elsewhere
 from kb.retrieve.roles import roles_swapped
 from kb.retrieve.siblings import siblings_filled
 from kb.retrieve.subject import (
@@ -324,7 +324,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
         f_terms, f_weights = [t for t, _ in focus], [w for _, w in focus]
         unnamed = asked_unnamed(query, wanted, p.text, p.context, () if crossed else f_terms,
-                                full)
+                                full) + (() if crossed else relative_elsewhere(query, p.text,
+                                                                                p.context))
         swapped = () if crossed else roles_swapped(query, p.text)  # "Who replaced the Lumo 3?"
         gate = (crossed or not unknown) and not (lacking or elsewhere or unnamed or swapped) and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (

@@ -23,9 +23,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kb.retrieve.answer_types import AnswerType
+from kb.retrieve.answer_types import AnswerType, sentences
+from kb.retrieve.crosslang import HAN
 from kb.retrieve.events import events_unnamed
 from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_terms
+from kb.store.textindex import cut_words
 
 # attribute -> (the phrases asking it: English, Chinese; the words naming it: English word
 # starts, case-insensitive; Chinese, as substrings)
@@ -77,6 +79,75 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      r"helm|now (?:the )?(?:chief|ceo|head|leads|runs|director)|new (?:chief|ceo|head|"
      r"director|leader)|steps? in",
      r"接任|继任|接替|接班|继|任|接手"),
+)
+# attributes of products, trips and workplaces (a price, a battery, a screen, calories, an
+# airline, sick leave, a salary, a phone number, an e-mail address, opening hours, a
+# warranty, a chief technology officer): asked by their own word, named by any word or sign
+# that can give it (a currency for a price, "lasts" for a battery, "inch" for a screen)
+_TABLE += (
+    ("price",
+     r"\bhow much (?:does|did|do|is|was|are|were|will|would) .{1,60}? cost\b|"
+     r"\b(?:price|retail price|list price|cost) of\b|\bwhat(?:'s| is| was) (?:the |its )?"
+     r"(?:price|cost)\b|\bpriced?\b",
+     r"售价|价格|价钱|多少钱|卖多少|定价",
+     r"pric|cost|sold|sells?\b|sale|retail|euro|eur\b|dollar|usd|gbp|pound|yuan|rmb|yen\b|"
+     r"cents?\b|free\b|fee|charge|paid|pay|spent|spend|budget|worth|valu|afford|cheap|expens",
+     r"售|价|元|块钱|美元|欧元|英镑|日元|免费|费用|收费|花费|花了|钱|[$€£¥￥]"),
+    ("chief technology officer",
+     r"\b(?:cto|chief technology officer|chief technical officer)\b",
+     r"首席技术官|技术总监|技术负责人",
+     r"cto\b|chief techn|technolog|technical|engineering|research|r&d",
+     r"首席技术官|技术|研发|工程|架构"),
+    ("battery",
+     r"\bbatter(?:y|ies)\b",
+     r"电池|续航",
+     r"batter|charg|mah\b|runtime|run time|lasts?\b|cordless|mains|power(?:ed)?\b|plug",
+     r"电池|续航|充电|电量|毫安|供电|电源"),
+    ("screen",
+     r"\bscreens?\b|\bdisplay (?:size|resolution)\b|\bsize of (?:the |its )?display\b",
+     r"屏幕|显示屏|触摸屏|屏",
+     r"screen|display|inch|monitor|panel|lcd|oled|led\b|touch|resolution|pixel",
+     r"屏|英寸|寸|显示|分辨率|像素"),
+    ("calories",
+     r"\bcalori|\bkcal\b|\bkilojoules?\b",
+     r"热量|卡路里|千卡|大卡",
+     r"calori|kcal|kj\b|kilojoul|energy|nutrition",
+     r"热量|卡路里|千卡|大卡|能量|营养"),
+    ("airline",
+     r"\bairlines?\b|\bair carrier\b",
+     r"航空公司|哪家航空",
+     r"airline|airways|air\b|aer\b|flights?\b|carrier|jet",
+     r"航空|航班|国航|东航|南航|机票"),
+    ("sick leave",
+     r"\bsick (?:days?|leave|pay|note)\b|\bsickness\b",
+     r"病假",
+     r"sick|ill\b|illness|medical|doctor|unwell|health",
+     r"病|医|健康"),
+    ("salary",
+     r"\bsalar(?:y|ies)\b|\bwages?\b|\bhow much (?:does|did|do) .{1,40}? (?:earn|make|get paid)\b",
+     r"工资|薪水|薪资|薪酬|月薪|年薪",
+     r"salar|wage|pay|paid|earn|income|compensat|remunerat|stipend|euro|dollar|pound",
+     r"工资|薪|收入|元|报酬|待遇"),
+    ("phone number",
+     r"\b(?:phone|telephone|fax) (?:number|no)\b|\bnumber to call\b",
+     r"电话|手机号|联系方式",
+     r"phone|tel\b|call|fax|hotline|\+?\d[\d ()-]{6,}",
+     r"电话|手机|热线|致电|拨打|联系方式|\d{7,}"),
+    ("e-mail address",
+     r"\be-?mail(?: address)?\b",
+     r"邮箱|电子邮件|邮件地址",
+     r"e-?mail|mail|contact|@",
+     r"邮箱|邮件|@"),
+    ("opening hours",
+     r"\bopening (?:hours|times)\b|\bwhat time does .{1,40}? (?:open|close)\b",
+     r"营业时间|几点(?:开门|关门|营业)",
+     r"open|close|hours|\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m|p\.m)|\d{1,2}:\d\d|midnight|noon|daily",
+     r"营业|开门|关门|开放|\d{1,2}[:：]\d\d|点"),
+    ("warranty",
+     r"\bwarrant(?:y|ies)\b|\bguarantee period\b",
+     r"保修|质保|保固",
+     r"warrant|guarant|repair|replace",
+     r"保修|质保|保固|维修|包换"),
 )
 # a parent's words name the child and a child's words the parent ("Harold is Edgar's father"
 # names Harold's son; 邵雍之子, 由仁穆王后所生 name a father and a mother)
@@ -194,8 +265,9 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
     """What the question asks of that a passage names in no word; ``()`` if it names each.
 
     For a question asking a date, a number, a person, a place or a name (``wanted`` not
-    ``other``): the events (``kb.retrieve.events.events_unnamed``) and the attributes
-    (``attributes_unnamed``); for a yes-or-no question, its focus (``predicate_unnamed``).
+    ``other``): the events (``kb.retrieve.events.events_unnamed``); for any question, the
+    attributes (``attributes_unnamed``: "What is the screen size of ...?" asks one in any
+    form); for a yes-or-no question, its focus (``predicate_unnamed``).
 
     Args:
         query: the question.
@@ -209,9 +281,91 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
     Returns:
         The event and attribute names, then the focus terms, that the passage never names.
     """
-    typed = (events_unnamed(query, text, context) + attributes_unnamed(query, f"{text}\n{context}")
-             if wanted != "other" else ())
-    return typed + predicate_unnamed(query, focus, holder)
+    events = events_unnamed(query, text, context) if wanted != "other" else ()
+    return (events + attributes_unnamed(query, f"{text}\n{context}")
+            + predicate_unnamed(query, focus, holder))
+
+
+# the relatives and the role a person is asked after (the _KIN rows and "manager")
+_PERSONAL = frozenset(row[0] for row in _KIN) | {"manager"}
+_EN_NAME_BEFORE = re.compile(r"((?:[A-Z][\w.-]*\s+)*[A-Z][\w.-]*)\s*$")
+_EN_NAME_AFTER = re.compile(r"\s+of\s+(?:the\s+)?((?:[A-Z][\w.-]*\s+)*[A-Z][\w.-]*)")
+_PRONOUN = re.compile(r"\b(?:he|she|his|her|hers|him|they|their|them)\b|他|她|其", re.I)
+
+
+def relative_elsewhere(query: str, text: str, context: str) -> tuple[str, ...]:
+    """The relatives or role asked of a person that a passage names only of others.
+
+    "Who is Marian Hargreave's husband?" over "Tobias is married to Priya Nandakumar": the
+    passage names a marriage, not Marian's; 陈建国的妻子是谁 over 陈晓雯的丈夫叫刘伟 the same.
+    A sentence naming the relation (by ``ATTRIBUTES``' loose words) tells of the person asked
+    when it writes a word of the person's name (three letters at least; a Chinese name or its
+    given name) or a personal pronoun while the passage or its title names the person ("Her
+    son, Tobias ..."); in Chinese, also one naming it not as another's (a subject left out:
+    邵雍之子). Only a relation asked after a written name is read ("his wife" is not); run it
+    on passages in the question's script (names are written in it).
+
+    Args:
+        query: the question.
+        text: the passage.
+        context: its document's title and heading path.
+
+    Returns:
+        The relations asked (keys of ``ATTRIBUTES``) that some sentence names while none
+        names them of the person asked; empty otherwise.
+    """
+    out = []
+    for rel in attributes_asked(query):
+        if rel not in _PERSONAL:
+            continue
+        ask, names = ATTRIBUTES[rel]
+        m = ask.search(query)
+        if m is None:
+            continue
+        person = _person_asked(query, m.start(), m.end())
+        if not person:
+            continue
+        said = [x for x in (*sentences(text), context) if names.search(x)]
+        named = _names_person(f"{text}\n{context}", person)
+        if said and not any(_names_person(x, person) or named and _PRONOUN.search(x)
+                            or HAN.fullmatch(person[0]) and not _of_another(x, names)
+                            for x in said):
+            out.append(rel)
+    return tuple(out)
+
+
+def _of_another(sentence: str, names: re.Pattern[str]) -> bool:
+    """Whether a Chinese sentence names the relation only after another's 的 (陈晓雯的丈夫).
+
+    A Chinese sentence often leaves its subject out (邵雍之子, 胞弟是青木四郎: the article's
+    person is meant), so only a relation written as someone's tells of someone else.
+    """
+    return all(m.start() > 0 and sentence[m.start() - 1] == "的" for m in names.finditer(sentence))
+
+
+def _person_asked(query: str, start: int, end: int) -> tuple[str, ...]:
+    """The words naming the person a relation is asked of (the match at ``start:end``)."""
+    asked = query[start:end]
+    if asked.startswith("的"):  # 陈建国的妻子: jieba's last word before it, a Han name
+        words = cut_words(query[:start])
+        last = words[-1] if words else ""
+        if 2 <= len(last) <= 4 and HAN.fullmatch(last):
+            return (last, last[1:]) if len(last) == 3 else (last,)
+        return ()
+    if asked.startswith("'"):  # "Marian Hargreave's husband"
+        m = _EN_NAME_BEFORE.search(query[:start])
+    elif asked.lower().startswith("the "):  # "the wife of Tom Becker"
+        m = _EN_NAME_AFTER.match(query[end:])
+    else:
+        return ()  # "his wife": nobody named
+    return tuple(w for w in m.group(1).split() if len(w) >= 3) if m else ()
+
+
+def _names_person(text: str, person: Sequence[str]) -> bool:
+    """Whether ``text`` writes one of ``person``'s words (whole words in Latin script)."""
+    return any((w in text) if HAN.fullmatch(w) else
+               re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) is not None
+               for w in person)
 
 
 def holds_focus(text: str, terms: Sequence[Term], weights: Sequence[float]) -> bool:

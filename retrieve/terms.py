@@ -55,6 +55,11 @@ QUESTION_WORDS = frozenset(
     """whom whose many much long often far old kind type name named called describe
     also been being about there here any some other than more most very just only its
     was were is are be am did does do done happen happened mean means according""".split())
+# auxiliaries, verbs and pronouns among the stop words: a title capitalises them (is_headline)
+_TITLE_CAPITALISED = frozenset(
+    """is are was were be am been being do does did done have has had having can could will
+    would shall should may might must i you he she it we they me him her us them my your his
+    our their this that these those""".split())
 # Chinese stop and question words (function words, interrogatives): a subset of the
 # Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
 ZH_STOPWORDS = frozenset(
@@ -125,10 +130,16 @@ def is_headline(query: str) -> bool:
     """Whether ``query`` is written in title case, where capitals name nothing.
 
     Every content word after the opening one (capitalised in any sentence) is capitalised,
-    two at least, function words either way ("How to Configure the Reverse Proxy"); a
-    question word counts ("How long is the Jialing River?" is no headline: its "long").
+    two at least, articles, prepositions and conjunctions either way ("How to Configure the
+    Reverse Proxy"); a question word counts ("How long is the Jialing River?" is no headline:
+    its "long"), and so does a verb or pronoun written in lower case (title case, as the
+    Chicago Manual of Style sets it, capitalises them: "Does the Orion 2 have Wi-Fi?" is a
+    sentence naming two things).
     """
-    rest = [w for w in _WORDS.findall(query)[1:] if not is_stop(w) or _fold(w) in QUESTION_WORDS]
+    words = _WORDS.findall(query)[1:]
+    if any(w.islower() and _fold(w) in _TITLE_CAPITALISED for w in words):
+        return False  # "Does the Orion 2 have Wi-Fi?": a title capitalises its verbs
+    rest = [w for w in words if not is_stop(w) or _fold(w) in QUESTION_WORDS]
     return len(rest) >= 2 and all(w[:1].isupper() for w in rest)
 
 

@@ -85,6 +85,11 @@ LUMO, YUN = frozenset({"lumo", "2"}), frozenset({"云点", "2"})
 @pytest.mark.parametrize(("query", "text", "topic", "unnamed"), [
     ("Does the Lumo 2 support Matter?", "The Lumo 2 weighs 1.2 kg.", LUMO, ("Matter",)),
     ("Does the Lumo 2 support Matter?", "Matter works on the Lumo 2.", LUMO, ()),
+    # every content word a name: still a sentence ("have" in lower case), not a title
+    ("Does the Orion 2 have Wi-Fi?", "The Orion 2 connects over Bluetooth 4.2.",
+     frozenset({"orion", "2"}), ("Wi-Fi",)),
+    ("Does the Orion 2 have Wi-Fi?", "The Orion 2 connects over Wi-Fi.",
+     frozenset({"orion", "2"}), ()),
     ("Does the Lumo 2 support WPA3 or Zigbee?", "The Lumo 2 has Zigbee.", LUMO, ()),
     # only names count: other words have paraphrases (a review's pairs)
     ("Does Acme have a pension plan?", "Acme pays 5% into a retirement fund.", frozenset(), ()),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.retrieve.relations import attributes_asked, attributes_unnamed
+from kb.retrieve.relations import attributes_asked, attributes_unnamed, relative_elsewhere
 from tests.test_cli_messages import explained_refusal
 from tests.test_judge_types import _signals
 
@@ -32,6 +32,21 @@ from tests.test_judge_types import _signals
     ("周远航毕业于哪所大学？", ("place of study",)),
     ("Who succeeded Ines Korvalla as chief executive?", ("successor",)),
     ("谁接任了董事长？", ("successor",)),
+    ("How much does the Orion 3 cost?", ("price",)),
+    ("What is the price of the Orion 3?", ("price",)),
+    ("星河4的售价是多少？", ("price",)),
+    ("Who is the CTO of Lumenfold Labs?", ("chief technology officer",)),
+    ("星云科技的首席技术官是谁？", ("chief technology officer",)),
+    ("How long does the battery last?", ("battery",)),
+    ("星河3的电池能用多久？", ("battery",)),
+    ("What is the screen size of the Orion 3?", ("screen",)),
+    ("How many calories are in the shakshuka?", ("calories",)),
+    ("Which airline did we fly to Lisbon with?", ("airline",)),
+    ("How many sick days do employees get?", ("sick leave",)),
+    ("What is the starting salary of a nurse?", ("salary",)),
+    ("What is the phone number of the clinic?", ("phone number",)),
+    ("What are the opening hours of the library?", ("opening hours",)),
+    ("How long is the warranty on the Lumo 2?", ("warranty",)),
     # asked of nothing listed: an employee as a subject, a place named by its residents
     ("Which employee leads the Lisbon office?", ()),
     ("加州英语系居民把这种鱼叫什么名字？", ()),
@@ -69,6 +84,24 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Who succeeded Ines Korvalla as chief executive?",
      "In 2020 Tomas Ferreira took over from Ines Korvalla.", ()),
     ("Why did Acme open a Lisbon office?", "Acme makes drones.", ()),  # nothing asked
+    # a price by any currency or price word; a battery by how long it lasts; a screen by inches
+    ("How much does the Orion 3 cost?", "The Orion 3 weighs 140 grams.", ("price",)),
+    ("How much does the Orion 3 cost?", "The Orion 3 sells for 199 euros.", ()),
+    ("How much does the Orion 3 cost?", "The Orion 3 is $199.", ()),
+    ("星河4的售价是多少？", "星河4于2023年11月发布，重量为520克。", ("price",)),
+    ("星河4的售价是多少？", "星河4定价599元。", ()),
+    ("星河3的电池能用多久？", "星河3支持蓝牙5.0，有两个扬声器。", ("battery",)),
+    ("How long does the Orion 3 battery last?", "On one charge it lasts 30 hours.", ()),
+    ("What is the screen size of the Orion 3?", "The Orion 3 weighs 140 grams.", ("screen",)),
+    ("What is the screen size of the Orion 3?", "It has a 4-inch display.", ()),
+    ("星云科技的首席技术官是谁？", "星云科技的首席执行官是王丽娜。", ("chief technology officer",)),
+    ("Who is the CTO of Acme?", "Jan Berg heads Acme's engineering.", ()),
+    ("How many calories are in the shakshuka?", "Simmer 400 g of tomatoes for 10 minutes.",
+     ("calories",)),
+    ("Which airline did we fly to Lisbon with?", "We flew to Lisbon on 4 May.", ("airline",)),
+    ("Which airline did we fly to Lisbon with?", "We flew TAP Air Portugal to Lisbon.", ()),
+    ("How many sick days do employees get?", "Employees get 25 days of annual leave.",
+     ("sick leave",)),
 ])
 def test_the_attributes_a_passage_never_names(query, text, unnamed):
     assert attributes_unnamed(query, text) == unnamed
@@ -90,3 +123,41 @@ def test_explain_says_when_the_attribute_asked_is_never_named(tmp_path):
         "How many employees does Brindle & Oak Coffee have?")
     assert "it says nothing of the headcount asked" in shown
     assert judged["asked_unnamed"] == ["headcount"]
+
+
+HARGREAVES = ("Marian Hargreave is a retired schoolteacher who lives in Leeds. Her son, Tobias "
+              "Hargreave, works as a structural engineer. Tobias is married to Priya Nandakumar, "
+              "a veterinarian. Marian's younger sister, Edith Colley, runs a bookshop in York.")
+CHENS = "陈建国今年六十五岁，是一名退休的火车司机。他的女儿陈晓雯是一名儿科医生。陈晓雯的丈夫叫刘伟。"
+
+
+@pytest.mark.parametrize(("query", "text", "elsewhere"), [
+    # the marriage named is another couple's
+    ("Who is Marian Hargreave's husband?", HARGREAVES, ("husband",)),
+    ("Who is the husband of Marian Hargreave?", HARGREAVES, ("husband",)),
+    ("Who is Edith Colley's husband?", HARGREAVES, ("husband",)),
+    ("陈建国的妻子是谁？", CHENS, ("wife",)),
+    # the person's own sentence, by a word of the name or a pronoun once the name is written
+    ("Who is Tobias Hargreave's wife?", HARGREAVES, ()),
+    ("Who is Priya Nandakumar's husband?", HARGREAVES, ()),
+    ("Who is Marian Hargreave's son?", HARGREAVES, ()),
+    ("陈晓雯的丈夫是谁？", CHENS, ()),
+    ("陈建国的女儿是谁？", CHENS, ()),
+    ("Who is Tobias Hargreave's manager?", "Tobias Hargreave joined Brightwell in 2019. His "
+     "manager is Fenella Ostrow.", ()),
+    # a Chinese sentence leaving its subject out tells of the article's person
+    ("邵伯温的父亲名字叫什么？", "邵伯温，字子文，洛阳人。邵雍之子。", ()),
+    ("青木广彰的弟弟叫什么名字？", "青木广彰是美籍日裔企业家。胞弟是红花餐厅的社长青木四郎。", ()),
+    # nobody named in the question, or the relation named nowhere (left to attributes_unnamed)
+    ("Who is his wife?", HARGREAVES, ()),
+    ("Who is Marian Hargreave's daughter?", "Marian lives in Leeds.", ()),
+])
+def test_a_relative_named_only_of_someone_else(query, text, elsewhere):
+    assert relative_elsewhere(query, text, "") == elsewhere
+
+
+def test_another_couples_marriage_fails_the_gate():
+    q = "Who is Marian Hargreave's husband?"
+    other, own = _signals(q, [HARGREAVES, "Marian Hargreave married Alan Hargreave in 1972."])
+    assert not other.gate and other.asked_unnamed == ("husband",)
+    assert own.gate and own.asked_unnamed == ()

@@ -119,3 +119,14 @@ def test_cli_unknown_long_option_says_how_to_search_for_it(dbs) -> None:
                                  "--draft"])
     assert r.exit_code == 2
     assert "No such option: --draft" in r.output and "search -- --draft" in r.output
+
+
+def test_cli_one_letter_option_is_no_query_text(dbs) -> None:
+    # "-k 5" (another tool's top-k) read as text searched for "... -k 5" and judged "5" a
+    # number asked; as an unknown option it stops with the hint, and "--" still passes it
+    base = ["--db", str(dbs["none"]), "--embedder", "none", "search"]
+    r = CliRunner().invoke(cli, [*base, "draft", "-k", "5"])
+    assert r.exit_code == 2
+    assert "No such option: -k" in r.output and "search -- -k" in r.output
+    r = CliRunner().invoke(cli, [*base, "--", "-k", "draft"])
+    assert r.exit_code == 0 and "notes.txt" in r.output, r.output

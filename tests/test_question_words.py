@@ -87,6 +87,9 @@ def test_a_number_answers_only_in_the_unit_asked(text, query, filler):
     ("Harrow Point Lighthouse History", []),
     ("How to Configure the Reverse Proxy in Kubernetes", []),  # headline style
     ("How long is the Jialing River?", ["Jialing", "River"]),  # "long" is lower case: no headline
+    # a verb or pronoun in lower case: a sentence, not a title, whose capitals are names
+    ("Does the Orion 2 have Wi-Fi?", ["Wi-Fi", "Orion"]),  # phrases first
+    ("Is the Lumo 2 Matter Certified?", []),  # its verb capitalised: a title
     ("Who founded Google DeepMind?", ["Google", "DeepMind"]),
     # Latin letters with accents
     ("Where did Dvořák stay?", ["Dvořák"]),

@@ -4,17 +4,23 @@ Click reads ``-draft`` as the short options ``-d -r -a -f -t`` and stops with "N
 ``QueryCommand`` reorders the command line before click parses it: a word that starts with one
 ``-`` and is neither an option of the command nor an option's value is moved after ``--``, so it
 is read as the query (``kb search -- --text`` was and stays the way to pass anything). An unknown
-``--long`` word is still an error, with a hint naming ``--``: it is more often a mistyped option
-than a query.
+``--long`` word, or one letter after a dash (``-k 5``, another tool's top-k), is still an error,
+with a hint naming ``--``: it is more often a mistyped option than a query (read as text, ``-k
+5`` silently searched for "... -k 5").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import click
 
 from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
+
+
+# "-k": one letter after one dash reads as a mistyped option, not as text ("-draft" does)
+_LETTER_OPTION = re.compile(r"-[^\W\d_]")
 
 
 def query_last(args: Sequence[str], value_options: dict[str, bool]) -> list[str]:
@@ -42,8 +48,8 @@ def query_last(args: Sequence[str], value_options: dict[str, bool]) -> list[str]
             if value_options[name] and "=" not in arg and i + 1 < len(args):
                 i += 1
                 front.append(args[i])
-        elif arg.startswith("--"):
-            front.append(arg)  # an unknown long option: click says so
+        elif arg.startswith("--") or _LETTER_OPTION.fullmatch(arg):
+            front.append(arg)  # an unknown option ("--topk", "-k"): click says so
         else:
             words.append(arg)  # a word, "-", or "-draft"
         i += 1
