@@ -128,7 +128,8 @@ def test_explain_says_when_the_attribute_asked_is_never_named(tmp_path):
 HARGREAVES = ("Marian Hargreave is a retired schoolteacher who lives in Leeds. Her son, Tobias "
               "Hargreave, works as a structural engineer. Tobias is married to Priya Nandakumar, "
               "a veterinarian. Marian's younger sister, Edith Colley, runs a bookshop in York.")
-CHENS = "陈建国今年六十五岁，是一名退休的火车司机。他的女儿陈晓雯是一名儿科医生。陈晓雯的丈夫叫刘伟。"
+CHENS = ("陈建国今年六十五岁，是一名退休的火车司机。他的女儿陈晓雯是一名儿科医生。"
+         "陈晓雯的丈夫叫刘伟。")
 
 
 @pytest.mark.parametrize(("query", "text", "elsewhere"), [

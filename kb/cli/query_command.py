@@ -18,7 +18,6 @@ import click
 
 from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 
-
 # "-k": one letter after one dash reads as a mistyped option, not as text ("-draft" does)
 _LETTER_OPTION = re.compile(r"-[^\W\d_]")
 
