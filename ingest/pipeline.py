@@ -102,6 +102,7 @@ log = logging.getLogger(__name__)
 
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
+REMOVED_DURING_INGEST = "removed or moved while the ingest ran"
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 
@@ -152,6 +153,9 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
             return FileOutcome(source, "skipped", reason=EMPTY_FILE)
         with path.open("rb") as fh:  # in pieces: a large file is never held whole
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    except FileNotFoundError:  # listed, then deleted or moved before its turn: no fault of it
+        # (its indexed version goes with the other missing files: remove_missing below)
+        return FileOutcome(source, "skipped", reason=REMOVED_DURING_INGEST)
     except OSError as exc:
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")
     old = store.get_document(source=source)

@@ -121,6 +121,7 @@ _CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二�
 _NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
                           r"eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
+NUMBER_SPAN = _NUMBER_SPAN  # a number as the fillers read it (digits, words, Chinese numerals)
 # nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
 _BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kb.retrieve.answer_types import AnswerType, sentences
+from kb.retrieve.answer_types import NUMBER_SPAN, AnswerType, sentences
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.events import events_unnamed
 from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_terms
@@ -200,6 +200,14 @@ ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 
 
+# attributes a number gives, named only in a sentence holding one: "Its Seahound series,
+# sold mostly to harbour authorities" names no revenue, "head of the bridges team" no
+# headcount (nor does a year), a price may be "free"
+_QUANTITIES = frozenset({"headcount", "revenue", "population", "price", "salary", "calories"})
+_FREE = re.compile(r"\bfree\b|免费", re.I)
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")  # "joined in 2019 as an engineer" counts nobody
+
+
 def attributes_asked(query: str) -> tuple[str, ...]:
     """The attributes of ``ATTRIBUTES`` the question asks of, in table order."""
     return tuple(name for name, (ask, _) in ATTRIBUTES.items() if ask.search(query))
@@ -214,10 +222,19 @@ def attributes_unnamed(query: str, text: str) -> tuple[str, ...]:
 
     Returns:
         The names of the attributes asked (keys of ``ATTRIBUTES``) that ``text`` does not
-        name, in table order; empty when the question asks none or the passage names each.
+        name (a quantity, ``_QUANTITIES``: in a sentence holding a number), in table order;
+        empty when the question asks none or the passage names each.
     """
     return tuple(name for name in attributes_asked(query)
-                 if not ATTRIBUTES[name][1].search(text))
+                 if not (any(_quantity_named(name, x) for x in sentences(text))
+                         if name in _QUANTITIES else ATTRIBUTES[name][1].search(text)))
+
+
+def _quantity_named(name: str, sentence: str) -> bool:
+    """Whether a sentence names a quantity attribute beside a number (or a price as free)."""
+    return bool(ATTRIBUTES[name][1].search(sentence)) and (
+        any(not _YEAR.fullmatch(m.group()) for m in NUMBER_SPAN.finditer(sentence))
+        or name == "price" and bool(_FREE.search(sentence)))
 
 
 # a yes-or-no question ("Does the Lumo 2 support Matter?"), not one holding a wh-question

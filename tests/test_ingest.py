@@ -454,3 +454,29 @@ def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tm
         (failed,) = [o for o in report.outcomes if o.action == "failed"]
         assert "the version indexed earlier is still searched" in failed.reason
         assert kb.search("ocelot").references  # kept, and now the user knows it
+
+
+def test_a_file_deleted_while_the_ingest_runs_is_skipped_not_failed(tmp_path, kb_bm25):
+    folder = tmp_path / "notes"
+    first = write(folder / "a.txt", "Axolotls regrow their limbs.")
+    second = write(folder / "b.txt", "Marzipan pigs are a New Year custom.")
+    third = write(folder / "c.txt", "Lighthouse keepers log the weather.")
+    kb_bm25.ingest([folder])
+    second.write_text("Marzipan pigs bring luck.", encoding="utf-8")  # changed: read again
+
+    def delete_the_others(path: str) -> None:  # the user removes b.txt and c.txt meanwhile
+        if path == str(first.resolve()):
+            second.unlink()
+            third.unlink()
+
+    report = kb_bm25.ingest([folder], on_file=delete_the_others)
+    by_name = {Path(o.path).name: o for o in report.outcomes}
+    assert [by_name[n].action for n in ("a.txt", "b.txt", "c.txt")] == [
+        "unchanged", "skipped", "skipped"]
+    assert all("removed or moved while the ingest ran" in by_name[n].reason
+               for n in ("b.txt", "c.txt"))
+    assert not report.count("failed")
+    # like any file gone from a folder ingested, their indexed versions are removed
+    assert set(report.removed) == {str(second.resolve()), str(third.resolve())}
+    assert _counts(kb_bm25)["documents"] == 1
+    assert not _search_sources(kb_bm25, "marzipan pigs")

@@ -84,6 +84,14 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Who succeeded Ines Korvalla as chief executive?",
      "In 2020 Tomas Ferreira took over from Ines Korvalla.", ()),
     ("Why did Acme open a Lisbon office?", "Acme makes drones.", ()),  # nothing asked
+    # a quantity is named in a sentence holding a number (not a year), a price also as free
+    ("What was Tidewell's revenue in 2023?", "Its drones are sold mostly to harbour "
+     "authorities. In 2023 it had 340 employees.", ("revenue",)),
+    ("How many employees does Brightwell have?", "Tobias joined Brightwell in 2019 as a "
+     "senior engineer. His manager is head of the bridges team.", ("headcount",)),
+    ("How many employees does Brightwell have?", "Brightwell has a team of forty.", ()),
+    ("How much does parking cost?", "Parking is free for staff.", ()),
+    ("星云科技有多少员工？", "星云科技有二十五名员工。", ()),
     # a price by any currency or price word; a battery by how long it lasts; a screen by inches
     ("How much does the Orion 3 cost?", "The Orion 3 weighs 140 grams.", ("price",)),
     ("How much does the Orion 3 cost?", "The Orion 3 sells for 199 euros.", ()),
