@@ -295,7 +295,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     topics = [document_topics(terms, p.doc_id, c, stats.doc_chunks, stats.doc_term_chunks)
               for p, c in zip(passages, contexts, strict=True)]
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)
-    subject = subject_terms(topics, named_terms(query, terms) - common)
+    subject = subject_terms(topics, named_terms(query, terms) - common, frozenset(
+        t.text for t in terms if term_df(t, stats.df) > 0))
     out = []
     for rank, (p, context, topic) in enumerate(zip(passages, contexts, topics, strict=True)):
         holder = passage_terms(p.text)

@@ -93,6 +93,13 @@ _TABLE += (
      r"pric|cost|sold|sells?\b|sale|retail|euro|eur\b|dollar|usd|gbp|pound|yuan|rmb|yen\b|"
      r"cents?\b|free\b|fee|charge|paid|pay|spent|spend|budget|worth|valu|afford|cheap|expens",
      r"售|价|元|块钱|美元|欧元|英镑|日元|免费|费用|收费|花费|花了|钱|[$€£¥￥]"),
+    ("weight",
+     r"\bhow heavy\b|\bhow much (?:does|did|do|is|was|are|were|will) .{1,60}? weigh\b|"
+     r"\bweight of\b|\bwhat(?:'s| is| was) (?:the |its )?weight\b",
+     r"多重|重量|有多沉|几斤|多少斤|多少公斤|多少千克|多少克",
+     r"weigh|heavy|heavier|light|kg\b|kilo|grams?\b|g\b|lbs?\b|pounds?\b|ounces?\b|oz\b|"
+     r"tonnes?\b|tons?\b|mass\b",
+     r"重|克|斤|吨|磅"),
     ("chief technology officer",
      r"\b(?:cto|chief technology officer|chief technical officer)\b",
      r"首席技术官|技术总监|技术负责人",
@@ -203,7 +210,8 @@ ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 # attributes a number gives, named only in a sentence holding one: "Its Seahound series,
 # sold mostly to harbour authorities" names no revenue, "head of the bridges team" no
 # headcount (nor does a year), a price may be "free"
-_QUANTITIES = frozenset({"headcount", "revenue", "population", "price", "salary", "calories"})
+_QUANTITIES = frozenset({"headcount", "revenue", "population", "price", "weight", "salary",
+                        "calories"})
 _FREE = re.compile(r"\bfree\b|免费", re.I)
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")  # "joined in 2019 as an engineer" counts nobody
 

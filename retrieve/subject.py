@@ -128,29 +128,48 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
                                 *numbered)))
 
 
+# what follows a surname and is no given name: function words, a question word, a number
+_NOT_GIVEN = frozenset({"uj", "ul", "p", "c", "r", "m", "q", "d", "x", "y", "e", "u", "f"})
+
+
 @lru_cache(maxsize=1024)
 def _han_names(text: str) -> tuple[str, ...]:
     """Words of ``text`` (two characters or more) jieba's tagger marks as proper names.
+
+    Also a one-character surname it tags ``nr`` joined to the next word of one or two
+    characters (周远航, cut 周 / 远航).
 
     Cached: a search asks it of the same document titles, passage after passage.
     """
     if not HAN.search(text):
         return ()
-    return tuple(p.word for p in posseg().cut(text)
-                 if p.flag in NAME_TAGS and len(p.word) >= 2)
+    pairs = list(posseg().cut(text))
+    names = [p.word for p in pairs if p.flag in NAME_TAGS and len(p.word) >= 2]
+    # a surname jieba leaves alone before a given name it reads as a word (周 + 远航)
+    names += [p.word + q.word for p, q in zip(pairs, pairs[1:], strict=False)
+              if p.flag == "nr" and len(p.word) == 1 and HAN.fullmatch(p.word)
+              and 1 <= len(q.word) <= 2 and HAN.fullmatch(q.word) and q.flag not in _NOT_GIVEN]
+    return tuple(names)
 
 
-def subject_terms(topics: Iterable[set[str]], names: frozenset[str]) -> frozenset[str]:
+def subject_terms(topics: Iterable[set[str]], names: frozenset[str],
+                  written: frozenset[str] = frozenset()) -> frozenset[str]:
     """The question's subject: its names any of the judged passages' documents is about.
+
+    When no judged document is about one, the names the index writes somewhere (``written``:
+    周远航 of "周远航是哪一年出生的", named once in a company's note) are the subject: a
+    note titled by another person that never writes him tells of that other person.
 
     Args:
         topics: ``document_topics`` of each judged passage.
         names: ``named_terms`` of the question.
+        written: the question's terms (their ``text``) that some chunk of the index holds.
 
     Returns:
-        The term texts; empty when no judged document is about a name the question writes.
+        The term texts; empty when the question names nothing its judged documents are
+        about or the index writes.
     """
-    return frozenset().union(*topics) & names
+    return (frozenset().union(*topics) & names) or (names & written)
 
 
 def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,

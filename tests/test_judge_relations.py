@@ -47,6 +47,8 @@ from tests.test_judge_types import _signals
     ("What is the phone number of the clinic?", ("phone number",)),
     ("What are the opening hours of the library?", ("opening hours",)),
     ("How long is the warranty on the Lumo 2?", ("warranty",)),
+    ("How much does the Falcon Model 3 weigh?", ("weight",)),
+    ("星河4有多重？", ("weight",)),
     # asked of nothing listed: an employee as a subject, a place named by its residents
     ("Which employee leads the Lisbon office?", ()),
     ("加州英语系居民把这种鱼叫什么名字？", ()),
@@ -110,6 +112,12 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Which airline did we fly to Lisbon with?", "We flew TAP Air Portugal to Lisbon.", ()),
     ("How many sick days do employees get?", "Employees get 25 days of annual leave.",
      ("sick leave",)),
+    # a weight: by a weight word or unit beside a number (a model's own "2" is one too)
+    ("How much does the Falcon Model 3 weigh?", "The Falcon Model 3 flies 55 minutes.",
+     ("weight",)),
+    ("How heavy is the Orion 2?", "It weighs 180 grams.", ()),
+    ("星河4有多重？", "星河4重量为520克。", ()),
+    ("Orion 3 有多重？", "The Orion 3 weighs 140 grams.", ()),  # across languages
 ])
 def test_the_attributes_a_passage_never_names(query, text, unnamed):
     assert attributes_unnamed(query, text) == unnamed

@@ -39,6 +39,8 @@ def test_names_are_capitalised_words_and_chinese_proper_nouns():
     assert _named("Tidewell 有多少员工？") == {"tidewel"}  # its opening word before Han text
     assert _named("周远山出生于几号？") == {"远山"}  # jieba cuts 周 / 远山; 远山 is a place name
     assert _named("林晓岚是哪一年去世的？") == {"林晓岚"}
+    # a surname jieba leaves alone before a given name it reads as a verb (周 / 远航)
+    assert _named("周远航是哪一年出生的？") == {"远航"}
     # generic words in a title name no subject (a CMRC question: 向宠 is cut away, 战役 stays)
     assert _named("向宠是在哪次战役中遇害的？") == set()
     assert _named("How many employees does the company have?") == set()
@@ -97,6 +99,10 @@ def test_subject_terms_are_the_names_some_document_is_about():
     assert subject_terms([{"merrow", "lake"}, {"river"}], frozenset({"merrow"})) == {"merrow"}
     assert subject_terms([{"lake"}, set()], frozenset({"merrow"})) == frozenset()
     assert subject_terms([], frozenset({"merrow"})) == frozenset()
+    # no judged document about it: the names the index writes somewhere are the subject
+    assert subject_terms([{"lake"}], frozenset({"远航", "merrow"}), frozenset({"远航"})) == {"远航"}
+    assert subject_terms([{"merrow"}], frozenset({"merrow", "远航"}), frozenset({"远航"})) == {
+        "merrow"}
 
 
 def test_a_document_writing_none_of_the_subject_is_about_another():
@@ -131,9 +137,13 @@ def test_the_gate_fails_the_other_subject_in_the_question_script_only():
     assert own.subject_apart == ()
     assert other.subject_apart == ("Ines", "Bracken") and not other.gate
     assert crossed.subject_apart == ()  # a Chinese note may write the name its own way
-    # without a document about the name nothing is decided: the notes may just mention it
+    # without a judged document about the name, a name the index writes elsewhere is still
+    # the subject (another person's note never writing it tells of that person) ...
     lone = passage_signals(query, terms, passages[1:2], stats)[0]
-    assert lone.subject_apart == () and lone.gate
+    assert lone.subject_apart == ("Ines", "Bracken") and not lone.gate
+    # ... and one it never writes decides nothing here (the unknown-name gate reads those)
+    unwritten = IndexStats(n_chunks=10, df={"born": 2}, doc_chunks={2: 1}, doc_term_chunks={})
+    assert passage_signals(query, terms, passages[1:2], unwritten)[0].subject_apart == ()
     # without the full-text counts (FTS5 failed) no document is known to lack the name
     failed = IndexStats(n_chunks=10, df={}, doc_chunks={1: 1, 2: 1, 3: 1}, doc_term_chunks={},
                         complete=False)
@@ -237,3 +247,16 @@ def test_a_siblings_launch_date_does_not_answer_for_the_name_asked(notes_db: str
     answered = search(notes_db, "When was the Seahound 3 launched?")
     assert not answered["insufficient_evidence"]
     assert "Tidewell Robotics" in _passing_titles(answered)
+
+
+def test_a_person_named_once_in_another_note_is_no_subject_of_a_third_persons_note(
+        tmp_path: Path) -> None:
+    # 周远航 is no document's topic (one mention in the firm's note), so no judged document
+    # was "about" him and 孙立华's note passed for his birth year at 67%
+    db = indexed_notes(tmp_path, {
+        "蓝湾科技.md": "# 蓝湾科技\n\n蓝湾科技是一家做水质监测设备的公司，2015年由孙立华和"
+                      "周远航在宁波创办。公司共有员工80人。\n",
+        "孙立华.md": "# 孙立华\n\n孙立华1979年出生于浙江温州，毕业于浙江大学化学系。\n"})
+    for query in ("周远航是哪一年出生的？", "周远航毕业于哪所大学？"):
+        assert "孙立华" not in _passing_titles(search(db, query)), query
+    assert "孙立华" in _passing_titles(search(db, "孙立华是哪一年出生的？"))
