@@ -17,13 +17,17 @@ verb: "Acme founded ...", or after "by": "replaced by the Lumo 4") or the one do
 an active verb: "... founded Acme", or before a passive one: "Acme was founded", "Tidewell,
 acquired in 2019 by Orbis"); a relative clause between them ("Acme, which Jane founded") or a
 pronoun after the verb ("... will replace it") decides nothing. A passage where every mention
-puts the name on the side the question does not ask of has the roles swapped; one that also
-writes the asked side, or where the verb never comes near the name, is left to the model.
-Verbs whose two sides play the same part ("marry", "meet", "merge") and light verbs ("make",
-"keep", "get": "What makes Acme different?") are not read. For a role, the passage must say
-the name *is* one ("Alice Moreau is my former manager": a form of "be" right after the name)
-and never that the name *has* one ("Alice Moreau's manager", "her manager", "the manager of
-Alice"). Chinese questions are not read (their word order needs a parser).
+puts the name on the side the question does not ask of has the roles swapped; so has one
+where the name stands after the verb only as an owner ("Malcolm married Edgar's sister" for
+"Who did Edgar marry?"); one that also writes the asked side, or where the verb never comes
+near the name, is left to the model.
+Verbs whose two sides play the same part ("marry", "meet", "merge") have no sides (only the
+owner reading applies), and light verbs ("make", "keep", "get": "What makes Acme
+different?") are not read. For a role, the passage must say the name *is* one ("Alice Moreau
+is my former manager": a form of "be" right after the name) or is one in apposition
+("Bohemond, Robert's son"), and never that the name *has* one ("Alice Moreau's manager",
+"her manager", "the manager of Alice"). Chinese questions are not read (their word order
+needs a parser).
 """
 
 from __future__ import annotations
@@ -97,16 +101,39 @@ def roles_swapped(query: str, text: str) -> tuple[str, ...]:
     text = text.replace("\u2019", "'")
     doer = _DOER_ASKED.match(query)
     if doer and doer.group(1) not in _NOT_VERBS:
-        sides = _sides(text, doer.group(1), doer.group(2).split())
-        return (doer.group(1),) if sides == {"doer"} else ()
+        verb, name = doer.group(1), doer.group(2).split()
+        sides = _sides(text, verb, name)
+        return (verb,) if sides == {"doer"} or not sides and _owner_only(
+            query, doer.end(2), text, verb, name) else ()
     done_to = _DONE_TO_ASKED.match(query)
     if done_to and done_to.group(2) not in _NOT_VERBS:
-        sides = _sides(text, done_to.group(2), done_to.group(1).split())
-        return (done_to.group(2),) if sides == {"done_to"} else ()
+        verb, name = done_to.group(2), done_to.group(1).split()
+        sides = _sides(text, verb, name)
+        return (verb,) if sides == {"done_to"} or not sides and _owner_only(
+            query, done_to.end(1), text, verb, name) else ()
     holder = _HOLDER_ASKED.match(query)
     if holder and _name_is_role(text, holder.group(1).split(), holder.group(2).lower()):
         return (holder.group(2),)
     return ()
+
+
+def _owner_only(query: str, name_end: int, text: str, verb: str, name: list[str]) -> bool:
+    """The name stands after the verb only as an owner, never itself, in every mention.
+
+    "Who did Edgar marry?" over "Malcolm married Edgar's sister"; "Who founded Acme?" over
+    "Jane founded Acme's first lab": the verb's other side is the name's relative or part.
+    Only after the verb ("Acme's founder, Jane, founded it in 2001" decides nothing), and
+    not when the question writes the name as an owner itself ("Who founded Acme's lab?").
+    """
+    if query[name_end:name_end + 2] in ("'s", "\u2019s"):
+        return False
+    owners = {f"{name[0]}'s", f"{name[-1]}'s", f"{name[-1]}'"}
+    owned = False
+    for words, spans, i in _mentions(text, name, _forms(verb)):
+        if any(abs(a - i) <= NEAR_WORDS for a, _ in spans):
+            return False
+        owned |= bool(owners & set(words[i + 1:i + 1 + NEAR_WORDS]))
+    return owned
 
 
 def _spans(words: list[str], name: list[str]) -> list[tuple[int, int]]:
@@ -216,6 +243,7 @@ def _name_is_role(text: str, name: list[str], role: str) -> bool:
         if owners & set(words[max(0, i - 3):i]) or words[i + 1:i + 2] == ["of"] and (
                 words[i + 2:i + 3] in ([name[0]], [name[-1]])):
             return False  # "Alice's manager", "her manager", "the manager of Alice"
-        swapped |= any(i - NEAR_WORDS <= a < i and words[b:b + 1]
-                       and words[b].lower() in _BE for a, b in spans)
+        swapped |= any(i - NEAR_WORDS <= a < i and words[b:b + 1] and (
+            words[b].lower() in _BE or b < i <= b + 2 and words[b].endswith(("'s", "'")))
+            for a, b in spans)  # "Alice is my manager"; "Bohemond, Robert's son"
     return swapped

@@ -297,6 +297,16 @@ def test_numbered_names_name_a_subject_and_a_title():
     ("What will replace the Lumo 3?", "The Lumo replaced the Lumo 2 in 2024.", ()),  # not whole
     ("Who did King Charles III swear fealty to?",  # a SQuAD training question
      "Rollo agreed to swear fealty to King Charles III.", ("swear",)),
+    # the name after the verb only as an owner: the verb's other side is its relative or part
+    ("Who did Edgar marry?", "King Malcolm III married Edgar's sister Margaret.", ("marry",)),
+    ("Who did Malcolm marry?", "King Malcolm III married Edgar's sister Margaret.", ()),
+    ("Who founded Tidewell?", "In 2001 Jane founded Tidewell's first lab.", ("founded",)),
+    ("Who founded Tidewell?", "Tidewell's founder, Mara Quenby, founded it in 2014.", ()),
+    ("Who founded Tidewell's first lab?", "In 2001 Jane founded Tidewell's first lab.", ()),
+    # a role in apposition: the name is another's son
+    ("Who was Bohemond's son?", "The Normans under Bohemond, Robert's son, landed in Valona.",
+     ("son",)),
+    ("Who was Robert's son?", "The Normans under Bohemond, Robert's son, landed in Valona.", ()),
     # another question shape: not read
     ("谁取代了 Lumo 3？", "The Lumo 3 replaced the Lumo 2 in spring 2024.", ()),
 ])
