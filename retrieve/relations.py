@@ -241,7 +241,8 @@ def attributes_unnamed(query: str, text: str) -> tuple[str, ...]:
 def _quantity_named(name: str, sentence: str) -> bool:
     """Whether a sentence names a quantity attribute beside a number (or a price as free)."""
     return bool(ATTRIBUTES[name][1].search(sentence)) and (
-        any(not _YEAR.fullmatch(m.group()) for m in NUMBER_SPAN.finditer(sentence))
+        any(not _YEAR.fullmatch(m.group()) and sentence[m.start() - 1:m.start()] != "["
+            for m in NUMBER_SPAN.finditer(sentence))  # nor a citation mark ("staff[6]")
         or name == "price" and bool(_FREE.search(sentence)))
 
 

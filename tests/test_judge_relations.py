@@ -92,6 +92,8 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("How many employees does Brightwell have?", "Tobias joined Brightwell in 2019 as a "
      "senior engineer. His manager is head of the bridges team.", ("headcount",)),
     ("How many employees does Brightwell have?", "Brightwell has a team of forty.", ()),
+    ("How many employees does Acme have?", "He named it at a Netscape staff meeting.[6][7]",
+     ("headcount",)),
     ("How much does parking cost?", "Parking is free for staff.", ()),
     ("星云科技有多少员工？", "星云科技有二十五名员工。", ()),
     # a price by any currency or price word; a battery by how long it lasts; a screen by inches
