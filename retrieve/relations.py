@@ -51,6 +51,16 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      r"人口",
      r"populat|inhabit|resident|people|citizen|census|live|home to|town of|city of|village of",
      r"人口|居民|人"),
+    ("capital city",
+     r"\bcapital (?:city )?of\b|\bcapital city\b|(?:'s|\bits|\btheir) capital\s*\??\s*$",
+     r"首都|省会|首府",
+     # not another sense: "human capital cost", "venture capital", "capital punishment"
+     r"(?<!human )(?<!venture )(?<!working )(?<!social )(?<!share )(?<!risk )(?<!private )"
+     r"(?<!political )(?<!cultural )(?<!financial )(?<!intellectual )(?<!natural )(?<!equity )"
+     r"capital(?!s? (?:cost|gain|market|punishment|letter|investment|expenditure|flight|stock|"
+     r"structure|asset|good|spending|requirement|ratio|formation|account))|"
+     r"seat of (?:government|power)|administrative (?:centre|center)",
+     r"首都|省会|首府|都城|京城|国都|首邑|行政中心"),
     ("headquarters",
      r"\bheadquarter(?:s|ed)?\b|\bhead office\b",
      r"总部",

@@ -48,6 +48,11 @@ from tests.test_judge_types import _signals
     ("What are the opening hours of the library?", ("opening hours",)),
     ("How long is the warranty on the Lumo 2?", ("warranty",)),
     ("How much does the Falcon Model 3 weigh?", ("weight",)),
+    ("What is the capital of Australia?", ("capital city",)),
+    ("澳大利亚的首都是哪里？", ("capital city",)),
+    ("What is Peru's capital?", ("capital city",)),
+    ("How much capital did Acme raise?", ()),
+    ("What is the capital gains tax rate?", ()),
     ("星河4有多重？", ("weight",)),
     # asked of nothing listed: an employee as a subject, a place named by its residents
     ("Which employee leads the Lisbon office?", ()),
@@ -114,6 +119,12 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Which airline did we fly to Lisbon with?", "We flew TAP Air Portugal to Lisbon.", ()),
     ("How many sick days do employees get?", "Employees get 25 days of annual leave.",
      ("sick leave",)),
+    # a capital city, not another sense of "capital" (a SciFact abstract at 10,000 chunks)
+    ("What is the capital of Australia?", "DESIGN Human capital cost analysis of doctors "
+     "migrating to Australia and Canada.", ("capital city",)),
+    ("What is the capital of Australia?", "Canberra is the capital of Australia.", ()),
+    ("澳大利亚的首都是哪里？", "堪培拉是澳大利亚的首都。", ()),
+    ("What is the capital of Australia?", "Canberra is Australia's seat of government.", ()),
     # a weight: by a weight word or unit beside a number (a model's own "2" is one too)
     ("How much does the Falcon Model 3 weigh?", "The Falcon Model 3 flies 55 minutes.",
      ("weight",)),
