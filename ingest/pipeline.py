@@ -77,6 +77,7 @@ from kb.ingest.problems import ProblemLog, not_utf8, storable
 from kb.ingest.prune import remove_ignored, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
+    WRITTEN_MEANWHILE,
     IngestInterrupted,
     documents,
     situating_notes,
@@ -107,16 +108,17 @@ RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies alr
               "come from the cache)")
 
 
-def _write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int:
+def _write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int | None:
     """Replace any stored version of ``row.source`` with ``row`` and ``drafts``.
 
-    Nothing is written when there is no chunk (the caller reports why).
+    Nothing is written when there is no chunk (the caller reports why), nor when another
+    process indexed this very version meanwhile (``Store.replace_if_changed``).
 
     Returns:
-        The chunks written.
+        The chunks written; ``None`` when the version another process wrote was kept.
     """
-    if drafts:
-        store.replace_document(row, drafts)
+    if drafts and store.replace_if_changed(row, drafts) is None:
+        return None
     return len(drafts)
 
 
@@ -184,8 +186,9 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         return no_text_outcome(source, path, "no text to index")
     describe = _describer(store, vision) if vision is not None else None
     if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
-        _write_document(store, dataclasses.replace(
-            row, warnings=(*doc.warnings, PENDING_NOTE), models_pending=True), drafts)
+        if _write_document(store, dataclasses.replace(
+                row, warnings=(*doc.warnings, PENDING_NOTE), models_pending=True), drafts) is None:
+            return FileOutcome(source, "unchanged", reason=WRITTEN_MEANWHILE)
     images = index_images(path, doc, describe)  # 6
     described, failed = images.document, images.failed
     if described.blocks is not doc.blocks:
@@ -199,6 +202,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         warnings = (*warnings, RETRY_NOTE)
     written = _write_document(store, dataclasses.replace(
         row, warnings=warnings, models_pending=bool(failed)), drafts)
+    if written is None:
+        return FileOutcome(source, "unchanged", reason=WRITTEN_MEANWHILE)
     return FileOutcome(source, "updated" if old else "added", chunks=written,
                        warnings=warnings)
 

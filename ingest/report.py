@@ -13,6 +13,8 @@ from kb.embedding import EmbeddingService
 from kb.store import Store
 from kb.types import FileOutcome, IngestReport
 
+# the same content written by another process (a second ingest, a watch) since this one looked
+WRITTEN_MEANWHILE = "the same version was indexed by another ingest meanwhile"
 NOT_ATTEMPTED = "not attempted: the ingest stopped at a storage fault (see the failed file)"
 
 

@@ -20,6 +20,7 @@ from kb.ingest.extract.text import (
     is_blank_text,
     iter_text,
 )
+from kb.ingest.report import WRITTEN_MEANWHILE
 from kb.store import Store
 from kb.types import ChunkDraft, DocumentRow, FileOutcome
 
@@ -63,7 +64,8 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         first = next(drafts, None)  # detects the encoding, reads up to the first chunk
         if first is None:
             return no_text_outcome(row.source, path, "no text to index")
-        store.replace_document(row, counted(first))
+        if store.replace_if_changed(row, counted(first)) is None:  # another ingest's
+            return FileOutcome(row.source, "unchanged", reason=WRITTEN_MEANWHILE)
     except EmptyDocumentError as exc:
         return no_text_outcome(row.source, path, exc.reason)
     except ExtractError as exc:

@@ -290,28 +290,52 @@ class Store(SearchPrimitives):
             The new document id.
         """
         with self.write() as c:
-            self._delete(c, doc.source)
+            return self._replace(c, doc, chunks)
+
+    def replace_if_changed(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int | None:
+        """``replace_document``, unless the index already holds this version, complete.
+
+        Checked inside the write transaction: when another process (a second ``kb ingest``,
+        ``kb watch``) wrote the same content (``content_hash``) of the same source since the
+        caller looked, nothing is written (its chunks and vectors stay) and ``None`` is
+        returned; ``chunks`` is then not consumed. A stored version waiting for model calls
+        (``models_pending``) is replaced.
+
+        Returns:
+            The new document id, or ``None`` when the stored version was kept.
+        """
+        with self.write() as c:
+            row = c.execute("SELECT content_hash, models_pending FROM documents WHERE source = ?",
+                            (doc.source,)).fetchone()
+            if row is not None and row[0] == doc.content_hash and not row[1]:
+                return None
+            return self._replace(c, doc, chunks)
+
+    def _replace(self, c: sqlite3.Connection, doc: DocumentRow,
+                 chunks: Iterable[ChunkDraft]) -> int:
+        """The body of ``replace_document``, inside the caller's write transaction."""
+        self._delete(c, doc.source)
+        cur = c.execute(
+            "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
+            "created_at, ingested_at, status, warnings, models_pending) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
+             doc.created_at.isoformat(), now_utc().isoformat(),
+             "pending_models" if doc.models_pending else "pending_vectors",
+             json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
+        doc_id = int(cur.lastrowid or 0)
+        c.executemany("INSERT INTO document_tags (doc_id, tag_key, tag, position) "
+                      "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
+                                           for i, t in enumerate(unique_tags(doc.tags))])
+        for i, ch in enumerate(chunks):
             cur = c.execute(
-                "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
-                "created_at, ingested_at, status, warnings, models_pending) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
-                 doc.created_at.isoformat(), now_utc().isoformat(),
-                 "pending_models" if doc.models_pending else "pending_vectors",
-                 json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
-            doc_id = int(cur.lastrowid or 0)
-            c.executemany("INSERT INTO document_tags (doc_id, tag_key, tag, position) "
-                          "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
-                                               for i, t in enumerate(unique_tags(doc.tags))])
-            for i, ch in enumerate(chunks):
-                cur = c.execute(
-                    "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
-                    "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
-                    (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
-                     ch.page if ch.page_end is None else ch.page_end,
-                     json.dumps(list(ch.heading_path), ensure_ascii=False)))
-                c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
-                          (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
+                "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
+                "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
+                (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
+                 ch.page if ch.page_end is None else ch.page_end,
+                 json.dumps(list(ch.heading_path), ensure_ascii=False)))
+            c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
+                      (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
         return doc_id
 
     def delete_document(self, source: str) -> bool:
