@@ -144,8 +144,8 @@ def _bare(text: str, m: re.Match[str]) -> bool:
 _PERSON_EN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-z]+|"
                         r"(?:de|van|von|du|of|the)[ \t]+[A-Z][a-z]+))+")  # within a line
 _PLACE_EN = re.compile(r"\b(in|at|from|near|to|of)\s+(the\s+)?[A-Z][a-z]+")
-_NAME_EN = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+"
-                      r"(?:\s+[A-Z][a-z]+)*")
+_NAME_EN = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<!^)(?<![.!?]\s)(?<!\n)"
+                      r"(?<![-*•#]\s)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")  # no line's opening word
 _QUOTED = re.compile(r"[\"“《「『]([^\"”》」』]{2,40})[\"”》」』]")
 
 
@@ -366,8 +366,9 @@ def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answer
 
 
 def around_sentence(sents: Sequence[str], i: int) -> str:
-    """Sentence ``i`` with the one before and the one after it."""
-    return " ".join(sents[max(0, i - 1): i + 2])
+    """Sentence ``i`` with the one before and the one after it, one a line (a heading line's
+    last word and the next sentence's first make no name: "# Leave policy" / "Employees")."""
+    return "\n".join(sents[max(0, i - 1): i + 2])
 
 
 def best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence[float],

@@ -103,7 +103,7 @@ def test_a_name_the_index_never_mentions_fails_the_gate():
     from kb.retrieve.judge import IndexStats, Passage, passage_signals
 
     # (it names a place: the question asks for one, so only the name decides)
-    text = "Capital expenditure rose in the third quarter in Sydney, the report says."
+    text = "Spending rose in the third quarter in Sydney, a state capital, the report says."
     passage = Passage(1, 1, text, "Report", None, 0.0, 0.8, 0.5)
     query = "What is the capital of Australia?"
     terms = content_terms(query)
