@@ -366,8 +366,9 @@ def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answer
 
 
 def around_sentence(sents: Sequence[str], i: int) -> str:
-    """Sentence ``i`` with the one before and the one after it, one a line (a heading line's
-    last word and the next sentence's first make no name: "# Leave policy" / "Employees").
+    """Sentence ``i`` with the one before and the one after it, one a line.
+
+    (A heading line's last word and the next sentence's first make no name.)
     """
     return "\n".join(sents[max(0, i - 1): i + 2])
 

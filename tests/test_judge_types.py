@@ -610,6 +610,7 @@ def test_a_price_of_nothing_answers_the_price_asked():
 def test_a_lines_opening_word_is_no_name():
     # "Which company does the parental leave policy belong to?" found the name "Employees",
     # the capitalised first word of a line after a heading, and passed at 81%
-    text = "# Parental leave policy\n\nEmployees get 20 weeks.\n- Leave is paid.\nBy law, Acme pays."
+    text = ("# Parental leave policy\n\nEmployees get 20 weeks.\n- Leave is paid.\n"
+            "By law, Acme pays.")
     assert fillers(text, "name") == ["Acme"]
     assert fillers("The drone is made by Brightwave Robotics.", "name") == ["Brightwave Robotics"]
