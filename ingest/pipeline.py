@@ -155,8 +155,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
             return FileOutcome(source, "skipped", reason=EMPTY_FILE)
         with path.open("rb") as fh:  # in pieces: a large file is never held whole
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
-    except FileNotFoundError:  # listed, then deleted or moved before its turn: no fault of it
-        # (its indexed version goes with the other missing files: remove_missing below)
+    except FileNotFoundError:  # deleted or moved before its turn (remove_missing drops it)
         return FileOutcome(source, "skipped", reason=REMOVED_DURING_INGEST)
     except OSError as exc:
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")

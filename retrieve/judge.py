@@ -76,7 +76,8 @@ from kb.retrieve.numbers import (
     named_numbers,
     sibling_written,
 )
-from kb.retrieve.relations import asked_unnamed, holds_focus, relative_elsewhere
+from kb.retrieve.relations import asked_unnamed, holds_focus
+from kb.retrieve.relatives import relative_elsewhere
 from kb.retrieve.roles import roles_swapped
 from kb.retrieve.siblings import siblings_filled
 from kb.retrieve.subject import (

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.retrieve.relations import attributes_asked, attributes_unnamed, relative_elsewhere
+from kb.retrieve.relations import attributes_asked, attributes_unnamed
+from kb.retrieve.relatives import relative_elsewhere
 from tests.test_cli_messages import explained_refusal
 from tests.test_judge_types import _signals
 

@@ -28,12 +28,13 @@ from kb.errors import SchemaError, StoreError
 from kb.store import health
 from kb.store.bitbuild import count_live
 from kb.store.connection import WRITE_WAIT_S, OpenMode, connect, immediate, open_mode
+from kb.store.documents import delete_source, insert_document
 from kb.store.meta import MetaKey
 from kb.store.readers import ReaderPool
 from kb.store.schema import check_schema, migrate
 from kb.store.search import SearchPrimitives, VectorMatrix
-from kb.store.textindex import TOKENIZER_FINGERPRINT, index_body
-from kb.types import Chunk, ChunkDraft, Document, DocumentRow, tag_key, unique_tags
+from kb.store.textindex import TOKENIZER_FINGERPRINT
+from kb.types import Chunk, ChunkDraft, Document, DocumentRow
 
 MAX_ROWID = 2**63 - 1  # SQLite's largest INTEGER: no row has a larger id
 DOCUMENT_STATUS_SQL = (  # each document's status from its marker and vectors (? = live key)
@@ -290,7 +291,7 @@ class Store(SearchPrimitives):
             The new document id.
         """
         with self.write() as c:
-            return self._replace(c, doc, chunks)
+            return insert_document(c, doc, chunks)
 
     def replace_if_changed(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int | None:
         """``replace_document``, unless the index already holds this version, complete.
@@ -309,51 +310,12 @@ class Store(SearchPrimitives):
                             (doc.source,)).fetchone()
             if row is not None and row[0] == doc.content_hash and not row[1]:
                 return None
-            return self._replace(c, doc, chunks)
-
-    def _replace(self, c: sqlite3.Connection, doc: DocumentRow,
-                 chunks: Iterable[ChunkDraft]) -> int:
-        """The body of ``replace_document``, inside the caller's write transaction."""
-        self._delete(c, doc.source)
-        cur = c.execute(
-            "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
-            "created_at, ingested_at, status, warnings, models_pending) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
-             doc.created_at.isoformat(), now_utc().isoformat(),
-             "pending_models" if doc.models_pending else "pending_vectors",
-             json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
-        doc_id = int(cur.lastrowid or 0)
-        c.executemany("INSERT INTO document_tags (doc_id, tag_key, tag, position) "
-                      "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
-                                           for i, t in enumerate(unique_tags(doc.tags))])
-        for i, ch in enumerate(chunks):
-            cur = c.execute(
-                "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
-                "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
-                (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
-                 ch.page if ch.page_end is None else ch.page_end,
-                 json.dumps(list(ch.heading_path), ensure_ascii=False)))
-            c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
-                      (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
-        return doc_id
+            return insert_document(c, doc, chunks)
 
     def delete_document(self, source: str) -> bool:
         """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""
         with self.write() as c:
-            return self._delete(c, source)
-
-    @staticmethod
-    def _delete(c: sqlite3.Connection, source: str) -> bool:
-        row = c.execute("SELECT id FROM documents WHERE source = ?", (source,)).fetchone()
-        if row is None:
-            return False
-        c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
-                  (row[0],))
-        c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
-        c.execute("DELETE FROM document_tags WHERE doc_id = ?", (row[0],))
-        c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-        return True
+            return delete_source(c, source)
 
     def count_pending_models(self) -> int:
         """Documents whose model stages are unfinished (status ``pending_models``)."""

@@ -1,0 +1,61 @@
+"""Writing one document's rows: the document, its tags, chunks and FTS rows, or deleting them.
+
+Both run inside the caller's write transaction (``Store.write()``), so that a document and its
+chunks and FTS rows (``chunks_fts.rowid = chunks.id``) appear and go together.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from kb.store.textindex import index_body
+from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
+
+
+def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
+    """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; the new id.
+
+    ``chunks`` may be a generator producing them as they are written.
+    """
+    delete_source(c, doc.source)
+    cur = c.execute(
+        "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
+        "created_at, ingested_at, status, warnings, models_pending) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
+         doc.created_at.isoformat(), datetime.now(UTC).isoformat(),
+         "pending_models" if doc.models_pending else "pending_vectors",
+         json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
+    doc_id = int(cur.lastrowid or 0)
+    c.executemany("INSERT INTO document_tags (doc_id, tag_key, tag, position) "
+                  "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
+                                       for i, t in enumerate(unique_tags(doc.tags))])
+    for i, ch in enumerate(chunks):
+        cur = c.execute(
+            "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
+            "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
+            (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
+             ch.page if ch.page_end is None else ch.page_end,
+             json.dumps(list(ch.heading_path), ensure_ascii=False)))
+        c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
+                  (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
+    return doc_id
+
+
+def delete_source(c: sqlite3.Connection, source: str) -> bool:
+    """Delete the document of ``source`` with its chunks, FTS rows and tags; ``False`` if none.
+
+    (Its vectors live in its chunks' rows and go with them.)
+    """
+    row = c.execute("SELECT id FROM documents WHERE source = ?", (source,)).fetchone()
+    if row is None:
+        return False
+    c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
+              (row[0],))
+    c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+    c.execute("DELETE FROM document_tags WHERE doc_id = ?", (row[0],))
+    c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+    return True
