@@ -57,11 +57,15 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
         ("departure", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+(?:leave|quit)"
                       r"(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:quit|quits|resigned from)"
                       r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任 离开"),
+        # joining a firm or a team ("When did Ines Calloway join Marrowgate?", 加入, 入职)
+        ("joining", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+join"
+                    r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "加入 入职 加盟"),
     )
 }
-# the events a passage's clause is read as telling of, unless asked (a departure is read only
-# when one is asked: "Jan quit Nordlicht in 2021 to found Helix" tells of Helix's founding too)
-_PASSAGE_EVENTS = frozenset(EVENTS) - {"departure"}
+# the events a passage's clause is read as telling of, unless asked (a departure or a joining
+# is read only when one is asked: "Jan quit Nordlicht in 2021 to found Helix" tells of
+# Helix's founding too)
+_PASSAGE_EVENTS = frozenset(EVENTS) - {"departure", "joining"}
 # Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
 # their kin ("was assassinated" tells a death, "the founder" a founding, "went on sale" a
 # launch, 1938年生 a birth). Chinese words are matched as substrings here (jieba keeps 不幸遇害
@@ -105,6 +109,10 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                       r"last day|terminat|(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)\s*(?:1[0-9]|20)\d\d",
          r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|结束|"
          r"[到至]\s*\d{4}|\d{4}\s*年?\s*[-–—至到]"),
+        ("joining", r"join|hired|hire\b|recruit|start|began|begin|came|signed|appoint|"
+                    r"employed (?:by|at)|since|arriv|onboard|took (?:up|on)|"
+                    r"(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)",
+         r"加入|入职|加盟|聘|任职|就职|上任|进入|来到|开始|起|\d{4}\s*年?\s*[-–—至到]"),
     )
 }
 

@@ -77,7 +77,7 @@ from kb.retrieve.numbers import (
     sibling_written,
 )
 from kb.retrieve.relations import asked_unnamed, holds_focus
-from kb.retrieve.relatives import relative_elsewhere
+from kb.retrieve.relatives import event_of_another, relative_elsewhere
 from kb.retrieve.roles import roles_swapped
 from kb.retrieve.siblings import siblings_filled
 from kb.retrieve.subject import (
@@ -357,7 +357,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             fits = partial(_fills, kind=demanded, query=query, terms=terms)
             siblings = siblings_filled(query, sents, fits, p.context)
             if demanded == "date":
-                apart = other_events_dated(query, sents, fits, p.context)
+                apart = other_events_dated(query, sents, fits, p.context) or (
+                    () if crossed else event_of_another(query, sents, fits))
             elif demanded == "number":
                 measures = other_dimensions_measured(query, sents, fits)
         elif gate and not untyped:  # no date or number asked: the clauses naming its focus

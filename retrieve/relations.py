@@ -113,6 +113,21 @@ _TABLE += (
      r"首席技术官|技术总监|技术负责人",
      r"cto\b|chief techn|technolog|technical|engineering|research|r&d",
      r"首席技术官|技术|研发|工程|架构"),
+    ("chief financial officer",
+     r"\b(?:cfo|chief financial officer|finance director)\b",
+     r"首席财务官|财务总监|财务负责人",
+     r"cfo\b|chief financ|financ|treasur|controller|accounts\b|accountant",
+     r"首席财务官|财务|会计|出纳"),
+    ("chief operating officer",
+     r"\b(?:coo|chief operating officer|operations director)\b",
+     r"首席运营官|运营总监|运营负责人",
+     r"coo\b|chief operat|operation",
+     r"首席运营官|运营"),
+    ("chief marketing officer",
+     r"\b(?:cmo|chief marketing officer|marketing director)\b",
+     r"首席营销官|营销总监|市场总监",
+     r"cmo\b|chief market|marketing",
+     r"首席营销官|营销|市场"),
     ("battery",
      r"\bbatter(?:y|ies)\b",
      r"电池|续航",
@@ -302,7 +317,7 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
     For a question asking a date, a number, a person, a place or a name (``wanted`` not
     ``other``): the events (``kb.retrieve.events.events_unnamed``); for any question, the
     attributes (``attributes_unnamed``: "What is the screen size of ...?" asks one in any
-    form); for a yes-or-no question, its focus (``predicate_unnamed``).
+    form); for a yes-or-no question, its focus names (``predicate_unnamed``).
 
     Args:
         query: the question.

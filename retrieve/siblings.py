@@ -168,7 +168,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
                                                    wanted):
         return ()
     clauses: list[tuple[str, frozenset[str]]] = []
-    subject: frozenset[str] = frozenset()  # the one name the last naming sentence wrote
+    # a title naming a sibling alone ("# Quillpad 4") is the default subject of its sentences
+    sibling_titled = titled if titled and not titled & wanted else frozenset()
+    subject = sibling_titled  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence, found in zip(sents, found_in, strict=True):
         own = filled_clauses([sentence], bare_filled, named)
@@ -186,10 +188,15 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
             own = [(c, kinds or of) for c, kinds in own]
         elif topic:  # 禾苗二号于2020年发布，单台可覆盖50亩: its clauses are of its topic
             own = [(c, kinds or topic) for c, kinds in own]
+        elif sibling_titled and not names:  # 单只耳机重 5.2 克 under "# 听松 T1": of T1
+            own = [(c, kinds or sibling_titled) for c, kinds in own]
         clauses += own
-        written_of |= not answered and bool(names & wanted)
-        if names:
-            subject = names if len(names) == 1 else frozenset()  # two: "It" is unclear
+        # named before the first answer, and not beside the titled sibling ("The Quillpad 4
+        # ... as the successor to the Quillpad 3" is written of the 4)
+        written_of |= not answered and bool(names & wanted) and not (sibling_titled
+                                                                     and names - wanted)
+        if names:  # two: "It" is unclear (under a sibling's title: that sibling)
+            subject = names if len(names) == 1 else sibling_titled
     # a clause with more years than siblings ("the Seahound 3 replaced the 2015 model in
     # 2019") may hold the one asked
     return kinds_apart(wanted, clauses, YEAR)

@@ -87,7 +87,7 @@ def named_terms(query: str, terms: Sequence[Term]) -> frozenset[str]:
         The ``text`` of each naming term; empty when the question names nothing.
     """
     numbered = proper_numbered_names(query)  # "Lumo 2 多少钱", 云点单 2: a product's name
-    han = (*_han_names(query), *(w for w in numbered if not w.isascii()))
+    han = (*han_names(query), *(w for w in numbered if not w.isascii()))
     opening = re.match(rf"\s*([A-Z][\w-]*)\s*{HAN.pattern}", query)
     return frozenset(t.text for t in terms if t.surface.lower() not in _CALENDAR and (
         is_name(t, query) or opening is not None and t.surface == opening.group(1)
@@ -124,7 +124,7 @@ def names_elsewhere(context: str, text: str, query: str) -> tuple[str, ...]:
              and re.search(rf"[a-z0-9,;:] {re.escape(w)}\b", prose)
              and not re.search(rf"\b{re.escape(w.lower())}\b", prose)]
     numbered = [w for w in proper_numbered_names(title) if w not in asked]  # 云点单 3
-    return tuple(dict.fromkeys((*latin, *(w for w in _han_names(title) if w not in query),
+    return tuple(dict.fromkeys((*latin, *(w for w in han_names(title) if w not in query),
                                 *numbered)))
 
 
@@ -133,7 +133,7 @@ _NOT_GIVEN = frozenset({"uj", "ul", "p", "c", "r", "m", "q", "d", "x", "y", "e",
 
 
 @lru_cache(maxsize=1024)
-def _han_names(text: str) -> tuple[str, ...]:
+def han_names(text: str) -> tuple[str, ...]:
     """Words of ``text`` (two characters or more) jieba's tagger marks as proper names.
 
     Also a one-character surname it tags ``nr`` joined to the next word of one or two

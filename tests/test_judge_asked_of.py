@@ -74,6 +74,29 @@ def test_a_title_naming_both_versions_does_not_make_the_passage_the_asked_ones()
                            "云点单 3 和 云点单 2") == ()
 
 
+QUILLPAD_4 = ["# Quillpad 4", "The Quillpad 4 came out in September 2023 as the successor to "
+              "the Quillpad 3.", "It switches to a 10.9-inch screen and doubles the storage to "
+              "64 GB.", "Handwriting recognition on the Quillpad 4 supports 12 languages."]
+TINGSONG_T1 = ["# 听松 T1 降噪耳机", "听松 T1 是松韵声学在 2020 年 6 月发布的无线降噪耳机。",
+               "单只耳机重 5.2 克，单次续航 6 小时，配合充电盒总续航 24 小时。"]
+
+
+def test_a_note_titled_by_a_sibling_is_written_of_that_sibling():
+    # a trial: the Quillpad 4's note answered "How many languages does ... the Quillpad 3
+    # support?" at 97% (it names the 3 as the 4's predecessor), the 听松 T1's note
+    # 听松 T2 配合充电盒总续航多少小时 at 94% (its sentences name no product)
+    q3 = "How many languages does handwriting recognition on the Quillpad 3 support?"
+    assert siblings_filled(q3, QUILLPAD_4, _numbered, "Quillpad 4") == ("quillpad 4",)
+    q4 = "How many languages does handwriting recognition on the Quillpad 4 support?"
+    assert siblings_filled(q4, QUILLPAD_4, _numbered, "Quillpad 4") == ()
+    t2 = "听松 T2 配合充电盒总续航多少小时？"
+    assert siblings_filled(t2, TINGSONG_T1, _numbered, "听松 T1 降噪耳机") == ("t 1",)
+    assert siblings_filled("听松 T1 配合充电盒总续航多少小时？", TINGSONG_T1, _numbered,
+                           "听松 T1 降噪耳机") == ()
+    # without a title an unnamed sentence stays undecided
+    assert siblings_filled(t2, TINGSONG_T1[2:], _numbered) == ()
+
+
 def _focus_of(query: str, text: str, topic: frozenset[str]) -> tuple[str, ...]:
     focus = [t for t in content_terms(query) if t.text not in topic]
     return predicate_unnamed(query, focus, passage_terms(text))

@@ -7,10 +7,12 @@ note (its founding year), "Where did Ossian Velt study?" at 84% on board minutes
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kb.retrieve.relations import attributes_asked, attributes_unnamed
-from kb.retrieve.relatives import relative_elsewhere
+from kb.retrieve.relatives import event_of_another, relative_elsewhere
 from tests.test_cli_messages import explained_refusal
 from tests.test_judge_types import _signals
 
@@ -53,6 +55,9 @@ from tests.test_judge_types import _signals
     ("澳大利亚的首都是哪里？", ("capital city",)),
     ("What is Peru's capital?", ("capital city",)),
     ("How much capital did Acme raise?", ()),
+    ("Who is the CFO of Marrowgate?", ("chief financial officer",)),
+    ("松韵声学的首席财务官是谁？", ("chief financial officer",)),
+    ("Who is Acme's chief operating officer?", ("chief operating officer",)),
     ("What is the capital gains tax rate?", ()),
     ("星河4有多重？", ("weight",)),
     # asked of nothing listed: an employee as a subject, a place named by its residents
@@ -120,6 +125,10 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Which airline did we fly to Lisbon with?", "We flew TAP Air Portugal to Lisbon.", ()),
     ("How many sick days do employees get?", "Employees get 25 days of annual leave.",
      ("sick leave",)),
+    # a C-level role by its own field, not the chief executive's
+    ("Who is the CFO of Marrowgate?", "Priya Oduya is the chief executive, and Tomas Brennick "
+     "serves as chief technology officer.", ("chief financial officer",)),
+    ("Who is the CFO of Marrowgate?", "Lena Roth heads finance at Marrowgate.", ()),
     # a capital city, not another sense of "capital" (a SciFact abstract at 10,000 chunks)
     ("What is the capital of Australia?", "DESIGN Human capital cost analysis of doctors "
      "migrating to Australia and Canada.", ("capital city",)),
@@ -176,6 +185,11 @@ CHENS = ("陈建国今年六十五岁，是一名退休的火车司机。他的�
     ("陈建国的女儿是谁？", CHENS, ()),
     ("Who is Tobias Hargreave's manager?", "Tobias Hargreave joined Brightwell in 2019. His "
      "manager is Fenella Ostrow.", ()),
+    # a pronoun stands for the person of the sentence before, not for anyone the note names
+    ("Who is Marian Hargreave's husband?", "Marian Hargreave lives in Leeds. Priya teaches. "
+     "She married Tom in 2001.", ("husband",)),
+    ("Who is Marian Hargreave's husband?", "Marian Hargreave lives in Leeds. She married Tom "
+     "in 1970.", ()),
     # a Chinese sentence leaving its subject out tells of the article's person
     ("邵伯温的父亲名字叫什么？", "邵伯温，字子文，洛阳人。邵雍之子。", ()),
     ("青木广彰的弟弟叫什么名字？", "青木广彰是美籍日裔企业家。胞弟是红花餐厅的社长青木四郎。", ()),
@@ -192,3 +206,25 @@ def test_another_couples_marriage_fails_the_gate():
     other, own = _signals(q, [HARGREAVES, "Marian Hargreave married Alan Hargreave in 1972."])
     assert not other.gate and other.asked_unnamed == ("husband",)
     assert own.gate and own.asked_unnamed == ()
+
+
+def _dated(text: str) -> bool:
+    return re.search(r"1[89]\d\d|20\d\d", text) is not None
+
+
+@pytest.mark.parametrize(("query", "sents", "others"), [
+    # a trial: "When was Arthur Pallister born?" passed at 95% on his wife's birth year
+    ("When was Arthur Pallister born?", ["My grandmother Edith Pallister was born in 1938.",
+                                         "She married Arthur Pallister in 1960."],
+     ("Edith Pallister",)),
+    ("外婆吴秀兰是哪一年出生的？", ["我的外公叫沈德昌，1941 年出生在绍兴。", "外婆叫吴秀兰。"],
+     ("沈德昌",)),
+    # the person asked, a pronoun, or nobody named in the dated sentence: undecided
+    ("When was Edith Pallister born?", ["My grandmother Edith Pallister was born in 1938."], ()),
+    ("When was Edith Pallister born?", ["She was born in 1938 in Cork."], ()),
+    ("When did Edith marry Arthur?", ["She married Arthur Pallister in 1960."], ()),
+    ("外公沈德昌是哪一年出生的？", ["我的外公叫沈德昌，1941 年出生在绍兴。"], ()),
+    ("When was the bridge built?", ["Edith Pallister was born in 1938."], ()),  # no person
+])
+def test_a_life_event_dated_for_someone_else(query, sents, others):
+    assert event_of_another(query, sents, _dated) == others

@@ -337,6 +337,13 @@ def test_a_passage_naming_no_event_asked_fails():
     ("张伟什么时候离职的？", "张伟2015年至2021年担任北光公司总经理。", ()),
     ("When did Britain leave the EU?", "The United Kingdom withdrew from the EU in 2020.", ()),
     ("How many people died after leaving Addis Ababa?", "The crash killed 157 people.", ()),
+    # joining a firm (a trial: "When did Ines Calloway join Marrowgate?" 92% on the firm's
+    # office move); "employs 48 people" tells of nobody joining
+    ("When did Ines Calloway join Marrowgate?", "Ines Calloway leads industrial design. The "
+     "company employs 48 people. In 2022 the team moved offices.", ("joining",)),
+    ("When did Ines Calloway join Marrowgate?", "Ines Calloway was hired in 2019.", ()),
+    ("王丽娜是什么时候加入星云科技的？", "王丽娜是首席执行官。", ("joining",)),
+    ("王丽娜是什么时候加入星云科技的？", "王丽娜于2019年入职星云科技。", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed

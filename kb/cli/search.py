@@ -73,7 +73,7 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                           if j.numbers_missing else "")
                        + ("the date or number asked for is not in the passage; "
                           if j.type_missing else "")
-                       + (f"its dates are of another event than the one asked "
+                       + (f"its dates are of another event or person than the one asked "
                           f"({', '.join(j.events_apart)}); "
                           if j.events_apart else "")
                        + (f"its numbers measure another dimension than the one asked "
