@@ -30,6 +30,25 @@ def _print_notes(result: SearchResult) -> None:
         click.echo(f"note: {note}", err=True)
 
 
+SNIPPET_CHARS = 300  # a reference's text shown under it, in characters
+
+
+def snippet(text: str, best: str | None, max_chars: int = SNIPPET_CHARS) -> str:
+    """A reference's text on one line, cut to ``max_chars``, showing its best sentence.
+
+    The judge's best sentence (the one most like an answer) is shown whole when the cut would
+    hide it: the snippet then starts at it, with "…" for what is left out before and after.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= max_chars:
+        return flat
+    sentence = " ".join((best or "").split())
+    at = flat.find(sentence) if sentence else -1
+    start = 0 if at < 0 or at + len(sentence) <= max_chars - 1 else at
+    piece = flat[start:start + max_chars]
+    return ("…" if start else "") + piece + ("…" if start + max_chars < len(flat) else "")
+
+
 def _print_result(result: SearchResult, explain: bool, out: Printer,
                   min_score: int | None = None, hidden: int = 0) -> None:
     if not result.references and hidden:
@@ -43,6 +62,7 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
     if result.references and result.insufficient_evidence:
         out.line(Text("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
                       "probably do not answer the question.", style="yellow"))
+    best = {j.number: j.best_sentence for j in result.diagnostics.judge}
     for ref in result.references:
         where = ref.locator
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
@@ -53,8 +73,7 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         line.append(weak, style="yellow")
         out.line(line)
         out.line(Text(f"     {ref.source}", style="dim"))
-        snippet = " ".join(ref.text.split())
-        out.line(Text("     ") + out.marked(f"{snippet[:300]}{'…' if len(snippet) > 300 else ''}"))
+        out.line(Text("     ") + out.marked(snippet(ref.text, best.get(ref.number))))
     _print_notes(result)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
