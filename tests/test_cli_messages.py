@@ -225,3 +225,21 @@ def test_a_long_references_snippet_shows_its_best_sentence(tmp_path):
     # a short one is shown whole, from its start
     r = run("--db", db, "search", "tablet case 0", "--color", "never")
     assert "     # Quillpad 3 The tablet case 0" in r.stdout
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGPIPE"), reason="POSIX signals")
+def test_output_read_by_a_reader_that_stops_ends_kb_quietly(tmp_path):
+    # `kb docs | head -1` exited 1 (click's EPIPE convention), the code `kb status` gives a
+    # failed integrity check; now kb ends as `ls` does: by SIGPIPE, nothing on stderr
+    import signal
+
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "a.md", "Axolotls regrow their limbs.")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    proc = subprocess.Popen([sys.executable, "-m", "kb", "--db", db, "--embedder", "none",
+                             "docs"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before kb writes its first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == -signal.SIGPIPE
+    assert b"Traceback" not in err and b"Error" not in err
