@@ -317,6 +317,21 @@ class KnowledgeBase:
         self.store.delete_document(doc.source)
         return doc
 
+    def remove_under(self, folder: str) -> list[Document]:
+        """Delete every document indexed from under ``folder`` (``~`` expanded, resolved).
+
+        Returns:
+            The documents removed, by source; empty when ``folder`` is no folder or holds
+            no indexed document.
+        """
+        root = Path(folder).expanduser().resolve()
+        if not root.is_dir():
+            return []
+        docs = [d for d in self.store.documents() if Path(d.source).is_relative_to(root)]
+        for doc in docs:
+            self.store.delete_document(doc.source)
+        return docs
+
     def status(self) -> Status:
         """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
 

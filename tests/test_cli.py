@@ -1,5 +1,6 @@
 import json
 import os
+from pathlib import Path
 
 import click
 import pytest
@@ -242,3 +243,27 @@ def test_ingesting_an_empty_folder_says_nothing_was_found(tmp_path):
     write(tmp_path / "d" / "a.md", "# A\n\nSome text.\n")
     r = run("--db", str(tmp_path / "kb.db"), "ingest", str(tmp_path / "d"))
     assert "no file to index" not in r.stderr
+
+
+def test_rm_removes_each_ref_it_can_and_names_the_rest(tmp_path):
+    # a trial: `kb rm 5 8` with 5 already gone removed nothing, `kb rm doc:5` matched nothing
+    # though `kb show doc:5` works, and a folder was not taken
+    db = str(tmp_path / "kb.db")
+    notes = tmp_path / "notes"
+    for name in ("a", "b", "c"):
+        write(notes / "sub" / f"{name}.md", f"# {name}\n\nNote {name} about kites.\n")
+    write(notes / "top.md", "# Top\n\nThe top note.\n")
+    assert run("--db", db, "ingest", str(notes)).exit_code == 0
+    ids = {Path(d["source"]).name: d["id"]
+           for d in map(json.loads, run("--db", db, "docs", "--json").output.splitlines())}
+    r = run("--db", db, "rm", "999", f"doc:{ids['a.md']}")
+    assert r.exit_code == 1
+    assert f"removed {(notes / 'sub' / 'a.md').resolve()}" in r.stdout
+    assert "no document matches '999'" in r.stderr
+    r = run("--db", db, "rm", str(notes / "sub"))  # a folder: every document under it
+    assert r.exit_code == 0 and r.stdout.count("removed ") == 2
+    left = [json.loads(line)["source"] for line in run("--db", db, "docs", "--json")
+            .output.splitlines()]
+    assert left == [str((notes / "top.md").resolve())]
+    r = run("--db", db, "rm", str(tmp_path / "empty-folder"), "doc:777")
+    assert r.exit_code == 1 and "no document matches" in r.stderr

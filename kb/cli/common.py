@@ -67,6 +67,9 @@ def _error_kind(exc: Exception) -> str:
     return "failed"
 
 
+DOC_PREFIX = "doc:"  # a document reference, as `kb show doc:12` and `kb rm doc:12` take it
+
+
 def errors_as_one_line(fn: F) -> F:
     """Turn KbError / missing files / bad values into one stderr line and a non-zero exit.
 

@@ -6,8 +6,8 @@ import dataclasses
 
 import click
 
-from kb.cli.common import cli, counted, emit_json, errors_as_one_line, open_kb
-from kb.errors import StoreError
+from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
+from kb.errors import DocumentNotFound, KbError, StoreError
 
 
 @cli.command()
@@ -36,14 +36,30 @@ def docs(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @errors_as_one_line
 def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
-    """Remove documents (by id or source path) with their chunks, FTS rows and vectors."""
+    """Remove documents with their chunks, FTS rows and vectors.
+
+    REFS are ids (as `kb docs` shows them, also written doc:ID), source paths (doc:PATH) or
+    folders (every document indexed from under it). Each is removed on its own: one that
+    matches nothing is named at the end (exit 1) and the others are still removed.
+    """
+    unmatched = []
     with open_kb(ctx) as kb:
         for ref in refs:
-            doc = kb.remove(ref)
-            if as_json:
-                emit_json({"removed": doc.source, "id": doc.id})
-            else:
-                click.echo(f"removed {doc.source}")
+            ref = ref.removeprefix(DOC_PREFIX)
+            try:
+                docs = [kb.remove(ref)]
+            except DocumentNotFound as exc:
+                docs = kb.remove_under(ref)
+                if not docs:
+                    unmatched.append(exc.ref)
+            for doc in docs:
+                if as_json:
+                    emit_json({"removed": doc.source, "id": doc.id})
+                else:
+                    click.echo(f"removed {doc.source}")
+    if unmatched:
+        raise DocumentNotFound(", ".join(unmatched)) if len(unmatched) == 1 else KbError(
+            f"no document matches {', '.join(map(repr, unmatched))}")
 
 
 @cli.command()

@@ -17,13 +17,12 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.common import DOC_PREFIX, cli, emit_json, errors_as_one_line, open_kb
 from kb.errors import KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
 from kb.types import ChunkInContext, Document, Passage, page_span
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, location, render_document
 
-DOC_PREFIX = "doc:"
 OPENER_TIMEOUT_S = 30.0  # xdg-open and open hand the file to an application and return
 REF_HELP = "REF is a chunk id (a reference's chunk_id) or doc:ID / doc:PATH for a document."
 
