@@ -17,9 +17,9 @@ Stages, per file (each one call into one module):
    decoded, chunked and written in bounded pieces inside the transaction of step 5, so its
    size does not bound memory.
 5. **Write text first**: document, chunks and FTS rows replace any older version in one
-   transaction (``kb.store.Store.replace_document``). With a model stage to come (6 or 7)
-   the row is marked ``pending_models``, so an ingest interrupted during the model calls
-   redoes the file next time.
+   transaction (``kb.store.Store.replace_if_changed``: one indexed meanwhile is kept). With a
+   model stage to come (6 or 7) the row is marked ``pending_models``, so an ingest
+   interrupted during the model calls redoes the file next time.
 6. **Images** (``kb.ingest.images``): with a vision model, pictures in PDF/DOCX files are
    described and the descriptions become text blocks where the pictures were (then the text
    is chunked again); without one the report says "image content not indexed (N images)".

@@ -30,7 +30,7 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
     """Extract, chunk and write a plain-text file in bounded pieces (pipeline stages 3-5).
 
     The file is read, decoded, chunked and written piece by piece inside the one transaction
-    that replaces the document (``Store.replace_document``), so memory stays bounded whatever
+    that replaces the document (``Store.replace_if_changed``), so memory stays bounded whatever
     the file's size, and the old version is replaced atomically: a decoding error half-way
     rolls it all back and the old version stays.
 

@@ -59,7 +59,7 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
                       r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任 离开"),
         # joining a firm or a team ("When did Ines Calloway join Marrowgate?", 加入, 入职)
         ("joining", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+join"
-                    r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "加入 入职 加盟"),
+                    r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "入职 加盟"),  # 加入 also adds (a recipe)
     )
 }
 # the events a passage's clause is read as telling of, unless asked (a departure or a joining
@@ -107,12 +107,14 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                       r"until|former|formerly|ex-|no longer|laid off|fired|dismiss|let go|"
                       r"redundan|tenure|stint|spent|withdr|sail|set off|ended|"
                       r"last day|terminat|(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)\s*(?:1[0-9]|20)\d\d",
-         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|结束|"
+         r"离职|辞职|离开|退休|辞去|卸任|跳槽|离任|解雇|裁员|前任|曾任|曾在|直到|结束|飞回|返回|回到|"
+         r"出发|启程|搬到|搬去|前往|回国|动身|"
          r"[到至]\s*\d{4}|\d{4}\s*年?\s*[-–—至到]"),
-        ("joining", r"join|hired|hire\b|recruit|start|began|begin|came|signed|appoint|"
+        ("joining", r"join|hired|hire\b|recruit|start|began|begin|came|signed|appoint|became|"
+                    r"moved to|named|transferr|"
                     r"employed (?:by|at)|since|arriv|onboard|took (?:up|on)|"
                     r"(?:1[0-9]|20)\d\d\s*(?:-|–|—|to)",
-         r"加入|入职|加盟|聘|任职|就职|上任|进入|来到|开始|起|\d{4}\s*年?\s*[-–—至到]"),
+         r"加入|入职|加盟|聘|任职|就职|上任|进入|来到|开始|跳槽|起|\d{4}\s*年?\s*[-–—至到]"),
     )
 }
 

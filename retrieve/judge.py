@@ -180,8 +180,9 @@ class Signals:
             (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
             question does not name (then it fails the gate).
         events_apart: the question asks the date of an event (a birth, a founding, ...) and
-            each of the passage's dated sentences tells of one of these others
-            (``kb.retrieve.events``; then it fails the gate), else empty.
+            each of the passage's dated sentences tells of one of these others, or of
+            another person's birth or death (``kb.retrieve.events``,
+            ``kb.retrieve.relatives``; then it fails the gate), else empty.
         dimensions_apart: the same for a length asked in a dimension (depth, height, width)
             where each number in the unit asked measures another.
         subject_apart: the terms other judged documents are about, when the passage is in
@@ -194,8 +195,8 @@ class Signals:
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
-            the gate; a yes-or-no question's focus names: ``kb.retrieve.relations``), else
-            empty.
+            the gate; a yes-or-no question's focus names: ``kb.retrieve.relations``; a
+            relative named only of someone else: ``kb.retrieve.relatives``), else empty.
         roles_swapped: the verb or role word whose sides the passage swaps ("The Lumo 3
             replaced ..." for "What will replace the Lumo 3?": ``kb.retrieve.roles``; then it
             fails the gate), else empty.

@@ -4,11 +4,15 @@
 its prices but no staff, or "What is the population of Port Alder?" over a note set in the
 town: the passage is about the question's subject, holds numbers, and answers nothing, since
 it never tells of the attribute asked. A few attributes that knowledge bases are asked of
-people and organisations (``ATTRIBUTES``: a headcount, a revenue, a population, a
-headquarters, a place of study, a successor) are recognised by the phrases that ask them
-(tight: "how many employees", 员工有多少, "population", 总部), and a passage names one by any
+people, organisations, products, trips and workplaces (``ATTRIBUTES``: a headcount, a
+revenue, a population, a capital city, a headquarters, a place of study, a chief executive
+or another C-level role, a successor, a price, a weight, a battery, a screen, calories, an
+airline, sick leave, a salary, a phone number, an e-mail address, opening hours, a warranty)
+are recognised by the phrases that ask them (tight: "how many employees", 员工有多少,
+"population", 总部), and a passage names one by any
 of a wider list of words (loose: "staff", "team", 人员 for a headcount; "based", 位于 for a
-headquarters), in English or Chinese, so that only a passage telling nothing of it fails.
+headquarters), in English or Chinese, so that only a passage telling nothing of it fails;
+a quantity asked (how much, how many, 多少) is named only beside a number.
 The events a date is asked of are the same idea for events (``kb.retrieve.events``).
 
 The same holds for roles and relatives asked after a possessive (a chief executive, a son, a
@@ -23,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kb.retrieve.answer_types import NUMBER_SPAN, AnswerType, sentences
+from kb.retrieve.answer_types import NUMBER_SPAN, AnswerType, gated_type, sentences
 from kb.retrieve.events import events_unnamed
 from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_terms
 
@@ -50,11 +54,12 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      r"populat|inhabit|resident|people|citizen|census|live|home to|town of|city of|village of",
      r"人口|居民|人"),
     ("capital city",
-     r"\bcapital (?:city )?of\b|\bcapital city\b|(?:'s|\bits|\btheir) capital\s*\??\s*$",
+     r"(?<!share )(?<!human )(?<!venture )(?<!working )(?<!equity )\bcapital (?:city )?of\b|"
+     r"\bcapital city\b|(?:'s|\bits|\btheir) capital\s*\??\s*$",
      r"首都|省会|首府",
      # not another sense: "human capital cost", "venture capital", "capital punishment"
      r"(?<!human )(?<!venture )(?<!working )(?<!social )(?<!share )(?<!risk )(?<!private )"
-     r"(?<!political )(?<!cultural )(?<!financial )(?<!intellectual )(?<!natural )(?<!equity )"
+     r"(?<!cultural )(?<!financial )(?<!intellectual )(?<!natural )(?<!equity )"
      r"capital(?!s? (?:cost|gain|market|punishment|letter|investment|expenditure|flight|stock|"
      r"structure|asset|good|spending|requirement|ratio|formation|account))|"
      r"seat of (?:government|power)|administrative (?:centre|center)",
@@ -111,7 +116,7 @@ _TABLE += (
     ("chief technology officer",
      r"\b(?:cto|chief technology officer|chief technical officer)\b",
      r"首席技术官|技术总监|技术负责人",
-     r"cto\b|chief techn|technolog|technical|engineering|research|r&d",
+     r"cto\b|chief techn|technolog|technical|engineering|research|r&d|product",
      r"首席技术官|技术|研发|工程|架构"),
     ("chief financial officer",
      r"\b(?:cfo|chief financial officer|finance director)\b",
@@ -126,7 +131,7 @@ _TABLE += (
     ("chief marketing officer",
      r"\b(?:cmo|chief marketing officer|marketing director)\b",
      r"首席营销官|营销总监|市场总监",
-     r"cmo\b|chief market|marketing",
+     r"cmo\b|chief market|marketing|growth|brand",
      r"首席营销官|营销|市场"),
     ("battery",
      r"\bbatter(?:y|ies)\b",
@@ -146,8 +151,9 @@ _TABLE += (
     ("airline",
      r"\bairlines?\b|\bair carrier\b",
      r"航空公司|哪家航空",
-     r"airline|airways|air\b|aer\b|flights?\b|carrier|jet",
-     r"航空|航班|国航|东航|南航|机票"),
+     r"airline|airways|air\b|aer\b|flights?\b|carrier|jet|(?:fly|flew|flying|flown|booked)\s+"
+     r"(?-i:[A-Z])|(?-i:[A-Z][A-Z0-9]\s?\d{2,4}\b)",  # "flew TAP", "FR205" (not "flew to")
+     r"航空|航班|国航|东航|南航|海航|川航|厦航|深航|春秋|吉祥|机票|(?-i:[A-Z][A-Z0-9]\d{2,4})"),
     ("sick leave",
      r"\bsick (?:days?|leave|pay|note)\b|\bsickness\b",
      r"病假",
@@ -156,8 +162,9 @@ _TABLE += (
     ("salary",
      r"\bsalar(?:y|ies)\b|\bwages?\b|\bhow much (?:does|did|do) .{1,40}? (?:earn|make|get paid)\b",
      r"工资|薪水|薪资|薪酬|月薪|年薪",
-     r"salar|wage|pay|paid|earn|income|compensat|remunerat|stipend|euro|dollar|pound",
-     r"工资|薪|收入|元|报酬|待遇"),
+     r"salar|wage|pay|paid|earn|income|compensat|remunerat|stipend|euro|dollar|pound|base\b|"
+     r"a year|per year|annual|start(?:s|ing)? at",
+     r"工资|薪|收入|元|报酬|待遇|[$€£¥￥]"),
     ("phone number",
      r"\b(?:phone|telephone|fax) (?:number|no)\b|\bnumber to call\b",
      r"电话|手机号|联系方式",
@@ -171,12 +178,14 @@ _TABLE += (
     ("opening hours",
      r"\bopening (?:hours|times)\b|\bwhat time does .{1,40}? (?:open|close)\b",
      r"营业时间|几点(?:开门|关门|营业)",
-     r"open|close|hours|\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m|p\.m)|\d{1,2}:\d\d|midnight|noon|daily",
+     r"open|close|hours|\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m|p\.m)|\d{1,2}:\d\d|midnight|noon|daily|"
+     r"(?:mon|tue|wed|thu|fri|sat|sun|mo|tu|we|th|fr|sa|su)\w*\s*[–-]|\d{1,2}\s*[–-]\s*\d{1,2}\b|"
+     r"from \d{1,2} to \d{1,2}",
      r"营业|开门|关门|开放|\d{1,2}[:：]\d\d|点"),
     ("warranty",
      r"\bwarrant(?:y|ies)\b|\bguarantee period\b",
      r"保修|质保|保固",
-     r"warrant|guarant|repair|replace",
+     r"warrant|guarant|repair|replace|cover",
      r"保修|质保|保固|维修|包换"),
 )
 # a parent's words name the child and a child's words the parent ("Harold is Edgar's father"
@@ -226,7 +235,7 @@ _TABLE += (("manager", r"(?:'s|\bhis|\bher|\btheir) (?:\w+ )?(?:manager|boss|sup
             r"经理|上司|领导|主管|汇报|负责人|总监|管"),)
 ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"{ask_en}|{ask_zh}", re.I),
-           re.compile(rf"\b(?:{name_en})|{name_zh}", re.I))
+           re.compile(rf"(?:\b|(?<=\d))(?:{name_en})|{name_zh}", re.I))  # "480g", "5000mAh"
     for name, ask_en, ask_zh, name_en, name_zh in _TABLE
 }
 
@@ -237,7 +246,11 @@ ATTRIBUTES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 _QUANTITIES = frozenset({"headcount", "revenue", "population", "price", "weight", "salary",
                         "calories"})
 _FREE = re.compile(r"\bfree\b|免费", re.I)
-_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")  # "joined in 2019 as an engineer" counts nobody
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")  # "joined in 2019 as an engineer" counts nobody,
+# when a preposition or 年 makes it a year (售价1999元, "employs 1500 people" count)
+_YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|from|until|till|by|of|during|around|circa|early|"
+                          r"mid|late|before|after)\s+|年|-|–)$", re.I)
+_HEAD_LINE = re.compile(r"^\s*(?:#{1,6}\s.*|\|.*\|)\s*$", re.M)  # a heading or table row
 
 
 def attributes_asked(query: str) -> tuple[str, ...]:
@@ -257,17 +270,31 @@ def attributes_unnamed(query: str, text: str) -> tuple[str, ...]:
         name (a quantity, ``_QUANTITIES``: in a sentence holding a number), in table order;
         empty when the question asks none or the passage names each.
     """
+    counted = gated_type(query) == "number"  # how much, how many, 多少: a quantity asked
     return tuple(name for name in attributes_asked(query)
-                 if not (any(_quantity_named(name, x) for x in sentences(text))
-                         if name in _QUANTITIES else ATTRIBUTES[name][1].search(text)))
+                 if not (_quantity_named(name, text) if counted and name in _QUANTITIES
+                         else ATTRIBUTES[name][1].search(text)))
 
 
-def _quantity_named(name: str, sentence: str) -> bool:
-    """Whether a sentence names a quantity attribute beside a number (or a price as free)."""
-    return bool(ATTRIBUTES[name][1].search(sentence)) and (
-        any(not _YEAR.fullmatch(m.group()) and sentence[m.start() - 1:m.start()] != "["
-            for m in NUMBER_SPAN.finditer(sentence))  # nor a citation mark ("staff[6]")
-        or name == "price" and bool(_FREE.search(sentence)))
+def _quantity_named(name: str, text: str) -> bool:
+    """Whether ``text`` names a quantity attribute beside a number (or a price as free).
+
+    In one sentence, or in a heading or table line followed by a number ("## Pricing" over
+    "The Lumo 2 starts at 149"; "| Model | Price |").
+    """
+    names = ATTRIBUTES[name][1]
+    if any(names.search(x) and (_counts(x) or name == "price" and _FREE.search(x))
+           for x in sentences(text)):
+        return True
+    return any(names.search(line) and _counts(text[m.end():])
+               for m in _HEAD_LINE.finditer(text) for line in (m.group(),))
+
+
+def _counts(text: str) -> bool:
+    """Whether ``text`` holds a number that is no year ("in 2019") nor a citation mark."""
+    return any(not (_YEAR.fullmatch(m.group()) and (_YEAR_BEFORE.search(text[:m.start()])
+                                                    or text[m.end():m.end() + 1] == "年"))
+               and text[m.start() - 1:m.start()] != "[" for m in NUMBER_SPAN.finditer(text))
 
 
 # a yes-or-no question ("Does the Lumo 2 support Matter?"), not one holding a wh-question

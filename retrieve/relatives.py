@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from kb.retrieve.answer_types import posseg, sentences
+from kb.retrieve.answer_types import sentences
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.events import events_named
 from kb.retrieve.relations import ATTRIBUTES, PERSONAL, attributes_asked
-from kb.retrieve.subject import han_names
+from kb.retrieve.terms import is_stop
 from kb.store.textindex import cut_words
 
+NAME_CHARS = 120  # a person's name before "'s" is read within this many characters
 _EN_NAME_BEFORE = re.compile(r"((?:[A-Z][\w.-]*\s+)*[A-Z][\w.-]*)\s*$")
 _EN_NAME_AFTER = re.compile(r"\s+of\s+(?:the\s+)?((?:[A-Z][\w.-]*\s+)*[A-Z][\w.-]*)")
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|hers|him|they|their|them)\b|他|她|其", re.I)
@@ -30,13 +31,13 @@ def relative_elsewhere(query: str, text: str, context: str) -> tuple[str, ...]:
 
     "Who is Marian Hargreave's husband?" over "Tobias is married to Priya Nandakumar": the
     passage names a marriage, not Marian's; 陈建国的妻子是谁 over 陈晓雯的丈夫叫刘伟 the same.
-    A sentence naming the relation (by ``ATTRIBUTES``' loose words) tells of the person asked
-    when it writes a word of the person's name (three letters at least; a Chinese name or its
-    given name) or a personal pronoun right after a sentence (or the title) naming the person
-    ("Marian ... lives in Leeds. Her son, Tobias ..."); in Chinese, also one naming it not
-    as another's (a subject left out: 邵雍之子). Only a relation asked after a written name is
-    read ("his wife" is not); run it on passages in the question's script (names are
-    written in it).
+    A sentence naming the relation (by ``ATTRIBUTES``' loose words) tells of someone else
+    when it does not write the person's name (a word of three letters at least; a Chinese
+    name or its given name) and another name stands before the relation's word (Chinese:
+    the relation written as another's, after 的; ``_of_another``); a pronoun, a line such as
+    "Wife: Ana Silva" or a Chinese sentence without a subject may be of the person asked.
+    Only a relation asked after a written name is read ("his wife" is not); run it on
+    passages in the question's script (names are written in it).
 
     Args:
         query: the question.
@@ -58,24 +59,36 @@ def relative_elsewhere(query: str, text: str, context: str) -> tuple[str, ...]:
         person = _person_asked(query, m.start(), m.end())
         if not person:
             continue
-        sents = [context, *sentences(text)]  # a pronoun stands for the sentence before's
-        said = [(i, x) for i, x in enumerate(sents) if names.search(x)]
-        if said and not any(_names_person(x, person) or _PRONOUN.search(x) and (
-                _names_person(sents[i - 1] if i else "", person) or i == 1 and _names_person(
-                    context, person))
-                            or HAN.fullmatch(person[0]) and not _of_another(x, names)
-                            for i, x in said):
+        said = [x for x in (*sentences(text), context) if names.search(x)]
+        if said and all(_of_another(x, names, person) for x in said):
             out.append(rel)
     return tuple(out)
 
 
-def _of_another(sentence: str, names: re.Pattern[str]) -> bool:
-    """Whether a Chinese sentence names the relation only after another's 的 (陈晓雯的丈夫).
+# capitalised words that name nobody: pronouns, determiners, a sentence's openers
+_NOT_NAMES = frozenset("i my me he his him she her hers we our us you your they their them it "
+                       "its this that these those after before since when while during".split())
+_ZH_PRONOUNS = frozenset("他她其它")
 
-    A Chinese sentence often leaves its subject out (邵雍之子, 胞弟是青木四郎: the article's
-    person is meant), so only a relation written as someone's tells of someone else.
+
+def _of_another(sentence: str, names: re.Pattern[str], person: Sequence[str]) -> bool:
+    """Whether a sentence names the relation as someone else's, not the person asked's.
+
+    English: another name stands before the relation's first word ("Tobias is married to
+    Priya"; not "She married Tom", "Wife: Ana Silva", "Married to Ana Silva since 2010").
+    Chinese, which often leaves the subject out (邵雍之子, 胞弟是青木四郎: the article's
+    person): only a relation written as another's, after 的 (陈晓雯的丈夫).
     """
-    return all(m.start() > 0 and sentence[m.start() - 1] == "的" for m in names.finditer(sentence))
+    if _names_person(sentence, person):
+        return False
+    if HAN.fullmatch(person[0]):  # 他的女儿: a pronoun's is the person's
+        return all(sentence[max(0, m.start() - 2):m.start()].endswith("的")
+                   and sentence[max(0, m.start() - 2):m.start() - 1] not in _ZH_PRONOUNS
+                   for m in names.finditer(sentence))
+    first = names.search(sentence)
+    head = sentence[:first.start()] if first else ""
+    return any(w[:1].isupper() and w.lower() not in _NOT_NAMES and not is_stop(w)
+               for w in re.findall(r"[^\W\d_][\w-]*", head))
 
 
 def _person_asked(query: str, start: int, end: int) -> tuple[str, ...]:
@@ -88,7 +101,7 @@ def _person_asked(query: str, start: int, end: int) -> tuple[str, ...]:
             return (last, last[1:]) if len(last) == 3 else (last,)
         return ()
     if asked.startswith("'"):  # "Marian Hargreave's husband"
-        m = _EN_NAME_BEFORE.search(query[:start])
+        m = _EN_NAME_BEFORE.search(query[max(0, start - NAME_CHARS):start])  # linear
     elif asked.lower().startswith("the "):  # "the wife of Tom Becker"
         m = _EN_NAME_AFTER.match(query[end:])
     else:
@@ -106,49 +119,61 @@ def _names_person(text: str, person: Sequence[str]) -> bool:
 # "When was Arthur Pallister born?", "When did Ada Verhoeven die?" (the person asked)
 _EVENT_ASKED_OF = re.compile(r"^\s*(?:[Ww]hen|[Ii]n what year|[Ww]hat year|[Ww]hich year)\s+(?:was|"
                              r"were|did|is)\s+((?:[A-Z][\w.'-]*\s+)*[A-Z][\w.'-]*)\s+[a-z]")
-_LIFE_EVENTS = frozenset({"birth", "death", "marriage"})
+# a birth or a death: one person each (a marriage names two, the one asked and the spouse)
+_LIFE_EVENTS = frozenset({"birth", "death"})
 _PERSON_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")  # "Edith Pallister"
-_PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})  # jieba's person names (not 绍兴, a place)
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|of|from|near|to|on|into|the)\s+$", re.I)  # "in New York"
+_TITLES = frozenset("mr mrs ms miss dr prof sir dame lord lady king queen prince princess "
+                    "president general captain saint st".split())
 
 
 def event_of_another(query: str, sents: Sequence[str], dated: Callable[[str], bool]
                      ) -> tuple[str, ...]:
-    """The people a passage dates the life event asked of another person for, or ``()``.
+    """The people a passage dates the birth or death asked of another person for, or ``()``.
+
+    English questions only (jieba tags places and firms as people too often to say who a
+    Chinese sentence is about).
 
     Args:
-        query: a question asking the date of a birth, a death or a marriage of a person
-            named in it ("When was Arthur Pallister born?", 吴秀兰是哪一年出生的).
-        sents: the passage's sentences.
+        query: a question asking when a person named in it was born or died ("When was
+            Arthur Pallister born?").
+        sents: the passage's sentences, in the question's script.
         dated: whether a text holds a date that could answer.
 
     Returns:
         The other people named (as written), when every dated sentence telling the event
-        names someone and none names the person asked (the given name, for a name of two
-        words or more: a family's notes share the surname); ``()`` when the question asks
-        no such event of a named person, or a dated sentence tells it of nobody named or of
-        someone a pronoun stands for ("She was born in 1938": undecided) or of the one asked.
+        names someone else (a run of capitalised words, not after "in", "at", "of" ...: no
+        place) and not the person asked; ``()`` when the question asks no such event of a
+        named person, or a dated sentence names nobody else, holds a pronoun ("She was born
+        in 1938": undecided), or names the one asked: the given name, or the surname alone
+        or after a title ("Pallister was born", "President Obama"; a family shares the
+        surname: "Edith Pallister" is someone else).
     """
+    m = _EVENT_ASKED_OF.match(query)
+    words = [w for w in m.group(1).split() if w.lower().rstrip(".") not in _TITLES] if m else []
+    if not words or not events_named(query) & _LIFE_EVENTS:
+        return ()
     asked = events_named(query) & _LIFE_EVENTS
-    person = _event_person(query) if asked else ()
     others: list[str] = []
     for sentence in sents:
-        if not person or not dated(sentence) or not events_named(sentence) & asked:
+        if not dated(sentence) or not events_named(sentence) & asked:
             continue
-        if _names_person(sentence, person) or _PRONOUN.search(sentence):
-            return ()  # the one asked, or someone a pronoun stands for ("She married ...")
-        named = [p.word for p in posseg().cut(sentence) if p.flag in _PERSON_TAGS
-                 and len(p.word) >= 2] if HAN.search(sentence) else _PERSON_RUN.findall(sentence)
+        if _PRONOUN.search(sentence) or _is_person(sentence, words[0], words[-1]):
+            return ()
+        named = [r.group() for r in _PERSON_RUN.finditer(sentence)
+                 if not _PLACE_BEFORE.search(sentence[:r.start()]) and r.group() not in query]
         if not named:
             return ()
         others += named
     return tuple(dict.fromkeys(others))
 
 
-def _event_person(query: str) -> tuple[str, ...]:
-    """The distinguishing words of the person a life event is asked of (see above)."""
-    m = _EVENT_ASKED_OF.match(query)
-    if m:
-        words = m.group(1).split()
-        return (words[0],) if len(words) >= 2 and len(words[0]) >= 3 else tuple(words)
-    names = [w for w in han_names(query) if 2 <= len(w) <= 4]
-    return (names[0], names[0][1:]) if names and len(names[0]) == 3 else tuple(names[:1])
+def _is_person(sentence: str, given: str, surname: str) -> bool:
+    """The given name written, or the surname alone or after a title (see above)."""
+    if _names_person(sentence, (given,)):
+        return True
+    for m in re.finditer(rf"(?<![\w-]){re.escape(surname)}(?![\w-])", sentence):
+        before = re.findall(r"[\w.'-]+", sentence[:m.start()])[-1:]
+        if not before or not before[0][:1].isupper() or before[0].lower().rstrip(".") in _TITLES:
+            return True
+    return False

@@ -66,11 +66,15 @@ _SYMMETRIC = frozenset(normalise_word(w) for w in (
     "marry married wed meet met fight fought battle merge merged ally allied divorce divorced "
     "date dated partner partnered play played compete competed share shared tie tied "
     "border bordered neighbour neighbor").split())
+# relatives owned: "married Edgar's sister" married the sister, not Edgar
+_KIN_WORDS = frozenset("sister brother son daughter wife husband father mother parent child "
+                       "children cousin uncle aunt niece nephew widow heir".split())
 # a word whose stem is a verb's but that is mostly another verb: "found" is "find" in the past
 _HOMOGRAPHS = frozenset({"found", "bound", "ground", "wound"})
 # the relation asked, told the other way round ("Alice reports to Bob")
 _OTHER_WAY = re.compile(r"\breport(?:s|ed|ing)? to\b|\b(?:managed|supervised|led|coached) by\b|"
-                        r"\b(?:manages|supervises|leads) (?:her|him|them)\b|"
+                        r"\bworks? (?:under|for)\b|"
+                        r"\b(?:manages|supervises|leads) (?:her|him|them|(?-i:[A-Z]\w+))\b|"
                         r"\b(?:her|his|their) (?:own )?(?:boss|manager|supervisor)\b|\bwhose\b",
                         re.I)
 _RELATIVE = frozenset("which that who whom whose where when".split())
@@ -120,10 +124,12 @@ def roles_swapped(query: str, text: str) -> tuple[str, ...]:
 def _owner_only(query: str, name_end: int, text: str, verb: str, name: list[str]) -> bool:
     """The name stands after the verb only as an owner, never itself, in every mention.
 
-    "Who did Edgar marry?" over "Malcolm married Edgar's sister"; "Who founded Acme?" over
-    "Jane founded Acme's first lab": the verb's other side is the name's relative or part.
-    Only after the verb ("Acme's founder, Jane, founded it in 2001" decides nothing), and
-    not when the question writes the name as an owner itself ("Who founded Acme's lab?").
+    "Who did Edgar marry?" over "Malcolm married Edgar's sister": the verb's other side is
+    the name's relative. Only for a verb whose sides play one part (marry, meet) or a
+    relative owned ("Orbis bought Tidewell's share capital" answers "Who bought Tidewell?";
+    "Dana runs Acme's day-to-day business" "Who runs Acme?"), after the verb ("Acme's founder,
+    Jane, founded it in 2001" decides nothing), and not when the question writes the name as
+    an owner itself ("Who founded Acme's lab?").
     """
     if query[name_end:name_end + 2] in ("'s", "\u2019s"):
         return False
@@ -132,8 +138,15 @@ def _owner_only(query: str, name_end: int, text: str, verb: str, name: list[str]
     for words, spans, i in _mentions(text, name, _forms(verb)):
         if any(abs(a - i) <= NEAR_WORDS for a, _ in spans):
             return False
-        owned |= bool(owners & set(words[i + 1:i + 1 + NEAR_WORDS]))
+        after = words[i + 1:i + 1 + NEAR_WORDS]
+        owned |= any(w in owners and (normalise_word(verb) in _SYMMETRIC or _kin_follows(
+            after[j + 1:j + 3])) for j, w in enumerate(after))
     return owned
+
+
+def _kin_follows(words: list[str]) -> bool:
+    """A relative's word within the two words after an owner ("Edgar's (younger) sister")."""
+    return any(w.lower().rstrip("s") in _KIN_WORDS for w in words)
 
 
 def _spans(words: list[str], name: list[str]) -> list[tuple[int, int]]:

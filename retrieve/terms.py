@@ -55,11 +55,11 @@ QUESTION_WORDS = frozenset(
     """whom whose many much long often far old kind type name named called describe
     also been being about there here any some other than more most very just only its
     was were is are be am did does do done happen happened mean means according""".split())
-# auxiliaries, verbs and pronouns among the stop words: a title capitalises them (is_headline)
+# auxiliaries and verbs among the stop words: a title capitalises them (is_headline; pronouns
+# are left out: "How Do I Rotate the API Keys if they Expire?" is still a title)
 _TITLE_CAPITALISED = frozenset(
     """is are was were be am been being do does did done have has had having can could will
-    would shall should may might must i you he she it we they me him her us them my your his
-    our their this that these those""".split())
+    would shall should may might must""".split())
 # Chinese stop and question words (function words, interrogatives): a subset of the
 # Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
 ZH_STOPWORDS = frozenset(
@@ -132,9 +132,9 @@ def is_headline(query: str) -> bool:
     Every content word after the opening one (capitalised in any sentence) is capitalised,
     two at least, articles, prepositions and conjunctions either way ("How to Configure the
     Reverse Proxy"); a question word counts ("How long is the Jialing River?" is no headline:
-    its "long"), and so does a verb or pronoun written in lower case (title case, as the
-    Chicago Manual of Style sets it, capitalises them: "Does the Orion 2 have Wi-Fi?" is a
-    sentence naming two things).
+    its "long"), and so does a verb written in lower case (title case, as the Chicago Manual
+    of Style sets it, capitalises verbs: "Does the Orion 2 have Wi-Fi?" is a sentence naming
+    two things).
     """
     words = _WORDS.findall(query)[1:]
     if any(w.islower() and _fold(w) in _TITLE_CAPITALISED for w in words):

@@ -323,7 +323,14 @@ def test_numbered_names_name_a_subject_and_a_title():
     # the name after the verb only as an owner: the verb's other side is its relative or part
     ("Who did Edgar marry?", "King Malcolm III married Edgar's sister Margaret.", ("marry",)),
     ("Who did Malcolm marry?", "King Malcolm III married Edgar's sister Margaret.", ()),
-    ("Who founded Tidewell?", "In 2001 Jane founded Tidewell's first lab.", ("founded",)),
+    ("Who founded Tidewell?", "In 2001 Jane founded Tidewell's first lab.", ()),  # a part
+    ("Who bought Tidewell?", "Orbis bought Tidewell's entire share capital.", ()),
+    ("Who runs Acme?", "Dana Lee runs Acme's day-to-day business.", ()),
+    ("Who did Edgar marry?", "Malcolm married Edgar's younger sister Margaret.", ("marry",)),
+    ("Who did Tom marry?", "Ana married Tom's brother in 2001.", ("marry",)),
+    # the relation told the other way round beside the apposition decides nothing
+    ("Who is Priya Nair's manager?", "Priya Nair, Acme's engineering manager, works under "
+     "Dana Lee.", ()),
     ("Who founded Tidewell?", "Tidewell's founder, Mara Quenby, founded it in 2014.", ()),
     ("Who founded Tidewell's first lab?", "In 2001 Jane founded Tidewell's first lab.", ()),
     # a role in apposition: the name is another's son

@@ -185,11 +185,16 @@ CHENS = ("陈建国今年六十五岁，是一名退休的火车司机。他的�
     ("陈建国的女儿是谁？", CHENS, ()),
     ("Who is Tobias Hargreave's manager?", "Tobias Hargreave joined Brightwell in 2019. His "
      "manager is Fenella Ostrow.", ()),
-    # a pronoun stands for the person of the sentence before, not for anyone the note names
-    ("Who is Marian Hargreave's husband?", "Marian Hargreave lives in Leeds. Priya teaches. "
-     "She married Tom in 2001.", ("husband",)),
-    ("Who is Marian Hargreave's husband?", "Marian Hargreave lives in Leeds. She married Tom "
-     "in 1970.", ()),
+    # another name before the relation's word tells of someone else; a pronoun, a label line
+    # or a sentence without a subject may be of the person asked (a review's cases)
+    ("Who is Marian Hargreave's husband?", "Marian Hargreave lives in Leeds. In 2001 Priya "
+     "married Tom.", ("husband",)),
+    ("Who is Marian Hargreave's husband?", "Marian Hargreave grew up in York. She studied law. "
+     "She married Tobias Reed in 2001.", ()),
+    ("Who is Tom Becker's wife?", "# Tom Becker\n\n- Born: 1970\n- Wife: Ana Silva", ()),
+    ("Who is Tom Becker's wife?", "Tom Becker is a chemist. Married to Ana Silva since 2010.",
+     ()),
+    ("周晓雯的丈夫是谁？", "1988年生于福州。毕业后在上海工作。她的丈夫陈默是一名医生。", ()),
     # a Chinese sentence leaving its subject out tells of the article's person
     ("邵伯温的父亲名字叫什么？", "邵伯温，字子文，洛阳人。邵雍之子。", ()),
     ("青木广彰的弟弟叫什么名字？", "青木广彰是美籍日裔企业家。胞弟是红花餐厅的社长青木四郎。", ()),
@@ -217,12 +222,15 @@ def _dated(text: str) -> bool:
     ("When was Arthur Pallister born?", ["My grandmother Edith Pallister was born in 1938.",
                                          "She married Arthur Pallister in 1960."],
      ("Edith Pallister",)),
-    ("外婆吴秀兰是哪一年出生的？", ["我的外公叫沈德昌，1941 年出生在绍兴。", "外婆叫吴秀兰。"],
-     ("沈德昌",)),
+    # Chinese is not read (jieba tags places and firms as people)
+    ("外婆吴秀兰是哪一年出生的？", ["我的外公叫沈德昌，1941 年出生在绍兴。", "外婆叫吴秀兰。"], ()),
     # the person asked, a pronoun, or nobody named in the dated sentence: undecided
     ("When was Edith Pallister born?", ["My grandmother Edith Pallister was born in 1938."], ()),
     ("When was Edith Pallister born?", ["She was born in 1938 in Cork."], ()),
-    ("When did Edith marry Arthur?", ["She married Arthur Pallister in 1960."], ()),
+    ("When was Arthur Pallister born?", ["Pallister was born in New York City in 1938."], ()),
+    ("When was Barack Obama born?", ["President Obama was born at Kapiolani Medical Center "
+                                     "in Honolulu in 1961."], ()),
+    ("When was Dr. Ines Calloway born?", ["Ines Calloway was born in 1972."], ()),
     ("外公沈德昌是哪一年出生的？", ["我的外公叫沈德昌，1941 年出生在绍兴。"], ()),
     ("When was the bridge built?", ["Edith Pallister was born in 1938."], ()),  # no person
 ])

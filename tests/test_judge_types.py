@@ -342,8 +342,13 @@ def test_a_passage_naming_no_event_asked_fails():
     ("When did Ines Calloway join Marrowgate?", "Ines Calloway leads industrial design. The "
      "company employs 48 people. In 2022 the team moved offices.", ("joining",)),
     ("When did Ines Calloway join Marrowgate?", "Ines Calloway was hired in 2019.", ()),
-    ("王丽娜是什么时候加入星云科技的？", "王丽娜是首席执行官。", ("joining",)),
-    ("王丽娜是什么时候加入星云科技的？", "王丽娜于2019年入职星云科技。", ()),
+    ("王丽娜是什么时候入职星云科技的？", "王丽娜是首席执行官。", ("joining",)),
+    ("王丽娜是什么时候入职星云科技的？", "王丽娜于2019年入职星云科技。", ()),
+    ("王丽娜是什么时候入职星云科技的？", "2019年王丽娜从阿里跳槽至星云科技。", ()),
+    ("When did Ines Calloway join Marrowgate?", "Ines became Marrowgate's head of design in "
+     "2019.", ()),
+    ("炖牛肉什么时候加入土豆？", "炖到40分钟时放土豆。", ()),  # 加入 adds: no joining
+    ("我们哪天离开东京？", "10月5日从成田机场飞回上海。", ()),  # a trip's departure
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed

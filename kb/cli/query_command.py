@@ -19,7 +19,7 @@ import click
 from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 
 # "-k": one letter after one dash reads as a mistyped option, not as text ("-draft" does)
-_LETTER_OPTION = re.compile(r"-[^\W\d_]")
+_LETTER_OPTION = re.compile(r"-[A-Za-z]")  # not "-中": no option is written so
 
 
 def query_last(args: Sequence[str], value_options: dict[str, bool]) -> list[str]:

@@ -178,7 +178,8 @@ class JudgeRecord:
             question does not name (it then fails).
         events_apart: the question asks the date of an event (a birth, a founding, a death,
             a marriage, a launch) and each of the passage's dated sentences tells of one of
-            these others (it then fails), else empty.
+            these others, or of another person's birth or death ("Edith Pallister" for
+            "When was Arthur Pallister born?"; it then fails), else empty.
         dimensions_apart: the question asks a length in a dimension (depth, height, width)
             and each number of the passage in that unit measures one of these others (it
             then fails), else empty.
@@ -189,12 +190,14 @@ class JudgeRecord:
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"; it then fails), else empty.
         asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch, an
-            acquisition) and attributes (a headcount, a revenue, a population, a
-            headquarters, a place of study, a successor) the question asks of that the
+            acquisition, a joining, a departure) and attributes (a headcount, a revenue, a
+            price, a weight, a screen, a capital city, ...) the question asks of that the
             passage names in no word ("When was Ossian Velt born?" against board minutes
-            listing him: ``birth``), a role or relative (a chief executive, a son, ...),
-            or, for a yes-or-no question, its focus names ("Does the Lumo 2 support
-            Matter?" against a note never naming it: ``Matter``; it then fails), else empty.
+            listing him: ``birth``), a role or relative (a chief executive, a CFO, a son,
+            ...) it names in no word or only of someone else ("Tobias is married to Priya"
+            for Marian's husband), or, for a yes-or-no question, its focus names ("Does the
+            Lumo 2 support Matter?" against a note never naming it: ``Matter``; it then
+            fails), else empty.
         roles_swapped: the verb or role word the question asks the other side of ("What
             will replace the Lumo 3?" against "The Lumo 3 replaced the Lumo 2": ``replace``;
             it then fails), else empty.
