@@ -3,8 +3,8 @@
 "Who is Marian Hargreave's husband?" over a note on her family that says "Tobias is married
 to Priya Nandakumar": the passage names a marriage (``kb.retrieve.relations`` is satisfied),
 but not Marian's. ``relative_elsewhere`` reads which person each sentence naming the
-relation tells of; ``event_of_another`` does the same for the dated sentences telling a birth,
-a death or a marriage asked of a person ("When was Arthur Pallister born?" over "Edith
+relation tells of; ``event_of_another`` does the same, in English, for the dated sentences
+telling a birth or a death asked of a person ("When was Arthur Pallister born?" over "Edith
 Pallister was born in 1938"). Pure functions; run them on passages in the question's script.
 """
 
