@@ -66,6 +66,9 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
 # is read only when one is asked: "Jan quit Nordlicht in 2021 to found Helix" tells of
 # Helix's founding too)
 _PASSAGE_EVENTS = frozenset(EVENTS) - {"departure", "joining"}
+# a stay told by its end: "worked there until 2022", 工作到2022年底 (a departure when one is asked)
+_WORKED_UNTIL = re.compile(r"\buntil\s+(?:\w+\s+)?(?:1[0-9]|20)\d\d\b|"
+                           r"(?:工作|任职|干|待|留)(?:到|至)\s*\d{4}")
 # Every way a passage may name an event (``events_unnamed``): the words of ``EVENTS`` and
 # their kin ("was assassinated" tells a death, "the founder" a founding, "went on sale" a
 # launch, 1938年生 a birth). Chinese words are matched as substrings here (jieba keeps 不幸遇害
@@ -213,7 +216,9 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
         asked |= {"office"}
 
     def passage_events(text: str) -> frozenset[str]:  # a departure only where one is asked:
-        return events_named(text) & (asked | _PASSAGE_EVENTS)  # "quit Acme in 2021 to found"
+        told = events_named(text) | (  # "quit Acme in 2021 to found"; 工作到2022年底
+            {"departure"} if _WORKED_UNTIL.search(text) else set())
+        return told & (asked | _PASSAGE_EVENTS)
 
     # a clause with fewer events than years ("born in 1890 and lived until 1961") may hold
     # the date asked

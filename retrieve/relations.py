@@ -105,7 +105,8 @@ _TABLE += (
      r"售价|价格|价钱|多少钱|卖多少|定价",
      r"pric|cost|sold|sells?\b|sale|retail|euro|eur\b|dollar|usd|gbp|pound|yuan|rmb|yen\b|"
      r"cents?\b|free\b|fee|charge|paid|pay|spent|spend|budget|worth|valu|afford|cheap|expens",
-     r"售|价|元|块钱|美元|欧元|英镑|日元|免费|费用|收费|花费|花了|钱|[$€£¥￥]"),
+     r"售|价|元|块钱|美元|欧元|英镑|日元|免费|费用|收费|花费|花了|钱|[$€£¥￥₹₽₩₺₫₴]|"
+     r"(?i:\b(?:chf|inr|jpy|cny|aud|cad|sek|nok|dkk|hkd|sgd)\b)"),
     ("weight",
      r"\bhow heavy\b|\bhow much (?:does|did|do|is|was|are|were|will) .{1,60}? weigh\b|"
      r"\bweight of\b|\bwhat(?:'s| is| was) (?:the |its )?weight\b",
@@ -136,17 +137,19 @@ _TABLE += (
     ("battery",
      r"\bbatter(?:y|ies)\b",
      r"电池|续航",
-     r"batter|charg|mah\b|runtime|run time|lasts?\b|cordless|mains|power(?:ed)?\b|plug",
+     r"batter|charg|mah\b|runtime|run time|lasts?\b|cordless|mains|power(?:ed)?\b|plug|"
+     r"cells?\b|aaa?\b|endurance",
      r"电池|续航|充电|电量|毫安|供电|电源"),
     ("screen",
      r"\bscreens?\b|\bdisplay (?:size|resolution)\b|\bsize of (?:the |its )?display\b",
      r"屏幕|显示屏|触摸屏|屏",
-     r"screen|display|inch|monitor|panel|lcd|oled|led\b|touch|resolution|pixel",
+     r"screen|display|inch|monitor|panel|lcd|oled|amoled|ips\b|retina|led\b|touch|resolution|"
+     r"pixel|\d\s*(?:\"|”|-?in\b)|hz\b",
      r"屏|英寸|寸|显示|分辨率|像素"),
     ("calories",
      r"\bcalori|\bkcal\b|\bkilojoules?\b",
      r"热量|卡路里|千卡|大卡",
-     r"calori|kcal|kj\b|kilojoul|energy|nutrition",
+     r"calori|kcal|cal\b|kj\b|kilojoul|energy|nutrition",
      r"热量|卡路里|千卡|大卡|能量|营养"),
     ("airline",
      r"\bairlines?\b|\bair carrier\b",

@@ -67,7 +67,8 @@ def relative_elsewhere(query: str, text: str, context: str) -> tuple[str, ...]:
 
 # capitalised words that name nobody: pronouns, determiners, a sentence's openers
 _NOT_NAMES = frozenset("i my me he his him she her hers we our us you your they their them it "
-                       "its this that these those after before since when while during".split())
+                       "its whom who this that these those after before since when while "
+                       "during".split())
 _ZH_PRONOUNS = frozenset("他她其它")
 
 
@@ -87,8 +88,12 @@ def _of_another(sentence: str, names: re.Pattern[str], person: Sequence[str]) ->
                    for m in names.finditer(sentence))
     first = names.search(sentence)
     head = sentence[:first.start()] if first else ""
-    return any(w[:1].isupper() and w.lower() not in _NOT_NAMES and not is_stop(w)
-               for w in re.findall(r"[^\W\d_][\w-]*", head))
+    for w in reversed(re.findall(r"[^\W\d_][\w-]*", head)):  # the nearest decides:
+        if w.lower() in _NOT_NAMES:  # "Ana Silva, his wife", "whom she married"
+            return False
+        if w[:1].isupper() and not is_stop(w):  # "Tobias is married to Priya"
+            return True
+    return False
 
 
 def _person_asked(query: str, start: int, end: int) -> tuple[str, ...]:
@@ -102,8 +107,10 @@ def _person_asked(query: str, start: int, end: int) -> tuple[str, ...]:
         return ()
     if asked.startswith("'"):  # "Marian Hargreave's husband"
         m = _EN_NAME_BEFORE.search(query[max(0, start - NAME_CHARS):start])  # linear
-    elif asked.lower().startswith("the "):  # "the wife of Tom Becker"
+    elif asked.lower().startswith("the "):  # "the wife of Tom Becker" (not "of the CEO")
         m = _EN_NAME_AFTER.match(query[end:])
+        if m and m.group(1).isupper():
+            return ()
     else:
         return ()  # "his wife": nobody named
     return tuple(w for w in m.group(1).split() if len(w) >= 3) if m else ()

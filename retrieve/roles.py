@@ -67,8 +67,8 @@ _SYMMETRIC = frozenset(normalise_word(w) for w in (
     "date dated partner partnered play played compete competed share shared tie tied "
     "border bordered neighbour neighbor").split())
 # relatives owned: "married Edgar's sister" married the sister, not Edgar
-_KIN_WORDS = frozenset("sister brother son daughter wife husband father mother parent child "
-                       "children cousin uncle aunt niece nephew widow heir".split())
+_KIN_WORDS = frozenset("sister brother son daughter wife husband father mother child children "
+                       "cousin uncle aunt niece nephew widow heir".split())  # not "parent" (firms)
 # a word whose stem is a verb's but that is mostly another verb: "found" is "find" in the past
 _HOMOGRAPHS = frozenset({"found", "bound", "ground", "wound"})
 # the relation asked, told the other way round ("Alice reports to Bob")

@@ -325,6 +325,7 @@ def test_numbered_names_name_a_subject_and_a_title():
     ("Who did Malcolm marry?", "King Malcolm III married Edgar's sister Margaret.", ()),
     ("Who founded Tidewell?", "In 2001 Jane founded Tidewell's first lab.", ()),  # a part
     ("Who bought Tidewell?", "Orbis bought Tidewell's entire share capital.", ()),
+    ("Who acquired Tidewell?", "Orbis acquired Tidewell's parent in 2019.", ()),  # a firm's
     ("Who runs Acme?", "Dana Lee runs Acme's day-to-day business.", ()),
     ("Who did Edgar marry?", "Malcolm married Edgar's younger sister Margaret.", ("marry",)),
     ("Who did Tom marry?", "Ana married Tom's brother in 2001.", ("marry",)),

@@ -129,6 +129,21 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("Who is the CFO of Marrowgate?", "Priya Oduya is the chief executive, and Tomas Brennick "
      "serves as chief technology officer.", ("chief financial officer",)),
     ("Who is the CFO of Marrowgate?", "Lena Roth heads finance at Marrowgate.", ()),
+    # a review's answering forms: a table or a heading, a year-like price, glued units,
+    # currencies, screen inches, calories as Cal, a price asked of no quantity
+    ("How much does the Lumo 2 cost?", "| Model | Price |\n|---|---|\n| Lumo 2 | 149 |", ()),
+    ("What is the price of the Lumo 2?", "## Pricing\n\nThe Lumo 2 starts at 149.", ()),
+    ("这款咖啡机多少钱？", "这款咖啡机售价1999元。", ()),
+    ("How many employees does Acme have?", "Acme employs 1500 people.", ()),
+    ("How heavy is the Lumo 2?", "It weighs 480g.", ()),
+    ("What is the price of the Redmi Note 13?", "It launched in India at ₹16,999.", ()),
+    ("How much did the Quillpad 4 cost at launch?", "At launch it went for CHF 449.", ()),
+    ("How big is the screen of the Lumo 2?", 'Lumo 2: 6.1" AMOLED, 120 Hz.', ()),
+    ("How many calories are in a Big Mac?", "A Big Mac has 550 Cal.", ()),
+    ("What battery does the Orion remote use?", "The remote takes two AAA cells.", ()),
+    ("Is the price inclusive of VAT?", "All prices on the order form include VAT.", ()),
+    ("Which airline did we fly with?", "We flew TAP Portugal, flight TP1331.", ()),
+    ("What is the salary of a junior developer?", "Juniors start at €48,000 a year.", ()),
     # a capital city, not another sense of "capital" (a SciFact abstract at 10,000 chunks)
     ("What is the capital of Australia?", "DESIGN Human capital cost analysis of doctors "
      "migrating to Australia and Canada.", ("capital city",)),
@@ -195,6 +210,10 @@ CHENS = ("陈建国今年六十五岁，是一名退休的火车司机。他的�
     ("Who is Tom Becker's wife?", "Tom Becker is a chemist. Married to Ana Silva since 2010.",
      ()),
     ("周晓雯的丈夫是谁？", "1988年生于福州。毕业后在上海工作。她的丈夫陈默是一名医生。", ()),
+    ("Who is Tom Becker's wife?", "Tom is an engineer. Ana Silva, his wife, is a nurse.", ()),
+    ("Who is Marian Hargreave's husband?", "There she met Tobias Reed, whom she married in "
+     "2001.", ()),
+    ("Who is the wife of the CEO?", "Dana Lee, our chief executive, is married to Sam.", ()),
     # a Chinese sentence leaving its subject out tells of the article's person
     ("邵伯温的父亲名字叫什么？", "邵伯温，字子文，洛阳人。邵雍之子。", ()),
     ("青木广彰的弟弟叫什么名字？", "青木广彰是美籍日裔企业家。胞弟是红花餐厅的社长青木四郎。", ()),

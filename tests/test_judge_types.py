@@ -349,6 +349,8 @@ def test_a_passage_naming_no_event_asked_fails():
      "2019.", ()),
     ("炖牛肉什么时候加入土豆？", "炖到40分钟时放土豆。", ()),  # 加入 adds: no joining
     ("我们哪天离开东京？", "10月5日从成田机场飞回上海。", ()),  # a trip's departure
+    ("When did Jan Petersen leave Nordlicht?", "Jan Petersen worked at Nordlicht until 2021.",
+     ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
@@ -626,3 +628,14 @@ def test_a_lines_opening_word_is_no_name():
             "By law, Acme pays.")
     assert fillers(text, "name") == ["Acme"]
     assert fillers("The drone is made by Brightwave Robotics.", "name") == ["Brightwave Robotics"]
+
+
+def test_a_stay_told_by_its_end_dates_the_departure_asked():
+    # a review: 周远航在青禾科技工作到2022年底，之后创办了远航数据 failed 什么时候离开 as a founding
+    def dated(text: str) -> bool:
+        return novel_filler(text, "date", "周远航什么时候离职的？") is not None
+
+    sents = ["周远航在青禾科技工作到2022年底，之后创办了远航数据。"]
+    assert other_events_dated("周远航什么时候离职的？", sents, dated) == ()
+    assert other_events_dated("周远航什么时候离职的？", ["2022年，周远航创办了远航数据。"],
+                              dated) == ("founding",)
