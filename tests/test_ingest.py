@@ -480,3 +480,20 @@ def test_a_file_deleted_while_the_ingest_runs_is_skipped_not_failed(tmp_path, kb
     assert set(report.removed) == {str(second.resolve()), str(third.resolve())}
     assert _counts(kb_bm25)["documents"] == 1
     assert not _search_sources(kb_bm25, "marzipan pigs")
+
+
+def test_an_edited_file_keeps_its_document_id(tmp_path, kb_bm25):
+    # a trial: under `kb watch` an edited note went from doc 2 to doc 4, breaking the
+    # `kb show doc:2` a user had saved
+    folder = tmp_path / "notes"
+    write(folder / "a.md", "# A\n\nAxolotls regrow limbs.\n")
+    edited = write(folder / "b.md", "# B\n\nMarzipan pigs bring luck.\n")
+    write(folder / "c.md", "# C\n\nLighthouse keepers log the weather.\n")  # b is not the last
+    kb_bm25.ingest([folder])
+    before = kb_bm25.find_document(str(edited.resolve())).id
+    edited.write_text("# B\n\nMarzipan pigs bring luck at New Year.\n", encoding="utf-8")
+    report = kb_bm25.ingest([folder])
+    assert report.count("updated") == 1
+    doc = kb_bm25.find_document(str(before))
+    assert doc.source == str(edited.resolve()) and doc.id == before
+    assert "New Year" in " ".join(r.text for r in kb_bm25.search("marzipan pigs").references)

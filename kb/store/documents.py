@@ -16,16 +16,19 @@ from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 
 
 def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
-    """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; the new id.
+    """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; its id.
 
-    ``chunks`` may be a generator producing them as they are written.
+    A new version keeps the id of the one it replaces (its chunks get new ids). ``chunks``
+    may be a generator producing them as they are written.
     """
+    old_id = c.execute("SELECT id FROM documents WHERE source = ?", (doc.source,)).fetchone()
     delete_source(c, doc.source)
-    cur = c.execute(
-        "INSERT INTO documents (source, source_type, title, content_hash, size, mtime, "
+    cur = c.execute(  # a new version keeps the document's id: `kb show doc:12` stays valid
+        "INSERT INTO documents (id, source, source_type, title, content_hash, size, mtime, "
         "created_at, ingested_at, status, warnings, models_pending) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        (doc.source, doc.source_type, doc.title, doc.content_hash, doc.size, doc.mtime,
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (old_id[0] if old_id else None, doc.source, doc.source_type, doc.title,
+         doc.content_hash, doc.size, doc.mtime,
          doc.created_at.isoformat(), datetime.now(UTC).isoformat(),
          "pending_models" if doc.models_pending else "pending_vectors",
          json.dumps(list(doc.warnings), ensure_ascii=False), int(doc.models_pending)))
