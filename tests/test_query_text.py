@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -122,11 +123,14 @@ def test_cli_unknown_long_option_says_how_to_search_for_it(dbs) -> None:
 
 
 def test_cli_one_letter_option_is_no_query_text(dbs) -> None:
-    # "-k 5" (another tool's top-k) read as text searched for "... -k 5" and judged "5" a
-    # number asked; as an unknown option it stops with the hint, and "--" still passes it
+    # "-k 5" (a trial's and a test's top-k) was read as text: it searched for "... -k 5" and
+    # judged "5" a number asked. -k is now --top-k's other name; another unknown letter
+    # stops with the hint, and "--" still passes it as text
     base = ["--db", str(dbs["none"]), "--embedder", "none", "search"]
-    r = CliRunner().invoke(cli, [*base, "draft", "-k", "5"])
+    r = CliRunner().invoke(cli, [*base, "notes", "-k", "1", "--json"])
+    assert r.exit_code == 0 and len(json.loads(r.output)["references"]) == 1, r.output
+    r = CliRunner().invoke(cli, [*base, "draft", "-z", "5"])
     assert r.exit_code == 2
-    assert "No such option: -k" in r.output and "search -- -k" in r.output
-    r = CliRunner().invoke(cli, [*base, "--", "-k", "draft"])
+    assert "No such option: -z" in r.output and "search -- -z" in r.output
+    r = CliRunner().invoke(cli, [*base, "--", "-z", "draft"])
     assert r.exit_code == 0 and "notes.txt" in r.output, r.output

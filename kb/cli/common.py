@@ -331,7 +331,7 @@ def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tupl
 def search_options(fn: F) -> F:
     """The scope options shared by ``search`` and ``context``."""
     for opt in reversed([
-        click.option("-n", "--top-k", type=click.IntRange(1, TOP_K_MAX),
+        click.option("-n", "-k", "--top-k", type=click.IntRange(1, TOP_K_MAX),  # -k: top-k
                      help=f"References to return, 1-{TOP_K_MAX} (default {TOP_K}: only those "
                      "the judge passes; given, this many: the rest flagged weak)."),
         click.option("--source", multiple=True, help="Only documents whose source path "

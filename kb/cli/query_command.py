@@ -4,9 +4,9 @@ Click reads ``-draft`` as the short options ``-d -r -a -f -t`` and stops with "N
 ``QueryCommand`` reorders the command line before click parses it: a word that starts with one
 ``-`` and is neither an option of the command nor an option's value is moved after ``--``, so it
 is read as the query (``kb search -- --text`` was and stays the way to pass anything). An unknown
-``--long`` word, or one letter after a dash (``-k 5``, another tool's top-k), is still an error,
-with a hint naming ``--``: it is more often a mistyped option than a query (read as text, ``-k
-5`` silently searched for "... -k 5").
+``--long`` word, or one letter after a dash that is no option (``-x``), is still an error, with a
+hint naming ``--``: it is more often a mistyped option than a query (read as text, ``-k 5``, a
+top-k before ``-k`` was one, silently searched for "... -k 5").
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import click
 
 from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
 
-# "-k": one letter after one dash reads as a mistyped option, not as text ("-draft" does)
+# "-x": one letter after one dash reads as a mistyped option, not as text ("-draft" does)
 _LETTER_OPTION = re.compile(r"-[A-Za-z]")  # not "-中": no option is written so
 
 
