@@ -118,10 +118,9 @@ _YEAR_OR_DATE = re.compile(r"\b(?:(?:in|since|until|till|during|before|after)\s+
 _CALENDAR_YEAR = re.compile(r"(?:公元前?|西元前?)[0-9０-９零〇一二三四五六七八九十百千]+\s*年|"
                             r"(?<![0-9０-９])(?:1[0-9]{3}|20[0-9]{2})\s*年(?!代|间|来|多|以)")
 # (digits glued to a letter are a name, no quantity: "ThinkPad X1", "v2")
-_NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
+NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|five|six|seven|"
                           r"eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
-NUMBER_SPAN = _NUMBER_SPAN  # a number as the fillers read it (digits, words, Chinese numerals)
 # nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
 _BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
 
@@ -241,7 +240,7 @@ def fillers(text: str, kind: AnswerType) -> list[str]:
     if kind == "date":
         return [m.group() for m in _DATE.finditer(text)]
     if kind == "number":
-        return [m.group() for m in _NUMBER_SPAN.finditer(text)]
+        return [m.group() for m in NUMBER_SPAN.finditer(text)]
     out: list[str] = []
     if kind == "name":
         out += _QUOTED.findall(text)
@@ -309,7 +308,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         bare = measure_by_noun(query)  # 面积是多少: "约12.57" answers, "68米" and 1965 do not
         if bare:
             years += [d.span() for d in _YEAR_OR_DATE.finditer(text)]
-        candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
+        candidates = [m.group() for m in NUMBER_SPAN.finditer(text)
                       if (with_unit(text, m, units) or bare and _bare(text, m))
                       and not any(a <= m.start() < b for a, b in years)]
     elif kind == "number":  # a count is no year or date: "founded in 1998" counts nothing,
@@ -317,7 +316,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         # employees (a question counting a time asks its unit: "how many days")
         dates = [d.span() for d in _YEAR_OR_DATE.finditer(text)]
         counted = _COUNT_ASKED.search(query) is not None
-        candidates = [m.group() for m in _NUMBER_SPAN.finditer(text)
+        candidates = [m.group() for m in NUMBER_SPAN.finditer(text)
                       if units or not any(a <= m.start() < b for a, b in dates)
                       and not (counted and with_unit(text, m, DURATIONS))]
     elif kind == "date" and (grain := asked_date_grain(query)):
@@ -328,7 +327,7 @@ def novel_filler(text: str, kind: AnswerType, query: str,
         # a numeral with the unit asked is no stop word: 一分钟 answers 多久 (alone, 一 is
         # in every other Chinese sentence: 一个, 一种)
         words = [w for w in re.findall(r"\w+", f.casefold())
-                 if not is_stop(w) or units and _NUMBER_SPAN.fullmatch(w)]
+                 if not is_stop(w) or units and NUMBER_SPAN.fullmatch(w)]
         if (words and not all(w in q for w in words) and f.casefold() not in named
                 and not all(normalise_word(w) in named for w in words)):
             return f

@@ -33,6 +33,12 @@ from collections.abc import Callable, Sequence
 from kb.retrieve.crosslang import HAN
 from kb.store.textindex import cut_words
 
+
+def _of_a_name(verbs: str) -> str:
+    """``verbs`` followed by a name ("leave Nordlicht", "join the Acme team"): a firm, a team."""
+    return rf"(?:{verbs})(?=\s+(?:the\s+)?(?-i:[A-Z]))"
+
+
 # event -> (English words, case-insensitive unless marked; Chinese words, jieba's). "found"
 # alone is left out (the past tense of "find": "When was the body found?"), "wed" is lower
 # case ("Wed 18 September" is a weekday), "birth control" and "birth rate" are no birth.
@@ -54,12 +60,12 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
         ("acquisition", r"acquired|acquisition|takeover|taken over", "收购 并购 被收购"),
         # leaving a firm or a team ("When did Jan Petersen leave Nordlicht?", "quit Acme"; not
         # "annual leave", "leaving Addis Ababa" on a flight: a name does it, a name is left)
-        ("departure", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+(?:leave|quit)"
-                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:quit|quits|resigned from)"
-                      r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "离职 辞职 跳槽 离任 离开"),
+        ("departure", _of_a_name(r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+"
+                                 r"(?:leave|quit)|quit|quits|resigned from"),
+         "离职 辞职 跳槽 离任 离开"),
         # joining a firm or a team ("When did Ines Calloway join Marrowgate?", 加入, 入职)
-        ("joining", r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+join"
-                    r"(?=\s+(?:the\s+)?(?-i:[A-Z]))", "入职 加盟"),  # 加入 also adds (a recipe)
+        ("joining", _of_a_name(r"did\s+(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)*\s+join"),
+         "入职 加盟"),  # 加入 also adds (a recipe)
     )
 }
 # the events a passage's clause is read as telling of, unless asked (a departure or a joining

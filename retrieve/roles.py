@@ -103,18 +103,15 @@ def roles_swapped(query: str, text: str) -> tuple[str, ...]:
         question).
     """
     text = text.replace("\u2019", "'")
-    doer = _DOER_ASKED.match(query)
-    if doer and doer.group(1) not in _NOT_VERBS:
-        verb, name = doer.group(1), doer.group(2).split()
-        sides = _sides(text, verb, name)
-        return (verb,) if sides == {"doer"} or not sides and _owner_only(
-            query, doer.end(2), text, verb, name) else ()
-    done_to = _DONE_TO_ASKED.match(query)
-    if done_to and done_to.group(2) not in _NOT_VERBS:
-        verb, name = done_to.group(2), done_to.group(1).split()
-        sides = _sides(text, verb, name)
-        return (verb,) if sides == {"done_to"} or not sides and _owner_only(
-            query, done_to.end(1), text, verb, name) else ()
+    # the question's shape: its pattern, the groups of its verb and name, the side that swaps
+    for pattern, verb_at, name_at, swapped in ((_DOER_ASKED, 1, 2, "doer"),
+                                               (_DONE_TO_ASKED, 2, 1, "done_to")):
+        m = pattern.match(query)
+        if m and m.group(verb_at) not in _NOT_VERBS:
+            verb, name = m.group(verb_at), m.group(name_at).split()
+            sides = _sides(text, verb, name)
+            return (verb,) if sides == {swapped} or not sides and _owner_only(
+                query, m.end(name_at), text, verb, name) else ()
     holder = _HOLDER_ASKED.match(query)
     if holder and _name_is_role(text, holder.group(1).split(), holder.group(2).lower()):
         return (holder.group(2),)

@@ -315,7 +315,7 @@ class Store(SearchPrimitives):
     def delete_document(self, source: str) -> bool:
         """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""
         with self.write() as c:
-            return delete_source(c, source)
+            return delete_source(c, source) is not None
 
     def count_pending_models(self) -> int:
         """Documents whose model stages are unfinished (status ``pending_models``)."""

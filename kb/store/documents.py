@@ -21,13 +21,12 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
     A new version keeps the id of the one it replaces (its chunks get new ids). ``chunks``
     may be a generator producing them as they are written.
     """
-    old_id = c.execute("SELECT id FROM documents WHERE source = ?", (doc.source,)).fetchone()
-    delete_source(c, doc.source)
+    old_id = delete_source(c, doc.source)
     cur = c.execute(  # a new version keeps the document's id: `kb show doc:12` stays valid
         "INSERT INTO documents (id, source, source_type, title, content_hash, size, mtime, "
         "created_at, ingested_at, status, warnings, models_pending) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (old_id[0] if old_id else None, doc.source, doc.source_type, doc.title,
+        (old_id, doc.source, doc.source_type, doc.title,
          doc.content_hash, doc.size, doc.mtime,
          doc.created_at.isoformat(), datetime.now(UTC).isoformat(),
          "pending_models" if doc.models_pending else "pending_vectors",
@@ -48,17 +47,17 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
     return doc_id
 
 
-def delete_source(c: sqlite3.Connection, source: str) -> bool:
-    """Delete the document of ``source`` with its chunks, FTS rows and tags; ``False`` if none.
+def delete_source(c: sqlite3.Connection, source: str) -> int | None:
+    """Delete the document of ``source`` with its chunks, FTS rows and tags; its id, or ``None``.
 
     (Its vectors live in its chunks' rows and go with them.)
     """
     row = c.execute("SELECT id FROM documents WHERE source = ?", (source,)).fetchone()
     if row is None:
-        return False
+        return None
     c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
               (row[0],))
     c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
     c.execute("DELETE FROM document_tags WHERE doc_id = ?", (row[0],))
     c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-    return True
+    return int(row[0])
