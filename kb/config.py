@@ -286,12 +286,15 @@ class SearchOptions:
         fill: hand out ``top_k`` references even when fewer pass the judge, the rest flagged
             weak (recall-oriented callers: a ``top_k`` asked for explicitly); without it only
             what passes is handed out (the closest few, flagged weak, when nothing does).
+        doc_ids: keep only these documents (their ids, as ``documents()`` lists them; a list
+            or tuple of ints, kept sorted and once each); ``None``: no such restriction; empty
+            keeps none. A scoped server's view (``kb.scoped``) passes its documents here.
 
     Raises:
-        TypeError: ``top_k`` is not an integer, or ``sources``/``source_types``/``tags`` are
-            not strings.
-        ValueError: a value is out of range, an unknown type, an empty tag, a source that is
-            no absolute path or URI, or a time not RFC 3339.
+        TypeError: ``top_k`` is not an integer, ``sources``/``source_types``/``tags`` are not
+            strings, or ``doc_ids`` no integers.
+        ValueError: a value is out of range (a doc id below 1), an unknown type, an empty tag,
+            a source that is no absolute path or URI, or a time not RFC 3339.
     """
 
     top_k: int = TOP_K
@@ -304,12 +307,13 @@ class SearchOptions:
     max_chunks_per_doc: int = MAX_CHUNKS_PER_DOC
     explain: bool = False
     fill: bool = False
+    doc_ids: tuple[int, ...] | None = None
 
     @property
     def scoped(self) -> bool:
         """Whether a filter (sources, types, tags, dates) narrows the search."""
         return bool(self.sources or self.source_types or self.tags or self.created_after
-                    or self.created_before)
+                    or self.created_before or self.doc_ids is not None)
 
     def __post_init__(self) -> None:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int):
@@ -320,6 +324,8 @@ class SearchOptions:
         if relative is not None:  # it can never match: a search would only say "no evidence"
             raise ValueError(f"sources must be absolute paths or URIs (a document's source is "
                              f"its absolute path, see list_documents), got {relative[:80]!r}")
+        if self.doc_ids is not None:
+            object.__setattr__(self, "doc_ids", _ids(self.doc_ids))
         if not all(map(tag_key, self.tags)):
             raise ValueError(f"tags must be non-empty, got {list(self.tags)!r}")
         object.__setattr__(self, "tags", unique_tags(self.tags))
@@ -351,3 +357,18 @@ def _strings(value: object, name: str) -> tuple[str, ...]:
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise TypeError(f"{name} must be a string or a list of strings, got {type_name(value)}")
+
+
+def _ids(value: object) -> tuple[int, ...]:
+    """Document ids, sorted, each once.
+
+    Raises:
+        TypeError: ``value`` is not a list or tuple of ints (a bool is no id).
+        ValueError: an id below 1.
+    """
+    if not isinstance(value, list | tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise TypeError(f"doc_ids must be a list of integers, got {type_name(value)}")
+    if any(v < 1 for v in value):
+        raise ValueError("doc_ids must be 1 or more")
+    return tuple(sorted(set(value)))

@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store: the SQLite file", ("kb.store",)),
     ("embedding: embedder state and service", ("kb.embedding",)),
     ("pipelines", ("kb.ingest", "kb.retrieve")),
-    ("Python API", ("kb.api", "kb.answer", "kb.status")),
+    ("Python API", ("kb.api", "kb.answer", "kb.status", "kb.scoped")),
     ("evaluation", ("kb.eval",)),
     ("application: CLI, servers, tool", ("kb.cli", "kb.server", "kb.__main__")),
 ]

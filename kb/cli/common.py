@@ -38,6 +38,7 @@ from kb.config import (
 from kb.errors import DISTRIBUTION, DocumentNotFound, KbError
 from kb.jsonshape import to_json
 from kb.periods import parse_instant, parse_period
+from kb.scoped import DocumentScope, ScopedKnowledgeBase
 from kb.shapes import ErrorDetailJSON, ErrorJSON
 from kb.types import ProgressFn
 
@@ -99,8 +100,12 @@ def errors_as_one_line(fn: F) -> F:
 
 
 @contextmanager
-def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBase]:
+def open_kb(ctx: click.Context, *, create: bool = False,
+            scope: DocumentScope | None = None) -> Iterator[KnowledgeBase]:
     """Open the knowledge base the settings name (``kb.cli.settings``).
+
+    With an active ``scope`` (a server's ``--source``, ``--type``, ``--tag``) it is a
+    ``kb.scoped.ScopedKnowledgeBase``: searches and reads see only the documents inside.
 
     That is ``--db``, ``--collection``, a project's ``.kb/``, or the default collection.
 
@@ -123,9 +128,14 @@ def open_kb(ctx: click.Context, *, create: bool = False) -> Iterator[KnowledgeBa
         elif not settings.db.parent.is_dir():  # a mistyped --db must not make folders
             raise KbError(f"{settings.db}: the folder {settings.db.parent} does not exist; "
                           "create it first, or check the path")
-    with KnowledgeBase(settings.db, settings.config) as kb:
+    with (ScopedKnowledgeBase(settings.db, settings.config, scope=scope)
+          if scope is not None and scope.active
+          else KnowledgeBase(settings.db, settings.config)) as kb:
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)
+        if isinstance(kb, ScopedKnowledgeBase) and not kb.doc_ids():
+            click.echo(f"kb: warning: no indexed document is inside the scope "
+                       f"({kb.scope.describe()}); searches find nothing until one is", err=True)
         yield kb
 
 
@@ -301,6 +311,36 @@ def _source_prefix(value: str) -> str:
         return value
     path = Path(value).expanduser().resolve()
     return str(path) + "/" if path.is_dir() else str(path)
+
+
+def server_scope(source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str, ...]
+                 ) -> DocumentScope:
+    """A server's ``--source`` / ``--type`` / ``--tag`` as a ``DocumentScope``.
+
+    Raises:
+        click.UsageError: a value ``SearchOptions`` would refuse (an unknown type, an empty tag).
+    """
+    try:
+        return DocumentScope(sources=tuple(_source_prefix(s) for s in source),
+                             source_types=tuple(t.lower().lstrip(".") for t in type_), tags=tag)
+    except ValueError as exc:
+        raise click.UsageError(str(exc).replace("tags must", "--tag must")) from None
+
+
+def scope_options(fn: F) -> F:
+    """A server's fixed scope: ``--source``, ``--type``, ``--tag`` (``kb.scoped``)."""
+    for opt in reversed([
+        click.option("--source", multiple=True, help="Serve only documents whose source is "
+                     "this file or lies under this folder (repeatable); callers' filters "
+                     "narrow it further, never widen it."),
+        click.option("--type", "type_", multiple=True,
+                     help="Serve only documents of this type: pdf, docx, html, md, txt "
+                     "(repeatable)."),
+        click.option("--tag", multiple=True, help="Serve only documents tagged this in their "
+                     "front matter, any case (repeatable: any of them)."),
+    ]):
+        fn = opt(fn)
+    return fn
 
 
 def _instant_option(ctx: click.Context, param: click.Parameter, value: str | None

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from kb.cli.common import cli, cli_settings, errors_as_one_line, open_kb
+from kb.cli.common import (
+    cli,
+    cli_settings,
+    errors_as_one_line,
+    open_kb,
+    scope_options,
+    server_scope,
+)
 from kb.errors import KbError
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
@@ -26,16 +33,23 @@ def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
 @cli.command()
 @click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
               help=_ROOT_HELP)
+@scope_options
 @click.pass_context
 @errors_as_one_line
-def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
-    """Serve the knowledge_search tool to agents over MCP (stdio); needs the `mcp` extra."""
+def mcp(ctx: click.Context, roots: tuple[str, ...], source: tuple[str, ...],
+        type_: tuple[str, ...], tag: tuple[str, ...]) -> None:
+    """Serve the knowledge_search tool to agents over MCP (stdio); needs the `mcp` extra.
+
+    With --source, --type or --tag the agent sees only those documents: in searches, in the
+    document list and when it reads a document or chunk.
+    """
     from kb.server.mcp import require_mcp, run_stdio
     from kb.server.roots import check_roots
 
     require_mcp()
+    scope = server_scope(source, type_, tag)
     allowed = check_roots(ingest_roots(ctx, roots))
-    with open_kb(ctx, create=bool(allowed)) as kb:  # only a server that can ingest creates
+    with open_kb(ctx, create=bool(allowed), scope=scope) as kb:  # only one that can ingest creates
         run_stdio(kb, allowed)
 
 
@@ -49,14 +63,22 @@ def mcp(ctx: click.Context, roots: tuple[str, ...]) -> None:
                    "(a command line is visible to other users).")
 @click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False),
               help=_ROOT_HELP)
+@scope_options
 @click.pass_context
 @errors_as_one_line
 def serve(ctx: click.Context, host: str, port: int, token: str | None,
-          roots: tuple[str, ...]) -> None:
-    """Serve the HTTP API: search, context, ingest, documents, health, /openapi.json."""
+          roots: tuple[str, ...], source: tuple[str, ...], type_: tuple[str, ...],
+          tag: tuple[str, ...]) -> None:
+    """Serve the HTTP API: search, context, ingest, documents, health, /openapi.json.
+
+    With --source, --type or --tag clients see only those documents: in searches, in the
+    document list and when they read a document or chunk.
+    """
     from kb.server.http import ServeSettings, check_settings
     from kb.server.http import serve as serve_http
     from kb.server.roots import check_roots
+
+    scope = server_scope(source, type_, tag)
 
     settings = ServeSettings(host=host, port=port, token=token or None,
                              roots=check_roots(ingest_roots(ctx, roots)))
@@ -65,10 +87,10 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
     def ready(server: Any) -> None:
         guard = "bearer token required" if settings.token else "no token: loopback only"
         where = ", ".join(map(str, settings.roots)) or "off"
-        click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}); "
-                   "Ctrl-C stops", err=True)
+        click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}; documents: "
+                   f"{scope.describe()}); Ctrl-C stops", err=True)
 
-    with open_kb(ctx, create=bool(settings.roots)) as kb:  # only if it can ingest
+    with open_kb(ctx, create=bool(settings.roots), scope=scope) as kb:  # only if it can ingest
         try:
             serve_http(kb, settings, on_ready=ready)
         except OSError as exc:
