@@ -39,7 +39,7 @@ from kb.api import KnowledgeBase
 from kb.config import EXACT_SCAN_MAX_VECTORS, Config
 from kb.eval.datasets import dataset_dir, load_corpus, load_queries
 from kb.eval.retrieval import FIXED_TIME
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.retrieve.recall import bm25_recall
 from kb.retrieve.threadlimits import one_openmp_thread
 from kb.store import bitindex, vectors

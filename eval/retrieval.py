@@ -18,7 +18,7 @@ from kb.config import DEFAULT_EMBEDDER, Config, PipelineSettings, SearchOptions
 from kb.eval.datasets import load_corpus, load_qrels, load_queries
 from kb.eval.metrics import evaluate_run
 from kb.ingest.embed import backfill_vectors
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.retrieve.pipeline import Engines, ranking
 
 SOURCE_PREFIX = "golden://"

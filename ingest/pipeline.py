@@ -79,6 +79,7 @@ from kb.ingest.report import (
     NOT_ATTEMPTED,
     WRITTEN_MEANWHILE,
     IngestInterrupted,
+    committed_meanwhile,
     documents,
     situating_notes,
     stopped_report,
@@ -89,10 +90,8 @@ from kb.store import Store, vectors
 from kb.store.links import record_links
 from kb.store.llm_cache import cached_reply
 from kb.types import (
-    Block,
     ChunkDraft,
     DocumentRow,
-    ExtractedDocument,
     FileOutcome,
     IngestReport,
     ProgressFn,
@@ -108,7 +107,7 @@ RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies alr
               "come from the cache)")
 
 
-def _write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int | None:
+def write_document(store: Store, row: DocumentRow, drafts: Sequence[ChunkDraft]) -> int | None:
     """Replace any stored version of ``row.source`` with ``row`` and ``drafts``.
 
     Nothing is written when there is no chunk (the caller reports why), nor when another
@@ -185,7 +184,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         return no_text_outcome(source, path, "no text to index")
     describe = _describer(store, vision) if vision is not None else None
     if llm is not None or (describe is not None and doc.images):  # 5. text first, pending
-        if _write_document(store, dataclasses.replace(
+        if write_document(store, dataclasses.replace(
                 row, warnings=(*doc.warnings, PENDING_NOTE), models_pending=True), drafts) is None:
             return FileOutcome(source, "unchanged", reason=WRITTEN_MEANWHILE)
     images = index_images(path, doc, describe)  # 6
@@ -199,7 +198,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         failed += situated.failed
     if failed:  # a failed call is tried again next time; a budget cut is final
         warnings = (*warnings, RETRY_NOTE)
-    written = _write_document(store, dataclasses.replace(
+    written = write_document(store, dataclasses.replace(
         row, warnings=warnings, models_pending=bool(failed)), drafts)
     if written is None:
         return FileOutcome(source, "unchanged", reason=WRITTEN_MEANWHILE)
@@ -210,8 +209,13 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
 def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: ChunkSettings,
                   worker: ExtractionWorker, outcomes: list[FileOutcome], problems: ProblemLog, *,
                   llm: LLM | None, vision: VisionModel | None, on_progress: ProgressFn | None,
-                  on_file: Callable[[str], None] | None) -> StoreError | None:
-    """Stages 2-7 for each file found, appending to ``outcomes``; the fault that stopped them."""
+                  on_file: Callable[[str], None] | None,
+                  current: list[tuple[Path, datetime | None]]) -> StoreError | None:
+    """Stages 2-7 for each file found, appending to ``outcomes``; the fault that stopped them.
+
+    ``current``: the file in progress and its ``ingested_at`` before, until its outcome is
+    appended (``kb.ingest.report.committed_meanwhile``).
+    """
     total = sum(1 for item in found if isinstance(item, Path))
     done = 0
     fault: StoreError | None = None
@@ -228,6 +232,8 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
             on_file(str(item))
         outcome = problems.known(item)
         if outcome is None:
+            before = store.get_document(source=str(item))
+            current[:] = [(item, before.ingested_at if before else None)]
             try:
                 outcome = _ingest_file(store, item, chunk, worker, llm=llm, vision=vision)
             except StoreError as exc:  # disk full, I/O error: the next writes would fail too
@@ -240,10 +246,12 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "
                 "to drop it)"))
         outcomes.append(outcome)
+        current.clear()
         done += 1
         if on_progress:
             on_progress("files", done, total)
     return fault
+
 
 
 def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSettings,
@@ -312,11 +320,15 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     problems = ProblemLog(store, {r for r in resolved if r.is_file()})
     outcomes: list[FileOutcome] = []
     embedded = [0]  # chunks embedded and committed, for an interrupted run's report
+    current: list[tuple[Path, datetime | None]] = []
     try:
         with ExtractionWorker(timeout_s=extract_timeout_s) as worker:
             fault = _ingest_found(store, found, chunk, worker, outcomes, problems, llm=llm,
-                                  vision=vision, on_progress=on_progress, on_file=on_file)
+                                  vision=vision, on_progress=on_progress, on_file=on_file,
+                                  current=current)
     except KeyboardInterrupt:
+        if (meanwhile := committed_meanwhile(store, current)) is not None:
+            outcomes.append(meanwhile)  # committed between its write and its report line
         problems.save([])
         raise IngestInterrupted(IngestReport(outcomes=tuple(outcomes)), phase="files",
                                 files_left=len(found) - len(outcomes)) from None
@@ -365,36 +377,3 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                         warnings=tuple(warnings), ignored=tuple(ignored.most_common()),
                         vectors_written=embedded[0], new_problems=tuple(problems.new))
 
-
-def ingest_records(store: Store, records: Iterable[tuple[str, str, str]], *,
-                   chunk: ChunkSettings, created_at: datetime | None = None) -> int:
-    """Index in-memory texts (e.g. an evaluation corpus) as plain-text documents.
-
-    Args:
-        store: the open store.
-        records: (source, title, text) triples; the source must be unique.
-        chunk: chunk sizes.
-        created_at: creation time for every record (default: now).
-
-    Returns:
-        The number of documents written (unchanged ones are skipped by content hash).
-    """
-    written = 0
-    created = created_at or datetime.now(UTC)
-    for source, title, text in records:
-        digest = hashlib.sha256(f"{title}\0{text}".encode()).hexdigest()
-        old = store.get_document(source=source)
-        if old is not None and old.content_hash == digest:
-            continue
-        body = text.replace("\x00", "").strip()
-        if not body:
-            continue
-        # One-line titles keep plain prefixes one line (see kb.ingest.contextualize).
-        doc = ExtractedDocument(title=" ".join(title.split()) or source, blocks=(Block(body),),
-                                source_type="txt")
-        row = DocumentRow(source=source, source_type=doc.source_type, title=doc.title,
-                          content_hash=digest, size=len(text.encode()),
-                          mtime=created.timestamp(), created_at=created)
-        if _write_document(store, row, chunk_document(doc, chunk)):
-            written += 1
-    return written

@@ -8,6 +8,10 @@ as embedded are committed too (one transaction per page).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
 from kb.backends import LLM
 from kb.embedding import EmbeddingService
 from kb.store import Store
@@ -74,3 +78,20 @@ def situating_notes(store: Store, llm: LLM | None) -> list[str]:
 def documents(n: int) -> str:
     """``n document`` or ``n documents``."""
     return f"{n} document" if n == 1 else f"{n} documents"
+
+
+def committed_meanwhile(store: Store, current: Sequence[tuple[Path, datetime | None]]
+                        ) -> FileOutcome | None:
+    """The outcome of the file a Ctrl-C stopped after its commit, before its report line.
+
+    ``current``: the file being ingested and its ``ingested_at`` before (``None``: new). A
+    document whose ``ingested_at`` changed was written whole (one transaction) and counts as
+    added or updated; ``None`` when no file was in progress or nothing of it was committed.
+    """
+    if not current:
+        return None
+    path, before = current[0]
+    doc = store.get_document(source=str(path))
+    if doc is None or doc.ingested_at == before:
+        return None
+    return FileOutcome(str(path), "updated" if before else "added", chunks=doc.chunk_count)

@@ -5,7 +5,7 @@ import pytest
 from kb.api import KnowledgeBase
 from kb.config import ChunkSettings
 from kb.eval.retrieval import FIXED_TIME
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.terms import content_terms
 

@@ -13,7 +13,7 @@ from kb.api import KnowledgeBase
 from kb.config import ChunkSettings, Config, SearchOptions
 from kb.eval.retrieval import FIXED_TIME, engines_for
 from kb.ingest.embed import backfill_vectors
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import judge
 from kb.retrieve.pipeline import ranking

@@ -23,7 +23,7 @@ from conftest import ctrl_c_default, write
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
-from kb.ingest.report import IngestInterrupted
+from kb.ingest.report import IngestInterrupted, committed_meanwhile
 
 WORDS = "kittiwake fulmar guillemot razorbill shag cormorant tern skua petrel".split()
 
@@ -55,6 +55,24 @@ def test_ctrl_c_while_indexing_reports_what_was_committed(tmp_path: Path) -> Non
         assert len(kb.documents()) == 2
         resumed = kb.ingest([folder])
     assert (resumed.count("unchanged"), resumed.count("added")) == (2, 4)
+
+
+def test_a_file_committed_before_its_report_line_is_counted(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "d", 1)
+    note = folder / "n000.md"
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        assert committed_meanwhile(kb.store, []) is None  # no file in progress
+        assert committed_meanwhile(kb.store, [(note, None)]) is None  # nothing written yet
+        kb.ingest([folder])
+        first = kb.documents()[0]
+        added = committed_meanwhile(kb.store, [(note, None)])
+        assert added is not None and (added.path, added.action) == (str(note), "added")
+        assert added.chunks == first.chunk_count == 1
+        assert committed_meanwhile(kb.store, [(note, first.ingested_at)]) is None  # unchanged
+        write(note, "# Note 0\n\nA second version of the note.\n")
+        kb.ingest([folder])
+        updated = committed_meanwhile(kb.store, [(note, first.ingested_at)])
+    assert updated is not None and updated.action == "updated"
 
 
 def test_a_resumed_run_counts_the_chunks_it_embedded(tmp_path: Path) -> None:
@@ -107,6 +125,10 @@ def test_ctrl_c_prints_what_was_committed_and_how_to_resume(tmp_path: Path, sign
     assert "Aborted!" not in err and "Traceback" not in err
     assert "kb: interrupted while" in err and "all of it is committed" in err
     assert "run the same command again to resume" in err
+    # the files counted are those committed (also one stopped between its write and its line)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        stored = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    assert f"{stored} files done ({stored} added)" in err, err
     again = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     summary = again.stdout.strip().splitlines()[-1]

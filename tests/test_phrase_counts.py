@@ -11,7 +11,7 @@ from kb.api import KnowledgeBase
 from kb.config import ChunkSettings
 from kb.eval.retrieval import FIXED_TIME
 from kb.ingest.extract import extract
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.store.textindex import fts_plain, phrase_counts, phrase_expression, tokenize
 
 # Texts FTS5 reads as kb wrote them, and texts whose index bodies hold a token it reads

@@ -6,7 +6,7 @@ import pytest
 
 from kb.api import KnowledgeBase
 from kb.eval.retrieval import FIXED_TIME
-from kb.ingest.pipeline import ingest_records
+from kb.ingest.records import ingest_records
 from kb.retrieve.recall import single_token_counts
 from kb.retrieve.tiers import tier_expressions, tiered_search, tiers, unseen_bound
 from kb.store.search import Filters
