@@ -232,7 +232,7 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
             on_file(str(item))
         outcome = problems.known(item)
         if outcome is None:
-            before = store.get_document(source=str(item))
+            before = store.get_document(source=str(item)) if storable(str(item)) else None
             current[:] = [(item, before.ingested_at if before else None)]
             try:
                 outcome = _ingest_file(store, item, chunk, worker, llm=llm, vision=vision)

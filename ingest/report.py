@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kb.backends import LLM
 from kb.embedding import EmbeddingService
+from kb.ingest.problems import storable
 from kb.store import Store
 from kb.types import FileOutcome, IngestReport
 
@@ -88,7 +89,7 @@ def committed_meanwhile(store: Store, current: Sequence[tuple[Path, datetime | N
     document whose ``ingested_at`` changed was written whole (one transaction) and counts as
     added or updated; ``None`` when no file was in progress or nothing of it was committed.
     """
-    if not current:
+    if not current or not storable(str(current[0][0])):  # a name no store row can hold
         return None
     path, before = current[0]
     doc = store.get_document(source=str(path))
