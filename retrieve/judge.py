@@ -22,23 +22,22 @@ the top ``JUDGE_TOP_N`` candidates:
    passage with no year), or whose dated (or numbered) clauses each tell of another event
    than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
-   name a sibling of the numbered name asked (``kb.retrieve.siblings.siblings_filled``); so
+   name a sibling of the numbered name asked (``kb.retrieve.siblings.siblings_filled``) or
+   the other side of a contrast asked ("first" for the last bus: ``kb.retrieve.contrasts``); so
    does a passage, in either script, that names in no word the event the question asks of
    (a birth, a death, a marriage, a founding, a launch, an acquisition:
    ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
    listing him as present), or the attribute, role or relative it asks of (a headcount, a
    chief executive, a son, ...: ``kb.retrieve.relations``), or, for a yes-or-no question,
    any of its focus names; so does one whose clauses on a question's focus each name a
-   sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"),
-   and one where the name asked is on the other side of the verb or role asked
-   (``kb.retrieve.roles``: "What will replace the Lumo 3?" against "The Lumo 3 replaced ...").
+   sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"), and one
+   where the name asked is on the other side of the verb or role asked (``kb.retrieve.roles``).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
    not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
    founded", "default port"; the idf mass of the focus terms missing; the share of the query
    no chunk holds; the best sentence's focus coverage; the expected answer type and whether a
    filler of it sits near that sentence (``kb.retrieve.answer_types``); the vector and BM25
-   scores, the cosine above the candidates' median, the fused score against the best, the
-   rank; whether query and passage are in different scripts.
+   scores, the cosine above the median, the fused score against the best, the rank, scripts.
 3. **Model**: a logistic regression (``kb.retrieve.judge_model``, fitted offline by
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
    query time; each feature held to its fitted range first) gives ``answer_p`` in [0, 1],
@@ -67,6 +66,7 @@ from kb.retrieve.answer_types import (
     novel_filler,
     sentences,
 )
+from kb.retrieve.contrasts import contrast_filled
 from kb.retrieve.crosslang import script_of
 from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
@@ -106,9 +106,8 @@ COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index not
 EVIDENCE_SLACK = 1e-9
 
 FEATURES: tuple[str, ...] = (
-    "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus",
-    "typed", "type_found", "vector", "cosine_rel", "keyword", "fused_rel", "rank",
-    "cross_language",
+    "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus", "typed",
+    "type_found", "vector", "cosine_rel", "keyword", "fused_rel", "rank", "cross_language",
 )
 
 
@@ -188,10 +187,10 @@ class Signals:
         subject_apart: the terms other judged documents are about, when the passage is in
             the question's script, its document writes none of them and its title names
             another (``kb.retrieve.subject``; then it fails the gate), else empty.
-        siblings_apart: the question asks of a numbered name ("the Seahound 2") and each
-            clause holding a date or number asked (or, asking neither, its focus) names a
-            sibling ("Seahound 3"; then it fails the gate:
-            ``kb.retrieve.siblings.siblings_filled``), else empty.
+        siblings_apart: each clause holding a date or number asked (or, asking neither, its
+            focus) names a sibling of the numbered name asked ("Seahound 3" for the Seahound
+            2: ``kb.retrieve.siblings``) or the other side of a contrast asked ("first" for
+            the last bus: ``kb.retrieve.contrasts``); then it fails the gate; else empty.
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
@@ -280,8 +279,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
               / total) if total else 0.0
     common = {t.text for t in terms
               if term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS)}
-    # a name the index never writes (nor its translations): no passage in the question's
-    # script can be about it (one in the other may write it in its own way: 安贞门, Anzhenmen)
+    # a name the index never writes (nor its translations): no passage in the question's script
     unknown = [t for t in terms if stats.complete and is_name(t, query)
                and term_df(t, stats.df) == 0]
     wanted = answer_type(query)
@@ -356,7 +354,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         siblings: tuple[str, ...] = ()
         if gate and not untyped and demanded is not None:  # whose date or number it holds
             fits = partial(_fills, kind=demanded, query=query, terms=terms)
-            siblings = siblings_filled(query, sents, fits, p.context)
+            siblings = siblings_filled(query, sents, fits, p.context, focus=f_terms)
             if demanded == "date":
                 apart = other_events_dated(query, sents, fits, p.context) or (
                     () if crossed else event_of_another(query, sents, fits))
@@ -366,6 +364,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             siblings = siblings_filled(query, sents, partial(
                 holds_focus, terms=f_terms, weights=f_weights), p.context,
                 asked_topic_decides=True)
+        if gate and not untyped and not siblings and wanted in ("date", "number"):  # the first
+            siblings = contrast_filled(query, sents, partial(  # bus, for the last
+                _fills, kind=demanded or wanted, query=query, terms=terms), f_terms)
         if untyped or apart or measures or siblings:
             gate, best, best_cover = False, opening, 0.0
         features = {

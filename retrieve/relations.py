@@ -111,8 +111,9 @@ _TABLE += (
      r"\bhow heavy\b|\bhow much (?:does|did|do|is|was|are|were|will) .{1,60}? weigh\b|"
      r"\bweight of\b|\bwhat(?:'s| is| was) (?:the |its )?weight\b",
      r"多重|重量|有多沉|几斤|多少斤|多少公斤|多少千克|多少克",
-     r"weigh|heavy|heavier|light|kg\b|kilo|grams?\b|g\b|lbs?\b|pounds?\b|ounces?\b|oz\b|"
-     r"tonnes?\b|tons?\b|mass\b",
+     # not "light" alone: a lamp ("front light (70 lux)")
+     r"weigh|heavy|heavier|lightweight|lighter\b|lightest\b|kg\b|kilo|grams?\b|g\b|lbs?\b|"
+     r"pounds?\b|ounces?\b|oz\b|tonnes?\b|tons?\b|mass\b",
      r"重|克|斤|吨|磅"),
     ("chief technology officer",
      r"\b(?:cto|chief technology officer|chief technical officer)\b",

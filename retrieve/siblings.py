@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numbers import WORD_VALUE
 from kb.retrieve.numerals import arabic_numerals
-from kb.retrieve.terms import ZH_FUNCTION_CHARS, is_stop
+from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, is_stop, passage_terms
 from kb.store.textindex import cut_words
 
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
@@ -105,7 +105,8 @@ def _zh_name_before(run: str) -> str:
 
 
 def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool],
-                    context: str = "", *, asked_topic_decides: bool = False) -> tuple[str, ...]:
+                    context: str = "", *, asked_topic_decides: bool = False,
+                    focus: Sequence[Term] = ()) -> tuple[str, ...]:
     """The sibling names a passage's answers belong to, instead of the numbered name asked.
 
     A question asked of a numbered name (``numbered_names``) is answered by a clause naming
@@ -138,6 +139,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         context: the passage's document title and heading path.
         asked_topic_decides: the name asked near the focus, or opening a clause, makes the
             passage its own (for the focus test).
+        focus: the question's focus terms; when a sentence holding one holds an answer, only
+            the filled clauses of such sentences count (行云 2's top speed asked of a note giving
+            行云 3's "最高速度每秒 1.5 米" beside a headcount and a revenue, which name none).
 
     Returns:
         The siblings (name and number, sorted) when every filled clause is of one and none
@@ -160,6 +164,14 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
             text = p.sub(" ", text)
         return filled(text)
 
+    words = [t for t in focus if not any(c.isdigit() for c in t.text)]  # 2 of 行云 2 names
+
+    def on_focus(text: str) -> bool:
+        held = passage_terms(text)
+        return any(held.has(t) for t in words)
+
+    narrowed = bool(words) and any(on_focus(s) and bare_filled(s) for s in sents)
+
     titled = named(context)
     if titled & wanted and titled <= wanted:
         return ()
@@ -173,7 +185,8 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     subject = sibling_titled  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence, found in zip(sents, found_in, strict=True):
-        own = filled_clauses([sentence], bare_filled, named)
+        own = (filled_clauses([sentence], bare_filled, named)
+               if not narrowed or on_focus(sentence) else [])
         names = frozenset(n for _, n in found)
         pronoun = _PRONOUN.match(sentence) is not None
         # its topic: the one name it writes, in its opening words, not after "Like" / 与

@@ -156,6 +156,11 @@ def test_the_attributes_a_question_asks_of(query, asked):
     ("How heavy is the Orion 2?", "It weighs 180 grams.", ()),
     ("星河4有多重？", "星河4重量为520克。", ()),
     ("Orion 3 有多重？", "The Orion 3 weighs 140 grams.", ()),  # across languages
+    # a lamp's light is no weight; a lighter frame is
+    ("How much does the Voltra 3 weigh?", "Integrated front light (70 lux) and rear light.",
+     ("weight",)),
+    ("How much does the Voltra 3 weigh?", "Its carbon frame makes it the lightest of 3 models.",
+     ()),
 ])
 def test_the_attributes_a_passage_never_names(query, text, unnamed):
     assert attributes_unnamed(query, text) == unnamed

@@ -101,8 +101,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its document, titled by another name, writes nothing of the "
                           f"subject asked ({', '.join(j.subject_apart)}); "
                           if j.subject_apart else "")
-                       + (f"what it says is of a sibling name, not the one asked "
-                          f"({', '.join(j.siblings_apart)}); " if j.siblings_apart else "")
+                       + (f"what it says is of a sibling name or the other side of a "
+                          f"contrast, not the one asked ({', '.join(j.siblings_apart)}); "
+                          if j.siblings_apart else "")
                        + (f"it says nothing of the {' or '.join(j.asked_unnamed)} asked; "
                           if j.asked_unnamed else "")
                        + (f"its '{j.roles_swapped[0]}' goes the other way round (the name asked "

@@ -188,7 +188,8 @@ class JudgeRecord:
             another: it tells of another subject (it then fails), else empty.
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
-            ("seahound 3"; it then fails), else empty.
+            ("seahound 3"), or asks one side of a contrast ("the last bus") and each names
+            the other ("first"); it then fails; else empty.
         asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch, an
             acquisition, a joining, a departure) and attributes (a headcount, a revenue, a
             price, a weight, a screen, a capital city, ...) the question asks of that the
