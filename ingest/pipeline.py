@@ -71,7 +71,7 @@ from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
-from kb.ingest.extract.text import EMPTY_FILE
+from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
 from kb.ingest.prune import remove_ignored, remove_missing
@@ -103,6 +103,7 @@ log = logging.getLogger(__name__)
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
 REMOVED_DURING_INGEST = "removed or moved while the ingest ran"
+EMPTY_REASONS = (EMPTY_FILE, FRONT_MATTER_ONLY)
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 
@@ -240,7 +241,7 @@ def _ingest_found(store: Store, found: Sequence[Path | FileOutcome], chunk: Chun
                 fault = exc
                 outcome = FileOutcome(str(item), "failed", reason=f"{exc}; the ingest stopped")
             problems.file_done(item, outcome, remember=fault is None)
-        if (outcome.action == "failed" or outcome.reason == EMPTY_FILE) and storable(
+        if (outcome.action == "failed" or outcome.reason in EMPTY_REASONS) and storable(
                 str(item)) and store.get_document(source=outcome.path):
             outcome = dataclasses.replace(outcome, reason=(
                 f"{outcome.reason}; the version indexed earlier is still searched (`kb rm` it "

@@ -15,6 +15,7 @@ from kb.errors import EmptyDocumentError, ExtractError
 from kb.ingest.chunk import chunk_stream
 from kb.ingest.extract.text import (
     EMPTY_FILE,
+    FRONT_MATTER_ONLY,
     TEXT_SUFFIXES,
     DecodedCounts,
     is_blank_text,
@@ -78,10 +79,12 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
 def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:
     """The outcome of a file without text to index.
 
-    ``skipped`` ("empty file") when it is 0 bytes or whitespace only (nothing was meant to be
-    indexed, as for a broken symlink); otherwise ``failed`` with ``reason`` (a scanned PDF, a
-    page of markup only: content kb could not read).
+    ``skipped`` ("empty file") when it is 0 bytes or whitespace only, or a note of front matter
+    alone (nothing was meant to be indexed, as for a broken symlink); otherwise ``failed``
+    with ``reason`` (a scanned PDF, a page of markup only: content kb could not read).
     """
+    if reason == FRONT_MATTER_ONLY:
+        return FileOutcome(source, "skipped", reason=reason)
     if path.suffix.lower() in TEXT_SUFFIXES and is_blank_text(path):
         return FileOutcome(source, "skipped", reason=EMPTY_FILE)
     return FileOutcome(source, "failed", reason=reason)

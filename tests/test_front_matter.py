@@ -63,3 +63,36 @@ def test_front_matter_date_is_the_stored_created_at(kb_bm25, tmp_path: Path) -> 
     [doc] = kb_bm25.documents()
     assert doc.created_at == datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
     assert doc.title == "Heading in the body"
+
+
+@pytest.mark.parametrize("value", ["2031-02-30", "2025-13-01", "2025-01-01T25:00:00", "12345"])
+def test_an_impossible_date_is_a_warning_and_the_note_is_indexed(kb_bm25, tmp_path: Path,
+                                                                 value: str) -> None:
+    # PyYAML's safe_load raised ValueError building date(2031, 2, 30): the note failed whole
+    note = write(tmp_path / "docs" / "otters.md", f"---\ndate: {value}\ntags: [zoo]\n---\n"
+                 "Otters hold hands while they sleep.\n")
+    report = kb_bm25.ingest(tmp_path / "docs")
+    assert report.count("added") == 1, report
+    [doc] = kb_bm25.documents()
+    assert doc.tags == ("zoo",)  # the rest of the block is read
+    assert doc.created_at == datetime.fromtimestamp(note.stat().st_mtime, UTC)
+    shown = value if value.isdigit() else repr(value)  # YAML reads 12345 as a number
+    assert doc.warnings == (f"YAML front matter: date {shown} is not a valid date (the file's "
+                            "time is used); ignored",)
+
+
+def test_a_number_title_is_a_title_and_a_list_title_a_warning(tmp_path: Path) -> None:
+    assert extract(write(tmp_path / "a.md", "---\ntitle: 1984\n---\n" + BODY)).title == "1984"
+    doc = extract(write(tmp_path / "b.md", "---\ntitle: [a, b]\n---\n" + BODY))
+    assert doc.title == "Heading in the body"
+    assert doc.warnings == ("YAML front matter: title ['a', 'b'] is not text; ignored",)
+
+
+def test_a_note_of_front_matter_alone_is_skipped_as_empty(kb_bm25, tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "only.md", "---\ntitle: Nothing else\n---\n\n")
+    write(tmp_path / "docs" / "real.md", BODY)
+    report = kb_bm25.ingest(tmp_path / "docs")
+    skipped = [o for o in report.outcomes if o.action == "skipped"]
+    assert [(Path(o.path).name, o.reason) for o in skipped] == [
+        ("only.md", "empty file (front matter only)")]
+    assert report.count("failed") == 0 and report.count("added") == 1

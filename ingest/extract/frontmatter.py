@@ -1,7 +1,8 @@
 """Markdown front matter: a YAML block fenced by ``---`` or a TOML block fenced by ``+++``.
 
-Parsed with PyYAML's ``safe_load`` and the standard library's ``tomllib``; the title, date and
-tags become document metadata and the block leaves the indexed text.
+Parsed with PyYAML's safe loader (dates kept as text, so an impossible one such as
+``2031-02-30`` is a warning, not a failure) and the standard library's ``tomllib``; the title,
+date and tags become document metadata and the block leaves the indexed text.
 """
 
 from __future__ import annotations
@@ -20,6 +21,20 @@ _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
 
 
+class _TextDates(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.1 timestamps left as strings.
+
+    ``safe_load`` builds a ``datetime.date`` for ``2031-02-30`` and raises ``ValueError``
+    there, failing the whole note; as text, the date is checked here and dropped with a
+    warning.
+    """
+
+
+_TextDates.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class FrontMatter:
     """What a document's front matter says about it.
@@ -31,7 +46,8 @@ class FrontMatter:
         tags: the ``tags`` value (a list, or one comma-separated string), stripped, without
             duplicates, in order.
         body_start: offset (code points) in the text where the body starts after the block.
-        warning: why a block that looked like front matter was not parsed, else ``None``.
+        warning: why a block that looked like front matter was not parsed, or which values
+            were ignored (a date that is no date, a title that is no text), else ``None``.
     """
 
     title: str | None = None
@@ -47,13 +63,13 @@ def parse_front_matter(text: str) -> FrontMatter:
     A block that does not parse, or is not a table of keys, is left in the text
     (``body_start`` 0) with a one-line ``warning``; values of the wrong kind are ignored.
     """
-    for fence, match, load in (("YAML", _YAML_RE.match(text), yaml.safe_load),
+    for fence, match, load in (("YAML", _YAML_RE.match(text), _load_yaml),
                                ("TOML", _TOML_RE.match(text), tomllib.loads)):
         if match is None:
             continue
         try:
             data = load(match[1] or "")
-        except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
+        except (yaml.YAMLError, tomllib.TOMLDecodeError, ValueError) as exc:
             reason = " ".join(str(exc).split())[:200]
             return FrontMatter(warning=f"{fence} front matter not parsed, kept as text: {reason}")
         if data is None:
@@ -62,14 +78,31 @@ def parse_front_matter(text: str) -> FrontMatter:
             return FrontMatter(warning=f"{fence} front matter is not a table of keys, kept as "
                                        "text")
         title = data.get("title")
+        if isinstance(title, int | float) and not isinstance(title, bool):
+            title = str(title)  # "title: 1984" is a title
+        key = next((k for k in DATE_KEYS if data.get(k) is not None), None)
+        created = _instant(data[key]) if key else None
+        ignored = []
+        if key and created is None:
+            ignored.append(f"{key} {_shown(data[key])} is not a valid date (the file's time "
+                           "is used)")
+        if title is not None and not isinstance(title, str):
+            ignored.append(f"title {_shown(title)} is not text")
         return FrontMatter(
             title=" ".join(title.split()) or None if isinstance(title, str) else None,
-            created_at=next((d for d in map(_instant, (data.get(k) for k in DATE_KEYS))
-                             if d is not None), None),
-            tags=_tags(data.get("tags")),
-            body_start=match.end(),
-        )
+            created_at=created, tags=_tags(data.get("tags")), body_start=match.end(),
+            warning=(f"{fence} front matter: {'; '.join(ignored)}; ignored"
+                     if ignored else None))
     return FrontMatter()
+
+
+def _load_yaml(text: str) -> object:
+    return yaml.load(text, Loader=_TextDates)  # noqa: S506 - a SafeLoader subclass
+
+
+def _shown(value: object, max_chars: int = 40) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= max_chars else shown[:max_chars] + "..."
 
 
 def _instant(value: object) -> datetime | None:

@@ -32,6 +32,7 @@ from kb.types import Block, ExtractedDocument
 
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
 EMPTY_FILE = "empty file"  # the reason an empty file is skipped, not failed
+FRONT_MATTER_ONLY = "empty file (front matter only)"  # a note with no body: skipped too
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})  # may be blank text
 DETECT_SAMPLE_BYTES = 8 << 20  # a legacy encoding is detected on the first 8 MiB at most
 
@@ -226,11 +227,14 @@ def extract_markdown(path: Path) -> ExtractedDocument:
 
     Raises:
         CorruptError: unreadable, or not text in any detectable encoding.
-        EmptyDocumentError: the file is empty or whitespace only (front matter aside).
+        EmptyDocumentError: the file is empty or whitespace only (front matter aside: a
+            note of front matter alone is ``FRONT_MATTER_ONLY``).
 
     """
     text = read_text(path)
     front = parse_front_matter(text)
+    if front.body_start and not text[front.body_start:].strip():
+        raise EmptyDocumentError(path, FRONT_MATTER_ONLY)
     blocks, title = split_markdown(text[front.body_start:])
     notes = [front.warning, replaced_warning(text.count("\ufffd"), len(text))]
     doc = build_document(
