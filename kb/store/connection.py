@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +45,7 @@ def open_mode(path: Path) -> OpenMode:
     """
     folder = path.parent if str(path.parent) else Path(".")
     if not path.exists() or (os.access(path, os.W_OK) and os.access(folder, os.W_OK)):
-        return "rw"
+        return "rw" if _sidecars_writable(path) else "ro"
     probe = sqlite3.connect(uri(path, "ro"), uri=True)
     try:
         probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -53,6 +54,32 @@ def open_mode(path: Path) -> OpenMode:
         return "immutable"
     finally:
         probe.close()
+
+
+def _sidecars_writable(path: Path) -> bool:
+    """Whether the ``-wal`` and ``-shm`` beside ``path`` can be written (or do not exist).
+
+    A read-only session (the file was ``chmod 444``) in a writable folder leaves them behind
+    with the file's mode then; once the file is writable again, a writer would fail on them
+    ("attempt to write a readonly database", or an FTS integrity check failing as if the
+    index were damaged). Those this process owns get the file's mode back; another owner's
+    leave the file read-only.
+    """
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    for side in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            info = side.stat()
+        except FileNotFoundError:
+            continue
+        if mode is not None and info.st_uid == os.geteuid() and \
+                stat.S_IMODE(info.st_mode) & mode != mode:
+            try:
+                os.chmod(side, stat.S_IMODE(info.st_mode) | mode)
+            except OSError:
+                pass  # then os.access says whether it can be written
+        if not os.access(side, os.W_OK):
+            return False
+    return True
 
 
 def uri(path: Path, mode: OpenMode) -> str:

@@ -1,0 +1,77 @@
+"""A read-only session leaves ``-wal``/``-shm`` files that must not break the next writer.
+
+From a new-user trial: ``chmod 444 k.db``, ``kb search`` (read-only: it works, and SQLite
+creates ``k.db-wal`` and ``k.db-shm`` with the file's mode, 444), ``chmod 644 k.db``; then
+``kb status`` said the full-text index was damaged and ``kb ingest`` failed with "attempt to
+write a readonly database", though the index was whole (the ``-shm`` was read-only). File
+modes do not stop root, so the real scenario runs ``kb`` as root without the capabilities
+that let it ignore them (``setpriv``), as the trial did.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.api import KnowledgeBase
+from kb.config import Config
+from kb.store.connection import open_mode
+from tests.conftest import write
+
+
+def _indexed(tmp_path: Path) -> Path:
+    db = tmp_path / "k.db"
+    write(tmp_path / "docs" / "otters.md", "# Otters\n\nSea otters hold hands while asleep.\n")
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "docs"])
+    return db
+
+
+def test_sidecars_left_read_only_get_the_files_mode_back(tmp_path: Path) -> None:
+    db = _indexed(tmp_path)
+    wal, shm = Path(f"{db}-wal"), Path(f"{db}-shm")
+    for side in (wal, shm):  # as a read-only session leaves them
+        side.write_bytes(b"")
+        side.chmod(0o444)
+    db.chmod(0o644)
+    assert open_mode(db) == "rw"
+    assert [stat.S_IMODE(s.stat().st_mode) for s in (wal, shm)] == [0o644, 0o644]
+    # a file that is itself read-only leaves them as they are
+    for side in (wal, shm):
+        side.chmod(0o444)
+    db.chmod(0o444)
+    open_mode(db)
+    assert [stat.S_IMODE(s.stat().st_mode) for s in (wal, shm)] == [0o444, 0o444]
+    db.chmod(0o644)
+
+
+ROOT_OBEYING_MODES = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run kb as root that obeys file modes")
+def test_a_read_only_search_then_chmod_back_leaves_a_working_index(tmp_path: Path) -> None:
+    db = _indexed(tmp_path)
+
+    def kb(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*ROOT_OBEYING_MODES, sys.executable, "-m", "kb", "--db", str(db),
+                               "--embedder", "none", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    db.chmod(0o444)
+    found = kb("search", "sea otters")
+    assert found.returncode == 0 and "Otters" in found.stdout, found.stderr
+    assert stat.S_IMODE(Path(f"{db}-shm").stat().st_mode) == 0o444  # the trial's state
+    db.chmod(0o644)
+    status = kb("status")
+    assert status.returncode == 0, status.stderr
+    assert "damaged" not in status.stdout + status.stderr
+    write(tmp_path / "more" / "seals.md", "# Seals\n\nSeals sleep in the water.\n")
+    added = kb("ingest", str(tmp_path / "more"))
+    assert added.returncode == 0 and "1 added" in added.stdout, added.stderr
