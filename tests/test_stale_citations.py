@@ -98,6 +98,14 @@ def test_a_deleted_file_is_never_handed_out_and_the_diagnostics_say_so(db, notes
             assert "night ferry" not in result.context.lower()
         tool = knowledge_search(kb, {"query": FERRY})
         assert tool["diagnostics"]["gone"] == [gone]
+    # the headline does not say the knowledge base lacks the answer (a trial read so)
+    printed = _cli(db, "search", FERRY).stdout
+    assert "does not hold the answer" not in printed
+    assert "1 document(s) were left out because their files are gone" in printed, printed
+    # ... nor, when the closest are listed as weak, that they are all there is
+    printed = _cli(db, "search", "At what temperature does the night ferry leave?").stdout
+    assert "WEAK EVIDENCE" in printed
+    assert "(1 document(s) left out: their files are gone)." in printed, printed
 
 
 def test_ingest_of_the_folder_removes_documents_whose_files_are_gone(db, notes):

@@ -56,12 +56,20 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
     elif not result.references and result.diagnostics.notes:  # an empty index, a filter
         out.line(Text(f"No relevant references found: {result.diagnostics.notes[0]}, so "
                       "nothing could match (the question was not the cause)."))
+    elif not result.references and result.diagnostics.gone:  # files moved or deleted
+        gone = len(result.diagnostics.gone)
+        out.line(Text(f"No relevant references found among the documents whose files are "
+                      f"still there: {gone} document(s) were left out because their files "
+                      "are gone (moved or deleted); restore them, or `kb sync` their folder."))
     elif not result.references:
         out.line(Text("No relevant references found: the knowledge base does not hold the "
                       "answer."))
     if result.references and result.insufficient_evidence:
         out.line(Text("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
-                      "probably do not answer the question.", style="yellow"))
+                      "probably do not answer the question" + (
+                          f" ({len(result.diagnostics.gone)} document(s) left out: their "
+                          "files are gone)." if result.diagnostics.gone else "."),
+                      style="yellow"))
     best = {j.number: j.best_sentence for j in result.diagnostics.judge}
     for ref in result.references:
         where = ref.locator
