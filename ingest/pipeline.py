@@ -71,6 +71,7 @@ from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
+from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
@@ -163,7 +164,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
     if old is not None and old.content_hash == digest and old.status != "pending_models":
         return FileOutcome(source, "unchanged")
     if path.suffix.lower() == ".txt" and llm is None:  # streamed: no stage needs it whole
-        row = DocumentRow(source=source, source_type="txt", title=path.stem or path.name,
+        row = DocumentRow(source=source, source_type="txt",
+                          title=one_line(path.stem) or one_line(path.name),
                           content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
                           created_at=datetime.fromtimestamp(stat.st_mtime, UTC))
         return write_text_stream(store, path, row, chunk, updated=old is not None)

@@ -277,7 +277,7 @@ def build_document(
     kept = tuple(b for b in blocks if b is not None)
     if not kept:
         raise EmptyDocumentError(path, empty_reason)
-    clean_title = one_line(title or "") or path.stem or path.name
+    clean_title = one_line(title or "") or one_line(path.stem) or one_line(path.name)
     if created_at is not None and created_at.tzinfo is None:
         created_at = created_at.replace(tzinfo=UTC)
     refs = tuple(images)

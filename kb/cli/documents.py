@@ -7,6 +7,7 @@ import dataclasses
 import click
 
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
+from kb.cli.printable import shown
 from kb.errors import DocumentNotFound, KbError, StoreError
 
 
@@ -27,7 +28,7 @@ def docs(ctx: click.Context, as_json: bool) -> None:
             chunks = "chunk" if d.chunk_count == 1 else "chunks"  # the counts stay aligned
             tags = f"  [tags: {', '.join(d.tags)}]" if d.tags else ""
             click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} {chunks:6}  "
-                       f"{d.status:15}  {d.title[:50]}  {d.source}{tags}{warn}")
+                       f"{d.status:15}  {shown(d.title[:50])}  {shown(d.source)}{tags}{warn}")
 
 
 @cli.command()
@@ -56,7 +57,7 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
                 if as_json:
                     emit_json({"removed": doc.source, "id": doc.id})
                 else:
-                    click.echo(f"removed {doc.source}")
+                    click.echo(f"removed {shown(doc.source)}")
     if unmatched:
         raise DocumentNotFound(", ".join(unmatched)) if len(unmatched) == 1 else KbError(
             f"no document matches {', '.join(map(repr, unmatched))}")

@@ -19,6 +19,7 @@ from kb.cli.common import (
     open_kb,
     progress_bar,
 )
+from kb.cli.printable import shown
 from kb.cli.progress import ingest_progress
 from kb.ingest.discover import check_given
 from kb.ingest.ignore import ROUTINE_REASONS
@@ -148,7 +149,7 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
         if o.action in named:
             click.echo(_outcome_line(o))
         for w in o.warnings:
-            click.echo(f"WARN     {o.path}: {w}")
+            click.echo(f"WARN     {shown(o.path)}: {w}")
     for src in report.removed:
         click.echo(f"REMOVED  {src}")
     for w in report.warnings:
@@ -160,7 +161,7 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
 
 def _outcome_line(o: FileOutcome) -> str:
     """``FAILED   path: reason`` (and SKIPPED), or ``ADDED    path`` (and UPDATED)."""
-    line = f"{o.action.upper():8} {o.path}"
+    line = f"{o.action.upper():8} {shown(o.path)}"
     return f"{line}: {o.reason}" if o.action in ("failed", "skipped") else line
 
 

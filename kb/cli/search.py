@@ -16,6 +16,7 @@ from kb.cli.common import (
     search_options,
 )
 from kb.cli.highlight import COLOR_MODES, ColorMode, Printer
+from kb.cli.printable import shown
 from kb.cli.query_command import QueryCommand, joined_text
 from kb.errors import SearchFailed
 from kb.shapes import ContextJSON, SearchResultJSON
@@ -80,7 +81,7 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         line.append(f"  ({where})" if where else "")
         line.append(weak, style="yellow")
         out.line(line)
-        out.line(Text(f"     {ref.source}", style="dim"))
+        out.line(Text(f"     {shown(ref.source)}", style="dim"))
         out.line(Text("     ") + out.marked(snippet(ref.text, best.get(ref.number))))
     _print_notes(result)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it

@@ -18,6 +18,7 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import DOC_PREFIX, cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.printable import shown
 from kb.errors import KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
 from kb.types import ChunkInContext, Document, Passage, page_span
@@ -59,7 +60,8 @@ def _header(doc: Document, chunk: Passage | None = None) -> str:
     what = f"chunk {chunk.chunk_id} of doc {doc.id}" if chunk else f"doc {doc.id}"
     where = location(chunk.page, chunk.heading_path, chunk.page_end) if chunk else ""
     tags = f"\ntags: {', '.join(doc.tags)}" if doc.tags else ""
-    return f"{doc.title} ({what})" + (f"  [{where}]" if where else "") + f"\n{doc.source}{tags}"
+    return (f"{shown(doc.title)} ({what})" + (f"  [{where}]" if where else "")
+            + f"\n{shown(doc.source)}{tags}")
 
 
 def render_chunk(found: ChunkInContext) -> str:

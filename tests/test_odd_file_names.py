@@ -1,0 +1,43 @@
+"""A file name holding a newline (new-user trial 5): one row per document, one-line titles.
+
+Its stem had become a title with a newline, which ``Store.situated_documents`` read as an
+LLM's situating sentence ("prefixes are mixed ... ingested with an LLM" on every later
+ingest), and ``kb docs`` printed the raw newline, splitting one row into two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kb.cli import cli
+from kb.cli.printable import shown
+from tests.conftest import write
+
+
+def _kb(db: Path, *args: str):
+    return CliRunner().invoke(cli, ["--db", str(db), "--embedder", "none", *args])
+
+
+def test_a_newline_in_a_file_name(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    write(notes / "new\nline.txt", "Puffins nest in burrows on the cliff top.\n")
+    write(notes / "tab\tbed.md", "Kittiwakes nest on narrow ledges.\n")
+    write(notes / "plain.md", "# Plain\n\nGannets dive from thirty metres.\n")
+    db = tmp_path / "kb.db"
+    first = _kb(db, "ingest", str(notes))
+    assert first.exit_code == 0, first.output
+    again = _kb(db, "ingest", str(notes))
+    assert again.exit_code == 0 and "prefixes are mixed" not in again.output, again.output
+    docs = _kb(db, "docs")
+    rows = docs.output.strip().splitlines()
+    assert len(rows) == 3, docs.output  # one row per document
+    assert any("new line" in row and "new\\nline.txt" in row for row in rows)
+    found = _kb(db, "search", "puffins burrows")
+    assert "new\\nline.txt" in found.output and "new\nline" not in found.output
+
+
+def test_shown_escapes_only_what_does_not_print() -> None:
+    assert shown("notes/新建 文件.md") == "notes/新建 文件.md"
+    assert shown("a\nb\tc\x1b[31m") == "a\\nb\\tc\\x1b[31m"
