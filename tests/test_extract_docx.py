@@ -211,6 +211,10 @@ OLE_HEADER = bytes.fromhex("d0cf11e0a1b11ae1") + bytes(16) + bytes.fromhex("3e00
     ({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": "<x/>"},
      "an OpenDocument file (application/vnd.oasis.opendocument.text) renamed .docx? Save it "
      "as .docx"),
+    # a content-types part without its namespace: python-docx's own AttributeError was shown
+    ({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"},
+     "a package part is not what Word writes: [Content_Types].xml's root <Types> is not the "
+     "OPC <Types> (namespace http://schemas.openxmlformats.org/package/2006/content-types)"),
 ])
 def test_a_corrupt_docx_says_so_in_the_ingest_report(tmp_path: Path,
                                                       content: bytes | dict[str, str],

@@ -100,7 +100,28 @@ def _docx_problem(path: Path, exc: Exception) -> str:
         return f"missing part {missing.group(1)}"
     if isinstance(exc, etree.XMLSyntaxError):
         return f"malformed XML: {text}"
+    if isinstance(exc, AttributeError | TypeError):  # python-docx met a part it cannot read
+        return f"a package part is not what Word writes: {_content_types_problem(path)}"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_TYPES = "{http://schemas.openxmlformats.org/package/2006/content-types}Types"
+
+
+def _content_types_problem(path: Path) -> str:
+    """What is wrong with the package's ``[Content_Types].xml``, or where else to look."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            root = etree.fromstring(z.read("[Content_Types].xml"))
+    except KeyError:
+        return "no [Content_Types].xml"
+    except (zipfile.BadZipFile, OSError, RuntimeError, ValueError, etree.XMLSyntaxError):
+        return "[Content_Types].xml unreadable"
+    name = etree.QName(root).localname
+    if root.tag != _TYPES:
+        return (f"[Content_Types].xml's root <{name}> is not the OPC <Types> (namespace "
+                f"{_TYPES[1:_TYPES.index('}')]})")
+    return "its content types or relationships"
 
 
 def _extract(path: Path, document: Any) -> ExtractedDocument:
