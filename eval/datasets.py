@@ -308,7 +308,9 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from None
+                    # "Invalid control character at": the position is in colno, not in msg
+                    raise ValueError(f"{path}:{line_no}: invalid JSON at column {exc.colno}: "
+                                     f"{exc.msg.removesuffix(' at')}") from None
                 if not isinstance(row, dict):
                     raise ValueError(f"{path}:{line_no}: expected a JSON object")
                 yield line_no, row

@@ -202,7 +202,9 @@ def test_missing_files_raise(tmp_path: Path) -> None:
         ('{"_id": "a", "text": "x"}\n{"_id": "a", "text": "y"}\n', r"corpus.jsonl:2: duplicate"),
         ('{"text": "no id"}\n', r"corpus.jsonl:1: '_id' must be"),
         ('{"_id": "a", "text": 3}\n', r"corpus.jsonl:1: 'title' and 'text' must be strings"),
-        ("not json\n", r"corpus.jsonl:1: invalid JSON"),
+        ("not json\n", r"corpus.jsonl:1: invalid JSON at column 1: Expecting value$"),
+        ('{"_id": "a", "text": "tab\there"}\n',
+         r"corpus.jsonl:1: invalid JSON at column 26: Invalid control character$"),
         ('["a list"]\n', r"corpus.jsonl:1: expected a JSON object"),
     ],
 )
