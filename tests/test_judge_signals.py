@@ -194,6 +194,27 @@ def test_a_stem_in_many_headwords_keeps_those_it_translates_alone():
     assert len(Lexicon.build(names[:MAX_FAN_OUT]).chinese("river")) == MAX_FAN_OUT
 
 
+def test_two_english_words_read_together_map_to_the_word_they_name():
+    # "leave" in the pieces of more than MAX_FAN_OUT headwords keeps none of the two-word
+    # ones; the pair "sick leave" names 病假 (a trial's English question over a Chinese
+    # leave policy was refused: nothing translated 病假)
+    leaves = [(f"假{chr(0x4e00 + i)}", [f"leave of kind {i}x"]) for i in range(MAX_FAN_OUT + 5)]
+    lexicon = Lexicon.build([*leaves, ("病假", ["sick leave"]), ("疾病", ["illness", "sick"]),
+                             ("信用卡", ["credit card"])])
+    assert "病假" not in lexicon.chinese("leav")
+    assert lexicon.phrase("sick", "leav") == ("病假",)
+    assert lexicon.phrase("leav", "sick") == ()  # in the sense's order only
+    assert Lexicon.from_json(lexicon.to_json()).phrase("credit", "card") == ("信用卡",)
+    sick, leave = content_terms("How much sick leave do I get?", lexicon)[:2]
+    assert (sick.translations[0], leave.translations[0]) == ("病假", "病假")
+    held = passage_terms("每年带薪病假十天。")
+    assert held.has(sick) and held.has(leave)
+    # not read together apart, or across a stop word ("sick" alone may still name it)
+    for query in ("Is leave for the sick paid?", "Is sick of leave paid?"):
+        (leave,) = [t for t in content_terms(query, lexicon) if t.text == "leav"]
+        assert "病假" not in leave.translations
+
+
 def test_the_most_direct_commonest_translation_comes_first():
     lexicon = Lexicon.build([
         ("凯恩斯", ["Cairns, city in Queensland, Australia"]),  # names it in a later piece
