@@ -50,8 +50,11 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
          "逝世 去世 死于 病逝 身亡 辞世 遇害 卒 卒于 死亡 过世 离世 阵亡"),
         ("marriage", r"married|marry|marries|marriages?|weddings?|(?-i:wed|weds|wedded)",
          "结婚 成婚 婚礼 嫁给 迎娶 娶 完婚"),
+        # a shop's or a line's opening is its founding ("When did Hearthstone Bakery open?",
+        # 开业); not its hours ("When does the shop open?")
         ("founding", r"founded|founding|co-?founded|co-?founders?|founders?|established|"
-                     r"incorporated", "成立 创立 创建 创办 组建 创设 创始人 创办人 创立者 创建者"),
+                     r"incorporated|opened|did\s+(?:[\w'&.-]+\s+){1,6}open",
+         "成立 创立 创建 创办 组建 创设 创始人 创办人 创立者 创建者 开业 开张"),
         ("office", r"retired|retirement|resigned|resignation|graduated|graduation|elected|"
                    r"appointed|stepped down", "退休 辞职 辞去 毕业 当选 任命 就任 卸任 上任"),
         ("launch", r"launch|launched|launches|launching|released?|releasing|debuts?|debuted|"

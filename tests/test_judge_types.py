@@ -296,7 +296,7 @@ def test_a_passage_naming_no_event_asked_fails():
     ("Which publication reported the crash?", "The Times reported it.", ()),
     ("When was the body found?", "The body lay in the river.", ()),
     ("When did Orlen Vasquez retire?", "He left the board in 2015.", ()),  # office: left out
-    ("When did the museum open?", "The museum is on Quay Street.", ()),
+    ("When did the museum open?", "The museum is on Quay Street.", ("founding",)),  # trial 5
     # an acquisition (a new-user trial: "When was Mara Quenby's company acquired?" 71% on her
     # note, which tells of its founding only)
     ("When was Mara Quenby's company acquired?", "In 2014 she founded Tidewell.",
@@ -351,6 +351,14 @@ def test_a_passage_naming_no_event_asked_fails():
     ("我们哪天离开东京？", "10月5日从成田机场飞回上海。", ()),  # a trip's departure
     ("When did Jan Petersen leave Nordlicht?", "Jan Petersen worked at Nordlicht until 2021.",
      ()),
+    # a shop's opening is its founding (trial 5: 87% on a supplier list dated 2025); its
+    # hours are no event
+    ("When did Hearthstone Bakery open?", "# Supplier List 2025\n\nFlour: Fenwick Mill.",
+     ("founding",)),
+    ("When did Hearthstone Bakery open?", "Hearthstone Bakery opened on Mill Lane in 2019.", ()),
+    ("青岚茶舍是哪一年开业的？", "青岚茶舍位于杭州，2018 年 5 月开业。", ()),
+    ("青岚茶舍是哪一年开业的？", "明前龙井每 50 克 168 元。", ("founding",)),
+    ("When does the bakery open on Sundays?", "Sundays 08:00 to 14:00.", ()),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
