@@ -19,7 +19,7 @@ What it returns is plain data, so the stages after it (``kb.retrieve.rerank``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -79,7 +79,7 @@ class Evidence:
 def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
            model_id: str | None, terms: Sequence[Term], judge: bool,
            judge_model: JudgeModel | None, trace: Trace,
-           stats: IndexStatsReader | None = None) -> Evidence:
+           stats: IndexStatsReader | None = None, confined: bool = False) -> Evidence:
     """Read the evidence for the floor's candidates (see module docstring).
 
     Args:
@@ -94,6 +94,11 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
         trace: receives a degraded note when files are gone.
         stats: the search's reader of the judge's index statistics, holding what recall
             read ahead (``kb.retrieve.indexstats``); ``None``: a fresh one.
+        confined: the search may see only some documents (``SearchOptions.doc_ids``: a
+            scoped server). The statistics count the whole index, so the checks that read
+            what the rest of it writes are off (``IndexStats.complete`` false): a name
+            written only outside would otherwise pass a passage that one written nowhere
+            fails, telling a caller what hidden documents hold.
 
     Raises:
         sqlite3.OperationalError: a statement was interrupted (the search is cancelled).
@@ -117,6 +122,8 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
         passages = judge_passages(head, chunks)
         reader = stats if stats is not None else IndexStatsReader(store)
         index, problem = reader.stats(terms, [p.doc_id for p in passages])
+        if confined:
+            index = replace(index, complete=False)
         judged = JudgeInput(tuple(passages), index, problem,
                             judge_model or load_judge_model(store, fingerprint, model_id))
     return Evidence(files, tuple(top), chunks, vectors, judged)

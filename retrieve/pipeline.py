@@ -209,7 +209,7 @@ def rank(store: Store, query: str, options: SearchOptions, engines: Engines,
     evidence = gather(store, floored.kept, fingerprint=used.fingerprint.key if used else None,
                       model_id=used.embedder.model_id if used else None, terms=recalled.terms,
                       judge=settings.judge, judge_model=engines.judge_model, trace=trace,
-                      stats=stats)
+                      stats=stats, confined=options.doc_ids is not None)
     order = rerank(query, evidence, recalled.terms, reranker=engines.reranker,  # 5
                    llm=None if expansion.llm_failed else llm, settings=settings,
                    explain=options.explain, trace=trace)

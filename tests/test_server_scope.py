@@ -21,7 +21,7 @@ from kb.cli import cli
 from kb.config import Config, SearchOptions
 from kb.errors import ChunkNotFound, DocumentNotFound
 from kb.retrieve.scope import OUT_OF_SCOPE_NOTE, scope
-from kb.scoped import DocumentScope, ScopedKnowledgeBase
+from kb.scoped import DocumentScope, ScopedKnowledgeBase, check_ingest_roots
 from tests.conftest import write
 
 
@@ -62,6 +62,22 @@ def test_search_sees_only_the_scope_and_caller_filters_narrow_it(folders: Path) 
         # ... and one inside narrows it
         inside = kb.search("box kites sourdough", top_k=5, source_types="txt")
         assert sources(inside) == {"bread.txt"}
+
+
+def test_the_judge_tells_nothing_of_words_written_only_outside(tmp_path: Path) -> None:
+    # a review: the unknown-name check counted the whole index, so a question naming a word
+    # written only in a hidden document passed where one naming a word written nowhere failed
+    write(tmp_path / "public" / "handbook.md", "# Handbook\n\nOffice hours are 9:00 to 17:00. "
+          "The cafeteria serves lunch from 12:00.\n")
+    write(tmp_path / "private" / "secret.md", "Only the CFO Marta Quill may open the vault.\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "public", tmp_path / "private"])
+    with scoped(tmp_path, sources=(f"{tmp_path / 'public'}/",)) as kb:
+        seen = {name: kb.search(f"When does {name} serve lunch in the cafeteria?")
+                for name in ("Quill", "Quibble")}
+    # the same decision (the percentages may differ: term statistics are the whole index's,
+    # as the README says)
+    assert seen["Quill"].insufficient_evidence == seen["Quibble"].insufficient_evidence
 
 
 def test_tag_and_type_scopes(folders: Path) -> None:
@@ -183,3 +199,22 @@ def test_cli_refuses_a_bad_scope_before_serving(folders: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", str(folders / "kb.db"), "--embedder", "none", "serve",
                                  "--type", "exe", "--port", "0"])
     assert r.exit_code == 2 and "unknown source_types exe" in r.output
+
+
+def test_ingest_roots_must_lie_inside_the_scope(folders: Path) -> None:
+    # a review: an ingest report names the files it read and quotes their warnings (a front
+    # matter value), so a root outside the scope showed callers what lies outside it
+    public, private = folders / "public", folders / "private"
+    scope = DocumentScope(sources=(f"{public}/",))
+    check_ingest_roots(scope, [public])
+    check_ingest_roots(scope, [public / "sub"])
+    check_ingest_roots(DocumentScope(), [private])  # no scope: any root
+    with pytest.raises(ValueError, match="lies outside every --source"):
+        check_ingest_roots(scope, [private])
+    with pytest.raises(ValueError, match="lies outside every --source"):
+        check_ingest_roots(DocumentScope(sources=(str(public),)), [folders / "public-2"])
+    with pytest.raises(ValueError, match="--root with --type or --tag"):
+        check_ingest_roots(DocumentScope(tags=("shared",)), [public])
+    r = CliRunner().invoke(cli, ["--db", str(folders / "kb.db"), "--embedder", "none", "serve",
+                                 "--source", str(public), "--root", str(private), "--port", "0"])
+    assert r.exit_code == 2 and "lies outside every --source" in r.output, r.output

@@ -17,6 +17,7 @@ from kb.cli.common import (
     server_scope,
 )
 from kb.errors import KbError
+from kb.scoped import check_ingest_roots
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
 
@@ -49,6 +50,7 @@ def mcp(ctx: click.Context, roots: tuple[str, ...], source: tuple[str, ...],
     require_mcp()
     scope = server_scope(source, type_, tag)
     allowed = check_roots(ingest_roots(ctx, roots))
+    check_ingest_roots(scope, allowed)
     with open_kb(ctx, create=bool(allowed), scope=scope) as kb:  # only one that can ingest creates
         run_stdio(kb, allowed)
 
@@ -82,6 +84,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
 
     settings = ServeSettings(host=host, port=port, token=token or None,
                              roots=check_roots(ingest_roots(ctx, roots)))
+    check_ingest_roots(scope, settings.roots)
     check_settings(settings)  # refuse an unguarded public bind before opening anything
 
     def ready(server: Any) -> None:
