@@ -53,7 +53,7 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
         # a shop's or a line's opening is its founding ("When did Hearthstone Bakery open?",
         # 开业); not its hours ("When does the shop open?")
         ("founding", r"founded|founding|co-?founded|co-?founders?|founders?|established|"
-                     r"incorporated|opened|did\s+(?:[\w'&.-]+\s+){1,6}open",
+                     r"incorporated|opened|(?<!time )did\s+(?:[\w'&.-]+\s+){1,6}open",
          "成立 创立 创建 创办 组建 创设 创始人 创办人 创立者 创建者 开业 开张"),
         ("office", r"retired|retirement|resigned|resignation|graduated|graduation|elected|"
                    r"appointed|stepped down", "退休 辞职 辞去 毕业 当选 任命 就任 卸任 上任"),
@@ -103,9 +103,13 @@ NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         ("marriage", r"marri|marry|wedd|wed\b|weds\b|wife|husband|spouse|widow|bride|"
                      r"tied the knot|vows", r"婚|嫁|娶|妻|夫|配偶|连理"),
         ("founding", r"found(?:ed|er|ers|ing|ress)\b|co-?found|establish|incorporat|set up|"
-                     r"started|formed|created|inception|origin|opened|began|launched|brainchild|"
-                     r"since \d|dates? back|built",
-         r"成立|创|建立|建于|始建|开业|开张|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建|注册"),
+                     r"started|formed|created|inception|origin|opened|began|launched|"
+                     r"brainchild|since \d|dates? back|built|inaugurat|premiere|open since|"
+                     r"(?:grand|official) opening|opening (?:day|date|ceremony)|"
+                     r"welcomed its first|first (?:guests|visitors|passengers|customers)",
+         # not 营业时间 or 开门时间: opening hours are no founding
+         r"成立|创|建立|建于|始建|开业|开张|问世|诞生|开办|设立|组建|建校|建城|建成|开设|兴建|注册|"
+         r"正式营业|开始营业|开门迎客|开通|落成|启用"),
         ("launch", r"launch|releas|publish|publication|debut|premier|unveil|introduc|"
                    r"went on sale|on sale|shipped|available|first flight|maiden|announc|"
                    r"came out|hit (?:the )?(?:stores|shelves|market)|aired|broadcast|dropped|"

@@ -61,13 +61,14 @@ def scope_notes(store: Store, options: SearchOptions,
     assistant pointed at a mistyped collection must not read "the documents do not hold it".
     With ``options.doc_ids`` (a scoped server) only those documents are looked at, so a note
     tells nothing of the others: a tag carried only outside the scope is "carried by none".
-    One read (``LIMIT 1``) for the empty index, and one per tag, source or type given.
+    One read (``LIMIT 1``) for the empty index (and one for the scope's documents, with
+    ``doc_ids``), and one per tag, source or type given.
     """
-    if not store.any_document(Filters()):
-        return (EMPTY_NOTE,)
     ids = options.doc_ids
     if ids is not None and not store.any_document(Filters(doc_ids=ids)):
-        return (OUT_OF_SCOPE_NOTE,)
+        return (OUT_OF_SCOPE_NOTE,)  # before the empty index: says nothing of the rest
+    if not store.any_document(Filters()):
+        return (EMPTY_NOTE,)
     notes = [f"no document carries tag {tag!r}" for tag in dict.fromkeys(options.tags)
              if not store.any_document(Filters(tag_keys=(tag_key(tag),), doc_ids=ids))]
     notes += [f"no document's source is or lies under {source!r}" for source in options.sources

@@ -140,8 +140,9 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         asked_topic_decides: the name asked near the focus, or opening a clause, makes the
             passage its own (for the focus test).
         focus: the question's focus terms; when a sentence holding one holds an answer, only
-            the filled clauses of such sentences count (行云 2's top speed asked of a note giving
-            行云 3's "最高速度每秒 1.5 米" beside a headcount and a revenue, which name none).
+            the filled clauses of such sentences, and of those naming the one asked, count
+            (行云 2's top speed asked of a note giving 行云 3's "最高速度每秒 1.5 米" beside a
+            headcount and a revenue, which name none; "行云 2 则为每秒 1.2 米" answers).
 
     Returns:
         The siblings (name and number, sorted) when every filled clause is of one and none
@@ -185,9 +186,10 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
     subject = sibling_titled  # the one name the last naming sentence wrote
     written_of = answered = False  # the one asked named before the first answer; an answer
     for sentence, found in zip(sents, found_in, strict=True):
-        own = (filled_clauses([sentence], bare_filled, named)
-               if not narrowed or on_focus(sentence) else [])
         names = frozenset(n for _, n in found)
+        # a sentence naming the one asked counts in its own words ("the Pixel 7 came out")
+        own = (filled_clauses([sentence], bare_filled, named)
+               if not narrowed or on_focus(sentence) or names & wanted else [])
         pronoun = _PRONOUN.match(sentence) is not None
         # its topic: the one name it writes, in its opening words, not after "Like" / 与
         topic = names if (len(names) == 1 and not pronoun and found[0][0] < _TOPIC_CHARS

@@ -76,13 +76,15 @@ def test_an_impossible_date_is_a_warning_and_the_note_is_indexed(kb_bm25, tmp_pa
     [doc] = kb_bm25.documents()
     assert doc.tags == ("zoo",)  # the rest of the block is read
     assert doc.created_at == datetime.fromtimestamp(note.stat().st_mtime, UTC)
-    shown = value if value.isdigit() else repr(value)  # YAML reads 12345 as a number
-    assert doc.warnings == (f"YAML front matter: date {shown} is not a valid date (the file's "
-                            "time is used); ignored",)
+    assert doc.warnings == (f"YAML front matter: date {value!r} is not a valid date (the "
+                            "file's time is used); ignored",)
 
 
 def test_a_number_title_is_a_title_and_a_list_title_a_warning(tmp_path: Path) -> None:
-    assert extract(write(tmp_path / "a.md", "---\ntitle: 1984\n---\n" + BODY)).title == "1984"
+    # as written: YAML 1.1 would read 12:30 as 750 (base 60), 010 as 8, yes as True
+    for title in ("1984", "12:30", "010", "1.10", "yes"):
+        path = write(tmp_path / "a.md", f"---\ntitle: {title}\n---\n" + BODY)
+        assert extract(path).title == title
     doc = extract(write(tmp_path / "b.md", "---\ntitle: [a, b]\n---\n" + BODY))
     assert doc.title == "Heading in the body"
     assert doc.warnings == ("YAML front matter: title ['a', 'b'] is not text; ignored",)
@@ -96,3 +98,10 @@ def test_a_note_of_front_matter_alone_is_skipped_as_empty(kb_bm25, tmp_path: Pat
     assert [(Path(o.path).name, o.reason) for o in skipped] == [
         ("only.md", "empty file (front matter only)")]
     assert report.count("failed") == 0 and report.count("added") == 1
+
+
+def test_the_first_date_that_is_one_wins_and_yaml_spaced_times_are_dates(tmp_path: Path) -> None:
+    doc = extract(write(tmp_path / "a.md", "---\ndate: TBD\ncreated: 2024-01-05\n---\n" + BODY))
+    assert doc.created_at == datetime(2024, 1, 5, tzinfo=UTC) and doc.warnings == ()
+    doc = extract(write(tmp_path / "b.md", "---\ndate: 2001-12-14 21:59:43.10 -5\n---\n" + BODY))
+    assert doc.created_at == datetime(2001, 12, 15, 2, 59, 43, 100000, tzinfo=UTC)

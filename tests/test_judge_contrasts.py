@@ -46,6 +46,18 @@ def _dated(query: str):
     ("期末考试是哪一天？", "本学期自 2 月 17 日开学。期中考试安排在 4 月 21 日。", ("期中",)),
     ("期末考试是哪一天？", "期中考试安排在 4 月 21 日，期末考试在 6 月 24 日。", ()),
     ("末班车几点发车？", "首班车 5 点 30 分发车。", ("首班",)),
+    # a review's answering pairs: a side is asked and told of what follows it; "last" as a
+    # verb or in "last year" asks none, "the first 24 months" is no first bus, "min" no
+    # minimum, and a clause holding two times may hold the answer
+    ("When does the last Route 9 bus leave?",
+     "The first bus leaves at 05:30 and service ends at 23:55.", ()),
+    ("How long does the Brio kettle warranty last?",
+     "The kettle is covered for the first 24 months.", ()),
+    ("How long did the strike last?", "It began on the first of March 2019.", ()),
+    ("What was the revenue last year?", "In 2024 revenue rose above 40 million for the first "
+     "time.", ()),
+    ("When is the last bus?", "The first train leaves at 05:10.", ()),  # another head
+    ("期末考试是哪一天？", "期中复习从 4 月 10 日开始。", ()),
 ])
 def test_the_other_side_of_a_contrast(query, text, other):
     assert contrast_filled(query, sentences(text), _dated(query), _focus(query)) == other
@@ -57,6 +69,9 @@ def test_a_number_of_the_other_side():
     focus = _focus(q, "atla", "lift")
     assert contrast_filled(q, ["The minimum load is 5 kg."], counted, focus) == ("minimum",)
     assert contrast_filled(q, ["Its load is 5 to 250 kg."], counted, focus) == ()
+    # "min" is minutes
+    q2 = "How many minutes is the maximum lab session?"
+    assert contrast_filled(q2, ["Sessions are capped at 90 min."], counted, _focus(q2)) == ()
     # the focus's sentences decide: a founding year elsewhere names no side but is left aside
     assert contrast_filled(q, ["Founded in 2001 with 12 staff.", "The minimum load is 5 kg."],
                            counted, focus) == ("minimum",)
@@ -77,9 +92,17 @@ def test_a_siblings_answers_next_to_the_focus_decide():
     # the sentences naming the top speed are 行云 3's
     focus = _focus(q, "行云", "机器人")
     assert siblings_filled(q, XINGYUN, numbered, "公司简介", focus=focus) == ("行云 3",)
-    # a sentence naming the one asked beside the focus answers
+    # a sentence naming the one asked beside the focus answers, and so does one naming it in
+    # other words (a review: "行云 2 则为每秒 1.2 米", "the Pixel 7 came out in October 2022")
     own = [*XINGYUN, "「行云 2」最高速度每秒 1.2 米。"]
     assert siblings_filled(q, own, numbered, "公司简介", focus=focus) == ()
+    assert siblings_filled(q, [XINGYUN[0], "行云 2 则为每秒 1.2 米。"], numbered, "公司简介",
+                           focus=focus) == ()
+    q = "When was the Pixel 7 released?"
+    pixel = ["Google released the Pixel 6 in October 2021.",
+             "Its successor, the Pixel 7, came out in October 2022."]
+    assert siblings_filled(q, pixel, numbered, "", focus=_focus(q, "pixel")) == ()
+    assert siblings_filled(q, pixel[:1], numbered, "", focus=_focus(q, "pixel")) == ("pixel 6",)
 
 
 NOTES = {

@@ -359,6 +359,16 @@ def test_a_passage_naming_no_event_asked_fails():
     ("青岚茶舍是哪一年开业的？", "青岚茶舍位于杭州，2018 年 5 月开业。", ()),
     ("青岚茶舍是哪一年开业的？", "明前龙井每 50 克 168 元。", ("founding",)),
     ("When does the bakery open on Sundays?", "Sundays 08:00 to 14:00.", ()),
+    # a review's ways of telling an opening; opening hours tell of no founding
+    ("When did the Lantern Theatre open?", "The grand opening took place on 21 June 2011.", ()),
+    ("When did the bridge open?", "It was inaugurated on 3 May 1998.", ()),
+    ("When did the line open?", "It welcomed its first passengers on 1 July 2019.", ()),
+    ("When did the cafe open?", "The cafe has been open since March 2021.", ()),
+    ("这家店是哪一年开业的？", "于 2019 年 3 月开门迎客。", ()),
+    ("地铁 9 号线什么时候开业运营？", "2008 年 7 月 19 日开通试运营。", ()),
+    ("What time did the polls open?", "Polling stations open at 7:00.", ()),  # no founding
+    ("Who founded Lumen Bean?", "Opening hours: 7:00-18:00. It opens at 7.", ("founding",)),
+    ("谁创办了青岚茶舍？", "营业时间：每天 9:00-21:00。", ("founding",)),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed

@@ -62,15 +62,20 @@ def extract_docx(path: Path) -> ExtractedDocument:
         CorruptError: not a readable DOCX: ``not a valid DOCX file (REASON)``, the reason
             being ``not a ZIP archive`` (saying so when it is an OLE file, a Word 97-2003
             .doc renamed), an OpenDocument file renamed, ``missing part NAME``,
-            ``malformed XML: ...`` or the parser's own.
+            ``malformed XML: ...``, ``a package part is not what Word writes: ...`` (its
+            content types) or the parser's own. An error of kb's own walker is not caught.
 
     """
     require_nonempty(path)
     try:
-        return _extract(path, docx.Document(str(path)))
+        document = docx.Document(str(path))
+    except Exception as exc:  # zipfile, lxml, KeyError for missing parts, ValueError ...
+        raise CorruptError(path, f"not a valid DOCX file ({_docx_problem(path, exc)})") from exc
+    try:
+        return _extract(path, document)
     except ExtractError:
         raise
-    except Exception as exc:  # zipfile, lxml, KeyError for missing parts, ValueError ...
+    except (KeyError, ValueError, etree.XMLSyntaxError, zipfile.BadZipFile) as exc:  # a part
         raise CorruptError(path, f"not a valid DOCX file ({_docx_problem(path, exc)})") from exc
 
 

@@ -21,17 +21,20 @@ _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
 
 
-class _TextDates(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.1 timestamps left as strings.
+class _PlainScalars(yaml.SafeLoader):
+    """PyYAML's safe loader with timestamps, numbers and booleans left as the text written.
 
     ``safe_load`` builds a ``datetime.date`` for ``2031-02-30`` and raises ``ValueError``
-    there, failing the whole note; as text, the date is checked here and dropped with a
-    warning.
+    there, failing the whole note, and reads ``title: 12:30`` as 750 (base 60), ``010`` as
+    8, ``yes`` as ``True``; as text, a title is what was written and a date is checked here
+    (and dropped with a warning when it is none).
     """
 
 
-_TextDates.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+_PlainScalars.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (
+        "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
@@ -79,13 +82,14 @@ def parse_front_matter(text: str) -> FrontMatter:
                                        "text")
         title = data.get("title")
         if isinstance(title, int | float) and not isinstance(title, bool):
-            title = str(title)  # "title: 1984" is a title
-        key = next((k for k in DATE_KEYS if data.get(k) is not None), None)
-        created = _instant(data[key]) if key else None
+            title = str(title)  # TOML's "title = 1984" is a title
+        given = [k for k in DATE_KEYS if data.get(k) is not None]
+        created = next((d for d in map(_instant, (data[k] for k in given)) if d is not None),
+                       None)  # the first that is a date ("date: TBD", then "created")
         ignored = []
-        if key and created is None:
-            ignored.append(f"{key} {_shown(data[key])} is not a valid date (the file's time "
-                           "is used)")
+        if given and created is None:
+            ignored.append(f"{given[0]} {_shown(data[given[0]])} is not a valid date (the "
+                           "file's time is used)")
         if title is not None and not isinstance(title, str):
             ignored.append(f"title {_shown(title)} is not text")
         return FrontMatter(
@@ -97,7 +101,7 @@ def parse_front_matter(text: str) -> FrontMatter:
 
 
 def _load_yaml(text: str) -> object:
-    return yaml.load(text, Loader=_TextDates)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=_PlainScalars)  # noqa: S506 - a SafeLoader subclass
 
 
 def _shown(value: object, max_chars: int = 40) -> str:
@@ -110,12 +114,21 @@ def _instant(value: object) -> datetime | None:
         try:
             value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            return None
+            value = _yaml_timestamp(value)  # YAML's spaced form: "2001-12-14 21:59:43.10 -5"
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, date):
         return datetime.combine(value, time(), UTC)
     return None
+
+
+def _yaml_timestamp(text: str) -> datetime | date | None:
+    """``text`` read as a YAML 1.1 timestamp, or ``None`` (not one, or no such day)."""
+    try:
+        value = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError):  # 2031-02-30 matches the form and is no day
+        return None
+    return value if isinstance(value, date) else None
 
 
 def _tags(value: object) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from kb.cli.common import (
     open_kb,
     search_options,
 )
+from kb.cli.printable import shown as printable
 from kb.cli.query_command import QueryCommand, joined_text
 
 
@@ -68,5 +69,5 @@ def _print_answer(answer: Answer) -> None:
     if answer.refused and shown:
         click.echo("Closest passages (weak evidence; they probably do not answer it):")
     for ref in shown:
-        where = ", ".join(part for part in (ref.source, ref.locator) if part)
-        click.echo(f"[{ref.number}] {ref.title}  ({where})")
+        where = ", ".join(part for part in (printable(ref.source), ref.locator) if part)
+        click.echo(f"[{ref.number}] {printable(ref.title)}  ({where})")

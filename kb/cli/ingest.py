@@ -151,7 +151,7 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
         for w in o.warnings:
             click.echo(f"WARN     {shown(o.path)}: {w}")
     for src in report.removed:
-        click.echo(f"REMOVED  {src}")
+        click.echo(f"REMOVED  {shown(src)}")
     for w in report.warnings:
         click.echo(f"WARN     {w}")
     if _ignored_line(report):

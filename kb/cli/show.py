@@ -184,8 +184,9 @@ def open_command(ctx: click.Context, ref: str, print_only: bool, as_json: bool) 
         emit_json({"path": target.source, "page": target.page, "page_end": target.page_end,
                    "opened": problem is None})
     elif problem is None:
-        click.echo(f"kb: opened {target.source}" + (f" at {pages}" if pages else ""), err=True)
+        click.echo(f"kb: opened {shown(target.source)}" + (f" at {pages}" if pages else ""),
+                   err=True)
     else:
-        click.echo(target.source + (f"\t{pages}" if pages else ""))
+        click.echo(shown(target.source) + (f"\t{pages}" if pages else ""))
     if problem is not None and not print_only:
         click.echo(f"kb: note: not opened: {problem}; the path is printed instead", err=True)

@@ -71,7 +71,7 @@ def _sidecars_writable(path: Path) -> bool:
             info = side.stat()
         except FileNotFoundError:
             continue
-        if mode is not None and info.st_uid == os.geteuid() and \
+        if mode is not None and info.st_uid == getattr(os, "geteuid", lambda: -1)() and \
                 stat.S_IMODE(info.st_mode) & mode != mode:
             try:
                 os.chmod(side, stat.S_IMODE(info.st_mode) | mode)
