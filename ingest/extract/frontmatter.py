@@ -111,10 +111,11 @@ def _shown(value: object, max_chars: int = 40) -> str:
 
 def _instant(value: object) -> datetime | None:
     if isinstance(value, str):
+        text = value
         try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
         except ValueError:
-            value = _yaml_timestamp(value)  # YAML's spaced form: "2001-12-14 21:59:43.10 -5"
+            value = _yaml_timestamp(text)  # YAML's spaced form: "2001-12-14 21:59:43.10 -5"
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, date):
