@@ -75,6 +75,7 @@ EVENTS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
 # is read only when one is asked: "Jan quit Nordlicht in 2021 to found Helix" tells of
 # Helix's founding too)
 _PASSAGE_EVENTS = frozenset(EVENTS) - {"departure", "joining"}
+_OPEN = re.compile(r"\bopen(?:ed)?\b|开业|开张", re.I)  # an opening asked
 # a stay told by its end: "worked there until 2022", 工作到2022年底 (a departure when one is asked)
 _WORKED_UNTIL = re.compile(r"\buntil\s+(?:\w+\s+)?(?:1[0-9]|20)\d\d\b|"
                            r"(?:工作|任职|干|待|留)(?:到|至)\s*\d{4}")
@@ -227,6 +228,8 @@ def other_events_dated(query: str, sents: Sequence[str], dated: Callable[[str], 
         return ()
     if "departure" in asked:  # "stepped down", "resigned", 辞去 tell of the leaving asked
         asked |= {"office"}
+    if "founding" in asked and _OPEN.search(query):  # a show opens when it premieres
+        asked |= {"launch"}
 
     def passage_events(text: str) -> frozenset[str]:  # a departure only where one is asked:
         told = events_named(text) | (  # "quit Acme in 2021 to found"; 工作到2022年底

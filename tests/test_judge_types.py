@@ -442,6 +442,10 @@ def test_a_question_asking_of_no_event_or_attribute_is_not_gated_by_one(query):
     ("张伟什么时候离职的？", "张伟于2021年辞去北光公司总经理职务。", ()),
     ("When did Jan Petersen leave Nordlicht?", "Jan Petersen was born in 1970.", ("birth",)),
     ("When was Helix founded?", "Jan Petersen quit Nordlicht in 2021 and founded Helix.", ()),
+    # a show opens when it premieres (a review's pair); its founding is no premiere
+    ("When did Hadestown open on Broadway?", "It premiered on Broadway on April 17, 2019.", ()),
+    ("When was the theatre company founded?", "Its first show premiered in 2019.",
+     ("launch",)),
 ])
 def test_the_events_a_passage_dates_instead(query, text, apart):
     sents = [text] if isinstance(text, str) else text
