@@ -75,3 +75,33 @@ def test_a_read_only_search_then_chmod_back_leaves_a_working_index(tmp_path: Pat
     write(tmp_path / "more" / "seals.md", "# Seals\n\nSeals sleep in the water.\n")
     added = kb("ingest", str(tmp_path / "more"))
     assert added.returncode == 0 and "1 added" in added.stdout, added.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run kb as root that obeys file modes")
+def test_a_wal_that_cannot_be_read_is_an_error_not_an_empty_index(tmp_path: Path) -> None:
+    # a trial: a copy of the file with its -wal (writes not checkpointed) but no -shm, in a
+    # read-only folder, was opened immutable, which ignores the -wal: "the knowledge base is
+    # empty", exit 0
+    db = _indexed(tmp_path)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with KnowledgeBase(db, Config(embedder="none")) as kb:  # a writer holds its -wal open
+        write(tmp_path / "more" / "seals.md", "# Seals\n\nSeals sleep in the water.\n")
+        kb.store.conn.execute("PRAGMA wal_autocheckpoint = 0")
+        kb.ingest([tmp_path / "more"])
+        for suffix in ("", "-wal"):
+            shutil.copyfile(f"{db}{suffix}", copy / f"k.db{suffix}")
+    assert (copy / "k.db-wal").stat().st_size > 0 and not (copy / "k.db-shm").exists()
+    for f in copy.iterdir():
+        f.chmod(0o444)
+    copy.chmod(0o555)
+    try:
+        r = subprocess.run([*ROOT_OBEYING_MODES, sys.executable, "-m", "kb", "--db",
+                            str(copy / "k.db"), "--embedder", "none", "search", "seals"],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        copy.chmod(0o755)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "k.db-wal holds writes not yet in the file" in r.stderr
+    assert "empty" not in r.stdout

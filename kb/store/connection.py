@@ -42,6 +42,10 @@ def open_mode(path: Path) -> OpenMode:
 
     ``rw`` when the file and its folder can be written (or the file does not exist yet: it is
     created there, and an unwritable folder then fails with SQLite's reason).
+
+    Raises:
+        StoreError: only ``immutable`` is possible and a ``-wal`` beside the file holds
+            writes: an immutable reader would not see them (an index read as empty).
     """
     folder = path.parent if str(path.parent) else Path(".")
     if not path.exists() or (os.access(path, os.W_OK) and os.access(folder, os.W_OK)):
@@ -51,9 +55,17 @@ def open_mode(path: Path) -> OpenMode:
         probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return "ro"
     except sqlite3.OperationalError:  # "unable to open database file": no -shm possible
-        return "immutable"
+        pass
     finally:
         probe.close()
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:  # an immutable reader would not see it
+        raise StoreError(f"{path}: its {wal.name} holds writes not yet in the file, and "
+                         f"SQLite cannot read them here ({folder} cannot be written, and "
+                         f"{path.name}-shm is missing): copy the file with its -wal to a "
+                         "writable folder, or open it once where it can be written",
+                         path=path)
+    return "immutable"
 
 
 def _sidecars_writable(path: Path) -> bool:
