@@ -38,6 +38,14 @@ def test_a_newline_in_a_file_name(tmp_path: Path) -> None:
     assert "new\\nline.txt" in found.output and "new\nline" not in found.output
 
 
+def test_a_title_with_a_right_to_left_override_is_printed_escaped(tmp_path: Path) -> None:
+    write(tmp_path / "notes" / "rlo.md", "# Invoice \u202egpj.exe\n\nPuffins nest in burrows.\n")
+    db = tmp_path / "kb.db"
+    assert _kb(db, "ingest", str(tmp_path / "notes")).exit_code == 0
+    found = _kb(db, "search", "puffins burrows", "--color", "never")
+    assert "Invoice \\u202egpj.exe" in found.output and "\u202e" not in found.output
+
+
 def test_shown_escapes_only_what_does_not_print() -> None:
     assert shown("notes/新建 文件.md") == "notes/新建 文件.md"
     assert shown("a\nb\tc\x1b[31m") == "a\\nb\\tc\\x1b[31m"

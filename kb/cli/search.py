@@ -77,12 +77,12 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
         weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
         line = Text.assemble((f"[{ref.number}] {ref.relevance:3d}%", "bold"), "  ",
-                             out.marked(ref.title, "bold"))
-        line.append(f"  ({where})" if where else "")
+                             out.marked(shown(ref.title), "bold"))
+        line.append(f"  ({shown(where)})" if where else "")
         line.append(weak, style="yellow")
         out.line(line)
         out.line(Text(f"     {shown(ref.source)}", style="dim"))
-        out.line(Text("     ") + out.marked(snippet(ref.text, best.get(ref.number))))
+        out.line(Text("     ") + out.marked(shown(snippet(ref.text, best.get(ref.number)))))
     _print_notes(result)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it
         d = result.diagnostics
