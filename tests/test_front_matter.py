@@ -88,6 +88,10 @@ def test_a_number_title_is_a_title_and_a_list_title_a_warning(tmp_path: Path) ->
     doc = extract(write(tmp_path / "b.md", "---\ntitle: [a, b]\n---\n" + BODY))
     assert doc.title == "Heading in the body"
     assert doc.warnings == ("YAML front matter: title ['a', 'b'] is not text; ignored",)
+    doc = extract(write(tmp_path / "c.md", "---\ntags: {a: b}\n---\n" + BODY))
+    assert doc.tags == () and doc.warnings == (
+        "YAML front matter: tags {'a': 'b'} is not a list of words; ignored",)
+    assert extract(write(tmp_path / "d.md", "---\ntags: 5\n---\n" + BODY)).tags == ("5",)
 
 
 def test_a_note_of_front_matter_alone_is_skipped_as_empty(kb_bm25, tmp_path: Path) -> None:

@@ -305,6 +305,14 @@ def test_http_reads_chunks_documents_and_status_as_the_openapi_says(
     assert answers[("/status", "/status")].json()["documents"] == 2
     assert wrong_method.status_code == 405 and wrong_method.headers["Allow"] == "GET"
     assert pdf_id in {d["id"] for d in httpx.get(server.url + "/documents").json()["documents"]}
+    # a query parameter an endpoint does not take is refused by name (a trial: /documents
+    # ignored ?limit=3, as the README says no endpoint does)
+    for url in ("/documents?limit=3", f"/documents/{md_id}?full=1", "/status?verbose",
+                "/health?x=1"):
+        r = httpx.get(server.url + url)
+        assert r.status_code == 400, (url, r.text)
+        assert r.json()["error"]["type"] == "invalid_arguments"
+        assert "unknown query parameter(s)" in r.json()["error"]["message"]
 
 
 def test_http_search_mistakes_are_400_never_insufficient_evidence(

@@ -92,9 +92,12 @@ def parse_front_matter(text: str) -> FrontMatter:
                            "file's time is used)")
         if title is not None and not isinstance(title, str):
             ignored.append(f"title {_shown(title)} is not text")
+        tags = data.get("tags")
+        if tags is not None and not isinstance(tags, str | list):
+            ignored.append(f"tags {_shown(tags)} is not a list of words")
         return FrontMatter(
             title=" ".join(title.split()) or None if isinstance(title, str) else None,
-            created_at=created, tags=_tags(data.get("tags")), body_start=match.end(),
+            created_at=created, tags=_tags(tags), body_start=match.end(),
             warning=(f"{fence} front matter: {'; '.join(ignored)}; ignored"
                      if ignored else None))
     return FrontMatter()

@@ -240,14 +240,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def _get(self, path: str) -> None:
         kb, settings = self.server.kb, self.server.settings
-        if path == "/health":
+        item = ITEM_PATH.fullmatch(path)
+        given = sorted(parse_qs(urlsplit(self.path).query, keep_blank_values=True))
+        if given and not (item and item[1] == "chunks") and (item or path in ENDPOINTS):
+            self._result(error_result("invalid_arguments", f"unknown query parameter(s) "
+                                      f"{', '.join(given)}: {path} takes none"))
+        elif path == "/health":
             self._send(200, to_json(HealthJSON("ok", server_version(), kb.store.counts_chunks(),
                                                ingest_enabled=bool(settings.roots))))
         elif path == "/documents":
             self._send(200, to_json(DocumentsJSON(tuple(kb.documents()))))
         elif path == "/status":
             self._result(reading.status(kb, {}))
-        elif item := ITEM_PATH.fullmatch(path):
+        elif item:
             self._result(self._item(item[1], item[2]))
         elif path == "/openapi.json":
             self._send(200, openapi_schema(version=server_version(),
