@@ -327,7 +327,7 @@ class KnowledgeBase:
         root = Path(folder).expanduser().resolve()
         if not root.is_dir():
             return []
-        docs = [d for d in self.store.documents() if Path(d.source).is_relative_to(root)]
+        docs = [d for d in self.documents() if Path(d.source).is_relative_to(root)]
         for doc in docs:
             self.store.delete_document(doc.source)
         return docs

@@ -161,15 +161,5 @@ class ScopedKnowledgeBase(KnowledgeBase):
             raise DocumentNotFound(str(doc_id))
         return found
 
-    def remove_under(self, folder: str) -> list[Document]:
-        """``KnowledgeBase.remove_under``, removing only documents inside the scope."""
-        root = Path(folder).expanduser().resolve()
-        if not root.is_dir():
-            return []
-        docs = [d for d in self.documents() if Path(d.source).is_relative_to(root)]
-        for doc in docs:
-            self.store.delete_document(doc.source)
-        return docs
-
 
 __all__ = ["DocumentScope", "ScopedKnowledgeBase", "check_ingest_roots"]
