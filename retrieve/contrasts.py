@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from kb.retrieve.events import filled_clauses, kinds_apart
-from kb.retrieve.terms import Term, is_stop, passage_terms
+from kb.retrieve.terms import Term, holds_any, is_stop
 from kb.store.textindex import normalise_word
 
 
@@ -117,8 +117,7 @@ def _other_side(sents: Sequence[str], filled: Callable[[str], bool], focus: Sequ
         return any(_heads(text, m.end()) & heads for m in other[1].finditer(text))
 
     def tells(sentence: str) -> bool:
-        held = passage_terms(sentence)
-        return any(held.has(t) for t in words) or other_before_head(sentence)
+        return holds_any(sentence, words) or other_before_head(sentence)
 
     def sides(text: str) -> frozenset[str]:
         return frozenset({asked[0]} if asked[1].search(text) else

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numbers import WORD_VALUE
 from kb.retrieve.numerals import arabic_numerals
-from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, is_stop, passage_terms
+from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, holds_any, is_stop
 from kb.store.textindex import cut_words
 
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)
@@ -167,11 +167,7 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
 
     words = [t for t in focus if not any(c.isdigit() for c in t.text)]  # 2 of 行云 2 names
 
-    def on_focus(text: str) -> bool:
-        held = passage_terms(text)
-        return any(held.has(t) for t in words)
-
-    narrowed = bool(words) and any(on_focus(s) and bare_filled(s) for s in sents)
+    narrowed = bool(words) and any(holds_any(s, words) and bare_filled(s) for s in sents)
 
     titled = named(context)
     if titled & wanted and titled <= wanted:
@@ -189,7 +185,7 @@ def siblings_filled(query: str, sents: Sequence[str], filled: Callable[[str], bo
         names = frozenset(n for _, n in found)
         # a sentence naming the one asked counts in its own words ("the Pixel 7 came out")
         own = (filled_clauses([sentence], bare_filled, named)
-               if not narrowed or on_focus(sentence) or names & wanted else [])
+               if not narrowed or holds_any(sentence, words) or names & wanted else [])
         pronoun = _PRONOUN.match(sentence) is not None
         # its topic: the one name it writes, in its opening words, not after "Like" / 与
         topic = names if (len(names) == 1 and not pronoun and found[0][0] < _TOPIC_CHARS

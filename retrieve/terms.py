@@ -377,6 +377,12 @@ def passage_terms(text: str) -> PassageTerms:
                         " " + " ".join(words) + " ", han_runs(text))
 
 
+def holds_any(text: str, terms: Sequence[Term]) -> bool:
+    """Whether ``text`` holds one of ``terms`` (as ``PassageTerms.has`` matches them)."""
+    held = passage_terms(text)
+    return any(held.has(t) for t in terms)
+
+
 def coverage(terms: Sequence[Term], weights: Sequence[float], holder: PassageTerms) -> float:
     """Weighted share of ``terms`` the passage holds, in [0, 1] (1.0 when there are none)."""
     total = sum(weights)
