@@ -3,6 +3,10 @@ caps the query at one length (``kb.config.MAX_QUERY_CHARS``)."""
 
 from __future__ import annotations
 
+import logging
+import socket
+import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,3 +131,32 @@ def test_cli_caps_the_query(kb_bm25: KnowledgeBase, command: str) -> None:
     assert len(lines) == 1 and f"at most {MAX_QUERY_CHARS:,}" in lines[0]
     ok = runner.invoke(cli, ["--db", db, "--embedder", "none", command, "k" * MAX_QUERY_CHARS])
     assert ok.exit_code == 0, ok.output
+
+
+def _reset(url: str, request: bytes) -> None:
+    """Send ``request`` and close the socket with a TCP reset (SO_LINGER 0), unread."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(request)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"POST /search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 100\r\n\r\n{\"qu",                 # gone in the middle of its body
+    b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",  # gone before its answer
+    b"GET /status HTTP/1.1\r\nHost: 127.0",           # gone in the middle of its headers
+    b"GET /documents?limit=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",  # gone before a 400
+])
+def test_a_client_that_resets_its_connection_leaves_no_traceback(
+        server: KbHTTPServer, client: httpx.Client, request_bytes: bytes,
+        caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
+    """A trial: a client closing mid-request logged three tracebacks and a failed 500."""
+    caplog.set_level(logging.INFO, logger="kb.server.http")
+    for _ in range(5):
+        _reset(server.url, request_bytes)
+    time.sleep(0.5)
+    assert client.get("/status").status_code == 200  # the server goes on answering
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+    assert "Traceback" not in capfd.readouterr().err

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
 import logging
 import re
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -52,7 +52,7 @@ from kb.jsonshape import to_json
 from kb.server import reading
 from kb.server.arguments import parse_search_arguments
 from kb.server.openapi import openapi_schema
-from kb.server.request_json import decode_json
+from kb.server.request_json import decode_json, encode_json
 from kb.server.tool import error_result, knowledge_ingest, knowledge_search, server_version
 from kb.shapes import ContextJSON, DocumentsJSON, HealthJSON
 
@@ -64,6 +64,8 @@ MIN_TOKEN_CHARS = 16  # ~96 bits from `secrets.token_urlsafe(12)`; shorter is gu
 MAX_BODY_BYTES = 1_048_576  # 1 MiB: arguments and paths, never documents
 TIMEOUT_S = 30.0  # per-connection socket timeout (slow clients cannot pin a thread)
 LISTEN_BACKLOG = 128  # pending connections queued before the kernel refuses more
+# a client's socket failing: nothing to answer, nothing of ours broken
+CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 _ANSWERED = object()  # sentinel: the request was already answered with an error
 STATUS = {"invalid_arguments": 400, "refused": 403, "not_found": 404, "failed": 500}
 ENDPOINTS = {"/search": "POST", "/context": "POST", "/ingest": "POST", "/documents": "GET",
@@ -120,16 +122,6 @@ def check_settings(settings: ServeSettings) -> None:
                          "--token or set KB_TOKEN")
 
 
-def encode_json(data: Any) -> bytes:
-    r"""``data`` as compact UTF-8 JSON (sorted keys); never fails on a string's content.
-
-    Lone surrogates (from a JSON ``"\ud800"`` escape, or an undecodable file name) become
-    U+FFFD instead of raising ``UnicodeEncodeError``.
-    """
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
-
-
 class KbHTTPServer(ThreadingHTTPServer):
     """A threading HTTP server holding the knowledge base and the settings."""
 
@@ -144,6 +136,13 @@ class KbHTTPServer(ThreadingHTTPServer):
         if ":" in settings.host:
             self.address_family = socket.AF_INET6
         super().__init__((settings.host.strip("[]"), settings.port), Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client gone mid-request (reset, broken pipe, stalled) is one log line."""
+        if isinstance(sys.exc_info()[1], CLIENT_GONE):
+            log.info("%s: the client left or stalled; no answer sent", client_address[0])
+        else:  # the standard library's traceback on stderr
+            super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -323,6 +322,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if self._allowed():
                 route(urlsplit(self.path).path.rstrip("/") or "/")
+        except CLIENT_GONE:
+            raise  # no answer can reach it: KbHTTPServer.handle_error logs one line
         except Exception as exc:  # one request's failure must not kill the server
             log.exception("request failed")
             self._fail(500, "failed", f"{type(exc).__name__}: {exc}")

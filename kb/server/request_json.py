@@ -4,7 +4,7 @@ Python's ``json`` accepts ``NaN`` and ``Infinity`` (not JSON, RFC 8259), turns `
 an infinite float, raises ``RecursionError`` on nesting deeper than the interpreter's stack, and
 ``ValueError`` on an integer past ``sys.get_int_max_str_digits()`` (4,300) digits. Every one of
 these is the caller's mistake: ``decode_json`` turns them into one ``ValueError`` line, which
-``kb serve`` answers with 400.
+``kb serve`` answers with 400. ``encode_json`` writes answers, never failing on a string.
 """
 
 from __future__ import annotations
@@ -58,3 +58,13 @@ def decode_json(body: bytes, *, example: str = '{"query": "..."}') -> Any:
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
         problem = str(exc).splitlines()[0][:200]
     raise ValueError(f"the body is not JSON we accept: {problem}")
+
+
+def encode_json(data: Any) -> bytes:
+    r"""``data`` as compact UTF-8 JSON (sorted keys); never fails on a string's content.
+
+    Lone surrogates (from a JSON ``"\ud800"`` escape, or an undecodable file name) become
+    U+FFFD instead of raising ``UnicodeEncodeError``.
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
