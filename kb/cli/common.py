@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
+from kb.cli.printable import unshown
 from kb.cli.settings import Settings, collections_dir, load_settings
 from kb.config import (
     DEFAULT_EMBEDDER,
@@ -40,7 +41,7 @@ from kb.jsonshape import to_json
 from kb.periods import parse_instant, parse_period
 from kb.scoped import DocumentScope, ScopedKnowledgeBase
 from kb.shapes import ErrorDetailJSON, ErrorJSON
-from kb.types import ProgressFn
+from kb.types import Document, ProgressFn
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
@@ -137,6 +138,23 @@ def open_kb(ctx: click.Context, *, create: bool = False,
             click.echo(f"kb: warning: no indexed document is inside the scope "
                        f"({kb.scope.describe()}); searches find nothing until one is", err=True)
         yield kb
+
+
+def find_document(kb: KnowledgeBase, ref: str) -> Document:
+    """``kb.find_document(ref)``, else the source ``kb docs`` printed as ``ref`` (escaped).
+
+    Raises:
+        kb.errors.DocumentNotFound: neither matches (named as given).
+    """
+    try:
+        return kb.find_document(ref)
+    except DocumentNotFound:
+        if unshown(ref) == ref:
+            raise
+    try:
+        return kb.find_document(unshown(ref))
+    except DocumentNotFound:
+        raise DocumentNotFound(ref) from None
 
 
 def cli_settings(ctx: click.Context) -> Settings:

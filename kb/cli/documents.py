@@ -7,7 +7,7 @@ import dataclasses
 import click
 
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
-from kb.cli.printable import shown
+from kb.cli.printable import shown, unshown
 from kb.errors import DocumentNotFound, KbError, StoreError
 
 
@@ -37,22 +37,27 @@ def docs(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @errors_as_one_line
 def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
-    """Remove documents with their chunks, FTS rows and vectors.
+    r"""Remove documents with their chunks, FTS rows and vectors.
 
-    REFS are ids (as `kb docs` shows them, also written doc:ID), source paths (doc:PATH) or
-    folders (every document indexed from under it). Each is removed on its own: one that
-    matches nothing is named at the end (exit 1) and the others are still removed.
+    REFS are ids (as `kb docs` shows them, also written doc:ID), source paths (doc:PATH, as
+    given or as `kb docs` prints them: a newline in a name as \n) or folders (every document
+    indexed from under it). Each is removed on its own: one that matches nothing is named at
+    the end (exit 1) and the others are still removed.
     """
     unmatched = []
     with open_kb(ctx) as kb:
         for ref in refs:
             ref = ref.removeprefix(DOC_PREFIX)
-            try:
-                docs = [kb.remove(ref)]
-            except DocumentNotFound as exc:
-                docs = kb.remove_under(ref)
-                if not docs:
-                    unmatched.append(exc.ref)
+            docs = []
+            for name in dict.fromkeys((ref, unshown(ref))):  # as given, then as `kb docs` shows
+                try:
+                    docs = [kb.remove(name)]
+                except DocumentNotFound:
+                    docs = kb.remove_under(name)
+                if docs:
+                    break
+            if not docs:
+                unmatched.append(ref)
             for doc in docs:
                 if as_json:
                     emit_json({"removed": doc.source, "id": doc.id})

@@ -8,6 +8,11 @@ Chinese included, is left as it is.
 
 from __future__ import annotations
 
+import re
+
+_ESCAPE = re.compile(r"\\(?:([ntr])|x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
+_LETTERS = {"n": "\n", "t": "\t", "r": "\r"}
+
 
 def shown(text: str) -> str:
     r"""``text`` with each non-printable character as its Python escape (``\n``, ``\t``)."""
@@ -16,4 +21,20 @@ def shown(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-__all__ = ["shown"]
+def unshown(text: str) -> str:
+    r"""The name ``shown`` printed as ``text``: its escapes (``\n``, ``\x1b``) made characters.
+
+    A name pasted from ``kb docs`` output back into ``kb rm``. Only the escapes ``shown``
+    writes are read, and only where they stand for a non-printable character; a name that holds
+    a real backslash followed by ``n`` is found by trying the text as given first.
+    """
+    def character(match: re.Match[str]) -> str:
+        letter, *codes = match.groups()
+        if letter:
+            return _LETTERS[letter]
+        char = chr(int(next(c for c in codes if c), 16))
+        return match.group(0) if char.isprintable() else char
+    return _ESCAPE.sub(character, text)
+
+
+__all__ = ["shown", "unshown"]

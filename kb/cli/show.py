@@ -17,7 +17,14 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import DOC_PREFIX, cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.common import (
+    DOC_PREFIX,
+    cli,
+    emit_json,
+    errors_as_one_line,
+    find_document,
+    open_kb,
+)
 from kb.cli.printable import shown
 from kb.errors import KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
@@ -99,7 +106,7 @@ def resolve(kb: KnowledgeBase, ref: str) -> Target:
     if kind == "chunk":
         found = kb.get_chunk(int(value), neighbours=0)
         return Target(found.document.source, found.chunk.page, found.chunk.page_end)
-    return Target(kb.find_document(value).source, None)
+    return Target(find_document(kb, value).source, None)
 
 
 def launch(target: Target) -> str | None:
@@ -153,7 +160,7 @@ def show(ctx: click.Context, ref: str, neighbours: int, as_json: bool) -> None:
             else:
                 click.echo(render_chunk(found), nl=False)
             return
-        text = kb.get_document(kb.find_document(value).id)
+        text = kb.get_document(find_document(kb, value).id)
     if as_json:
         emit_json(DocumentTextJSON.of(text))
         return
