@@ -64,6 +64,10 @@ from tests.test_judge_types import _signals
     ("Which employee leads the Lisbon office?", ()),
     ("加州英语系居民把这种鱼叫什么名字？", ()),
     ("How many people attended the board meeting?", ()),
+    # 多少 counting days, not staff (a trial's 员工有多少天年假 was read as a headcount)
+    ("员工有多少天年假？", ()),
+    ("公司员工有多少？", ("headcount",)),
+    ("职工有多少名？", ("headcount",)),
     ("Where did Ossian Velt go after the meeting?", ()),
 ])
 def test_the_attributes_a_question_asks_of(query, asked):
