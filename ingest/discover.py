@@ -75,6 +75,26 @@ def check_given(paths: Iterable[Path | str]) -> None:
         _given(raw)
 
 
+def split_given(paths: Iterable[Path | str]) -> tuple[list[Path | str], list[FileOutcome]]:
+    """The paths given directly that exist, and a ``failed`` outcome for each that does not.
+
+    ``kb ingest`` indexes the ones that exist and reports the others as failed (as ``cp``
+    does), so one mistyped path among several loses nothing; with none existing it stops
+    before the index file is created (``check_given``).
+    """
+    found: list[Path | str] = []
+    missing: list[FileOutcome] = []
+    for raw in paths:
+        try:
+            _given(raw)
+        except FileNotFoundError as exc:
+            missing.append(FileOutcome(shown(str(Path(raw).expanduser().absolute())), "failed",
+                                       reason=str(exc).removeprefix(f"{raw}: ")))
+        else:
+            found.append(raw)
+    return found, missing
+
+
 LinkOut = Callable[[Path, Path, Path], None]  # (symlink as found, its real file, the folder)
 
 

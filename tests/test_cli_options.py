@@ -73,13 +73,25 @@ def test_commands_that_only_read_refuse_a_missing_database(tmp_path, argv):
     assert not db.exists() and not db.parent.exists()  # nothing created on the way
 
 
-@pytest.mark.parametrize("command", ["ingest", "sync"])
-def test_a_mistyped_path_creates_no_index(tmp_path, command):
+@pytest.mark.parametrize(("command", "given"), [("ingest", ["typo"]),
+                                                ("sync", ["real", "typo"])])
+def test_a_mistyped_path_creates_no_index(tmp_path, command, given):
     db = tmp_path / "new" / "kb.db"
-    write(tmp_path / "real.txt", "The lighthouse keeper logs the lamp.")
-    r = run("--db", str(db), command, str(tmp_path / "real.txt"), str(tmp_path / "typo"))
+    write(tmp_path / "real" / "a.txt", "The lighthouse keeper logs the lamp.")
+    r = run("--db", str(db), command, *(str(tmp_path / g) for g in given))
     assert r.exit_code == 1 and "typo: no such file or folder" in r.output
     assert not db.exists() and not db.parent.exists()  # nothing created, nothing half-read
+
+
+def test_ingest_indexes_the_paths_that_exist_and_fails_a_mistyped_one(tmp_path):
+    """A trial: one missing path among several stopped the whole ingest (kb rm goes on)."""
+    db = tmp_path / "kb.db"
+    write(tmp_path / "real" / "a.txt", "The lighthouse keeper logs the lamp.")
+    r = run("--db", str(db), "ingest", str(tmp_path / "typo.md"), str(tmp_path / "real"))
+    assert r.exit_code == 1
+    assert f"FAILED   {tmp_path / 'typo.md'}: no such file or folder" in r.output
+    assert "1 added, 0 updated, 0 unchanged, 0 skipped, 1 failed" in r.output
+    assert "lighthouse" in run("--db", str(db), "search", "lighthouse keeper").output
 
 
 def test_a_corrupt_database_is_one_clear_line(tmp_path):

@@ -7,6 +7,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from types import FrameType
 
 import click
@@ -21,7 +22,7 @@ from kb.cli.common import (
 )
 from kb.cli.printable import shown
 from kb.cli.progress import ingest_progress
-from kb.ingest.discover import check_given
+from kb.ingest.discover import check_given, split_given
 from kb.ingest.ignore import ROUTINE_REASONS
 from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
@@ -189,10 +190,17 @@ def summary_line(report: IngestReport) -> str:
 @click.pass_context
 @errors_as_one_line
 def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
-    """Ingest files and folders (recursively) into the knowledge base."""
-    check_given(paths)  # a mistyped path stops before the index file is created
+    """Ingest files and folders (recursively) into the knowledge base.
+
+    A path that does not exist is reported FAILED and the others are indexed (exit 1); when
+    none exists, nothing is created.
+    """
+    found, missing = split_given(paths)
+    if not found:
+        check_given(paths)  # raises: a mistyped path stops before the index file is created
     with open_kb(ctx, create=True) as kb:
-        report = run_ingest(as_json, lambda **shown: kb.ingest(paths, **shown))
+        report = run_ingest(as_json, lambda **shown: kb.ingest(found, **shown))
+    report = replace(report, outcomes=(*missing, *report.outcomes))
     print_report(report, as_json)
     if not report.outcomes and not as_json:  # an empty folder, or only ignored entries
         click.echo("note: no file to index was found in the paths given", err=True)
