@@ -51,6 +51,22 @@ def test_malformed_front_matter_is_kept_as_text_with_a_warning(tmp_path: Path) -
     assert "\n" not in doc.warnings[0]
 
 
+@pytest.mark.parametrize(("head", "fence"), [("---\ntitle: \"Broken\n", "---"),
+                                            ("+++\ntitle = \"Broken\"\n", "+++")])
+def test_front_matter_never_closed_is_kept_as_text_with_a_warning(tmp_path: Path, head: str,
+                                                                  fence: str) -> None:
+    """A trial: a block whose closing fence was forgotten was indexed without a word."""
+    doc = extract(write(tmp_path / "open.md", head + BODY))
+    assert "Broken" in doc.text and "ferry leaves at nine" in doc.text  # nothing is lost
+    assert doc.warnings == (f"front matter opened by {fence} on the first line is never "
+                            f"closed by another {fence}: kept as text",)
+
+
+def test_a_rule_on_the_first_line_is_no_front_matter(tmp_path: Path) -> None:
+    doc = extract(write(tmp_path / "rule.md", "---\n\n" + BODY))
+    assert doc.warnings == () and "ferry leaves at nine" in doc.text
+
+
 def test_front_matter_alone_is_an_empty_document(tmp_path: Path) -> None:
     with pytest.raises(EmptyDocumentError):
         extract(write(tmp_path / "only.md", "---\ntitle: Nothing else\n---\n"))

@@ -18,6 +18,9 @@ import yaml
 # close with "..."); the body starts after the closing line.
 _YAML_RE = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
+# a fence on the first line followed by a key ("title:", "date ="), and no closing fence: a
+# block whose end was forgotten (a lone "---" first is a Markdown rule, and says nothing)
+_UNCLOSED_RE = re.compile(r"\A(---|\+\+\+)[ \t]*\n[A-Za-z_][\w-]*[ \t]*[:=]")
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
 
 
@@ -100,6 +103,10 @@ def parse_front_matter(text: str) -> FrontMatter:
             created_at=created, tags=_tags(tags), body_start=match.end(),
             warning=(f"{fence} front matter: {'; '.join(ignored)}; ignored"
                      if ignored else None))
+    unclosed = _UNCLOSED_RE.match(text)
+    if unclosed:
+        return FrontMatter(warning=f"front matter opened by {unclosed[1]} on the first line is "
+                                   f"never closed by another {unclosed[1]}: kept as text")
     return FrontMatter()
 
 
