@@ -14,6 +14,13 @@ def test_latin_words_are_folded_and_stemmed_identically_at_index_and_query_time(
         assert term in body.split()
 
 
+def test_an_acronym_plural_is_its_singular():
+    body = index_body("Runbook", "Our SLOs and CPUs, the IDEs and APIs").split()
+    for term in query_terms("SLO CPU IDE API"):
+        assert term in body
+    assert query_terms("bus plus UPS") == ["bus", "plus", "up"]  # no capitals then "s"
+
+
 def test_query_terms_drop_stopwords_unless_nothing_else_is_left():
     assert query_terms("what is the capital of France") == ["capit", "franc"]
     assert query_terms("the") == ["the"]

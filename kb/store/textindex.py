@@ -45,8 +45,10 @@ from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
 # FTS5 keeping combining marks inside tokens (schema migration 3).
-TOKENIZER_FINGERPRINT = ("kb-fts-v2:nfkd-fold+snowball-english|cjk-bigram+jieba3|"
+# v3: an acronym's plural loses its "s" before stemming ("SLOs" is "slo").
+TOKENIZER_FINGERPRINT = ("kb-fts-v3:nfkd-fold+acronym-plural+snowball-english|cjk-bigram+jieba3|"
                          "sea-cluster-bigram+icu78-words|extras-last:unicode61-marks")
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
 
 # Han (incl. ext. A and compatibility), Hiragana, Katakana, Hangul syllables.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
@@ -101,7 +103,14 @@ def _stemmer() -> Any:
 
 @lru_cache(maxsize=200_000)
 def normalise_word(word: str) -> str:
-    """Fold diacritics, lower-case and stem one non-CJK word."""
+    """Fold diacritics, lower-case and stem one non-CJK word.
+
+    An acronym's plural (``SLOs``, ``CPUs``, ``IDEs``: capitals, then a small "s") loses its
+    "s" first: Snowball keeps the "s" after a vowel ("slos"), so "the SLO" never matched "our
+    SLOs" (a trial's runbook question was refused for it).
+    """
+    if _ACRONYM_PLURAL.fullmatch(word):
+        word = word[:-1]
     folded = unicodedata.normalize("NFKD", word)
     folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
     if not folded.isascii() or not folded.isalpha():
