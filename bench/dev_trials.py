@@ -56,6 +56,7 @@ def run_trial(trial: Path, embedder: str) -> list[dict]:
                         "lang": q["lang"], "question": q["question"], "note": q["note"],
                         "refused": result.insufficient_evidence, "top": top,
                         "relevance": refs[0].relevance if refs else 0,
+                        "error": result.diagnostics.error,
                         "right": result.insufficient_evidence == (q["kind"] == "UNA")})
         return out
     finally:
@@ -85,6 +86,9 @@ def main() -> None:
               f"{count['UNA', True]} of {count['UNA', True] + count['UNA', False]}; answerable "
               f"passed {count['ANS', False]} of {count['ANS', True] + count['ANS', False]} "
               f"({top} from the right note first)")
+        for r in rows:
+            if r["error"]:
+                print(f"  {r['id']} FAILED: {r['error']}")
         if args.verbose:
             for r in rows:
                 if not r["right"]:

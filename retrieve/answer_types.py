@@ -80,7 +80,7 @@ _ZH_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|软件|产品|团队|法院|大学|学校|品牌|项目)|"
     r"哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|" + ZH_HAO_ASKED + r"|哪个月|"
+    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|几点|" + ZH_HAO_ASKED + r"|哪个月|"
                         r"何年|哪一?日|什么时间|日期是|年份|哪个年代|哪个世纪")),
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
@@ -177,8 +177,9 @@ def answer_type(query: str) -> AnswerType:
 # "when" are not among them: policies and manuals answer them with roles ("your line manager"),
 # paths, times and conditions no filler pattern knows (a review, session 8).
 _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"^(?:(?:in|on|during|from|since|until|by) )?(?:what|which) (?:year|"
-                        r"date|day|month|century|decade)\b|^when (?:did|was|were)\b", re.I)),
+    ("date", re.compile(r"^(?:(?:in|on|during|from|since|until|by|at) )?(?:what|which) (?:year|"
+                        r"date|day|month|century|decade|time(?= (?:do|does|did|is|was|will|"
+                        r"should|must|can|are)\b))\b|^when (?:did|was|were)\b", re.I)),
     ("number", re.compile(r"^(?:(?:roughly|approximately|about|exactly|so|and|but),? )?(?:how "
                           r"(?:many|old|far|tall|high|big|large|long|deep|wide|heavy)\b|"
                           r"how much (?:(?:is|was|are|were) (?:the|a|an|it|this|that)\b|"
@@ -193,7 +194,7 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|" + ZH_HAO_ASKED + r"|哪个月|"
+    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几点|" + ZH_HAO_ASKED + r"|哪个月|"
                         r"哪个世纪|哪个年代|"
                         r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
     # 多久, and 多高 / 多长 / 多远 / 多深 / 多宽 / 有多重 ending the question (``ZH_MEASURE``), ask

@@ -73,6 +73,7 @@ from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.numbers import (
     document_numbers,
     missing_numbers,
+    months_apart,
     named_numbers,
     sibling_written,
 )
@@ -305,10 +306,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         ev = coverage(terms, weights, full) if terms else 0.0
         p_script = script_of(p.text)
         crossed = "none" not in (q_script, p_script) and q_script != p_script
-        lacking: tuple[str, ...] = ()
         titled = f"{p.text}\n{p.context}"  # the passage with its title and headings
-        if numbers:  # those its document writes set the scene ("737" in a 737 MAX
-            # directive, "50 L" in an abstract's first chunk): it must write one of the others
+        lacking: tuple[str, ...] = months_apart(query, titled)  # "March" against "30 April"
+        if numbers and not lacking:  # those its document writes set the scene ("737" in a
+            # 737 MAX directive, "50 L" in an abstract's first chunk): it must write another
             exempt = document_numbers(terms, p.doc_id, stats.doc_chunks,
                                       stats.doc_term_chunks) | topic
             free = frozenset(n for n in numbers if not any(  # "CAPP2", "third", "737"
@@ -350,8 +351,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             and filler_apart(sents, f_terms, demanded, query, terms)
             and not (demanded == "date" and novel_filler(p.context, demanded, query, terms)))
         apart: tuple[str, ...] = ()
-        measures: tuple[str, ...] = ()
-        siblings: tuple[str, ...] = ()
+        measures = siblings = apart
         if gate and not untyped and demanded is not None:  # whose date or number it holds
             fits = partial(_fills, kind=demanded, query=query, terms=terms)
             siblings = siblings_filled(query, sents, fits, p.context, focus=f_terms)

@@ -57,6 +57,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 # "second" as a unit of time ("frames per second", "a second", "1 second")
 _QUERY_ORDINAL = re.compile(r"(?<!\bper )(?<!\ba )(?<!\bone )(?<!\beach )(?<!\d )\b("
                             + "|".join(_ORDINALS[1:]) + r")\b", re.I)
+_MONTH_WORD = re.compile(r"\b(" + "|".join(
+    (*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES if m != "may"), "sept")) + r")\b", re.I)
+_ZH_MONTH = re.compile(r"(?<![0-9０-９零〇一二两三四五六七八九十个])"
+                       r"([0-9０-９]{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?!份?\s*(?:以[上内后]|之[内后]|多|底前))")
+_DIGIT_DATE = re.compile(r"(?<![\d.])\d{4}[-/.](\d{1,2})[-/.]\d{1,2}(?!\d)|"
+                         r"(?<![\d.])(\d{1,2})[-/.](\d{1,2})[-/.]\d{4}(?!\d)")
 _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
 # a capitalised word then a Roman numeral: "Harold II", "Alexander I", "Pope Leo IX"
 _NAMED_ROMAN = re.compile(r"\b[A-Z][a-z]+ (?=[IVX]{1,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
@@ -149,6 +155,40 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
            for n in named):
         return ()
     return tuple(sorted(named))
+
+
+def months_named(text: str, *, query: bool = False) -> frozenset[int]:
+    """The months ``text`` writes (1-12): by name ("March", "Sept"), 3月 / 三月, or in digits.
+
+    A date in digits ("2024-03-31", "31/03/2024") gives both readings of a day-month order.
+    With ``query``, only a capitalised name or 月 counts (a question's "may" is a verb);
+    elsewhere a name in lower case too, but for "march" and "may". A duration ("3个月",
+    "three months") names no month.
+    """
+    found = {int(WORD_VALUE[m.group(1).lower()]) for m in _MONTH_WORD.finditer(text)
+             if m.group(1)[0].isupper() or m.group(1).lower() not in ("march", "may", "mar")
+             and not query}
+    found.update(int(arabic_numerals(m.group(1))) for m in _ZH_MONTH.finditer(text)
+                 if arabic_numerals(m.group(1)).isdigit())
+    if not query:
+        for m in _DIGIT_DATE.finditer(text):
+            found.update(int(g) for g in m.groups() if g)
+    return frozenset(n for n in found if 1 <= n <= 12)
+
+
+def months_apart(query: str, text: str) -> tuple[str, ...]:
+    """The months a question names when ``text`` writes months and none of them, else ``()``.
+
+    "What was the bank balance at the end of March 2024?" against "Bank balance at 30 April"
+    (a trial's committee minutes, passed at 83%): the passage is dated, and not by the month
+    asked. A passage that writes no month decides nothing (an undated figure may hold).
+    """
+    asked = months_named(query, query=True)
+    if not asked:
+        return ()
+    written = months_named(text)
+    return tuple(MONTH_NAMES[n - 1] for n in sorted(asked)) if written and not (
+        written & asked) else ()
 
 
 def _in_decade(number: str, decade: str) -> bool:

@@ -247,7 +247,7 @@ def declared_units(text: str) -> set[str]:
             if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
 
 
-DateGrain = Literal["day", "year"]
+DateGrain = Literal["day", "year", "time"]
 # Month names as a regex alternation's parts (case-insensitive patterns; "may" in lower case is
 # the verb): the date patterns here and in ``kb.retrieve.answer_types``
 MONTHS = ("january february march april (?-i:May) june july august september october "
@@ -272,6 +272,15 @@ ZH_HAO_DAY = (r"(?:(?:(?<![\u3400-\u9fff])|(?<=[月于在是到至从及和天])
 _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:date|day)\b"
                            r"(?! of the week)", re.I)
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
+# A time of day asked ("What time does the coach leave?", 几点出发): a date or a duration
+# ("10 月 5 日", "约 3 小时") tells none (a trial: an itinerary's day passed for 几点)
+_EN_TIME_ASKED = re.compile(r"\b(?:what|which) (?:exact )?(?:time|hour)\b(?! (?:zone|period|frame|"
+                            r"limit|span|of (?:year|the year|day|the day|month|week)))", re.I)
+_ZH_TIME_ASKED = re.compile(r"几点")
+_CLOCK = re.compile(r"(?<![\d.])\d{1,2}:\d{2}(?!\d)|\b\d{1,2}(?::\d{2})? ?[ap]\.?m\b\.?|"
+                    r"\b(?:noon|midday|midnight|o'clock)\b|"
+                    r"[0-9０-９零一二两三四五六七八九十]{1,3}\s*[点时](?![钟多]?[以之]?[内后前]?\s*小时)|"
+                    r"中午|正午|午夜", re.I)
 _ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|" + ZH_HAO_ASKED + r"|几月几[日号]|什么日期|"
                            r"具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")
@@ -291,14 +300,17 @@ _YEAR = re.compile(r"(?<![\d,])(?:1[0-9]{3}|20[0-9]{2})(?![\d.,]\d)|\bin [1-9][0
 
 
 def asked_date_grain(query: str) -> DateGrain | None:
-    """``"day"`` or ``"year"`` when the question asks its date in that grain, else ``None``."""
+    """``"time"`` (of day), ``"day"`` or ``"year"``: the grain a question asks its date in."""
     if has_cjk(query):
-        return ("day" if _ZH_DAY_ASKED.search(query) else
+        return ("time" if _ZH_TIME_ASKED.search(query) else
+                "day" if _ZH_DAY_ASKED.search(query) else
                 "year" if _ZH_YEAR_ASKED.search(query) else None)
-    return ("day" if _EN_DAY_ASKED.search(query) else
+    return ("time" if _EN_TIME_ASKED.search(query) else
+            "day" if _EN_DAY_ASKED.search(query) else
             "year" if _EN_YEAR_ASKED.search(query) else None)
 
 
 def dates_in_grain(text: str, grain: DateGrain) -> list[str]:
-    """The dates of ``text`` written to the ``grain`` asked (a day of a month, or a year)."""
-    return [m.group() for m in (_DAY if grain == "day" else _YEAR).finditer(text)]
+    """The dates of ``text`` written to the ``grain`` asked (a time of day, a day, a year)."""
+    pattern = {"time": _CLOCK, "day": _DAY, "year": _YEAR}[grain]
+    return [m.group() for m in pattern.finditer(text)]

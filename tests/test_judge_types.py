@@ -7,7 +7,7 @@ from kb.retrieve.answer_types import answer_type, fillers, gated_type, novel_fil
 from kb.retrieve.events import events_unnamed, other_dimensions_measured, other_events_dated
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
 from kb.retrieve.terms import content_terms
-from kb.retrieve.units import asked_date_grain, asked_units
+from kb.retrieve.units import asked_date_grain, asked_units, dates_in_grain
 
 
 @pytest.mark.parametrize(("query", "kind"), [
@@ -591,9 +591,36 @@ def test_the_measure_a_question_asks(query, units):
     ("展览在几号楼？", None),
     ("展览是几号开幕的？", "day"),
     ("When was the abbey founded?", None),
+    ("What time does the coach leave?", "time"),
+    ("At what time does the museum open on Sundays?", "time"),
+    ("10 月 5 日从大理去丽江的包车几点出发？", "time"),
+    ("What time zone is Lisbon in?", None),
+    ("What time of year do the swifts arrive?", None),
 ])
 def test_the_grain_a_date_is_asked_in(query, grain):
     assert asked_date_grain(query) == grain
+
+
+@pytest.mark.parametrize(("text", "times"), [
+    ("The coach leaves at 7:45 and arrives at 11:20.", ["7:45", "11:20"]),
+    ("Doors open at 9am, or at noon on Sundays.", ["9am", "noon"]),
+    ("早上 8 点出发，14时30分到达。", ["8 点", "14时"]),
+    ("包车前往丽江，车费 600 元，约 3 小时。", []),  # a price and a duration: no time of day
+    ("第 5 天（10 月 5 日）：大理 → 丽江", []),  # a day: no time of day
+    ("Tickets cost 3.50 euros; the ride takes 2 hours.", []),
+])
+def test_times_of_day_a_passage_writes(text, times):
+    assert dates_in_grain(text, "time") == times
+
+
+def test_a_time_of_day_asked_fails_a_passage_with_only_its_day():
+    """A trial: 10 月 5 日...包车几点出发 passed at 67% on an itinerary giving the day, no hour."""
+    q = "10 月 5 日从大理去丽江的包车几点出发？"
+    day_only, timed = _signals(q, [
+        "## 第 5 天（10 月 5 日）：大理 → 丽江\n- 包车前往丽江，司机杨师傅，车费 600 元，约 3 小时。",
+        "## 第 5 天（10 月 5 日）：大理 → 丽江\n- 包车早上 9 点从大理出发，前往丽江。"], "云南行程单")
+    assert not day_only.gate and day_only.type_missing
+    assert timed.gate
 
 
 @pytest.mark.parametrize(("query", "text", "apart"), [
@@ -661,3 +688,12 @@ def test_a_stay_told_by_its_end_dates_the_departure_asked():
     assert other_events_dated("周远航什么时候离职的？", sents, dated) == ()
     assert other_events_dated("周远航什么时候离职的？", ["2022年，周远航创办了远航数据。"],
                               dated) == ("founding",)
+
+
+def test_a_month_asked_fails_a_passage_dated_by_another_month():
+    q = "What was the garden's bank balance at the end of March 2024?"
+    april, march = _signals(q, [
+        "Treasurer's report. Bank balance at 30 April 2024: £2,847.15.",
+        "Treasurer's report. Bank balance at 31 March 2024: £2,610.40."], "Garden minutes")
+    assert not april.gate and april.numbers_missing == ("march",)
+    assert march.gate and march.numbers_missing == ()
