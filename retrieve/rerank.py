@@ -22,6 +22,7 @@ document already has ``max_per_doc`` chunks taken.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from kb.config import (
     SHINGLE_CHARS,
     PipelineSettings,
 )
+from kb.errors import SearchCancelled
 from kb.retrieve.evidence import Evidence
 from kb.retrieve.judge import Verdict, judge
 from kb.retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
@@ -45,6 +47,8 @@ from kb.retrieve.trace import Trace
 from kb.store.llm_cache import CachedLLM
 from kb.store.textindex import tokenize
 from kb.types import Candidate
+
+log = logging.getLogger(__name__)
 
 _SPACE = re.compile(r"\s+")
 
@@ -99,8 +103,16 @@ def rerank(query: str, evidence: Evidence, terms: Sequence[Term], *,
     elif inputs is not None:
         # the ranking keeps the fused order: reordered by answer_p it lost nDCG@10 on every
         # bundled set; the judge decides what is handed out, and in which order (cite)
-        verdicts = trace.run("judge", lambda: {v.chunk_id: v for v in judge(
-            query, terms, inputs.passages, inputs.stats, inputs.model)})
+        try:
+            verdicts = trace.run("judge", lambda: {v.chunk_id: v for v in judge(
+                query, terms, inputs.passages, inputs.stats, inputs.model)})
+        except SearchCancelled:
+            raise
+        except Exception as exc:  # a fault in one of its rules: say no, and say why
+            log.exception("the offline judge failed on %r", query)
+            verdicts = {}  # nothing passed: the closest passages are listed, flagged weak
+            trace.degraded.append(f"judge: failed ({type(exc).__name__}: {exc}); no passage "
+                                  "was judged to answer, the closest are listed as weak")
         if inputs.problem:
             trace.degraded.append(f"judge: index statistics unavailable ({inputs.problem}); "
                                   "every term counts as rare")

@@ -166,3 +166,31 @@ def test_corrupt_rows_give_an_empty_result_with_the_reason(e5_db, tmp_path, sql,
     assert result.references == () and not result.insufficient_evidence  # an error
     assert result.diagnostics.error and result.diagnostics.error.startswith("search failed")
     assert "could not be searched" in result.context and result.context != NO_EVIDENCE
+
+
+def test_a_judge_that_fails_says_no_and_why(e5_db):
+    """A fault in one of the judge's rules (a trial's "March." raised KeyError) failed the
+    whole search; now nothing passes, the closest passages are listed weak, and the
+    diagnostics name the fault. The fault comes from a model given through ``Engines``."""
+    from dataclasses import replace
+
+    from kb.eval.retrieval import engines_for
+    from kb.retrieve.judge_model import JudgeModel
+    from kb.retrieve.pipeline import search
+
+    class Faulty(JudgeModel):
+        def probability(self, values):
+            raise KeyError("march.")
+
+    faulty = Faulty(("evidence",), (0.0,), (1.0,), (1.0,), 0.0, 0.5, "a faulty model")
+    with KnowledgeBase(e5_db) as kb:
+        engines = replace(engines_for(kb, kb.config.pipeline), judge_model=faulty)
+        result = search(kb.store, "Who invented the box kite?", engines=engines)
+        healthy = kb.search("Who invented the box kite?")
+    assert not healthy.insufficient_evidence  # the same search with the shipped model
+    assert result.diagnostics.error is None  # an answer, not a failed search
+    assert result.insufficient_evidence
+    assert result.references and all(r.weak_evidence for r in result.references)
+    assert any(d.startswith("judge: failed (KeyError: 'march.')")
+               for d in result.diagnostics.degraded)
+    assert _stage(result, "judge").status == "failed"
