@@ -616,9 +616,9 @@ def test_times_of_day_a_passage_writes(text, times):
 def test_a_time_of_day_asked_fails_a_passage_with_only_its_day():
     """A trial: 10 月 5 日...包车几点出发 passed at 67% on an itinerary giving the day, no hour."""
     q = "10 月 5 日从大理去丽江的包车几点出发？"
-    day_only, timed = _signals(q, [
-        "## 第 5 天（10 月 5 日）：大理 → 丽江\n- 包车前往丽江，司机杨师傅，车费 600 元，约 3 小时。",
-        "## 第 5 天（10 月 5 日）：大理 → 丽江\n- 包车早上 9 点从大理出发，前往丽江。"], "云南行程单")
+    day = "## 第 5 天（10 月 5 日）：大理 → 丽江\n"
+    day_only, timed = _signals(q, [day + "- 包车前往丽江，司机杨师傅，车费 600 元，约 3 小时。",
+                                   day + "- 包车早上 9 点从大理出发，前往丽江。"], "云南行程单")
     assert not day_only.gate and day_only.type_missing
     assert timed.gate
 
