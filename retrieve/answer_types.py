@@ -26,6 +26,7 @@ from kb.retrieve.units import (
     ZH_HAO_ASKED,
     ZH_HAO_DAY,
     ZH_MEASURE,
+    ZH_TIME_ASKED,
     asked_date_grain,
     asked_units,
     dates_in_grain,
@@ -80,8 +81,8 @@ _ZH_NAME: tuple[AnswerType, re.Pattern[str]] = ("name", re.compile(
     r"名字|名称|叫什么|称为什么|哪家|哪个(公司|机构|组织|系统|软件|产品|团队|法院|大学|学校|品牌|项目)|"
     r"哪(本|份|部)"))
 _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|几点|" + ZH_HAO_ASKED + r"|哪个月|"
-                        r"何年|哪一?日|什么时间|日期是|年份|哪个年代|哪个世纪")),
+    ("date", re.compile(r"哪一?年|哪一?天|何时|什么时候|几月|哪个月|何年|哪一?日|什么时间|日期是|"
+                        rf"年份|哪个年代|哪个世纪|{ZH_TIME_ASKED}|{ZH_HAO_ASKED}")),
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
@@ -194,9 +195,8 @@ _EN_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
                           + _EN_MONEY_ASKED + ")", re.I)),
 )
 _ZH_GATED: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|几点|" + ZH_HAO_ASKED + r"|哪个月|"
-                        r"哪个世纪|哪个年代|"
-                        r"什么年份|什么日期|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
+    ("date", re.compile(r"哪一年|哪年|何年|哪一天|哪天|几月|哪个月|哪个世纪|哪个年代|什么年份|"
+                        rf"什么日期|{ZH_TIME_ASKED}|{ZH_HAO_ASKED}|(?:什么时候|何时)\S*[的了][？?]?\s*$")),
     # 多久, and 多高 / 多长 / 多远 / 多深 / 多宽 / 有多重 ending the question (``ZH_MEASURE``), ask
     # for a measure as "how long / tall / far" do
     ("number", re.compile(r"多少(?!有些|有点)|几[个位名次种条年天岁座家部项倍%]|百分之几|多久|"
@@ -296,8 +296,8 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     number must carry the unit the question asks it in (``asked_units``), when it asks one
     (or the passage declares it: "(元)"); "free" (免费) is a price; else a number that writes
     a year or a date, or a time where things are counted ("three years" for "how many
-    employees"), is no count. A date asked by the day or the year must be written to that
-    grain (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day").
+    employees"), is no count. A date asked by the time, day or year is written to that grain
+    (``kb.retrieve.units.asked_date_grain``: "April 2014" answers no "which day"; a day no 几点).
     """
     if kind == "number" and _PRICED.search(query) and (free := _FREE.search(text)):
         return free.group()  # "Shipping to Canada is free" answers "What is the shipping cost?"

@@ -52,7 +52,7 @@ from kb.retrieve.crosslang import HAN
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 6  # bump when the maps built here change (6: acronym plurals stemmed as singulars)
+LEXICON_FORMAT = 5  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)

@@ -57,10 +57,22 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 # "second" as a unit of time ("frames per second", "a second", "1 second")
 _QUERY_ORDINAL = re.compile(r"(?<!\bper )(?<!\ba )(?<!\bone )(?<!\beach )(?<!\d )\b("
                             + "|".join(_ORDINALS[1:]) + r")\b", re.I)
-_MONTH_WORD = re.compile(r"\b(" + "|".join(
-    (*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES if m != "may"), "sept")) + r")\b", re.I)
+_MONTH = "(?:" + "|".join((*(m.capitalize() for m in MONTH_NAMES), "Jan", "Feb", "Mar", "Apr",
+                             "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")) + ")"
+_MONTH_WORD = re.compile(rf"\b({_MONTH})\b", re.A)  # capitalised, ASCII only ("Auguſt" is none)
+_EN_DATED_MONTH = re.compile(  # a month's name with a date beside it
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\.?\s+\d{{1,4}}\b|"
+    rf"\b(?:[Ii]n|[Oo]f|[Dd]uring|[Ee]arly|[Ll]ate|[Mm]id-?)\s+{_MONTH}\b", re.A)
+# a span of months asked: "after March", "from March to June", "3月以前", "3-6月", "从3月起"
+_MONTH_SPAN = re.compile(
+    rf"\b(?:[Aa]fter|[Ss]ince|[Bb]efore|[Uu]ntil|[Tt]ill|[Bb]etween|[Ff]rom|[Tt]hrough|[Bb]y|"
+    rf"[Pp]rior to)\s+(?:(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+|early\s+|mid-?|"
+    rf"late\s+)?{_MONTH}\b|\b{_MONTH}\.?\s*(?:\d{{1,2}}\s*)?(?:to|-|–|—|through|until|and)\s*"
+    rf"(?:\d{{1,2}}\s+)?{_MONTH}\b|月份?\s*(?:以前|之前|以后|之后|以来|起|前|后|初起|底前|至|到|"
+    rf"[-~～—–])|[-~～—–至到]\s*[0-9０-９一二三四五六七八九十]{{1,2}}\s*月|从\s*[0-9０-９一二三四五六七八九十]"
+    rf"{{1,2}}\s*月", re.A)
 _ZH_MONTH = re.compile(r"(?<![0-9０-９零〇一二两三四五六七八九十个])"
-                       r"([0-9０-９]{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?!份?\s*(?:以[上内后]|之[内后]|多|底前))")
+                       r"([0-9０-９]{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?!份?\s*(?:以[上内]|之内|多))")
 _DIGIT_DATE = re.compile(r"(?<![\d.])\d{4}[-/.](\d{1,2})[-/.]\d{1,2}(?!\d)|"
                          r"(?<![\d.])(\d{1,2})[-/.](\d{1,2})[-/.]\d{4}(?!\d)")
 _ROMAN = re.compile(r"\b(?=[IVX]{2,5}\b)(X{0,3})(IX|IV|V?I{0,3})\b")
@@ -157,33 +169,36 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
     return tuple(sorted(named))
 
 
-def months_named(text: str, *, query: bool = False) -> frozenset[int]:
-    """The months ``text`` writes (1-12): by name ("March", "Sept"), 3月 / 三月, or in digits.
+def months_named(text: str) -> frozenset[int]:
+    """The months ``text`` dates something by (1-12).
 
-    A date in digits ("2024-03-31", "31/03/2024") gives both readings of a day-month order.
-    With ``query``, only a capitalised name or 月 counts (a question's "may" is a verb);
-    elsewhere a name in lower case too, but for "march" and "may". A duration ("3个月",
-    "three months") names no month.
+    A month's name counts only with a date beside it (capitalised, full or abbreviated: "30
+    April", "March 2024", "Sept. 3", "in March", "end of May"): alone it is as often a verb
+    ("May I ...?"), a name ("Jan approved it", "April Jones") or a qualifier ("the March
+    budget"). Also 3月 / 三月 (not "3个月", a duration), and a date in digits ("2024-03-31";
+    "31/03/2024" gives both readings of a day-month order).
     """
-    found = {int(WORD_VALUE[m.group(1).lower()]) for m in _MONTH_WORD.finditer(text)
-             if m.group(1)[0].isupper() or m.group(1).lower() not in ("march", "may", "mar")
-             and not query}
+    found = {int(WORD_VALUE[w.lower()]) for m in _EN_DATED_MONTH.finditer(text)
+             for w in _MONTH_WORD.findall(m.group())}
     found.update(int(arabic_numerals(m.group(1))) for m in _ZH_MONTH.finditer(text)
                  if arabic_numerals(m.group(1)).isdigit())
-    if not query:
-        for m in _DIGIT_DATE.finditer(text):
-            found.update(int(g) for g in m.groups() if g)
+    for m in _DIGIT_DATE.finditer(text):
+        found.update(int(g) for g in m.groups() if g)
     return frozenset(n for n in found if 1 <= n <= 12)
 
 
 def months_apart(query: str, text: str) -> tuple[str, ...]:
-    """The months a question names when ``text`` writes months and none of them, else ``()``.
+    """The months a question names when ``text`` dates by months and none of them, else ``()``.
 
     "What was the bank balance at the end of March 2024?" against "Bank balance at 30 April"
     (a trial's committee minutes, passed at 83%): the passage is dated, and not by the month
-    asked. A passage that writes no month decides nothing (an undated figure may hold).
+    asked. A passage that writes no month decides nothing (an undated figure may hold), nor
+    does a question asking a span ("after March", "between March and June", "3月以前",
+    "3-6月"): another month may lie in it.
     """
-    asked = months_named(query, query=True)
+    if _MONTH_SPAN.search(query):
+        return ()
+    asked = months_named(query)
     if not asked:
         return ()
     written = months_named(text)

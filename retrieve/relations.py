@@ -37,7 +37,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
     ("headcount",
      r"\bhow many (?:\w+ )?(?:employees|staff|staffers|people (?:work|are employed))\b|"
      r"\b(?:number|size) of (?:its |the )?(?:employees|staff|workforce)\b|\bheadcount\b",
-     r"(?:员工|职工|雇员|职员)(?:人数|数量|总数)?(?:是|有|为|共|约)?多少(?=人|名|位|个人|[？?，,。！!\s]|$)|多少(?:名|个|位)?(?:员工|职工|雇员|职员)",
+     r"(?:员工|职工|雇员|职员)(?:(?:人数|数量|总数)(?:是|有|为|共|约)?多少|(?:是|有|为|共|约)?多少"
+     r"(?=人|名|位|个人|[？?，,。！!\s]|$))|多少(?:名|个|位)?(?:员工|职工|雇员|职员)",
      r"employ|staff|worker|headcount|workforce|personnel|people|person|team|crew|member|"
      r"engineer|full-time|part-time|fte|jobs?\b|hires?\b|hiring",
      r"员|职工|人员|团队|编制|雇|人"),

@@ -31,6 +31,7 @@ from kb.store.textindex import (
     CJK_CHARS,
     CJK_RUN,
     STOPWORDS,
+    acronym_forms,
     cut_words,
     normalise_word,
     split_phrases,
@@ -372,8 +373,11 @@ class PassageTerms:
 @lru_cache(maxsize=PASSAGE_CACHE)
 def passage_terms(text: str) -> PassageTerms:
     """The matchable content of a passage (see ``PassageTerms``); cached by text."""
-    words = [normalise_word(w) for w in _SPACED_WORD.findall(text)]
-    return PassageTerms(frozenset(words), arabic_numerals("".join(_SPACELESS.findall(text))),
+    spaced = _SPACED_WORD.findall(text)
+    words = [normalise_word(w) for w in spaced]
+    forms = [f for w in spaced for f in acronym_forms(w)]  # "SLOs" holds "slo", "SLO" "slos"
+    return PassageTerms(frozenset((*words, *forms)),
+                        arabic_numerals("".join(_SPACELESS.findall(text))),
                         " " + " ".join(words) + " ", han_runs(text))
 
 

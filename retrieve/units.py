@@ -273,14 +273,29 @@ _EN_DAY_ASKED = re.compile(r"\b(?:what|which) (?:exact |precise |specific )?(?:d
                            r"(?! of the week)", re.I)
 _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
 # A time of day asked ("What time does the coach leave?", 几点出发): a date or a duration
-# ("10 月 5 日", "约 3 小时") tells none (a trial: an itinerary's day passed for 几点)
+# ("10 月 5 日", "约 3 小时") tells none (a trial: an itinerary's day passed for 几点). 几点 asks
+# a time only before a verb of leaving, arriving, opening or closing, 钟 or the question's end
+# (有几点需要注意, 哪几点建议: how many points).
 _EN_TIME_ASKED = re.compile(r"\b(?:what|which) (?:exact )?(?:time|hour)\b(?! (?:zone|period|frame|"
                             r"limit|span|of (?:year|the year|day|the day|month|week)))", re.I)
-_ZH_TIME_ASKED = re.compile(r"几点")
-_CLOCK = re.compile(r"(?<![\d.])\d{1,2}:\d{2}(?!\d)|\b\d{1,2}(?::\d{2})? ?[ap]\.?m\b\.?|"
-                    r"\b(?:noon|midday|midnight|o'clock)\b|"
-                    r"[0-9０-９零一二两三四五六七八九十]{1,3}\s*[点时](?![钟多]?[以之]?[内后前]?\s*小时)|"
-                    r"中午|正午|午夜", re.I)
+ZH_TIME_ASKED = (r"(?<!哪)几点(?=钟|半|[到出开关起降发抵回离上下结截营放集见碰入]|的|了|前|"
+                 r"之前|以前|[？?，,。]|$)")
+_ZH_TIME_ASKED = re.compile(ZH_TIME_ASKED)
+_NUMBER_WORD = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
+_CLOCK = re.compile(
+    # 7:45, 19.30, 10.00-17.00, 7h45 (hours to 24, minutes to 59), 9am, 9:30 p.m.
+    r"(?<![\d:])(?<!\d\.)(?:[01]?\d|2[0-4])[:.h][0-5]\d(?![\d:]|\.\d)|"
+    r"\b\d{1,2}(?:[:.][0-5]\d)? ?[ap]\.?m\b\.?|"
+    r"\b(?:noon|midday|midnight|o'clock)\b|\b(?:half|quarter) (?:past|to)\b|"
+    r"\b(?:\d{1,2}|" + _NUMBER_WORD + r") (?:in the (?:morning|afternoon|evening)|at night)\b|"
+    r"\b(?:at|from|until|till) (?:[1-9]|1[0-2]|" + _NUMBER_WORD + r")\b(?![.,:]?\d| ?(?:%|per|"
+    r"[a-z]+s\b|years?|days?|months?|weeks?|hours?|minutes?|percent|times))|"
+    # 8 点, 14时, 下午三点 (a numeral before 点 is a time with a part of the day, 钟, 半, 整 or
+    # 分 beside it, or in digits: 三点建议, 有一点 are no time)
+    r"[0-9０-９]{1,2}\s*[点时](?!\s*[0-9０-９]*\s*小时)|"
+    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚|清晨|夜里)\s*[零一二两三四五六七八九十]{1,3}\s*点|"
+    r"[零一二两三四五六七八九十]{1,3}\s*点(?=钟|半|整|[零一二三四五六七八九十]{1,2}分)|中午|正午|午夜",
+    re.I)
 _ZH_DAY_ASKED = re.compile(r"哪一?天|哪一?日|" + ZH_HAO_ASKED + r"|几月几[日号]|什么日期|"
                            r"具体日期")
 _ZH_YEAR_ASKED = re.compile(r"哪一?年|何年|什么年份")

@@ -68,6 +68,8 @@ from tests.test_judge_types import _signals
     ("员工有多少天年假？", ()),
     ("公司员工有多少？", ("headcount",)),
     ("职工有多少名？", ("headcount",)),
+    ("员工人数是多少呢？", ("headcount",)),
+    ("员工人数有多少（2023年）？", ("headcount",)),
     ("Where did Ossian Velt go after the meeting?", ()),
 ])
 def test_the_attributes_a_question_asks_of(query, asked):

@@ -596,6 +596,8 @@ def test_the_measure_a_question_asks(query, units):
     ("10 月 5 日从大理去丽江的包车几点出发？", "time"),
     ("What time zone is Lisbon in?", None),
     ("What time of year do the swifts arrive?", None),
+    ("有几点需要注意？", None),  # how many points, no time
+    ("这份说明书提出了哪几点安装建议？", None),
 ])
 def test_the_grain_a_date_is_asked_in(query, grain):
     assert asked_date_grain(query) == grain
@@ -607,7 +609,11 @@ def test_the_grain_a_date_is_asked_in(query, grain):
     ("早上 8 点出发，14时30分到达。", ["8 点", "14时"]),
     ("包车前往丽江，车费 600 元，约 3 小时。", []),  # a price and a duration: no time of day
     ("第 5 天（10 月 5 日）：大理 → 丽江", []),  # a day: no time of day
-    ("Tickets cost 3.50 euros; the ride takes 2 hours.", []),
+    ("Tickets cost 12 euros; the ride takes 2 hours.", []),
+    # a review: times as Europe writes them, and in words; no hour past 24
+    ("Opens 10.00–17.00; last entry 16h30.", ["10.00", "17.00", "16h30"]),
+    ("The coach leaves at half past seven, or at ten on Sundays.", ["half past", "at ten"]),
+    ("Score 25:61 at 99:99; 三点建议，差一点。", []),
 ])
 def test_times_of_day_a_passage_writes(text, times):
     assert dates_in_grain(text, "time") == times

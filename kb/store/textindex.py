@@ -45,10 +45,10 @@ from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
 # FTS5 keeping combining marks inside tokens (schema migration 3).
-# v3: an acronym's plural loses its "s" before stemming ("SLOs" is "slo").
-TOKENIZER_FINGERPRINT = ("kb-fts-v3:nfkd-fold+acronym-plural+snowball-english|cjk-bigram+jieba3|"
+# v3: an acronym's other number as an extra token ("SLOs" also writes "slo": ``acronym_forms``).
+TOKENIZER_FINGERPRINT = ("kb-fts-v3:nfkd-fold+snowball-english+acronym-forms|cjk-bigram+jieba3|"
                          "sea-cluster-bigram+icu78-words|extras-last:unicode61-marks")
-_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+_ACRONYM = re.compile(r"[A-Z]{2,}s?")  # capitals, and a small "s" for the plural
 
 # Han (incl. ext. A and compatibility), Hiragana, Katakana, Hangul syllables.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
@@ -103,20 +103,31 @@ def _stemmer() -> Any:
 
 @lru_cache(maxsize=200_000)
 def normalise_word(word: str) -> str:
-    """Fold diacritics, lower-case and stem one non-CJK word.
-
-    An acronym's plural (``SLOs``, ``CPUs``, ``IDEs``: capitals, then a small "s") loses its
-    "s" first: Snowball keeps the "s" after a vowel ("slos"), so "the SLO" never matched "our
-    SLOs" (a trial's runbook question was refused for it).
-    """
-    if _ACRONYM_PLURAL.fullmatch(word):
-        word = word[:-1]
+    """Fold diacritics, lower-case and stem one non-CJK word."""
     folded = unicodedata.normalize("NFKD", word)
     folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
     if not folded.isascii() or not folded.isalpha():
         return folded
     with _init_lock:  # snowballstemmer objects are not thread-safe
         return str(_stemmer().stemWord(folded))
+
+
+def acronym_forms(word: str) -> list[str]:
+    """An acronym's other number, stemmed, when it stems apart (``SLOs``: ``slo``; else ``[]``).
+
+    ``SLO`` gives ``slos``; any other word, or an acronym whose two numbers stem alike
+    (``NASA``), gives ``[]``.
+
+    Snowball keeps a plural "s" after a vowel ("slos"), so "the SLO" never matched "our SLOs"
+    (a trial's runbook question was refused for it). The index writes the other form as an
+    extra token, and a passage holds it, so either number finds both; a lower-case plural
+    ("gpus") still finds "GPUs" by the plural's own stem.
+    """
+    if _ACRONYM.fullmatch(word) and not word.endswith("S"):  # "UPS", "GPS": no plural asked
+        other = word[:-1] if word.endswith("s") else word + "s"
+        form = normalise_word(other)
+        return [form] if form != normalise_word(word) else []
+    return []
 
 
 def cjk_tokens(run: str) -> list[str]:
@@ -161,7 +172,7 @@ def token_parts(text: str, *, drop_stopwords: bool = False) -> tuple[list[str], 
         elif drop_stopwords and word.lower() in STOPWORDS:
             continue
         else:
-            seq, extra = [normalise_word(word)], []
+            seq, extra = [normalise_word(word)], acronym_forms(word)
         sequence.extend(t for t in seq if t)
         extras.extend(t for t in extra if t)
     return sequence, extras
