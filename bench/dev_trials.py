@@ -1,12 +1,12 @@
 """Score the judge on the new-user trials' notes and questions (``golden/dev-trials``).
 
 Each trial folder holds ``notes/`` (Markdown notes a helper wrote as a new user would) and
-``qs.tsv`` (``id, note, lang, kind, question, answer``; kind ``ANS``: a note holds the answer,
-``UNA``: near-topic, no note holds it; written before any search). These are **dev** data:
-read while building the judge's rules, never a test split (``golden/answerability``'s test
-split is that). A question is right when kb refuses a ``UNA`` one (``insufficient_evidence``)
-or passes an ``ANS`` one; ``top note`` counts answered ``ANS`` questions whose first
-reference comes from the note that holds the answer.
+``qs.tsv`` (``id, note, lang, kind, question, answer_or_reason``; kind ``ANS``: a note holds
+the answer, ``UNA``: near-topic, no note holds it; written before any search). These are
+**dev** data: read while building the judge's rules, never a test split
+(``golden/answerability``'s test split is that). A question is right when kb refuses a
+``UNA`` one (``insufficient_evidence``) or passes an ``ANS`` one; ``top note`` counts
+answered ``ANS`` questions whose first reference comes from the note that holds the answer.
 
 Each trial's index is built once per embedder and code version of the chunker into
 ``bench/cache/dev-trials/`` (default settings, no LLM); the searches run through

@@ -88,8 +88,10 @@ def split_given(paths: Iterable[Path | str]) -> tuple[list[Path | str], list[Fil
         try:
             _given(raw)
         except FileNotFoundError as exc:
-            missing.append(FileOutcome(shown(str(Path(raw).expanduser().absolute())), "failed",
-                                       reason=str(exc).removeprefix(f"{raw}: ")))
+            name = shown(str(Path(raw).expanduser().absolute()))
+            if all(o.path != name for o in missing):  # one line for a path given twice
+                missing.append(FileOutcome(name, "failed",
+                                           reason=str(exc).removeprefix(f"{raw}: ")))
         else:
             found.append(raw)
     return found, missing

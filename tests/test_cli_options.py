@@ -149,3 +149,15 @@ def test_a_new_index_goes_only_into_a_folder_that_exists(tmp_path):
                            env={"KB_EMBEDDER": "none", "KB_DB": str(kb_db)})
     assert r.exit_code == 1 and "does not exist; create it first" in r.output
     assert not (tmp_path / "typo").exists()
+
+
+@pytest.mark.parametrize("argv", [["status"], ["docs"], ["search", "kites"]])
+def test_a_read_command_writes_nothing_into_an_empty_file(tmp_path, argv):
+    """A trial: `: > zero.db; kb --db zero.db status` wrote a whole schema into the file."""
+    db = tmp_path / "zero.db"
+    db.write_bytes(b"")
+    r = run("--db", str(db), *argv)
+    assert r.exit_code == 1 and "the file is empty, no kb index" in r.output
+    assert db.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["zero.db"]
+    note = write(tmp_path / "k.md", "Kites fly.")
+    assert run("--db", str(db), "ingest", str(note)).exit_code == 0  # ingest makes it one

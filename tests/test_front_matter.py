@@ -51,8 +51,9 @@ def test_malformed_front_matter_is_kept_as_text_with_a_warning(tmp_path: Path) -
     assert "\n" not in doc.warnings[0]
 
 
-@pytest.mark.parametrize(("head", "fence"), [("---\ntitle: \"Broken\n", "---"),
-                                            ("+++\ntitle = \"Broken\"\n", "+++")])
+@pytest.mark.parametrize(("head", "fence"), [
+    ("---\ntitle: \"Broken\ndate: 2024-05-01\n", "---"),
+    ("+++\ntitle = \"Broken\"\ndate = 2024-05-01\n", "+++")])
 def test_front_matter_never_closed_is_kept_as_text_with_a_warning(tmp_path: Path, head: str,
                                                                   fence: str) -> None:
     """A trial: a block whose closing fence was forgotten was indexed without a word."""
@@ -62,8 +63,10 @@ def test_front_matter_never_closed_is_kept_as_text_with_a_warning(tmp_path: Path
                             f"closed by another {fence}: kept as text",)
 
 
-def test_a_rule_on_the_first_line_is_no_front_matter(tmp_path: Path) -> None:
-    doc = extract(write(tmp_path / "rule.md", "---\n\n" + BODY))
+@pytest.mark.parametrize("head", ["---\n\n", "---\nNote: draft only.\n\n",
+                                  "---\nQ: why?\nA: the tide.\n\n"])
+def test_a_rule_on_the_first_line_is_no_front_matter(tmp_path: Path, head: str) -> None:
+    doc = extract(write(tmp_path / "rule.md", head + BODY))
     assert doc.warnings == () and "ferry leaves at nine" in doc.text
 
 

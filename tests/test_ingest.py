@@ -497,3 +497,26 @@ def test_an_edited_file_keeps_its_document_id(tmp_path, kb_bm25):
     doc = kb_bm25.find_document(str(before))
     assert doc.source == str(edited.resolve()) and doc.id == before
     assert "New Year" in " ".join(r.text for r in kb_bm25.search("marzipan pigs").references)
+
+
+def test_no_document_or_chunk_id_is_ever_given_twice(kb_bm25, tmp_path):
+    """A trial: after `kb rm` of the newest document, the next one took its ids, and an old
+    citation (`kb show 1`) showed the new document's text instead of "not found"."""
+    from kb.errors import ChunkNotFound
+
+    a = write(tmp_path / "a.md", "# Alpha\n\nAlpha text about herons.\n")
+    kb_bm25.ingest([a])
+    (old,) = kb_bm25.search("herons").references
+    kb_bm25.remove(str(a))
+    b = write(tmp_path / "b.md", "# Beta\n\nBeta text about pelicans.\n")
+    kb_bm25.ingest([b])
+    (new,) = kb_bm25.search("pelicans").references
+    assert new.doc_id > old.doc_id and new.chunk_id > old.chunk_id
+    with pytest.raises(ChunkNotFound):
+        kb_bm25.get_chunk(old.chunk_id)
+    write(b, "# Beta\n\nBeta text about pelicans and gulls.\n")  # the newest, re-ingested
+    kb_bm25.ingest([b])
+    (again,) = kb_bm25.search("pelicans gulls").references
+    assert again.doc_id == new.doc_id and again.chunk_id > new.chunk_id  # a new version's chunks
+    with pytest.raises(ChunkNotFound):
+        kb_bm25.get_chunk(new.chunk_id)

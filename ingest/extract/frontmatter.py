@@ -18,9 +18,10 @@ import yaml
 # close with "..."); the body starts after the closing line.
 _YAML_RE = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
-# a fence on the first line followed by a key ("title:", "date ="), and no closing fence: a
-# block whose end was forgotten (a lone "---" first is a Markdown rule, and says nothing)
-_UNCLOSED_RE = re.compile(r"\A(---|\+\+\+)[ \t]*\n[A-Za-z_][\w-]*[ \t]*[:=]")
+# a fence on the first line followed by two lines of keys ("title:", "date ="), and no closing
+# fence: a block whose end was forgotten (a "---" rule first, then "Note: draft only.", says
+# nothing)
+_UNCLOSED_RE = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:[A-Za-z_][\w-]*[ \t]*[:=][^\n]*\n){2}")
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
 
 

@@ -25,7 +25,6 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.printable import unshown
 from kb.cli.settings import Settings, collections_dir, load_settings
 from kb.config import (
     DEFAULT_EMBEDDER,
@@ -41,7 +40,7 @@ from kb.jsonshape import to_json
 from kb.periods import parse_instant, parse_period
 from kb.scoped import DocumentScope, ScopedKnowledgeBase
 from kb.shapes import ErrorDetailJSON, ErrorJSON
-from kb.types import Document, ProgressFn
+from kb.types import ProgressFn
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
@@ -117,10 +116,13 @@ def open_kb(ctx: click.Context, *, create: bool = False,
     goes only into a folder that exists: a mistyped path makes no folders.
 
     Raises:
-        kb.errors.KbError: the file does not exist and ``create`` is false, or its folder
-            does not exist.
+        kb.errors.KbError: the file does not exist (or is empty) and ``create`` is false, or
+            its folder does not exist.
     """
     settings = cli_settings(ctx)
+    if not create and settings.db.is_file() and settings.db.stat().st_size == 0:
+        raise KbError(f"{settings.db}: the file is empty, no kb index (a command that reads "
+                      "one writes nothing into it; `kb ingest` makes it an index)")
     if not settings.db.exists():
         if not create:
             raise KbError(missing_index(settings))
@@ -138,23 +140,6 @@ def open_kb(ctx: click.Context, *, create: bool = False,
             click.echo(f"kb: warning: no indexed document is inside the scope "
                        f"({kb.scope.describe()}); searches find nothing until one is", err=True)
         yield kb
-
-
-def find_document(kb: KnowledgeBase, ref: str) -> Document:
-    """``kb.find_document(ref)``, else the source ``kb docs`` printed as ``ref`` (escaped).
-
-    Raises:
-        kb.errors.DocumentNotFound: neither matches (named as given).
-    """
-    try:
-        return kb.find_document(ref)
-    except DocumentNotFound:
-        if unshown(ref) == ref:
-            raise
-    try:
-        return kb.find_document(unshown(ref))
-    except DocumentNotFound:
-        raise DocumentNotFound(ref) from None
 
 
 def cli_settings(ctx: click.Context) -> Settings:

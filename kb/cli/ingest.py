@@ -200,9 +200,10 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
         check_given(paths)  # raises: a mistyped path stops before the index file is created
     with open_kb(ctx, create=True) as kb:
         report = run_ingest(as_json, lambda **shown: kb.ingest(found, **shown))
+    indexed = report.outcomes  # what the paths that exist held
     report = replace(report, outcomes=(*missing, *report.outcomes))
     print_report(report, as_json)
-    if not report.outcomes and not as_json:  # an empty folder, or only ignored entries
+    if not indexed and not as_json:  # an empty folder, or only ignored entries
         click.echo("note: no file to index was found in the paths given", err=True)
     # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
     sys.exit(1 if report.count("failed") else 0)

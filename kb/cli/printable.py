@@ -32,7 +32,10 @@ def unshown(text: str) -> str:
         letter, *codes = match.groups()
         if letter:
             return _LETTERS[letter]
-        char = chr(int(next(c for c in codes if c), 16))
+        code = int(next(c for c in codes if c), 16)
+        if code == 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:  # no name holds these
+            return match.group(0)
+        char = chr(code)
         return match.group(0) if char.isprintable() else char
     return _ESCAPE.sub(character, text)
 

@@ -17,16 +17,9 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import (
-    DOC_PREFIX,
-    cli,
-    emit_json,
-    errors_as_one_line,
-    find_document,
-    open_kb,
-)
-from kb.cli.printable import shown
-from kb.errors import KbError
+from kb.cli.common import DOC_PREFIX, cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.printable import shown, unshown
+from kb.errors import DocumentNotFound, KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
 from kb.types import ChunkInContext, Document, Passage, page_span
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, location, render_document
@@ -46,6 +39,23 @@ class Target:
     source: str
     page: int | None
     page_end: int | None = None
+
+
+def find_document(kb: KnowledgeBase, ref: str) -> Document:
+    """``kb.find_document(ref)``, else the source ``kb docs`` printed as ``ref`` (escaped).
+
+    Raises:
+        kb.errors.DocumentNotFound: neither matches (named as given).
+    """
+    try:
+        return kb.find_document(ref)
+    except DocumentNotFound:
+        if unshown(ref) == ref:
+            raise
+    try:
+        return kb.find_document(unshown(ref))
+    except DocumentNotFound:
+        raise DocumentNotFound(ref) from None
 
 
 def parse_ref(ref: str) -> tuple[str, str]:

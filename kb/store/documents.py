@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from kb.store.meta import MetaKey
 from kb.store.textindex import index_body
 from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 
@@ -18,10 +19,16 @@ from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
     """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; its id.
 
-    A new version keeps the id of the one it replaces (its chunks get new ids). ``chunks``
+    A new version keeps the id of the one it replaces; its chunks get new ids. No id is ever
+    given twice: a new document's and every chunk's id lie above the highest one given before
+    (``MetaKey.LAST_IDS``), so a citation of a removed or replaced chunk is "not found", never
+    another text (SQLite alone gives the highest id again once its row is deleted). ``chunks``
     may be a generator producing them as they are written.
     """
     old_id = delete_source(c, doc.source)
+    last = _last_ids(c)
+    if old_id is None:
+        old_id = last["documents"] = last["documents"] + 1
     cur = c.execute(  # a new version keeps the document's id: `kb show doc:12` stays valid
         "INSERT INTO documents (id, source, source_type, title, content_hash, size, mtime, "
         "created_at, ingested_at, status, warnings, models_pending) "
@@ -36,15 +43,31 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
                   "VALUES (?,?,?,?)", [(doc_id, tag_key(t), t, i)
                                        for i, t in enumerate(unique_tags(doc.tags))])
     for i, ch in enumerate(chunks):
-        cur = c.execute(
-            "INSERT INTO chunks (doc_id, chunk_index, text, context_prefix, char_start, "
-            "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?)",
-            (doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end, ch.page,
-             ch.page if ch.page_end is None else ch.page_end,
+        last["chunks"] += 1
+        c.execute(
+            "INSERT INTO chunks (id, doc_id, chunk_index, text, context_prefix, char_start, "
+            "char_end, page, page_end, heading_path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (last["chunks"], doc_id, i, ch.text, ch.context_prefix, ch.char_start, ch.char_end,
+             ch.page, ch.page if ch.page_end is None else ch.page_end,
              json.dumps(list(ch.heading_path), ensure_ascii=False)))
         c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
-                  (cur.lastrowid, index_body(ch.context_prefix, ch.text)))
+                  (last["chunks"], index_body(ch.context_prefix, ch.text)))
+    c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+              (MetaKey.LAST_IDS, json.dumps(last)))
     return doc_id
+
+
+def _last_ids(c: sqlite3.Connection) -> dict[str, int]:
+    """The highest document and chunk ids given so far: those recorded, or the rows' own."""
+    row = c.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.LAST_IDS,)).fetchone()
+    try:
+        kept = json.loads(row[0]) if row else {}
+        kept = {k: int(kept[k]) for k in ("documents", "chunks")}
+    except (ValueError, TypeError, KeyError):  # none yet (an index from before), or hand-edited
+        kept = {"documents": 0, "chunks": 0}
+    rows = c.execute("SELECT (SELECT coalesce(max(id), 0) FROM documents), "
+                     "(SELECT coalesce(max(id), 0) FROM chunks)").fetchone()
+    return {"documents": max(kept["documents"], rows[0]), "chunks": max(kept["chunks"], rows[1])}
 
 
 def delete_source(c: sqlite3.Connection, source: str) -> int | None:

@@ -30,6 +30,9 @@ class MetaKey(StrEnum):
     mean, int8 scales and live vectors at its build (``kb.store.bitbuild.Centring``)."""
     BITS_CODED_SINCE_BUILD = "bits_coded_since_build"
     """An integer: bit index rows written since its build (``kb.store.bitbuild.put_bits``)."""
+    LAST_IDS = "last_ids"
+    """JSON ``{"documents": int, "chunks": int}``: the highest ids ever given, so that an id
+    removed is never given again (``kb.store.documents.insert_document``)."""
     EVAL_INDEX_DIGEST = "eval_index_digest"
     """The digest of the corpus and settings an evaluation index was built from."""
     CALIBRATION = "calibration:"
