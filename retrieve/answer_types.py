@@ -86,7 +86,7 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("number", re.compile(r"多少|几[个位名次种条年天岁座家部项%]|多[大高长重远久快宽深]|"
                           r"百分之几|比例|比率|数量|人数|金额|占比")),
     ("person", re.compile(r"谁|哪位|何人|什么人|哪个人")),
-    ("place", re.compile(r"哪里|哪儿|何地|在哪(?![些个一])|首都|省会|"
+    ("place", re.compile(r"哪里|哪儿|何地|在哪(?![些个一天年月日])|首都|省会|"
                          r"哪个(国家|城市|地方|省|市|县|地区)|什么地方|哪座城市|哪国")),
     _ZH_NAME,
 )

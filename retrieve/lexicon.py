@@ -156,18 +156,10 @@ class Lexicon:
         return self._phrases.get(f"{first} {second}", ())
 
     def english(self, word: str) -> tuple[str, ...]:
-        """English stems for a Chinese word (empty when the dictionary has nothing).
-
-        A word's own entry keeps its first sense first, then puts the stems that translate
-        back to the word ahead of the others (bidirectional translation: Levow, Oard & Resnik,
-        *Information Processing & Management* 41(3), 2005): 密码's senses list "cipher; secret
-        code; password", and "password" maps back to 密码 where "secret" and "code" do not, so
-        the few translations a term searches hold "password".
-        """
+        """English stems for a Chinese word (empty when the dictionary has nothing)."""
         found = self._zh_en.get(word)
         if found:
-            back = [stem for stem in found[1:] if word in self._en_zh.get(stem, ())]
-            return tuple(dict.fromkeys((found[0], *back, *found[1:])))
+            return found
         parts = [self._zh_en[p] for p in self._cover(word)]
         out: list[str] = []
         for i in range(max(map(len, parts), default=0)):  # each part's i-th sense, head first

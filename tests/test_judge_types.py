@@ -20,6 +20,7 @@ from kb.retrieve.units import asked_date_grain, asked_units, dates_in_grain
     ("这个词是在哪个期刊发表的文章中首次提及？", "other"),
     ("他住在哪？", "place"),
     ("他住在哪个城市？", "place"),
+    ("食品安全培训在哪天？", "date"),  # a trial: 在哪天 was typed a place
     # a question opening with an interrogative is typed by it: later ones are relative
     ("Which status code should a server return for a PUT whose path clashes?", "other"),
     ("What does the guide tell you to do when things are unclear?", "other"),
