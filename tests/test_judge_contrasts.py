@@ -58,13 +58,6 @@ def _dated(query: str):
      "time.", ()),
     ("When is the last bus?", "The first train leaves at 05:10.", ()),  # another head
     ("期末考试是哪一天？", "期中复习从 4 月 10 日开始。", ()),
-    # a second trial: 体内驱虫 asked of a record dating only 体外驱虫; a lease's start for its
-    # end; the side asked of its head only ("When does the lease end?" asks of nothing)
-    ("年糕最近一次体内驱虫是什么时候？", "最近一次体外驱虫：2025-03-01。", ("体外",)),
-    ("年糕最近一次体内驱虫是什么时候？", "体外驱虫 2025-03-01，体内驱虫 2025-02-10。", ()),
-    ("What is the end date of the lease?", "The lease start date is 1 May 2024.", ("start",)),
-    ("What is the end date of the lease?", "The lease runs from 1 May 2024.", ()),
-    ("When does the lease end?", "The lease starts on 1 May 2024.", ()),
 ])
 def test_the_other_side_of_a_contrast(query, text, other):
     assert contrast_filled(query, sentences(text), _dated(query), _focus(query)) == other
