@@ -57,12 +57,14 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 # "second" as a unit of time ("frames per second", "a second", "1 second")
 _QUERY_ORDINAL = re.compile(r"(?<!\bper )(?<!\ba )(?<!\bone )(?<!\beach )(?<!\d )\b("
                             + "|".join(_ORDINALS[1:]) + r")\b", re.I)
-_MONTH = "(?:" + "|".join((*(m.capitalize() for m in MONTH_NAMES), "Jan", "Feb", "Mar", "Apr",
-                             "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")) + ")"
+_MONTH = "(?:" + "|".join((*(m.capitalize() for m in MONTH_NAMES),
+                             *(m.upper() for m in MONTH_NAMES), "Jan", "Feb", "Mar", "Apr", "Jun",
+                             "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")) + ")"
 _MONTH_WORD = re.compile(rf"\b({_MONTH})\b", re.A)  # capitalised, ASCII only ("Auguſt" is none)
-_EN_DATED_MONTH = re.compile(  # a month's name with a date beside it
-    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\.?\s+\d{{1,4}}\b|"
-    rf"\b(?:[Ii]n|[Oo]f|[Dd]uring|[Ee]arly|[Ll]ate|[Mm]id-?)\s+{_MONTH}\b", re.A)
+_EN_DATED_MONTH = re.compile(  # a month's name with a date beside it ("15-Mar-2024", "March 3rd")
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of\s+|[\s-]+){_MONTH}\b|"
+    rf"\b{_MONTH}\.?,?[\s-]+\d{{1,4}}(?:st|nd|rd|th)?\b|"
+    rf"\b(?:[Ii]n|[Oo]f|[Dd]uring|[Ee]arly|[Ll]ate|[Mm]id-|[Mm]id)\s*{_MONTH}\b", re.A)
 # a span of months asked: "after March", "from March to June", "3月以前", "3-6月", "从3月起"
 _MONTH_SPAN = re.compile(
     rf"\b(?:[Aa]fter|[Ss]ince|[Bb]efore|[Uu]ntil|[Tt]ill|[Bb]etween|[Ff]rom|[Tt]hrough|[Bb]y|"
@@ -193,10 +195,10 @@ def months_apart(query: str, text: str) -> tuple[str, ...]:
     "What was the bank balance at the end of March 2024?" against "Bank balance at 30 April"
     (a trial's committee minutes, passed at 83%): the passage is dated, and not by the month
     asked. A passage that writes no month decides nothing (an undated figure may hold), nor
-    does a question asking a span ("after March", "between March and June", "3月以前",
-    "3-6月"): another month may lie in it.
+    does a span asked or written ("after March", "between March and June", "3月以前",
+    "3-6月", "Jan–Mar 2024"): another month may lie in it.
     """
-    if _MONTH_SPAN.search(query):
+    if _MONTH_SPAN.search(query) or _MONTH_SPAN.search(text):
         return ()
     asked = months_named(query)
     if not asked:

@@ -275,16 +275,21 @@ _EN_YEAR_ASKED = re.compile(r"\b(?:what|which) year\b", re.I)
 # A time of day asked ("What time does the coach leave?", 几点出发): a date or a duration
 # ("10 月 5 日", "约 3 小时") tells none (a trial: an itinerary's day passed for 几点). 几点 asks
 # a time only before a verb of leaving, arriving, opening or closing, 钟 or the question's end
-# (有几点需要注意, 哪几点建议: how many points).
+# (有几点需要注意, 哪几点建议, 总结了几点, 第几点: how many points, which point).
 _EN_TIME_ASKED = re.compile(r"\b(?:what|which) (?:exact )?(?:time|hour)\b(?! (?:zone|period|frame|"
                             r"limit|span|of (?:year|the year|day|the day|month|week)))", re.I)
-ZH_TIME_ASKED = (r"(?<!哪)几点(?=钟|半|[到出开关起降发抵回离上下结截营放集见碰入]|的|了|前|"
-                 r"之前|以前|[？?，,。]|$)")
+ZH_TIME_ASKED = (r"(?<![哪这那第了出有])几点(?=钟|半|[到出开关起降发抵回离上下结截营放集见碰入]|"
+                 r"的|了|前|之前|以前|[？?，,。]|$)")
 _ZH_TIME_ASKED = re.compile(ZH_TIME_ASKED)
 _NUMBER_WORD = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _CLOCK = re.compile(
-    # 7:45, 19.30, 10.00-17.00, 7h45 (hours to 24, minutes to 59), 9am, 9:30 p.m.
-    r"(?<![\d:])(?<!\d\.)(?:[01]?\d|2[0-4])[:.h][0-5]\d(?![\d:]|\.\d)|"
+    # 7:45, 7h45 (hours to 24, minutes to 59), 9am, 9:30 p.m.; with a dot only where a time
+    # stands ("at 19.30", "10.00–17.00"): 2.50 EUR and 1.15 m are no time
+    r"(?<![\d:])(?<!\d\.)(?:[01]?\d|2[0-4])[:h][0-5]\d(?![\d:]|\.\d)|"
+    r"(?:\b(?:at|from|until|till|by|opens?|closes?|leaves?|departs?|arrives?|starts?|ends?) |"
+    r"(?<=[-–—] )|(?<=[-–—]))(?:[01]?\d|2[0-4])\.[0-5]\d(?!\d|\.\d| ?(?:EUR|USD|GBP|CNY|RMB|"
+    r"yuan|euros?|dollars?|pounds?|[€$£%]|[kcm]?m\b|k?g\b|m?l\b))|"
+    r"(?<![\d.])(?:[01]?\d|2[0-4])\.[0-5]\d(?= ?[-–—] ?(?:[01]?\d|2[0-4])\.[0-5]\d)|"
     r"\b\d{1,2}(?:[:.][0-5]\d)? ?[ap]\.?m\b\.?|"
     r"\b(?:noon|midday|midnight|o'clock)\b|\b(?:half|quarter) (?:past|to)\b|"
     r"\b(?:\d{1,2}|" + _NUMBER_WORD + r") (?:in the (?:morning|afternoon|evening)|at night)\b|"

@@ -520,3 +520,32 @@ def test_no_document_or_chunk_id_is_ever_given_twice(kb_bm25, tmp_path):
     assert again.doc_id == new.doc_id and again.chunk_id > new.chunk_id  # a new version's chunks
     with pytest.raises(ChunkNotFound):
         kb_bm25.get_chunk(new.chunk_id)
+
+
+def test_an_index_from_before_the_id_record_gives_no_id_twice(tmp_path):
+    """A review: an index made before ``last_ids`` was kept lost the ids of the rows removed."""
+    import sqlite3
+
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    db = tmp_path / "kb.db"
+    one, two = (write(tmp_path / "n" / f"{n}.md", f"# {n}\n\nNote {n} about herons.\n")
+                for n in ("one", "two"))
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([one, two])
+    with sqlite3.connect(db) as conn:  # as an older kb left it
+        conn.execute("DELETE FROM meta WHERE key = 'last_ids'")
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        before = {d.source: d.id for d in kb.documents()}
+        kb.remove(str(two))
+        three = write(tmp_path / "n" / "three.md", "# three\n\nNote three about gulls.\n")
+        kb.ingest([three])
+        after = {d.source: d.id for d in kb.documents()}
+    assert after[str(three)] > max(before.values())
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = '{\"documents\": 1e999, \"chunks\": 1}' "
+                     "WHERE key = 'last_ids'")  # a hand-edited row: the rows' own ids count
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([write(tmp_path / "n" / "four.md", "# four\n\nNote four about terns.\n")])
+        assert len({d.id for d in kb.documents()}) == 3

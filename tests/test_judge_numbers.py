@@ -88,6 +88,13 @@ def test_missing_numbers(query, passage, missing):
     ("3-6月的销售额是多少？", "4月销售额为 200 万元。", ()),
     ("What happened in Auguſt 2024?", "On 3 Auguſt 1791, and on 5 May 2024.", ()),
     ("What did we pay in Sept. 2023?", "Invoice of 3 October 2023: 40 euros.", ("september",)),
+    # a second review: dates as people write them, and a span written
+    ("When in March did the boiler fail?", "The boiler failed on March 3rd; it was serviced "
+     "in February.", ()),
+    ("How much rain fell in June 2024?", "Rainfall for JUNE 2024: 80 mm, up from 60 mm in "
+     "May.", ()),
+    ("What was the balance in mid-March?", "Balance on 15-Mar-2024: 200; on 2 April: 300.", ()),
+    ("How much did we spend in February?", "Spending, Jan–Mar 2024: 3,000 EUR.", ()),
 ])
 def test_months_a_question_names_and_a_passage_dates_otherwise(query, text, apart):
     assert months_apart(query, text) == apart

@@ -599,6 +599,9 @@ def test_the_measure_a_question_asks(query, units):
     ("What time of year do the swifts arrive?", None),
     ("有几点需要注意？", None),  # how many points, no time
     ("这份说明书提出了哪几点安装建议？", None),
+    ("报告总结了几点？", None),
+    ("第几点提到了预算？", None),
+    ("会议几点？", "time"),
 ])
 def test_the_grain_a_date_is_asked_in(query, grain):
     assert asked_date_grain(query) == grain
@@ -612,9 +615,12 @@ def test_the_grain_a_date_is_asked_in(query, grain):
     ("第 5 天（10 月 5 日）：大理 → 丽江", []),  # a day: no time of day
     ("Tickets cost 12 euros; the ride takes 2 hours.", []),
     # a review: times as Europe writes them, and in words; no hour past 24
-    ("Opens 10.00–17.00; last entry 16h30.", ["10.00", "17.00", "16h30"]),
+    ("Hours 10.00–17.00; last entry 16h30.", ["10.00", "17.00", "16h30"]),
     ("The coach leaves at half past seven, or at ten on Sundays.", ["half past", "at ten"]),
     ("Score 25:61 at 99:99; 三点建议，差一点。", []),
+    # a second review: a decimal is a time only where one stands
+    ("Espresso at 2.50 EUR; the shelf is 1.15 m high; rates rose 3.25%.", []),
+    ("The bar opens 9.30 and closes at 22.00.", ["opens 9.30", "at 22.00"]),
 ])
 def test_times_of_day_a_passage_writes(text, times):
     assert dates_in_grain(text, "time") == times

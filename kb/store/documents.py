@@ -15,6 +15,8 @@ from kb.store.meta import MetaKey
 from kb.store.textindex import index_body
 from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 
+MAX_ID = 2**62  # a recorded last id at or past this is a hand-edited row, not a count
+
 
 def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
     """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; its id.
@@ -25,8 +27,8 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
     another text (SQLite alone gives the highest id again once its row is deleted). ``chunks``
     may be a generator producing them as they are written.
     """
+    last = _last_ids(c)  # before the old version's rows go: their ids are given already
     old_id = delete_source(c, doc.source)
-    last = _last_ids(c)
     if old_id is None:
         old_id = last["documents"] = last["documents"] + 1
     cur = c.execute(  # a new version keeps the document's id: `kb show doc:12` stays valid
@@ -52,9 +54,13 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
              json.dumps(list(ch.heading_path), ensure_ascii=False)))
         c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
                   (last["chunks"], index_body(ch.context_prefix, ch.text)))
+    _save_last_ids(c, last)
+    return doc_id
+
+
+def _save_last_ids(c: sqlite3.Connection, last: dict[str, int]) -> None:
     c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
               (MetaKey.LAST_IDS, json.dumps(last)))
-    return doc_id
 
 
 def _last_ids(c: sqlite3.Connection) -> dict[str, int]:
@@ -63,8 +69,10 @@ def _last_ids(c: sqlite3.Connection) -> dict[str, int]:
     try:
         kept = json.loads(row[0]) if row else {}
         kept = {k: int(kept[k]) for k in ("documents", "chunks")}
-    except (ValueError, TypeError, KeyError):  # none yet (an index from before), or hand-edited
-        kept = {"documents": 0, "chunks": 0}
+        if not all(0 <= v < MAX_ID for v in kept.values()):
+            raise ValueError(kept)
+    except (ValueError, TypeError, KeyError, OverflowError):  # none yet (an index from
+        kept = {"documents": 0, "chunks": 0}  # before), or a hand-edited row: the rows' own
     rows = c.execute("SELECT (SELECT coalesce(max(id), 0) FROM documents), "
                      "(SELECT coalesce(max(id), 0) FROM chunks)").fetchone()
     return {"documents": max(kept["documents"], rows[0]), "chunks": max(kept["chunks"], rows[1])}
@@ -78,6 +86,7 @@ def delete_source(c: sqlite3.Connection, source: str) -> int | None:
     row = c.execute("SELECT id FROM documents WHERE source = ?", (source,)).fetchone()
     if row is None:
         return None
+    _save_last_ids(c, _last_ids(c))  # its ids, if the highest, are never given again
     c.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
               (row[0],))
     c.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
