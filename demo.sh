@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
+echo "demo: installing kb into .venv (a minute or two the first time)..."
 .venv/bin/python -m pip install -q -e . 2>&1 | grep -v -E '^(WARNING|DEPRECATION)' || true
 KB=(.venv/bin/kb --db demo.db)
 "${KB[@]}" ingest golden/demo/docs
