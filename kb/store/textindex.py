@@ -171,8 +171,10 @@ def token_parts(text: str, *, drop_stopwords: bool = False) -> tuple[list[str], 
             seq, extra = sea_parts(word)
         elif drop_stopwords and word.lower() in STOPWORDS:
             continue
-        else:
-            seq, extra = [normalise_word(word)], acronym_forms(word)
+        else:  # the index writes an acronym in both numbers; a query needs its own only
+            # (both would count one word twice in BM25)
+            seq = [normalise_word(word)]
+            extra = [] if drop_stopwords else acronym_forms(word)
         sequence.extend(t for t in seq if t)
         extras.extend(t for t in extra if t)
     return sequence, extras
