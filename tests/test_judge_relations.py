@@ -64,6 +64,8 @@ from tests.test_judge_types import _signals
     ("Which employee leads the Lisbon office?", ()),
     ("加州英语系居民把这种鱼叫什么名字？", ()),
     ("How many people attended the board meeting?", ()),
+    ("Who is the club manager at Ironbark Fitness?", ("manager post",)),
+    ("What does the manager do?", ()),
     # 多少 counting days, not staff (a trial's 员工有多少天年假 was read as a headcount)
     ("员工有多少天年假？", ()),
     ("公司员工有多少？", ("headcount",)),
@@ -79,6 +81,12 @@ def test_the_attributes_a_question_asks_of(query, asked):
 @pytest.mark.parametrize(("query", "text", "unnamed"), [
     ("How many employees does Brindle & Oak Coffee have?",
      "Brindle & Oak sells a flat white for 3.20 euros.", ("headcount",)),
+    # a second trial: the member and the sales adviser passed at 88% as the club manager
+    ("Who is the club manager at Ironbark Fitness?", "Member: Delia Marchetti. Contract signed "
+     "with sales adviser Tomas Reyes.", ("manager post",)),
+    ("Who is the club manager at Ironbark Fitness?", "The club is run by Maria Lind.", ()),
+    ("豆仓的店长是谁？", "豆仓咖啡由店主林晓负责日常经营。", ()),
+    ("豆仓的店长是谁？", "豆仓咖啡的电话是 0571-8888。", ("manager post",)),
     ("How many employees does Acme have?", "Acme has a team of 40.", ()),
     ("How many employees does Acme have?", "Acme had 340 people at the end of 2023.", ()),
     ("青禾科技有多少员工？", "青禾科技成立于2015年，总部在杭州。", ("headcount",)),
