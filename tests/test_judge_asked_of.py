@@ -194,7 +194,7 @@ def test_a_yes_or_no_question_on_a_siblings_clause_fails_the_gate():
     ("Who is the father-in-law of Tom?", ()),
     ("Who is Masayoshi Son?", ()),
     ("那位穿西装的先生是谁？", ()),  # 先生: a gentleman, no husband
-    ("Who is the manager of the data team?", ()),  # a post, not a person's manager
+    ("Who is the manager of the data team?", ("manager post",)),  # a post, no one's manager
     ("北光公司的领导是谁？", ()),
     ("Who succeeded Ines Korvalla as chief executive?", ("successor",)),  # asks the successor
 ])
