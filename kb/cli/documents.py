@@ -7,7 +7,7 @@ import dataclasses
 import click
 
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
-from kb.cli.printable import shown, unshown
+from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
 
 
@@ -49,7 +49,7 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
         for ref in refs:
             ref = ref.removeprefix(DOC_PREFIX)
             docs = []
-            for name in dict.fromkeys((ref, unshown(ref))):  # as given, then as `kb docs` shows
+            for name in spellings(ref):  # as given, then as `kb docs` shows it
                 try:
                     docs = [kb.remove(name)]
                 except DocumentNotFound:

@@ -40,4 +40,9 @@ def unshown(text: str) -> str:
     return _ESCAPE.sub(character, text)
 
 
-__all__ = ["shown", "unshown"]
+def spellings(text: str) -> tuple[str, ...]:
+    """``text`` as given, then as ``unshown`` reads it when that differs: the names to try."""
+    return tuple(dict.fromkeys((text, unshown(text))))
+
+
+__all__ = ["shown", "spellings", "unshown"]

@@ -18,7 +18,7 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import DOC_PREFIX, cli, emit_json, errors_as_one_line, open_kb
-from kb.cli.printable import shown, unshown
+from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError
 from kb.shapes import ChunkInContextJSON, DocumentTextJSON
 from kb.types import ChunkInContext, Document, Passage, page_span
@@ -47,15 +47,12 @@ def find_document(kb: KnowledgeBase, ref: str) -> Document:
     Raises:
         kb.errors.DocumentNotFound: neither matches (named as given).
     """
-    try:
-        return kb.find_document(ref)
-    except DocumentNotFound:
-        if unshown(ref) == ref:
-            raise
-    try:
-        return kb.find_document(unshown(ref))
-    except DocumentNotFound:
-        raise DocumentNotFound(ref) from None
+    for name in spellings(ref):
+        try:
+            return kb.find_document(name)
+        except DocumentNotFound:
+            continue
+    raise DocumentNotFound(ref)
 
 
 def parse_ref(ref: str) -> tuple[str, str]:
