@@ -27,8 +27,8 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
     another text (SQLite alone gives the highest id again once its row is deleted). ``chunks``
     may be a generator producing them as they are written.
     """
-    last = _last_ids(c)  # before the old version's rows go: their ids are given already
-    old_id = delete_source(c, doc.source)
+    old_id = delete_source(c, doc.source)  # which keeps its ids among those given
+    last = _last_ids(c)
     if old_id is None:
         old_id = last["documents"] = last["documents"] + 1
     cur = c.execute(  # a new version keeps the document's id: `kb show doc:12` stays valid
