@@ -14,17 +14,17 @@ Every read goes through the scope:
   a caller learns nothing of the rest.
 
 The scope is read again at each call: a document ingested into it later is seen, one whose tag
-is edited away is not. Ingest roots must lie inside the scope's sources (``check_ingest_roots``:
-an ingest report names and quotes the files it read). Not scoped: ``status()`` (and the HTTP
-health check) count the whole index, and the judge's term statistics are the whole index's:
-the pass or fail of a passage does not depend on what hidden documents write (the checks that
-read it are off), but a relevance percentage may move with a word written only there.
+is edited away is not. Ingest roots must lie inside the scope's sources
+(``kb.server.roots.check_ingest_roots``: an ingest report names and quotes the files it read).
+Not scoped: ``status()`` (and the HTTP health check) count the whole index, and the judge's
+term statistics are the whole index's: the pass or fail of a passage does not depend on what
+hidden documents write (the checks that read it are off), but a relevance percentage may move
+with a word written only there.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -79,30 +79,6 @@ class DocumentScope:
             ("sources", self.sources), ("types", self.source_types), ("tags", self.tags))
             if values]
         return "; ".join(parts) or "the whole index"
-
-
-def check_ingest_roots(scope: DocumentScope, roots: Sequence[Path]) -> None:
-    """Refuse ingest roots through which a scoped server's callers would see past its scope.
-
-    An ingest report names every file it read and quotes a file's warnings (a front matter
-    value, a parser's message): a root must lie inside one of the scope's sources, and a
-    scope by type or tag, which a file may not meet, takes no root at all.
-
-    Raises:
-        ValueError: a root outside every source, or a root with ``--type`` / ``--tag``.
-    """
-    if not scope.active or not roots:
-        return
-    if scope.source_types or scope.tags:
-        raise ValueError("--root with --type or --tag: an ingest report would name and quote "
-                         "files outside the scope; serve ingest roots inside --source folders "
-                         "only, or run a second server for ingest")
-    outside = [str(r) for r in roots
-               if not any(f"{r}/".startswith(s if s.endswith("/") else f"{s}/")
-                          for s in scope.sources)]
-    if outside:
-        raise ValueError(f"ingest root {outside[0]} lies outside every --source: an ingest "
-                         "report would name and quote files outside the scope")
 
 
 class ScopedKnowledgeBase(KnowledgeBase):
@@ -162,4 +138,4 @@ class ScopedKnowledgeBase(KnowledgeBase):
         return found
 
 
-__all__ = ["DocumentScope", "ScopedKnowledgeBase", "check_ingest_roots"]
+__all__ = ["DocumentScope", "ScopedKnowledgeBase"]

@@ -21,7 +21,8 @@ from kb.cli import cli
 from kb.config import Config, SearchOptions
 from kb.errors import ChunkNotFound, DocumentNotFound
 from kb.retrieve.scope import OUT_OF_SCOPE_NOTE, scope
-from kb.scoped import DocumentScope, ScopedKnowledgeBase, check_ingest_roots
+from kb.scoped import DocumentScope, ScopedKnowledgeBase
+from kb.server.roots import check_ingest_roots
 from tests.conftest import write
 
 

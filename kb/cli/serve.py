@@ -18,7 +18,6 @@ from kb.cli.common import (
 )
 from kb.cli.ingest import terminate_as_interrupt
 from kb.errors import KbError
-from kb.scoped import check_ingest_roots
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
 
@@ -46,7 +45,7 @@ def mcp(ctx: click.Context, roots: tuple[str, ...], source: tuple[str, ...],
     document list and when it reads a document or chunk.
     """
     from kb.server.mcp import require_mcp, run_stdio
-    from kb.server.roots import check_roots
+    from kb.server.roots import check_ingest_roots, check_roots
 
     require_mcp()
     scope = server_scope(source, type_, tag)
@@ -79,7 +78,7 @@ def serve(ctx: click.Context, host: str, port: int, token: str | None,
     """
     from kb.server.http import ServeSettings, check_settings
     from kb.server.http import serve as serve_http
-    from kb.server.roots import check_roots
+    from kb.server.roots import check_ingest_roots, check_roots
 
     scope = server_scope(source, type_, tag)
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from kb.errors import PathRefused
 from kb.ingest.walk import WalkError, walk_files
+from kb.scoped import DocumentScope
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,4 +198,28 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
     return ConfinedFiles(tuple(files), tuple(refused))
 
 
-__all__ = ["ConfinedFiles", "PathRefused", "check_roots", "confine", "resolve_under_roots"]
+def check_ingest_roots(scope: DocumentScope, roots: Sequence[Path]) -> None:
+    """Refuse ingest roots through which a scoped server's callers would see past its scope.
+
+    An ingest report names every file it read and quotes a file's warnings (a front matter
+    value, a parser's message): a root must lie inside one of the scope's sources, and a
+    scope by type or tag, which a file may not meet, takes no root at all.
+
+    Raises:
+        ValueError: a root outside every source, or a root with ``--type`` / ``--tag``.
+    """
+    if not scope.active or not roots:
+        return
+    if scope.source_types or scope.tags:
+        raise ValueError("--root with --type or --tag: an ingest report would name and quote "
+                         "files outside the scope; serve ingest roots inside --source folders "
+                         "only, or run a second server for ingest")
+    sources = [Path(s) for s in scope.sources]
+    outside = [str(r) for r in roots if not _inside(r, sources)]
+    if outside:
+        raise ValueError(f"ingest root {outside[0]} lies outside every --source: an ingest "
+                         "report would name and quote files outside the scope")
+
+
+__all__ = ["ConfinedFiles", "PathRefused", "check_ingest_roots", "check_roots", "confine",
+           "resolve_under_roots"]
