@@ -119,10 +119,9 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
     floor = min(floor, float(np.quantile(positives / span, 1 - MIN_KEPT_RELEVANT)))
     tpr = float((positives / span >= floor).mean())
     fpr = float((negatives / span >= floor).mean())
-    stamp = datetime.now(UTC).date().isoformat()
     calibration = Calibration(cos_unrelated=fallback.cos_unrelated, span=round(span, 4),
                               floor=round(min(max(floor, 0.0), 1.0), 4),
-                              source=f"kb calibrate {stamp} on {dataset.name}")
+                              source=_source(dataset))
     return CalibrationReport(calibration, tuple(pos), tuple(neg), tpr, fpr)
 
 
@@ -136,6 +135,7 @@ class JudgeCalibration:
         false_refusal_rate: answerable queries refused at it.
         answerable: answerable queries measured.
         unanswerable: unanswerable queries measured.
+        source: where the threshold comes from (``kb calibrate <date> on <set>``).
     """
 
     threshold: float
@@ -143,6 +143,7 @@ class JudgeCalibration:
     false_refusal_rate: float
     answerable: int
     unanswerable: int
+    source: str
 
 
 def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
@@ -219,4 +220,9 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
         threshold=round(t, 6),
         refusal_rate=float(((u < t) | (u <= 0)).mean()) if u.size else None,
         false_refusal_rate=float(((a < t) | (a <= 0)).mean()), answerable=a.size,
-        unanswerable=u.size)
+        unanswerable=u.size, source=_source(dataset))
+
+
+def _source(dataset: Path) -> str:
+    """A stored calibration's source: ``kb calibrate <UTC date> on <set folder's name>``."""
+    return f"kb calibrate {datetime.now(UTC).date().isoformat()} on {dataset.name}"

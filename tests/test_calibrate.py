@@ -164,3 +164,53 @@ def test_a_set_of_few_answerable_questions_is_measured_but_never_stored(tmp_path
     r = _calibrate(tmp_path, folder, "--dry-run", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["stored"] is False
+
+
+def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path):
+    # a user without an embedder used to get "cannot calibrate: no embedder configured" (and
+    # an index file created by the refusal); the judge runs on BM25 alone, so its threshold
+    # can be fitted there
+    _write_set(tmp_path / "set", more=17)
+    db = tmp_path / "kb.db"
+    env = {"KB_EMBEDDER": "none"}
+    runner = CliRunner()
+    r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "set"),
+                            "--dry-run", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    dry = json.loads(r.output)
+    assert not db.exists()  # a dry run never opens (or creates) the index
+    assert dry["fingerprint"] == "lexical" and dry["stored"] is False
+    assert "span" not in dry and dry["vector_calibration"].startswith("skipped")
+    r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "set"),
+                            "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["stored"] and out["judge_threshold"] == dry["judge_threshold"]
+    assert 0 < out["judge_threshold"] <= 1
+    store = Store(str(db))
+    stored = store.get_meta("judge_threshold:lexical")
+    vector_rows = store.conn.execute(
+        "SELECT count(*) FROM meta WHERE key LIKE 'calibration:%'").fetchone()[0]
+    store.close()
+    assert stored and json.loads(stored)["threshold"] == out["judge_threshold"]
+    assert vector_rows == 0  # no vector scale stored without vectors
+    info = json.loads(runner.invoke(cli, ["--db", str(db), "status", "--json"], env=env).output)
+    assert info["judge_threshold"] == out["judge_threshold"]
+    assert info["judge_threshold_source"].startswith("kb calibrate ")
+
+
+def test_an_embedder_that_cannot_load_refuses_the_calibration_and_creates_no_index(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: the Ollama embedder cannot connect
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _write_set(tmp_path / "set", more=17)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
+                                 str(tmp_path / "set")],
+                           env={"KB_EMBEDDER": "ollama:nomic-embed-text",
+                                "KB_OLLAMA_HOST": f"http://127.0.0.1:{port}"})
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith("kb: error: cannot calibrate: ")
+    assert "--embedder none" in r.stderr
+    assert not (tmp_path / "kb.db").exists()

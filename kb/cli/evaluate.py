@@ -85,6 +85,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     Works on your own golden set after a plain install: --set FOLDER in BEIR layout
     (corpus.jsonl, queries.jsonl, qrels.tsv). The bundled sets need a checkout of kb.
 
+    With --embedder none it fits the judge threshold of BM25-only searches alone (no vector
+    scale to calibrate). The set is measured on a scratch index first: a calibration that
+    cannot run leaves your index as it was (and does not create one); --dry-run never opens it.
+
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question,
     fewer than 20 answerable questions without --dry-run),
@@ -107,25 +111,36 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     folder = checked_set(set_name)
     if not dry_run:
         check_set_size(folder)
-    with open_kb(ctx, create=True) as kb, tempfile.TemporaryDirectory() as tmp:
-        service, problem = kb.embedding_service()
-        if service is None:
-            raise KbError(f"cannot calibrate: {problem}")
+    embedder = cli_settings(ctx).config.embedder
+    lexical = embedder == "none"  # BM25 only: the judge threshold alone (no vector scale)
+    # measured on a scratch index of the set first, so that a calibration that cannot run
+    # (an embedder that does not load, no answerable question passing the gate) leaves the
+    # user's index untouched, or uncreated; a dry run never opens it
+    with tempfile.TemporaryDirectory() as tmp:
         with progress_bar(not as_json) as bar:
-            index = open_index(folder, Path(tmp) / "calibration.db",
-                               embedder=cli_settings(ctx).config.embedder, on_progress=bar)
+            index = open_index(folder, Path(tmp) / "calibration.db", embedder=embedder,
+                               on_progress=bar)
         try:
-            report = run_calibration(index, folder)
+            service, problem = index.embedding_service()
+            if service is None and not lexical:
+                raise KbError(f"cannot calibrate: {problem} (--embedder none calibrates the "
+                              "judge threshold of BM25-only searches)")
+            report = None if lexical else run_calibration(index, folder)
             judged = calibrate_judge(index, folder)
         finally:
             index.close()
-        if not dry_run:
-            save_calibration(kb.store, service.fingerprint.key, report.calibration)
-            save_judge_threshold(kb.store, service.fingerprint.key, judged.threshold,
-                                 report.calibration.source)
-    out = {**dataclasses.asdict(report.calibration), "fingerprint": service.fingerprint.key,
-           "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
-           "queries": len(report.negatives), "judge_threshold": judged.threshold,
+    fingerprint = service.fingerprint.key if service is not None else None
+    if not dry_run:
+        with open_kb(ctx, create=True) as kb:
+            if report is not None and fingerprint is not None:
+                save_calibration(kb.store, fingerprint, report.calibration)
+            save_judge_threshold(kb.store, fingerprint, judged.threshold, judged.source)
+    vector: dict[str, object] = ({**dataclasses.asdict(report.calibration),
+                                  "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
+                                  "queries": len(report.negatives)} if report is not None
+                                 else {"vector_calibration": "skipped (BM25 only: no embedder)"})
+    out = {**vector, "fingerprint": fingerprint or "lexical",
+           "judge_threshold": judged.threshold,
            "judge_refusal_rate": judged.refusal_rate,
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
            "stored": not dry_run}
