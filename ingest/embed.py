@@ -16,12 +16,21 @@ A vector is written only where its chunk still holds the prefix and text that we
 ``kb ingest``, or the second write of an ingest with model stages) reuses chunk ids, and its
 new chunks must not get the old text's vectors. Such chunks are counted and left for the next
 pass.
+
+One process at a time embeds an index's missing chunks (``embedding_turn``: a lock file beside
+the database, ``<db>.embed-lock``, held with ``filelock``): two ``kb ingest`` runs at once had
+each embedded the chunks the other wrote too, the model's work done twice. The second waits;
+the first's pass reads missing vectors by ascending chunk id, and chunk ids only grow, so it
+also embeds what the second committed meanwhile, and the second then finds little or nothing
+left. The lock is the operating system's (``flock``), released when its process ends.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +43,8 @@ from kb.types import ProgressFn
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
 SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
+EMBED_LOCK_SUFFIX = ".embed-lock"  # the embedding turn's lock file: beside the database
+WAITING = "waiting"  # the progress phase of a process waiting for another's embedding turn
 
 
 
@@ -53,6 +64,41 @@ def _changed(n: int) -> str:
             "again); their vectors were not stored: `kb reembed` embeds the new text")
 
 
+@contextmanager
+def embedding_turn(database: Path, on_progress: ProgressFn | None = None) -> Iterator[None]:
+    """Hold the index's embedding turn: no other process embeds its chunks meanwhile.
+
+    Waits (without a timeout; Ctrl-C ends the wait) while another process or thread holds it,
+    calling ``on_progress(WAITING, 0, 0)`` once first. A lock the file system cannot give (no
+    ``flock``, a read-only folder) is not waited for: the embedding goes ahead as before, and
+    the log says so.
+
+    Args:
+        database: the index's SQLite file; the lock is ``<database>.embed-lock``.
+        on_progress: told when the turn is not free at once.
+    """
+    from filelock import FileLock, Timeout
+
+    # no soft fallback: a lock file left by a killed process would block every later ingest
+    lock = FileLock(f"{database}{EMBED_LOCK_SUFFIX}", fallback_to_soft=False)
+    try:
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            log.info("waiting for another kb process embedding %s", database)
+            if on_progress:
+                on_progress(WAITING, 0, 0)
+            lock.acquire()
+    except OSError as exc:  # the file system gives no lock here: embed as before
+        log.info("no embedding lock for %s (%s): embedding without it", database, exc)
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None = None
                      ) -> tuple[int, str | None]:
     """Embed every chunk lacking a live vector of ``service``'s fingerprint.
@@ -63,13 +109,22 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
     written only where ``kb.store.vectors.destination`` says they are live: during a
     re-embed to this model, new chunks are left to ``kb reembed`` (which stages them).
 
-    One pass, by chunk id: a chunk whose document was replaced while it was embedded gets
-    no vector of its old text and waits for the next pass (the message counts such chunks).
+    One pass, by chunk id, in the index's embedding turn (``embedding_turn``: another
+    process embedding the same index is waited for, and its chunks are not embedded twice): a
+    chunk whose document was replaced while it was embedded gets no vector of its old text
+    and waits for the next pass (the message counts such chunks).
 
     Returns:
         (vectors written, message or ``None``). On a model failure the remaining chunks keep
         NULL vectors and the message says why; nothing is raised.
     """
+    with embedding_turn(service.store.path, on_progress):
+        return _backfill(service, on_progress)
+
+
+def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
+              ) -> tuple[int, str | None]:
+    """``backfill_vectors``'s pass, in the embedding turn."""
     store, fp = service.store, service.fingerprint.key
     destination = vectors.destination(store, fp)
     if destination == "staged":

@@ -185,9 +185,9 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = progress.add_task(phase, total=total)
-            progress.update(tasks[phase], completed=done, total=total)
+            if phase not in tasks:  # a total of 0: an open-ended wait (kb.ingest.embed.WAITING)
+                tasks[phase] = progress.add_task(phase, total=total or None)
+            progress.update(tasks[phase], completed=done, total=total or None)
 
         yield update
 

@@ -2,8 +2,9 @@
 
 Drawn with rich on stderr, only when stderr is a terminal (pipes and ``--json`` get nothing).
 One line per phase: ``files`` (done/total, the file being read) and ``embedding`` (chunks
-done/total, chunks per second, time left); a phase appears at its first report, so embedding
-shows at once, not after its first page of vectors.
+done/total, chunks per second, time left), with a line saying so while another process
+embeds the same index (``kb.ingest.embed.embedding_turn``); a phase appears at its first
+report, so embedding shows at once, not after its first page of vectors.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 PHASES = {"files": ("files", "files"), "vectors": ("embedding", "chunks"),
-          "re-embed": ("re-embedding", "chunks")}  # phase: (label, unit)
+          "re-embed": ("re-embedding", "chunks"),
+          # kb.ingest.embed.WAITING: another process holds the index's embedding turn
+          "waiting": ("waiting for another kb process embedding this index", "")}
+# phase: (label, unit)
 FILE_NAME_CHARS = 40  # the current file's name is cut to this many characters
 
 
@@ -33,6 +37,12 @@ class IngestProgress:
     def on_progress(self, phase: str, done: int, total: int) -> None:
         """(phase, done, total): ``files``, ``vectors`` or ``re-embed``; counts, not percent."""
         label, unit = PHASES.get(phase, (phase, "items"))
+        if phase == "waiting":  # no count: an open-ended wait, until the turn comes
+            if phase not in self.tasks:
+                self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit, item="")
+            return
+        if phase == "vectors" and "waiting" in self.tasks:  # the turn came
+            self.bar.remove_task(self.tasks.pop("waiting"))
         if phase not in self.tasks:
             self.tasks[phase] = self.bar.add_task(label, total=total, unit=unit, item="")
         self.bar.update(self.tasks[phase], completed=done, total=total)
