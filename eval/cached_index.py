@@ -53,7 +53,8 @@ class _Counter:
     embedded: int = 0
 
     def __call__(self, phase: str, done: int, total: int) -> None:
-        self.embedded = done
+        if phase == "vectors":  # not the wait for the embedding turn
+            self.embedded = done
         if self.forward:
             self.forward(f"{self.label} {phase}", done, total)
 

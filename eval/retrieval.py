@@ -36,13 +36,18 @@ class RunResult:
 
 
 def open_index(dataset: Path, db_path: Path, *, embedder: str = DEFAULT_EMBEDDER,
-               on_progress: Callable[[str, int, int], None] | None = None) -> KnowledgeBase:
+               on_progress: Callable[[str, int, int], None] | None = None,
+               config: Config | None = None) -> KnowledgeBase:
     """Open (building or completing if needed) the index of a golden set.
 
     Text goes in first; vectors are then backfilled and cached, so an interrupted build
-    resumes where it stopped.
+    resumes where it stopped. ``config`` (the caller's: its embedder with the server address
+    and key it needs, its chunk sizes) replaces ``Config(embedder=embedder)``.
+
+    Raises:
+        RuntimeError: the embedder failed while the vectors were built (the message says why).
     """
-    kb = KnowledgeBase(db_path, Config(embedder=embedder))
+    kb = KnowledgeBase(db_path, config or Config(embedder=embedder))
     corpus = load_corpus(dataset)
     records = ((f"{SOURCE_PREFIX}{d._id}", d.title, d.text) for d in corpus)
     ingest_records(kb.store, records, chunk=kb.config.chunk, created_at=FIXED_TIME)

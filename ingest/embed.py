@@ -13,16 +13,17 @@
 Text is always committed before this runs, so a failing embedder costs vectors, never text.
 A vector is written only where its chunk still holds the prefix and text that were embedded
 (``kb.store.vectors.put_live``): a document replaced meanwhile (by a concurrent
-``kb ingest``, or the second write of an ingest with model stages) reuses chunk ids, and its
-new chunks must not get the old text's vectors. Such chunks are counted and left for the next
+``kb ingest``, or the second write of an ingest with model stages) has new chunks under new
+ids, and the old text's vector goes nowhere. Such chunks are counted and left for the next
 pass.
 
 One process at a time embeds an index's missing chunks (``embedding_turn``: a lock file beside
 the database, ``<db>.embed-lock``, held with ``filelock``): two ``kb ingest`` runs at once had
 each embedded the chunks the other wrote too, the model's work done twice. The second waits;
-the first's pass reads missing vectors by ascending chunk id, and chunk ids only grow, so it
-also embeds what the second committed meanwhile, and the second then finds little or nothing
-left. The lock is the operating system's (``flock``), released when its process ends.
+the first's pass reads missing vectors by ascending chunk id, and a new chunk's id lies above
+every id given before (``kb.store.documents``), so it also embeds what the second committed
+meanwhile, and the second then embeds what is left (often nothing). The lock is the operating
+system's (``flock``), released when its process ends; the empty file stays.
 """
 
 from __future__ import annotations
@@ -65,34 +66,49 @@ def _changed(n: int) -> str:
 
 
 @contextmanager
-def embedding_turn(database: Path, on_progress: ProgressFn | None = None) -> Iterator[None]:
-    """Hold the index's embedding turn: no other process embeds its chunks meanwhile.
+def embedding_turn(database: Path | str, on_progress: ProgressFn | None = None
+                   ) -> Iterator[None]:
+    """Hold the index's embedding turn: no other process or thread embeds its chunks meanwhile.
 
-    Waits (without a timeout; Ctrl-C ends the wait) while another process or thread holds it,
-    calling ``on_progress(WAITING, 0, 0)`` once first. A lock the file system cannot give (no
-    ``flock``, a read-only folder) is not waited for: the embedding goes ahead as before, and
-    the log says so.
+    Waits (without a timeout; Ctrl-C ends the wait) while another holds it, calling
+    ``on_progress(WAITING, 0, 0)`` when the wait begins and ``on_progress(WAITING, 1, 1)``
+    when it ends. Re-entrant in one thread (the lock is one object per file and process). A
+    lock the file system cannot give (no ``flock``, a read-only folder, a folder where the
+    lock file should be) is not waited for: the embedding goes ahead as before, and the log
+    says so.
 
     Args:
-        database: the index's SQLite file; the lock is ``<database>.embed-lock``.
-        on_progress: told when the turn is not free at once.
+        database: the index's SQLite file; the lock is ``<database>.embed-lock`` beside its
+            real path (a symlink to the index takes the same lock).
+        on_progress: told when the turn is not free at once, and when it comes.
     """
     from filelock import FileLock, Timeout
 
+    path = f"{Path(database).resolve()}{EMBED_LOCK_SUFFIX}"
     # no soft fallback: a lock file left by a killed process would block every later ingest
-    lock = FileLock(f"{database}{EMBED_LOCK_SUFFIX}", fallback_to_soft=False)
+    lock = FileLock(path, fallback_to_soft=False, is_singleton=True)
+    waited = False
     try:
         try:
             lock.acquire(timeout=0)
         except Timeout:
-            log.info("waiting for another kb process embedding %s", database)
-            if on_progress:
-                on_progress(WAITING, 0, 0)
-            lock.acquire()
+            waited = True
     except OSError as exc:  # the file system gives no lock here: embed as before
         log.info("no embedding lock for %s (%s): embedding without it", database, exc)
         yield
         return
+    if waited:
+        log.info("waiting for another kb process embedding %s", database)
+        if on_progress:
+            on_progress(WAITING, 0, 0)
+        try:
+            lock.acquire()
+        except OSError as exc:
+            log.info("no embedding lock for %s (%s): embedding without it", database, exc)
+            yield
+            return
+        if on_progress:
+            on_progress(WAITING, 1, 1)
     try:
         yield
     finally:

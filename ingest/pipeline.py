@@ -275,7 +275,9 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         sync: also remove documents reached through symlinks in the given folders (recorded
             by earlier ingests) whose files are gone; documents under the folders whose files
             are gone are removed either way.
-        on_progress: called with (phase, done, total) for ``files`` and ``vectors``.
+        on_progress: called with (phase, done, total) for ``files`` and ``vectors``, and
+            ``waiting`` ((0, 0), then (1, 1)) while another process holds the index's
+            embedding turn (``kb.ingest.embed.embedding_turn``).
         no_vectors_reason: why ``service`` is ``None``, for the report's warning.
         llm: the chat model writing situating sentences (ingest-time: long timeouts,
             retries, a circuit breaker), or ``None`` for title + heading prefixes only.
@@ -358,7 +360,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     pending = 0
     if service is not None:
         def count(phase: str, done: int, total: int) -> None:
-            embedded[0] = done
+            if phase == "vectors":  # not the wait for the embedding turn
+                embedded[0] = done
             if on_progress:
                 on_progress(phase, done, total)
         try:

@@ -163,7 +163,8 @@ class KnowledgeBase:
         looks empty) unless ``allow_empty`` is set. Folder walks leave out what the ignore
         rules say (``kb.ingest.ignore``), plus the gitignore patterns of
         ``Config.ingest_ignore`` and ``ignore``, relative to each folder given. ``on_file``
-        is called with each file's path before it is read.
+        is called with each file's path before it is read; ``on_progress`` with (phase, done,
+        total) for ``files``, ``vectors`` and ``waiting`` (see ``kb.ingest.pipeline``).
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.

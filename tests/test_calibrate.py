@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 from click.testing import CliRunner
+from http_doubles import closed_port_url
 
 from kb.cli import cli
 from kb.eval.calibrate import youden_threshold
@@ -200,17 +201,37 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
 
 
 def test_an_embedder_that_cannot_load_refuses_the_calibration_and_creates_no_index(tmp_path):
-    import socket
-
-    with socket.socket() as s:  # a port nothing listens on: the Ollama embedder cannot connect
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     _write_set(tmp_path / "set", more=17)
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
                                  str(tmp_path / "set")],
                            env={"KB_EMBEDDER": "ollama:nomic-embed-text",
-                                "KB_OLLAMA_HOST": f"http://127.0.0.1:{port}"})
+                                "OLLAMA_HOST": closed_port_url()})  # nothing listens there
     assert r.exit_code == 1, r.output
     assert r.stderr.startswith("kb: error: cannot calibrate: ")
     assert "--embedder none" in r.stderr
     assert not (tmp_path / "kb.db").exists()
+
+
+def test_the_scratch_index_embeds_with_the_users_server_settings(tmp_path, srv):
+    # the review's case: the scratch index was built from the embedder's name alone, so a
+    # remote Ollama (OLLAMA_HOST) was never asked and the calibration was refused
+    _write_set(tmp_path / "set", more=17)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
+                                 str(tmp_path / "set"), "--dry-run", "--json"],
+                           env={"KB_EMBEDDER": "ollama:nomic-embed-text",
+                                "OLLAMA_HOST": srv.url})
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["fingerprint"].startswith("ollama:nomic-embed-text") and 0 < out["span"]
+    assert "/api/embed" in srv.paths()
+    assert not (tmp_path / "kb.db").exists()
+
+
+def test_an_index_that_cannot_be_written_is_refused_before_anything_is_measured(tmp_path):
+    _write_set(tmp_path / "set", more=17)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "no-such-folder" / "kb.db"),
+                                 "calibrate", "--set", str(tmp_path / "set")],
+                           env={"KB_EMBEDDER": "none"})
+    assert r.exit_code == 1
+    assert "the folder" in r.stderr and "does not exist" in r.stderr
+    assert not (tmp_path / "no-such-folder").exists()

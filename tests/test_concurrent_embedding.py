@@ -57,3 +57,46 @@ def test_two_ingests_at_once_embed_every_chunk_once(tmp_path, srv):
     texts = _embedded_texts(srv)
     assert len(texts) == chunks, texts  # ... embedded once, by one process or the other
     assert len(set(texts)) == len(texts)
+
+
+def test_the_turn_reports_its_wait_and_is_reentrant_in_one_thread(tmp_path):
+    import threading
+
+    from kb.ingest.embed import WAITING, embedding_turn
+
+    db = tmp_path / "kb.db"
+    holding, may_release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with embedding_turn(db):
+            holding.set()
+            may_release.wait(30)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert holding.wait(30)
+    seen: list[tuple[str, int, int]] = []
+
+    def on_progress(phase: str, done: int, total: int) -> None:
+        seen.append((phase, done, total))
+        may_release.set()  # the wait has begun: let the holder go
+
+    with embedding_turn(db, on_progress), embedding_turn(db):  # the same thread twice: no wait
+        assert seen == [(WAITING, 0, 0), (WAITING, 1, 1)]
+    thread.join(30)
+    with embedding_turn(db, on_progress):  # free: no report
+        pass
+    assert len(seen) == 2
+
+
+def test_a_lock_the_file_system_cannot_give_is_not_waited_for(tmp_path, srv):
+    # a folder where the lock file should be (as a read-only folder or a file system without
+    # flock): the ingest embeds as before, without the turn
+    write(tmp_path / "notes" / "a.md", f"# The {MARKER}\n\nThe {MARKER} was lit in 1850.\n")
+    db = tmp_path / "kb.db"
+    (tmp_path / "kb.db.embed-lock").mkdir()
+    p = _ingest(db, tmp_path / "notes", srv.url)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*), count(embedding) FROM chunks").fetchone() == (1, 1)

@@ -70,8 +70,10 @@ def test_two_collections_stay_apart(home: Path) -> None:
     assert [row["name"] for row in rows] == ["home", "work"]
     assert not any(row["in_use"] for row in rows)  # the default collection is in use
     assert kb("collections", "path", "work").output.strip() == rows[1]["path"]
+    lock = Path(rows[1]["path"] + ".embed-lock")  # left by an ingest that embedded
+    lock.touch()
     r = kb("collections", "remove", "work", "--yes")
-    assert r.exit_code == 0 and not Path(rows[1]["path"]).exists()
+    assert r.exit_code == 0 and not Path(rows[1]["path"]).exists() and not lock.exists()
     r = kb("--collection", "work", "search", "box kites")
     assert r.exit_code == 1 and "no knowledge base here (--collection work)" in r.output
 

@@ -185,9 +185,14 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:  # a total of 0: an open-ended wait (kb.ingest.embed.WAITING)
-                tasks[phase] = progress.add_task(phase, total=total or None)
-            progress.update(tasks[phase], completed=done, total=total or None)
+            waiting = phase.endswith("waiting")  # kb.ingest.embed.WAITING: (0, 0) then (1, 1)
+            if waiting and done >= total > 0 and phase in tasks:
+                progress.remove_task(tasks.pop(phase))  # the embedding turn came
+            elif not (waiting and done >= total > 0):
+                if phase not in tasks:
+                    label = f"{phase} for another kb process's embedding" if waiting else phase
+                    tasks[phase] = progress.add_task(label, total=total or None)
+                progress.update(tasks[phase], completed=done, total=total or None)
 
         yield update
 

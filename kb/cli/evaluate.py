@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -89,11 +90,16 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     scale to calibrate). The set is measured on a scratch index first: a calibration that
     cannot run leaves your index as it was (and does not create one); --dry-run never opens it.
 
+    Output (--json: one object): the vector scale and floor stored (cos_unrelated, span,
+    floor, source, tpr, fpr, queries), or with --embedder none vector_calibration "skipped";
+    then fingerprint (the model's key, or "lexical"), judge_threshold, judge_source,
+    judge_refusal_rate, judge_false_refusal_rate and stored.
+
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question,
     fewer than 20 answerable questions without --dry-run),
-    as for click's usage errors; 1 when kb cannot run the calibration (no embedder, an
-    index it cannot write).
+    as for click's usage errors; 1 when kb cannot run the calibration (an embedder
+    configured that does not load or fails, an index it cannot write).
     """
     if reset:
         if dry_run or ctx.get_parameter_source("set_name") != click.core.ParameterSource.DEFAULT:
@@ -111,15 +117,21 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     folder = checked_set(set_name)
     if not dry_run:
         check_set_size(folder)
-    embedder = cli_settings(ctx).config.embedder
-    lexical = embedder == "none"  # BM25 only: the judge threshold alone (no vector scale)
+    settings = cli_settings(ctx)
+    config = settings.config
+    lexical = config.embedder == "none"  # BM25 only: the judge threshold alone (no vectors)
+    if not dry_run:
+        _check_storable(settings.db, made_by_kb=settings.collection is not None)
     # measured on a scratch index of the set first, so that a calibration that cannot run
     # (an embedder that does not load, no answerable question passing the gate) leaves the
     # user's index untouched, or uncreated; a dry run never opens it
     with tempfile.TemporaryDirectory() as tmp:
         with progress_bar(not as_json) as bar:
-            index = open_index(folder, Path(tmp) / "calibration.db", embedder=embedder,
-                               on_progress=bar)
+            try:
+                index = open_index(folder, Path(tmp) / "calibration.db", config=config,
+                                   on_progress=bar)
+            except RuntimeError as exc:  # the embedder failed while embedding the set
+                raise KbError(f"cannot calibrate: {exc}") from None
         try:
             service, problem = index.embedding_service()
             if service is None and not lexical:
@@ -140,7 +152,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
                                   "queries": len(report.negatives)} if report is not None
                                  else {"vector_calibration": "skipped (BM25 only: no embedder)"})
     out = {**vector, "fingerprint": fingerprint or "lexical",
-           "judge_threshold": judged.threshold,
+           "judge_threshold": judged.threshold, "judge_source": judged.source,
            "judge_refusal_rate": judged.refusal_rate,
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
            "stored": not dry_run}
@@ -150,6 +162,24 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         width = max(len(k) for k in out) + 1
         for k, v in out.items():
             click.echo(f"{k:{width}}{v}")
+
+
+def _check_storable(db: Path, *, made_by_kb: bool) -> None:
+    """Refuse, before minutes of embedding, an index the calibration could not be stored in.
+
+    Raises:
+        kb.errors.KbError: ``db`` (or, for a new index, its folder) is not writable, or its
+            folder does not exist and is not kb's to make (a path given with --db).
+    """
+    folder = db.parent
+    if not db.exists() and not folder.is_dir():
+        if made_by_kb:
+            return  # a collection's folder: made when the index is
+        raise KbError(f"{db}: the folder {folder} does not exist; create it first, or check "
+                      "the path")
+    if not os.access(db if db.exists() else folder, os.W_OK) or not os.access(folder, os.W_OK):
+        raise KbError(f"{db}: cannot store a calibration: the index or its folder is not "
+                      "writable (--dry-run measures without storing)")
 
 
 def _reset(ctx: click.Context, as_json: bool) -> None:

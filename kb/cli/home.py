@@ -20,7 +20,8 @@ from kb.cli.settings import (
 )
 from kb.errors import KbError
 
-SQLITE_SIDE_FILES = ("-wal", "-shm")  # WAL mode's companions of an index file
+# WAL mode's companions of an index file, and its embedding turn's lock (kb.ingest.embed)
+SQLITE_SIDE_FILES = ("-wal", "-shm", ".embed-lock")
 
 
 @cli.group(invoke_without_command=True)

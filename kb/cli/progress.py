@@ -35,14 +35,20 @@ class IngestProgress:
     tasks: dict[str, Any]
 
     def on_progress(self, phase: str, done: int, total: int) -> None:
-        """(phase, done, total): ``files``, ``vectors`` or ``re-embed``; counts, not percent."""
+        """(phase, done, total): ``files``, ``vectors``, ``re-embed``; counts, not percent.
+
+        ``waiting`` (``kb.ingest.embed.WAITING``): (0, 0) when another process holds the
+        index's embedding turn, (1, 1) when this one gets it.
+        """
         label, unit = PHASES.get(phase, (phase, "items"))
-        if phase == "waiting":  # no count: an open-ended wait, until the turn comes
-            if phase not in self.tasks:
-                self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit, item="")
+        if phase == "waiting":  # (0, 0): an open-ended wait begins; (1, 1): the turn came
+            if done < total or total == 0:
+                if phase not in self.tasks:
+                    self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit,
+                                                          item="")
+            elif phase in self.tasks:
+                self.bar.remove_task(self.tasks.pop(phase))
             return
-        if phase == "vectors" and "waiting" in self.tasks:  # the turn came
-            self.bar.remove_task(self.tasks.pop("waiting"))
         if phase not in self.tasks:
             self.tasks[phase] = self.bar.add_task(label, total=total, unit=unit, item="")
         self.bar.update(self.tasks[phase], completed=done, total=total)

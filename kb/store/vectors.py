@@ -10,10 +10,11 @@ staging area, so the vectors of two models never meet in one search. Vectors are
 (``kb.store.codec``); the searches over live vectors are ``kb.store.search``'s, the cache of
 computed vectors ``kb.store.embedding_cache``.
 
-A vector is computed outside any transaction, and chunk ids are reused when a document is
-replaced, so a chunk read for embedding may hold another text by the time its vector is
-written: ``put_live`` and ``put_staged`` write a vector only where its chunk still holds the
-prefix and text that were embedded, and leave the rest for the next pass.
+A vector is computed outside any transaction, so a chunk read for embedding may be gone (its
+document replaced or removed: the new version's chunks get new ids, never a used one) or hold
+another text by the time its vector is written: ``put_live`` and ``put_staged`` write a vector
+only where its chunk still holds the prefix and text that were embedded, and leave the rest
+for the next pass.
 """
 
 from __future__ import annotations

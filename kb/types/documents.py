@@ -275,7 +275,8 @@ class IngestReport:
             regular file (a pipe, socket or device)``, ``symlinked folder (not followed)``);
             an ignored folder counts once, its content unseen.
         vectors_written: chunks embedded and committed in this batch (also those of files
-            an earlier, interrupted run indexed).
+            an earlier, interrupted run indexed, or that another ingest wrote while this one
+            held the embedding turn: ``kb.ingest.embed.embedding_turn``).
         new_problems: paths of the ``failed`` outcomes not reported by an earlier batch.
     """
 
