@@ -202,7 +202,8 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
     """Fit the judge threshold on an index of ``dataset`` (see the module docstring).
 
     Raises:
-        ValueError: no answerable question passed the evidence gate.
+        ValueError: no query has a relevant document (a qrels score > 0), or no answerable
+            question passed the evidence gate.
     """
     qrels = load_qrels(dataset)
     engines = engines_for(index, PipelineSettings())
@@ -214,6 +215,8 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
         best = result.diagnostics.best_answer_p or 0.0
         relevant = any(g > 0 for g in qrels.get(q._id, {}).values())
         (answerable if relevant else unanswerable).append(best)
+    if not answerable:
+        raise ValueError(f"{dataset}: no query has a relevant document")
     a, u = np.array(answerable), np.array(unanswerable)
     t = judge_threshold(a, u)
     return JudgeCalibration(

@@ -305,8 +305,8 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
             for line_no, line in enumerate(f, start=1):
                 if not line.strip():
                     continue
-                try:
-                    row = json.loads(line)
+                try:  # without its line break: a line cut short is wrong at its end, not
+                    row = json.loads(line.rstrip("\r\n"))  # at the next line's column 1
                 except json.JSONDecodeError as exc:
                     # "Invalid control character at": the position is in colno, not in msg
                     raise ValueError(f"{path}:{line_no}: invalid JSON at column {exc.colno}: "

@@ -134,6 +134,8 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         (vectors written, message or ``None``). On a model failure the remaining chunks keep
         NULL vectors and the message says why; nothing is raised.
     """
+    if not vectors.count_missing_live(service.store, service.fingerprint.key):
+        return _backfill(service, on_progress)  # nothing to embed: no turn to take (no file)
     with embedding_turn(service.store.path, on_progress):
         return _backfill(service, on_progress)
 

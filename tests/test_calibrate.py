@@ -185,9 +185,13 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
     r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "set"),
                             "--json"], env=env)
     assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
+    out = json.loads(r.stdout)
     assert out["stored"] and out["judge_threshold"] == dry["judge_threshold"]
     assert 0 < out["judge_threshold"] <= 1
+    assert out["judge_threshold_shipped"] == shipped_model(None).threshold
+    assert (out["answerable"], out["unanswerable"]) == (20, 1)
+    assert out["judge_source"].startswith("kb calibrate ") and out["judge_source"].endswith(" set")
+    assert f"kb: note: created {db}" in r.stderr  # a new index, holding only the calibration
     store = Store(str(db))
     stored = store.get_meta("judge_threshold:lexical")
     vector_rows = store.conn.execute(
@@ -197,7 +201,16 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
     assert vector_rows == 0  # no vector scale stored without vectors
     info = json.loads(runner.invoke(cli, ["--db", str(db), "status", "--json"], env=env).output)
     assert info["judge_threshold"] == out["judge_threshold"]
-    assert info["judge_threshold_source"].startswith("kb calibrate ")
+    assert info["judge_threshold_source"] == out["judge_source"]
+    r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "set"),
+                            "--json"], env=env)
+    assert r.exit_code == 0 and "created" not in r.stderr  # the index exists now
+    # a set without an answerable question says so (the vector calibration said it before)
+    _write_set(tmp_path / "unjudged")
+    (tmp_path / "unjudged" / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n")
+    r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "unjudged"),
+                            "--dry-run"], env=env)
+    assert r.exit_code == 2 and "no query has a relevant document" in r.stderr
 
 
 def test_an_embedder_that_cannot_load_refuses_the_calibration_and_creates_no_index(tmp_path):

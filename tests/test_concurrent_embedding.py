@@ -100,3 +100,12 @@ def test_a_lock_the_file_system_cannot_give_is_not_waited_for(tmp_path, srv):
     assert p.returncode == 0, err
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*), count(embedding) FROM chunks").fetchone() == (1, 1)
+
+
+def test_an_ingest_with_nothing_to_embed_takes_no_turn_and_leaves_no_lock_file(tmp_path, srv):
+    (tmp_path / "empty").mkdir()  # a new user's first try: a folder with nothing to index
+    db = tmp_path / "kb.db"
+    p = _ingest(db, tmp_path / "empty", srv.url)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert not Path(f"{db}.embed-lock").exists()

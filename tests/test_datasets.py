@@ -206,6 +206,9 @@ def test_missing_files_raise(tmp_path: Path) -> None:
         ('{"_id": "a", "text": "tab\there"}\n',
          r"corpus.jsonl:1: invalid JSON at column 26: Invalid control character$"),
         ('["a list"]\n', r"corpus.jsonl:1: expected a JSON object"),
+        # a line cut short (a new user's): wrong where it ends, not at column 1
+        ('{"_id": "a", "text": \n', r"corpus.jsonl:1: invalid JSON at column 22: Expecting "
+                                    r"value$"),
     ],
 )
 def test_bad_corpus_lines_raise_with_location(tmp_path: Path, content: str, message: str) -> None:

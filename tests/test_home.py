@@ -79,6 +79,9 @@ def test_two_collections_stay_apart(home: Path) -> None:
 
 
 def test_collections_create_refuses_a_bad_or_taken_name() -> None:
+    r = kb("collections")  # none yet: said, not an empty screen
+    assert r.exit_code == 0 and "no collections yet" in r.stderr and r.stdout == ""
+    assert kb("collections", "--json").stdout == ""  # JSON lines: none is no line
     assert kb("collections", "create", "papers").exit_code == 0
     r = kb("collections", "create", "papers")
     assert r.exit_code == 1 and "exists" in r.output

@@ -93,7 +93,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     Output (--json: one object): the vector scale and floor stored (cos_unrelated, span,
     floor, source, tpr, fpr, queries), or with --embedder none vector_calibration "skipped";
     then fingerprint (the model's key, or "lexical"), judge_threshold, judge_source,
-    judge_refusal_rate, judge_false_refusal_rate and stored.
+    judge_threshold_shipped (the one searches use without a calibration), the answerable and
+    unanswerable questions counted, judge_refusal_rate and judge_false_refusal_rate at the
+    threshold fitted, and stored. A new index file is made to hold the calibration (said on
+    stderr).
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question,
@@ -113,6 +116,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     from kb.eval.calibrate import calibrate_judge, check_set_size
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
+    from kb.retrieve.judge_model import shipped_model
 
     folder = checked_set(set_name)
     if not dry_run:
@@ -143,17 +147,25 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
             index.close()
     fingerprint = service.fingerprint.key if service is not None else None
     if not dry_run:
+        created = not settings.db.exists()
         with open_kb(ctx, create=True) as kb:
             if report is not None and fingerprint is not None:
                 save_calibration(kb.store, fingerprint, report.calibration)
             save_judge_threshold(kb.store, fingerprint, judged.threshold, judged.source)
+        if created:
+            click.echo(f"kb: note: created {settings.db}, an index holding only this "
+                       "calibration (ingest your documents into it)", err=True)
+    shipped = shipped_model(service.embedder.model_id if service is not None else None)
     vector: dict[str, object] = ({**dataclasses.asdict(report.calibration),
                                   "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
                                   "queries": len(report.negatives)} if report is not None
                                  else {"vector_calibration": "skipped (BM25 only: no embedder)"})
     out = {**vector, "fingerprint": fingerprint or "lexical",
            "judge_threshold": judged.threshold, "judge_source": judged.source,
-           "judge_refusal_rate": judged.refusal_rate,
+           "judge_threshold_shipped": shipped.threshold,
+           "answerable": judged.answerable, "unanswerable": judged.unanswerable,
+           "judge_refusal_rate": (None if judged.refusal_rate is None
+                                  else round(judged.refusal_rate, 4)),
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
            "stored": not dry_run}
     if as_json:

@@ -38,7 +38,11 @@ def collections(ctx: click.Context, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     in_use = cli_settings(ctx).db
-    for path in sorted(collections_dir().glob("*.db")):
+    found = sorted(collections_dir().glob("*.db"))
+    if not found and not as_json:  # JSON lines: none is no line
+        click.echo(f"no collections yet in {collections_dir()} (`kb collections create NAME`, "
+                   "or `kb --collection NAME ingest ...`)", err=True)
+    for path in found:
         row = {"name": path.stem, "path": str(path), "bytes": path.stat().st_size,
                "in_use": path == in_use}
         if as_json:
