@@ -105,6 +105,8 @@ def embedding_turn(database: Path | str, on_progress: ProgressFn | None = None
             lock.acquire()
         except OSError as exc:
             log.info("no embedding lock for %s (%s): embedding without it", database, exc)
+            if on_progress:
+                on_progress(WAITING, 1, 1)  # the wait is over either way
             yield
             return
         if on_progress:
@@ -134,15 +136,6 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
         (vectors written, message or ``None``). On a model failure the remaining chunks keep
         NULL vectors and the message says why; nothing is raised.
     """
-    if not vectors.count_missing_live(service.store, service.fingerprint.key):
-        return _backfill(service, on_progress)  # nothing to embed: no turn to take (no file)
-    with embedding_turn(service.store.path, on_progress):
-        return _backfill(service, on_progress)
-
-
-def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
-              ) -> tuple[int, str | None]:
-    """``backfill_vectors``'s pass, in the embedding turn."""
     store, fp = service.store, service.fingerprint.key
     destination = vectors.destination(store, fp)
     if destination == "staged":
@@ -152,6 +145,19 @@ def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
         stored = store.get_meta(MetaKey.LIVE_DESCRIPTION) or "another model"
         return 0, (f"the index holds vectors of {stored}, not {service.fingerprint.description}"
                    "; run `kb reembed` to switch")
+    if not vectors.count_missing_live(store, fp):
+        return 0, None  # nothing to embed: no turn to take (and no lock file made)
+    with embedding_turn(store.path, on_progress):
+        return _backfill(service, on_progress)
+
+
+def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
+              ) -> tuple[int, str | None]:
+    """``backfill_vectors``'s pass, in the embedding turn.
+
+    The missing vectors are counted again: another process may have embedded them meanwhile.
+    """
+    store, fp = service.store, service.fingerprint.key
     total = vectors.count_missing_live(store, fp)
     if on_progress and total:  # at once: the first page can take a while
         on_progress("vectors", 0, total)

@@ -248,3 +248,25 @@ def test_an_index_that_cannot_be_written_is_refused_before_anything_is_measured(
     assert r.exit_code == 1
     assert "the folder" in r.stderr and "does not exist" in r.stderr
     assert not (tmp_path / "no-such-folder").exists()
+
+
+def test_the_scratch_index_calls_no_chat_model_the_user_configured(tmp_path, srv):
+    # the review's case: with KB_LLM set, the calibration's searches expanded and graded every
+    # question with the chat model, and fitted the threshold to that scorer, not the judge's
+    _write_set(tmp_path / "set", more=17)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "calibrate", "--set",
+                                 str(tmp_path / "set"), "--dry-run"],
+                           env={"KB_EMBEDDER": "none", "KB_LLM": "ollama:qwen2.5:3b",
+                                "OLLAMA_HOST": srv.url})
+    assert r.exit_code == 0, r.output
+    assert srv.chat_prompts() == []
+    lines = dict(line.split(None, 1) for line in r.stdout.splitlines())
+    assert lines["stored"] == "no" and lines["fingerprint"] == "lexical"
+
+
+def test_an_index_path_that_is_a_folder_is_refused_before_anything_is_measured(tmp_path):
+    _write_set(tmp_path / "set", more=17)
+    (tmp_path / "dir.db").mkdir()
+    r = CliRunner().invoke(cli, ["calibrate", "--set", str(tmp_path / "set")],
+                           env={"KB_EMBEDDER": "none", "KB_DB": str(tmp_path / "dir.db")})
+    assert r.exit_code == 1 and "not a file" in r.stderr

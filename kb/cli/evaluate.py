@@ -132,7 +132,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     with tempfile.TemporaryDirectory() as tmp:
         with progress_bar(not as_json) as bar:
             try:
-                index = open_index(folder, Path(tmp) / "calibration.db", config=config,
+                # the user's embedder with its server and key, and no chat model: the
+                # offline judge is what is calibrated (an LLM would expand and grade instead)
+                scratch = dataclasses.replace(config, llm=None, reranker=None, vision=None)
+                index = open_index(folder, Path(tmp) / "calibration.db", config=scratch,
                                    on_progress=bar)
             except RuntimeError as exc:  # the embedder failed while embedding the set
                 raise KbError(f"cannot calibrate: {exc}") from None
@@ -172,8 +175,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         emit_json(out)
     else:
         width = max(len(k) for k in out) + 1
+        shown = {None: "n/a (no unanswerable question)", True: "yes", False: "no"}
         for k, v in out.items():
-            click.echo(f"{k:{width}}{v}")
+            click.echo(f"{k:{width}}{shown.get(v, v) if isinstance(v, bool) or v is None else v}")
 
 
 def _check_storable(db: Path, *, made_by_kb: bool) -> None:
@@ -184,11 +188,14 @@ def _check_storable(db: Path, *, made_by_kb: bool) -> None:
             folder does not exist and is not kb's to make (a path given with --db).
     """
     folder = db.parent
+    if db.exists() and not db.is_file():
+        raise KbError(f"{db}: not a file (a folder?): no index can be stored there")
     if not db.exists() and not folder.is_dir():
-        if made_by_kb:
-            return  # a collection's folder: made when the index is
-        raise KbError(f"{db}: the folder {folder} does not exist; create it first, or check "
-                      "the path")
+        if not made_by_kb:
+            raise KbError(f"{db}: the folder {folder} does not exist; create it first, or "
+                          "check the path")
+        while not folder.is_dir():  # a collection's folders are made when the index is
+            folder = folder.parent
     if not os.access(db if db.exists() else folder, os.W_OK) or not os.access(folder, os.W_OK):
         raise KbError(f"{db}: cannot store a calibration: the index or its folder is not "
                       "writable (--dry-run measures without storing)")
