@@ -61,6 +61,11 @@ def test_content_terms_drop_stop_and_question_words_in_both_languages():
     assert _texts("What is the default port, and how many are there?") == ["default", "port"]
     assert _texts("谁创办了 DeepMind？") == ["创办", "deepmind"]
     assert _texts("北土城站的日均客流量是多少？") == ["土城", "日均", "客流量"]
+    # jieba's compounds of "how long / how deep" ask too (a trial's 多长时间 was a content
+    # term the answer "30 分钟" never writes); 多重 "multiple" and 多种 "many kinds" name
+    assert _texts("孩子每天课外阅读要读多长时间？") == ["孩子", "每天", "课外阅读", "要读"]
+    assert _texts("这片湖有多深？") == ["这片"]
+    assert _texts("多重国籍的人") == ["多重国籍"]
 
 
 @pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉",
