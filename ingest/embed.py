@@ -32,6 +32,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,13 +40,15 @@ from kb.embedding import EmbeddingService
 from kb.store import vectors
 from kb.store.codec import EmbeddedChunk, vector_to_blob
 from kb.store.meta import MetaKey
-from kb.types import ProgressFn
+from kb.types import WAITING, ProgressFn
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
 SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
 EMBED_LOCK_SUFFIX = ".embed-lock"  # the embedding turn's lock file: beside the database
-WAITING = "waiting"  # the progress phase of a process waiting for another's embedding turn
 
 
 
@@ -82,39 +85,47 @@ def embedding_turn(database: Path | str, on_progress: ProgressFn | None = None
             real path (a symlink to the index takes the same lock).
         on_progress: told when the turn is not free at once, and when it comes.
     """
-    from filelock import FileLock, Timeout
+    from filelock import FileLock
 
     path = f"{Path(database).resolve()}{EMBED_LOCK_SUFFIX}"
     # no soft fallback: a lock file left by a killed process would block every later ingest
     lock = FileLock(path, fallback_to_soft=False, is_singleton=True)
-    waited = False
-    try:
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            waited = True
-    except OSError as exc:  # the file system gives no lock here: embed as before
-        log.info("no embedding lock for %s (%s): embedding without it", database, exc)
-        yield
-        return
-    if waited:
-        log.info("waiting for another kb process embedding %s", database)
-        if on_progress:
-            on_progress(WAITING, 0, 0)
-        try:
-            lock.acquire()
-        except OSError as exc:
-            log.info("no embedding lock for %s (%s): embedding without it", database, exc)
-            if on_progress:
-                on_progress(WAITING, 1, 1)  # the wait is over either way
-            yield
-            return
-        if on_progress:
-            on_progress(WAITING, 1, 1)
+    held = _take(lock, database, on_progress)
     try:
         yield
     finally:
-        lock.release()
+        if held:
+            lock.release()
+
+
+def _take(lock: BaseFileLock, database: Path | str, on_progress: ProgressFn | None) -> bool:
+    """Acquire ``lock``, waiting for it if another holds it; ``False`` if none can be had."""
+    from filelock import Timeout
+
+    try:
+        lock.acquire(timeout=0)
+        return True
+    except Timeout:  # (a TimeoutError, an OSError: caught first)
+        log.info("waiting for another kb process embedding %s", database)
+    except OSError as exc:
+        return _no_lock(database, exc)
+    if on_progress:  # outside the OSError handlers: a display's own error is no lock error
+        on_progress(WAITING, 0, 0)
+    try:
+        lock.acquire()
+    except OSError as exc:
+        held = _no_lock(database, exc)
+    else:
+        held = True
+    if on_progress:  # the wait is over, with the lock or without
+        on_progress(WAITING, 1, 1)
+    return held
+
+
+def _no_lock(database: Path | str, exc: OSError) -> bool:
+    """Log that the file system gives no lock here (the embedding goes ahead); ``False``."""
+    log.info("no embedding lock for %s (%s): embedding without it", database, exc)
+    return False
 
 
 def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None = None

@@ -40,7 +40,7 @@ from kb.jsonshape import to_json
 from kb.periods import parse_instant, parse_period
 from kb.scoped import DocumentScope, ScopedKnowledgeBase
 from kb.shapes import ErrorDetailJSON, ErrorJSON
-from kb.types import ProgressFn
+from kb.types import WAITING, ProgressFn
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
@@ -128,9 +128,8 @@ def open_kb(ctx: click.Context, *, create: bool = False,
             raise KbError(missing_index(settings))
         if settings.collection is not None:
             settings.db.parent.mkdir(parents=True, exist_ok=True)
-        elif not settings.db.parent.is_dir():  # a mistyped --db must not make folders
-            raise KbError(f"{settings.db}: the folder {settings.db.parent} does not exist; "
-                          "create it first, or check the path")
+        elif problem := settings.folder_missing():  # a mistyped --db must not make folders
+            raise KbError(problem)
     with (ScopedKnowledgeBase(settings.db, settings.config, scope=scope)
           if scope is not None and scope.active
           else KnowledgeBase(settings.db, settings.config)) as kb:
@@ -185,14 +184,15 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
-            waiting = phase.endswith("waiting")  # kb.ingest.embed.WAITING: (0, 0) then (1, 1)
-            if waiting and done >= total > 0 and phase in tasks:
-                progress.remove_task(tasks.pop(phase))  # the embedding turn came
-            elif not (waiting and done >= total > 0):
-                if phase not in tasks:
-                    label = f"{phase} for another kb process's embedding" if waiting else phase
-                    tasks[phase] = progress.add_task(label, total=total or None)
-                progress.update(tasks[phase], completed=done, total=total or None)
+            waiting = phase.endswith(WAITING)  # "<set> waiting" from an eval's index build
+            if waiting and done >= total > 0:  # the embedding turn came
+                if phase in tasks:
+                    progress.remove_task(tasks.pop(phase))
+                return
+            if phase not in tasks:
+                label = f"{phase} for another kb process's embedding" if waiting else phase
+                tasks[phase] = progress.add_task(label, total=total or None)
+            progress.update(tasks[phase], completed=done, total=total or None)
 
         yield update
 

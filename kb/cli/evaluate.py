@@ -20,6 +20,7 @@ from kb.cli.common import (
     open_kb,
     progress_bar,
 )
+from kb.cli.settings import Settings
 from kb.config import Config
 from kb.errors import KbError
 
@@ -125,7 +126,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     config = settings.config
     lexical = config.embedder == "none"  # BM25 only: the judge threshold alone (no vectors)
     if not dry_run:
-        _check_storable(settings.db, made_by_kb=settings.collection is not None)
+        _check_storable(settings)
     # measured on a scratch index of the set first, so that a calibration that cannot run
     # (an embedder that does not load, no answerable question passing the gate) leaves the
     # user's index untouched, or uncreated; a dry run never opens it
@@ -180,22 +181,20 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
             click.echo(f"{k:{width}}{shown.get(v, v) if isinstance(v, bool) or v is None else v}")
 
 
-def _check_storable(db: Path, *, made_by_kb: bool) -> None:
+def _check_storable(settings: Settings) -> None:
     """Refuse, before minutes of embedding, an index the calibration could not be stored in.
 
     Raises:
-        kb.errors.KbError: ``db`` (or, for a new index, its folder) is not writable, or its
-            folder does not exist and is not kb's to make (a path given with --db).
+        kb.errors.KbError: the index (or, for a new one, its folder) is not writable, or its
+            folder does not exist and is not kb's to make (``Settings.folder_missing``).
     """
-    folder = db.parent
+    db, folder = settings.db, settings.db.parent
     if db.exists() and not db.is_file():
         raise KbError(f"{db}: not a file (a folder?): no index can be stored there")
-    if not db.exists() and not folder.is_dir():
-        if not made_by_kb:
-            raise KbError(f"{db}: the folder {folder} does not exist; create it first, or "
-                          "check the path")
-        while not folder.is_dir():  # a collection's folders are made when the index is
-            folder = folder.parent
+    if problem := settings.folder_missing():
+        raise KbError(problem)
+    while not folder.is_dir():  # a collection's folders are made when the index is
+        folder = folder.parent
     if not os.access(db if db.exists() else folder, os.W_OK) or not os.access(folder, os.W_OK):
         raise KbError(f"{db}: cannot store a calibration: the index or its folder is not "
                       "writable (--dry-run measures without storing)")

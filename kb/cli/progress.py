@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kb.types import WAITING
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
 PHASES = {"files": ("files", "files"), "vectors": ("embedding", "chunks"),
           "re-embed": ("re-embedding", "chunks"),
-          # kb.ingest.embed.WAITING: another process holds the index's embedding turn
-          "waiting": ("waiting for another kb process embedding this index", "")}
+          # another process holds the index's embedding turn (kb.ingest.embed)
+          WAITING: ("waiting for another kb process embedding this index", "")}
 # phase: (label, unit)
 FILE_NAME_CHARS = 40  # the current file's name is cut to this many characters
 
@@ -37,11 +39,11 @@ class IngestProgress:
     def on_progress(self, phase: str, done: int, total: int) -> None:
         """(phase, done, total): ``files``, ``vectors``, ``re-embed``; counts, not percent.
 
-        ``waiting`` (``kb.ingest.embed.WAITING``): (0, 0) when another process holds the
-        index's embedding turn, (1, 1) when this one gets it.
+        ``kb.types.WAITING``: (0, 0) when another process holds the index's embedding
+        turn, (1, 1) when this one gets it.
         """
         label, unit = PHASES.get(phase, (phase, "items"))
-        if phase == "waiting":  # (0, 0): an open-ended wait begins; (1, 1): the turn came
+        if phase == WAITING:  # (0, 0): an open-ended wait begins; (1, 1): the turn came
             if done < total or total == 0:
                 if phase not in self.tasks:
                     self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit,

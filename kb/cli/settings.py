@@ -146,6 +146,17 @@ class Settings:
     cache_dir: Path
     entries: tuple[Setting, ...]
 
+    def folder_missing(self) -> str | None:
+        """Why no new index can go where ``db`` names, or ``None``.
+
+        A path given (--db, KB_DB) whose folder does not exist: a mistyped path makes no
+        folders. A collection's folders are kb's to make.
+        """
+        if self.db.exists() or self.collection is not None or self.db.parent.is_dir():
+            return None
+        return (f"{self.db}: the folder {self.db.parent} does not exist; create it first, or "
+                "check the path")
+
 
 def user_config_file() -> Path:
     """The user's config file (it need not exist)."""

@@ -42,11 +42,14 @@ from kb.types.search import (
 
 # Progress of a long run: called with (phase, done, total) after each step; a CLI draws a bar.
 ProgressFn = Callable[[str, int, int], None]
+# The phase of a process waiting for another's embedding turn (kb.ingest.embed.embedding_turn):
+# (0, 0) when the wait begins, (1, 1) when it ends.
+WAITING = "waiting"
 
 __all__ = [
     "BLOCK_SEPARATOR", "Block", "Candidate", "Chunk", "ChunkDraft", "ChunkInContext",
     "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
     "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
     "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
-    "StageTrace", "Status", "folder_prefix", "page_span", "tag_key", "unique_tags",
+    "StageTrace", "Status", "WAITING", "folder_prefix", "page_span", "tag_key", "unique_tags",
 ]
