@@ -228,3 +228,37 @@ def test_binary_content_without_nul_bytes_is_still_binary(tmp_path: Path) -> Non
     # control bytes, no NUL: not text in mixed encodings (looks_like_text)
     with pytest.raises(CorruptError, match="binary content"):
         extract(_write(tmp_path, "controls.txt", bytes(range(1, 256)) * 8))
+
+
+# a note saved by an old Windows editor: kb reads it in the code page its bytes suggest, and
+# says that it guessed (a short text's guess can be wrong: cp1252 for cp1250)
+@pytest.mark.parametrize("name", ["legacy.txt", "legacy.md", "legacy.html"])
+def test_a_file_in_a_guessed_encoding_is_indexed_with_a_warning(tmp_path: Path,
+                                                                name: str) -> None:
+    warn, text = _indexed_with_warning(tmp_path, name, LATIN.encode("cp1252"))
+    assert "not UTF-8: read as cp1252, guessed from its bytes" in warn
+    assert "save it as UTF-8" in warn
+    assert "Café naïve résumé" in text
+
+
+@pytest.mark.parametrize("data", [LATIN.encode(), codecs.BOM_UTF16_LE + LATIN.encode("utf-16-le")],
+                         ids=["utf8", "utf16-bom"])
+@pytest.mark.parametrize("suffix", [".txt", ".md", ".html"])
+def test_a_file_whose_encoding_is_known_gets_no_warning(tmp_path: Path, data: bytes,
+                                                        suffix: str) -> None:
+    path = _write(tmp_path, f"known{suffix}", data)
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "--embedder", "none",
+                                 "ingest", str(path)])
+    assert r.exit_code == 0 and "1 added" in r.output, r.output
+    assert f"WARN     {path}" not in r.output and "guessed" not in r.output
+
+
+def test_a_declared_html_charset_is_no_guess(tmp_path: Path) -> None:
+    page = f"<html><head><meta charset='windows-1252'></head><body><p>{LATIN}</p></body></html>"
+    doc = extract(_write(tmp_path, "declared.html", page.encode("cp1252")))
+    assert "Café naïve résumé" in doc.text
+    assert doc.warnings == ()
+    guessed = extract(_write(tmp_path, "undeclared.html", page.replace(
+        "<meta charset='windows-1252'>", "").encode("cp1252")))
+    assert guessed.text == doc.text
+    assert [w for w in guessed.warnings if "guessed from its bytes" in w]

@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import charset_normalizer
 from charset_normalizer.models import CharsetMatch
@@ -58,7 +59,7 @@ _DECLARED_SUPERSETS = {
 }
 
 
-def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
+def decode_bytes(data: bytes, *, declared: str | None = None) -> Decoded:
     """Decode text bytes, never silently into mojibake.
 
     The order is: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; UTF-8 with U+FFFD
@@ -76,7 +77,8 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
         declared: an encoding name the file claims for itself, if any.
 
     Returns:
-        The decoded text (BOM removed, newlines not yet normalised) and the encoding used.
+        The decoded text (BOM removed, newlines not yet normalised), the encoding used, and
+        whether charset detection guessed it (``guessed_warning``).
 
     Raises:
         ValueError: no encoding decodes the bytes plausibly (binary content).
@@ -85,28 +87,53 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
     for bom, encoding in BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom) :].decode(encoding), encoding
+                return Decoded(data[len(bom) :].decode(encoding), encoding)
             except UnicodeDecodeError as exc:
                 raise ValueError(f"starts with a {encoding} byte-order mark but {exc}") from exc
     try:
-        return data.decode("utf-8"), "utf-8"
+        return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
     if mostly_utf8(data):
-        return data.decode("utf-8", errors="replace"), "utf-8"
+        return Decoded(data.decode("utf-8", errors="replace"), "utf-8")
     if declared:
         try:
             name = codecs.lookup(declared).name
             name = _DECLARED_SUPERSETS.get(name, name)
-            return data.decode(name), name
+            return Decoded(data.decode(name), name)
         except (LookupError, UnicodeDecodeError):
             pass
     try:
-        return _detect(data)
+        return Decoded(*_detect(data), guessed=True)
     except ValueError:
         if looks_like_text(data):  # lines in several encodings: keep what UTF-8 reads
-            return data.decode("utf-8", errors="replace"), "utf-8"
+            return Decoded(data.decode("utf-8", errors="replace"), "utf-8")
         raise
+
+
+class Decoded(NamedTuple):
+    """Decoded text bytes (``decode_bytes``).
+
+    Attributes:
+        text: the text, byte-order mark removed, newlines not yet normalised.
+        encoding: the codec name used ("utf-8", "cp1252", "gb18030", ...).
+        guessed: charset detection chose the encoding (no byte-order mark, not UTF-8, no
+            usable declaration): the file is read, and ``guessed_warning`` says so.
+    """
+
+    text: str
+    encoding: str
+    guessed: bool = False
+
+
+def guessed_warning(encoding: str) -> str:
+    """The warning for a file read in an encoding guessed from its bytes.
+
+    Single-byte code pages read any bytes, so a short or unusual text can be guessed wrongly
+    (cp1252 for cp1250); the file is indexed either way, and the user is told how to be sure.
+    """
+    return (f"not UTF-8: read as {encoding}, guessed from its bytes; if its words look wrong, "
+            "save it as UTF-8 and ingest it again")
 
 
 def mostly_utf8(data: bytes) -> bool:

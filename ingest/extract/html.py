@@ -22,6 +22,7 @@ from kb.ingest.extract.common import (
     build_document,
     clean_text,
     decode_bytes,
+    guessed_warning,
     make_block,
     one_line,
     read_bytes,
@@ -75,7 +76,7 @@ def extract_html(path: Path, *, main_content: bool = True) -> ExtractedDocument:
     """
     data = read_bytes(path)
     try:
-        markup, _encoding = decode_bytes(data, declared=_declared_charset(data))
+        markup, encoding, guessed = decode_bytes(data, declared=_declared_charset(data))
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
     try:
@@ -100,6 +101,7 @@ def extract_html(path: Path, *, main_content: bool = True) -> ExtractedDocument:
         source_type="html",
         created_at=created_at,
         empty_reason="no visible text",
+        warnings=[guessed_warning(encoding)] if guessed else [],
     )
 
 

@@ -19,6 +19,7 @@ from kb.ingest.extract.common import (
     clean_text,
     decode_bytes,
     detect_encoding,
+    guessed_warning,
     looks_like_text,
     make_block,
     mostly_utf8,
@@ -43,8 +44,11 @@ _CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path) -> tuple[str, str | None]:
     """Read and decode a text file; newlines become LF, NUL and control characters go.
+
+    Returns:
+        The text, and the file's warning when its encoding was guessed (``guessed_warning``).
 
     Raises:
         CorruptError: the file cannot be read, or its encoding cannot be determined.
@@ -53,21 +57,29 @@ def read_text(path: Path) -> str:
     """
     data = read_bytes(path)
     try:
-        text, _encoding = decode_bytes(data)
+        decoded = decode_bytes(data)
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
-    return clean_text(text)
+    return clean_text(decoded.text), (guessed_warning(decoded.encoding) if decoded.guessed
+                                      else None)
 
 
 @dataclasses.dataclass(slots=True)
 class DecodedCounts:
-    """What ``iter_text`` decoded: characters and U+FFFD among them (``replaced_warning``)."""
+    """What ``iter_text`` decoded: characters, U+FFFD among them, a guessed encoding.
+
+    ``replaced`` feeds ``replaced_warning``; ``guessed`` (set when charset detection chose the
+    encoding) feeds ``guessed_warning``.
+    """
 
     chars: int = 0
     replaced: int = 0
+    guessed: str | None = None
 
     def warning(self) -> str | None:
-        """The file's warning when too many characters were undecodable, else ``None``."""
+        """The file's warning: too many characters undecodable, or its encoding guessed."""
+        if self.guessed:
+            return guessed_warning(self.guessed)
         return replaced_warning(self.replaced, self.chars)
 
 
@@ -148,6 +160,8 @@ def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
         EmptyDocumentError: the file is empty or whitespace only.
     """
     encoding, skip, errors = text_encoding(path)
+    if counts is not None and not skip and encoding != "utf-8":  # charset detection's guess
+        counts.guessed = encoding
     decoder = codecs.getincrementaldecoder(encoding)(errors=errors)
     pending = ""  # cleaned trailing whitespace, not yet known to be followed by text
     carry = ""  # a CR ending a piece: with an LF starting the next it is one newline
@@ -231,12 +245,12 @@ def extract_markdown(path: Path) -> ExtractedDocument:
             note of front matter alone is ``FRONT_MATTER_ONLY``).
 
     """
-    text = read_text(path)
+    text, guessed = read_text(path)
     front = parse_front_matter(text)
     if front.body_start and not text[front.body_start:].strip():
         raise EmptyDocumentError(path, FRONT_MATTER_ONLY)
     blocks, title = split_markdown(text[front.body_start:])
-    notes = [front.warning, replaced_warning(text.count("\ufffd"), len(text))]
+    notes = [front.warning, guessed or replaced_warning(text.count("\ufffd"), len(text))]
     doc = build_document(
         path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
         created_at=front.created_at, warnings=[n for n in notes if n],
