@@ -91,6 +91,8 @@ _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
 # one") and "the first time" / "the first one" (as English "first")
 _ZH_NOT_NAMED = frozenset({"万一", "千万", "一一", "一一对应", "百万", "千千万万", "万万"})
 _ZH_FIRST_TIME = ("第一次", "第一个", "第一时间")
+# "the next / last / this / which one" (下一期, 上一届, 这一期, 哪一期): 一 after these is no number
+_ZH_DEICTIC = frozenset("上下这那每本同另哪")
 # a jieba word naming a number: a numeral run of two or more characters or with a unit
 # character, an ordinal (第...), or a numeral with a unit that identifies (十号, 二世, 三届)
 _ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|号|世|届|期|代)|"
@@ -117,7 +119,8 @@ def named_numbers(query: str) -> frozenset[str]:
         words = cut_words(text)
         for i, word in enumerate(words):
             if (not _DIGITS.search(word) and _ZH_NAMED.match(word)
-                    and word not in _ZH_NOT_NAMED and not word.startswith(_ZH_FIRST_TIME)):
+                    and word not in _ZH_NOT_NAMED and not word.startswith(_ZH_FIRST_TIME)
+                    and not (word[0] == "一" and i and words[i - 1][-1] in _ZH_DEICTIC)):
                 decade = i + 1 < len(words) and words[i + 1].startswith("年代")
                 found.update(n + "s" if decade else n
                              for n in _digit_runs(arabic_numerals(word)))

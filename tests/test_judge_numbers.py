@@ -32,6 +32,13 @@ from kb.retrieve.terms import content_terms
     ("How many frames per second does it render?", set()),
     ("万一下雨怎么办？", set()),
     ("他第一次来北京是什么时候？", set()),
+    # "the next / last / this one" (a trial: 下一期 refused every passage for lacking a 1)
+    ("刚加入的人要先上的安全课下一期在哪天？", set()),
+    ("上一期杂志的主题是什么？", set()),
+    ("这一届的主席是谁？", set()),
+    ("DNC的论文发表在哪一期《自然》杂志上？", set()),  # "which issue"
+    ("一期工程什么时候完工？", {"1"}),  # phase one is a number
+    ("三期工程什么时候完工？", {"3"}),
     ("people in their 40s", {"40s"}),
     ("What are the two parties called?", set()),
 ])
