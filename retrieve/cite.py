@@ -49,6 +49,8 @@ SEARCH_FAILED = (
 )
 WEAK_MARK = "[weak: did not pass the judge]"  # on the header of a weak reference in a list
 STALE_MARK = "[stale: the file changed on disk since it was indexed]"
+# a passage continuing a table: its header row, from an earlier chunk, is quoted first
+TABLE_MARK = "[continues a table: its header row is quoted first, then the passage]"
 WEAK_NOTE = (
     "Note: these references are weak evidence (nothing passed the judge or the "
     "reranker's judgement); they probably do not answer the question."
@@ -83,7 +85,8 @@ def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_sco
                                                                NEAR_DUPLICATE_COSINE))
     files = evidence.files
     refs = trace.run("cite", lambda: references(out.selected, evidence.chunks, files.documents,
-                                                out.relevance, out.weak, files.stale))
+                                                out.relevance, out.weak, files.stale,
+                                                evidence.table_headers))
     insufficient = out.insufficient or not refs
     if out.capped_out:
         notes = (*notes, f"at most {options.max_chunks_per_doc} passages per document; "
@@ -130,7 +133,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
 
     Each reference is one header line (number, title, source, locator, flags; every field
     through ``header_field``), a line of three double quotes, the chunk text (``quote_safe``),
-    and a line of three double quotes.
+    and a line of three double quotes. A passage continuing a table (``table_header``) has
+    ``TABLE_MARK`` on its header line and the table's header row quoted before its text.
     """
     if not references:
         return NO_EVIDENCE
@@ -145,7 +149,11 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
             head += f" {WEAK_MARK}"
         if ref.stale:
             head += f" {STALE_MARK}"
-        lines += [head, '"""', quote_safe(ref.text), '"""', ""]
+        if ref.table_header:
+            head += f" {TABLE_MARK}"
+            lines += [head, '"""', quote_safe(ref.table_header), quote_safe(ref.text), '"""', ""]
+        else:
+            lines += [head, '"""', quote_safe(ref.text), '"""', ""]
     if weak:
         lines += [WEAK_NOTE, ""]
     lines.append(INSTRUCTION)
@@ -154,7 +162,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
 
 def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
                documents: Mapping[int, Document | None], relevance: Mapping[int, float],
-               weak: frozenset[int], stale: frozenset[int] = frozenset()) -> list[Reference]:
+               weak: frozenset[int], stale: frozenset[int] = frozenset(),
+               table_headers: Mapping[int, str] | None = None) -> list[Reference]:
     """Numbered references for the chunks handed out, in order.
 
     Args:
@@ -165,7 +174,10 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
         relevance: chunk id -> relevance in [0, 1]; the reference carries it in percent.
         weak: chunk ids handed out without passing (flagged ``weak_evidence``).
         stale: document ids whose files changed since they were indexed (flagged ``stale``).
+        table_headers: chunk id -> the header row of the table it opens inside
+            (``Reference.table_header``).
     """
+    headers = table_headers or {}
     refs: list[Reference] = []
     for c in selected:
         ch, doc = chunks[c.chunk_id], documents.get(c.doc_id)
@@ -178,7 +190,9 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
             page_end=ch.page_end, heading_path=ch.heading_path, text=ch.text,
             char_start=ch.char_start, char_end=ch.char_end, created_at=doc.created_at.isoformat(),
             weak_evidence=c.chunk_id in weak, stale=c.doc_id in stale,
-            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path)))
+            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path,
+                              *filter(None, [headers.get(c.chunk_id)])),
+            table_header=headers.get(c.chunk_id)))
     return refs
 
 

@@ -8,6 +8,8 @@
   best matches before time decay that decay pushed below them (the judge judges the best
   matches whatever their age; decay orders only);
 * their chunk rows and stored vectors (``Store.chunk_rows``, one query per 500 chunks);
+* for a chunk that opens inside a table, the header row of that table from the chunks before
+  it (``kb.retrieve.tables``; cited beside the rows);
 * for the offline judge, when it may run: its passages, the index statistics of the query
   terms (FTS5 vocabulary, per-document chunk counts; ``kb.retrieve.indexstats``, whose reader
   holds what recall read ahead) and its model.
@@ -29,9 +31,11 @@ from kb.retrieve.freshness import FileCheck, check_files
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.tables import LOOKBACK_CHARS, continued_header, opens_with_row
 from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace
 from kb.store import Store
+from kb.store.reading import text_before
 from kb.types import Candidate, Chunk
 
 
@@ -67,6 +71,8 @@ class Evidence:
             the search used no vectors.
         judge: the offline judge's input, or ``None`` when it is switched off or has nothing
             to judge.
+        table_headers: chunk id -> the header row of the table the chunk opens inside
+            (``kb.retrieve.tables.continued_header``), for the chunks of ``top`` that do.
     """
 
     files: FileCheck
@@ -74,6 +80,7 @@ class Evidence:
     chunks: dict[int, Chunk]
     vectors: dict[int, np.ndarray]
     judge: JudgeInput | None
+    table_headers: dict[int, str]
 
 
 def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
@@ -126,7 +133,22 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
             index = replace(index, complete=False)
         judged = JudgeInput(tuple(passages), index, problem,
                             judge_model or load_judge_model(store, fingerprint, model_id))
-    return Evidence(files, tuple(top), chunks, vectors, judged)
+    return Evidence(files, tuple(top), chunks, vectors, judged, table_headers(store, chunks))
+
+
+def table_headers(store: Store, chunks: Mapping[int, Chunk]) -> dict[int, str]:
+    """Chunk id -> the header row of the table it opens inside, for the chunks that do.
+
+    Only a chunk whose first line holds a cell separator costs a read (the text before it).
+    """
+    out = {}
+    for cid, ch in chunks.items():
+        if opens_with_row(ch.text):
+            before, from_start = text_before(store, ch, LOOKBACK_CHARS)
+            header = continued_header(before, ch.text, from_start=from_start)
+            if header is not None:
+                out[cid] = header
+    return out
 
 
 def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk]

@@ -82,6 +82,8 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         line.append(weak, style="yellow")
         out.line(line)
         out.line(Text(f"     {shown(ref.source)}", style="dim"))
+        if ref.table_header:  # a table's later rows: which columns they fill
+            out.line(Text(f"     table columns: {shown(ref.table_header)}", style="dim"))
         out.line(Text("     ") + out.marked(shown(snippet(ref.text, best.get(ref.number)))))
     _print_notes(result)
     if explain:  # data the user asked for: stdout, so `kb search --explain q > out` keeps it

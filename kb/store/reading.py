@@ -62,4 +62,38 @@ def document_text(store: Store, doc_id: int) -> DocumentText | None:
     return DocumentText.of(document, [_chunk(r) for r in rows])
 
 
-__all__ = ["chunk_in_context", "document_text"]
+def text_before(store: Store, chunk: Chunk, max_chars: int) -> tuple[str, bool]:
+    """The document text just before ``chunk``, rebuilt from the chunks before it.
+
+    Read in the caller's snapshot. Overlaps between chunks are dropped; whitespace the chunker
+    stripped between two chunks comes back as one line break.
+
+    Args:
+        store: the store.
+        chunk: a chunk row.
+        max_chars: how far back to read (code points), > 0.
+
+    Returns:
+        The text from about ``max_chars`` before the chunk up to its start, and whether it
+        begins with the document's first chunk (nothing before it is left out).
+    """
+    rows = store.conn.execute(
+        "SELECT chunk_index, char_start, char_end, text FROM chunks WHERE doc_id = ? AND "
+        "char_start < ? AND char_end > ? ORDER BY char_start, chunk_index",
+        (chunk.doc_id, chunk.char_start, chunk.char_start - max_chars)).fetchall()
+    parts: list[str] = []
+    end: int | None = None
+    for _index, start, _end, text in rows:
+        if end is not None and start > end:
+            parts.append("\n")
+        skip = 0 if end is None else max(0, end - start)
+        upto = min(len(text), chunk.char_start - start)  # an overlap into the chunk itself
+        parts.append(text[skip:upto])
+        end = max(end or 0, start + upto)
+    if end is not None and chunk.char_start > end:
+        parts.append("\n")
+    first = rows[0][0] if rows else chunk.chunk_index
+    return "".join(parts), first == 0
+
+
+__all__ = ["chunk_in_context", "document_text", "text_before"]

@@ -109,6 +109,10 @@ class Reference:
         flags: instruction-like text found in the passage or its header fields
             (``ignore_instructions``, ``role_marker``, ``persona_change``, ``prompt_request``,
             ``format_override``).
+        page_end: the last page (see ``page``).
+        table_header: the header row of the table the passage opens inside, when the
+            header is in an earlier chunk (a long table cut into chunks: the passage's rows
+            and the columns they fill), else null (``kb.retrieve.tables``).
     """
 
     number: int
@@ -128,6 +132,7 @@ class Reference:
     stale: bool
     flags: tuple[str, ...]
     page_end: int | None = None  # last, defaulted: positional construction keeps working
+    table_header: str | None = None
 
     @property
     def locator(self) -> str:
