@@ -124,16 +124,17 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
                               f"gone ({shown}); `kb sync` of their folder removes them")
     top += late
     chunks, vectors = store.chunk_rows([c.chunk_id for c in top], fingerprint)
+    headers = table_headers(store, chunks)
     judged = None
     if judge and top:
-        passages = judge_passages(head, chunks)
+        passages = judge_passages(head, chunks, headers)
         reader = stats if stats is not None else IndexStatsReader(store)
         index, problem = reader.stats(terms, [p.doc_id for p in passages])
         if confined:
             index = replace(index, complete=False)
         judged = JudgeInput(tuple(passages), index, problem,
                             judge_model or load_judge_model(store, fingerprint, model_id))
-    return Evidence(files, tuple(top), chunks, vectors, judged, table_headers(store, chunks))
+    return Evidence(files, tuple(top), chunks, vectors, judged, headers)
 
 
 def table_headers(store: Store, chunks: Mapping[int, Chunk]) -> dict[int, str]:
@@ -151,10 +152,17 @@ def table_headers(store: Store, chunks: Mapping[int, Chunk]) -> dict[int, str]:
     return out
 
 
-def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk]
-                   ) -> list[Passage]:
-    """The judge's view of ``candidates`` (those without a chunk row are left out)."""
-    return [Passage(c.chunk_id, c.doc_id, chunks[c.chunk_id].text,
+def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
+                   headers: Mapping[int, str] | None = None) -> list[Passage]:
+    """The judge's view of ``candidates`` (those without a chunk row are left out).
+
+    A chunk continuing a table (``headers``: chunk id -> its table's header row) is judged
+    with the header row before its text, as it is cited: the columns its rows fill.
+    """
+    headers = headers or {}
+    return [Passage(c.chunk_id, c.doc_id,
+                    (headers[c.chunk_id] + "\n" if c.chunk_id in headers else "")
+                    + chunks[c.chunk_id].text,
                     # title and heading path: an LLM's situating sentence follows them
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
                     c.vector, c.keyword, c.evidence)

@@ -107,3 +107,14 @@ def test_the_cli_shows_the_columns_and_json_carries_them(tmp_path: Path) -> None
                                            "Tenant37", "--json"]).stdout)
     refs = [r for r in found["references"] if "Tenant37" in r["text"]]
     assert refs and refs[0]["table_header"] == "| Flat | Tenant | Rent |"
+
+
+def test_the_judge_reads_the_header_row_with_the_rows(tmp_path: Path) -> None:
+    path = _markdown(tmp_path)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([path])
+        result = kb.search("Which Tenant pays the Rent of Room 37?", top_k=3)
+    ref = next(r for r in result.references if "Tenant37" in r.text)
+    assert "Rent" not in ref.text  # only the header row names the column
+    record = next(j for j in result.diagnostics.judge if j.number == ref.number)
+    assert "Rent" in record.focus_found
