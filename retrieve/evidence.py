@@ -31,7 +31,12 @@ from kb.retrieve.freshness import FileCheck, check_files
 from kb.retrieve.indexstats import IndexStatsReader
 from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
-from kb.retrieve.tables import LOOKBACK_CHARS, continued_header, opens_with_row
+from kb.retrieve.tables import (
+    LOOKBACK_CHARS,
+    continued_header,
+    header_lines,
+    opens_with_row,
+)
 from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace
 from kb.store import Store
@@ -161,7 +166,7 @@ def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
     """
     headers = headers or {}
     return [Passage(c.chunk_id, c.doc_id,
-                    (headers[c.chunk_id] + "\n" if c.chunk_id in headers else "")
+                    (header_lines(headers[c.chunk_id]) + "\n" if c.chunk_id in headers else "")
                     + chunks[c.chunk_id].text,
                     # title and heading path: an LLM's situating sentence follows them
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from kb.retrieve.answer_types import NUMBER_SPAN, AnswerType, gated_type, sentences
 from kb.retrieve.events import events_unnamed
+from kb.retrieve.tables import cells_unfilled
 from kb.retrieve.terms import PassageTerms, Term, coverage, is_name, passage_terms
 
 # attribute -> (the phrases asking it: English, Chinese; the words naming it: English word
@@ -359,7 +360,9 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
     For a question asking a date, a number, a person, a place or a name (``wanted`` not
     ``other``): the events (``kb.retrieve.events.events_unnamed``); for any question, the
     attributes (``attributes_unnamed``: "What is the screen size of ...?" asks one in any
-    form); for a yes-or-no question, its focus names (``predicate_unnamed``).
+    form); for a yes-or-no question, its focus names (``predicate_unnamed``); the table cell
+    it asks, when the table says it is not known yet (``kb.retrieve.tables.cells_unfilled``:
+    "TBC" for the phone number asked).
 
     Args:
         query: the question.
@@ -371,11 +374,12 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
         holder: the passage's terms, with its title and heading path.
 
     Returns:
-        The event and attribute names, then the focus terms, that the passage never names.
+        The event and attribute names, then the focus terms, that the passage never names,
+        then the table cell asked that it leaves unknown.
     """
     events = events_unnamed(query, text, context) if wanted != "other" else ()
     return (events + attributes_unnamed(query, f"{text}\n{context}")
-            + predicate_unnamed(query, focus, holder))
+            + predicate_unnamed(query, focus, holder) + cells_unfilled(query, text))
 
 
 def holds_focus(text: str, terms: Sequence[Term], weights: Sequence[float]) -> bool:

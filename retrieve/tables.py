@@ -8,17 +8,50 @@ the document text before it, so the citation can show the columns beside the row
 Tables are read as extractors write them: Markdown pipe rows (``| a | b |``, the header over
 a ``---`` rule), and DOCX and HTML rows as lines of cells joined by " | " (their first row is
 the header).
+
+``cells_unfilled`` reads the cell a question asks. Notes keep what is not known yet in their
+tables: "What is the phone number of the security lead Hana Kovač?" against
+
+    | Role | Name | Phone |
+    | --- | --- | --- |
+    | Security lead | Hana Kovač | TBC |
+
+asks the cell in the row naming Hana Kovač and the column "Phone", and the table says it is
+not known. A Markdown table in the passage is read with its header row (a continuation chunk
+is judged with its table's header and rule before it: ``header_lines``). The question names
+a row by its words written in at most ``ROW_SHARE`` of the rows (a key, not a word every row
+repeats; the rows holding most of them), and a column by one of its other words written in
+that column's header. When it names both and every such cell says the value is unknown
+(``TBC``, ``TBD``, ``TBA``, "to be confirmed", "unknown", ``?``, 待定, 未定, 待确认, 待查, 未知),
+the passage cannot answer. Anything else decides nothing: no header, no row or column named,
+a row with another number of cells than its header (a row cut at the chunk's start), or any
+other cell, "—", "none" and blank included (they may be the answer: "Support act: —").
 """
 
 from __future__ import annotations
 
 import re
 
+from kb.retrieve.terms import is_stop
+from kb.store.textindex import cut_words, has_cjk, normalise_word
+
 # a Markdown table's rule under its header: | --- | :---: |
 _RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # how far back a header row is looked for (code points): a table this long before the
 # passage is not read to its top
 LOOKBACK_CHARS = 8000
+
+
+def header_lines(header: str) -> str:
+    """A table's header row as the judge reads it before a continuation chunk.
+
+    A Markdown row (``| a | b |``) gets its ``---`` rule back under it, so the passage reads
+    as a table with a header (``cells_unfilled``); other rows are returned as they are.
+    """
+    if not header.startswith("|"):
+        return header
+    cells = header.strip().strip("|").split("|")
+    return header + "\n|" + " --- |" * len(cells)
 
 
 def _is_row(line: str) -> bool:
@@ -60,3 +93,68 @@ def continued_header(before: str, text: str, *, from_start: bool) -> str | None:
             return None
     top = next((line for line in reversed(above) if not _RULE.match(line)), None)
     return top.strip() if top is not None else None
+
+
+ROW_SHARE = 0.34  # a word in more than a third of a table's rows names no row
+# a cell saying its value is not known yet ("—", "none" or blank may be the answer)
+_PLACEHOLDER = re.compile(r"^(?:[?？]+|tbc|tbd|tba|to be confirmed|to be decided|unknown|待定|未定|"
+                          r"待确认|待查|未知|[（(]?(?:待定|待查|tbc)[)）]?)$", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|\d+(?:[.,]\d+)*")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _words(text: str) -> set[str]:
+    """Normalised content words: Snowball stems of Latin words, jieba words of Han runs."""
+    out = {normalise_word(w) for w in _WORD.findall(text) if not is_stop(w.casefold())}
+    if has_cjk(text):
+        out |= {w for w in cut_words(text) if has_cjk(w) and not is_stop(w)}
+    return out
+
+
+def _tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """The Markdown tables of ``text`` with a header row: (header cells, data rows' cells)."""
+    lines = text.splitlines()
+    out = []
+    for i in range(1, len(lines)):
+        if _RULE.match(lines[i]) and "|" in lines[i - 1]:
+            header, rows = _cells(lines[i - 1]), []
+            for line in lines[i + 1:]:
+                if "|" not in line or _RULE.match(line):
+                    break
+                if len(cells := _cells(line)) == len(header):  # not a row cut short
+                    rows.append(cells)
+            if rows:
+                out.append((header, rows))
+    return out
+
+
+def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
+    """``("<column> of <row>",)`` when every cell the question names says "not known yet".
+
+    See the module docstring; ``()`` decides nothing.
+
+    Args:
+        query: the question.
+        text: the passage (Markdown tables as chunks keep them).
+    """
+    asked = _words(query)
+    if not asked or "|" not in text:
+        return ()
+    for header, rows in _tables(text):
+        row_words = [_words(" ".join(r)) for r in rows]
+        keys = {w for w in asked
+                if 0 < sum(w in ws for ws in row_words) <= max(1, ROW_SHARE * len(rows))}
+        held = [len(ws & keys) for ws in row_words]  # the row named: most of the keys
+        named_rows = [i for i, n in enumerate(held) if n and n == max(held)]
+        columns = [j for j, h in enumerate(header) if _words(h) & (asked - keys)]
+        if not named_rows or not columns:
+            continue
+        cells = [(rows[i][j] if j < len(rows[i]) else "") for i in named_rows for j in columns]
+        if all(_PLACEHOLDER.match(c) for c in cells):
+            row = rows[named_rows[0]]
+            key = next(c for c in row if _words(c) & keys)
+            return (f"{header[columns[0]]} of {key}",)
+    return ()

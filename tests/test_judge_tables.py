@@ -1,0 +1,93 @@
+"""The table cell a question asks, left "TBC" (``kb.retrieve.tables.cells_unfilled``): hand-worked
+tables, then a real note through ingest and search, the cell in a chunk that continues the
+table (its header row comes from an earlier chunk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.api import KnowledgeBase
+from kb.config import Config
+from kb.retrieve.tables import cells_unfilled, header_lines
+
+CONTACTS = """| Role | Name | Phone |
+| --- | --- | --- |
+| Incident lead | Marta Ruiz | 0161 496 0011 |
+| Security lead | Hana Kovač | TBC |
+| Database owner | Tomás Reyes | — |
+| Network owner | Ifeoma Bello | |
+"""
+
+ROUTES = """| Date | Route | Leader | Meeting point and time |
+| --- | --- | --- | --- |
+| Sat 21 Mar | Night walk, Fernhill Moor | Arif Qureshi | Fernhill Inn, 18:30 |
+| Sun 19 Apr | Great Calder horseshoe | Malcolm Reid | TBC |
+| Sat 2 May | Bluebell walk, Hollin Dale | Helen Marsh | Hollin Dale church gate, 10:30 |
+"""
+
+BUDGET = """| 项目 | 预算（元） | 实际（元） |
+| --- | --- | --- |
+| 瓷砖 | 16,000 | 17,450 |
+| 卫浴 | 12,000 | 待定 |
+"""
+
+
+@pytest.mark.parametrize(("query", "table", "unfilled"), [
+    ("What is the phone number of the security lead Hana Kovač?", CONTACTS,
+     ("Phone of Security lead",)),
+    ("What is Marta Ruiz's phone number?", CONTACTS, ()),  # filled: it may answer
+    # "—" and a blank cell may be the answer ("no phone"): nothing is decided
+    ("What is the phone number of Tomás Reyes?", CONTACTS, ()),
+    ("What is the phone number of Ifeoma Bello?", CONTACTS, ()),
+    ("Who is the security lead?", CONTACTS, ()),  # the cell asked (Name) is filled
+    # the row named is the one holding most of the question's keys ("walk" is in two others)
+    ("Where and when do we meet for the Great Calder horseshoe walk?", ROUTES,
+     ("Meeting point and time of Great Calder horseshoe",)),
+    ("Where do we meet for the night walk?", ROUTES, ()),
+    ("卫浴实际花了多少钱？", BUDGET, ("实际（元） of 卫浴",)),
+    ("瓷砖实际花了多少钱？", BUDGET, ()),
+    ("What is the phone number of Hana Kovač?", "Hana Kovač: phone TBC.", ()),  # no table
+])
+def test_cells_unfilled(query: str, table: str, unfilled: tuple[str, ...]) -> None:
+    assert cells_unfilled(query, table) == unfilled
+
+
+def test_a_row_cut_at_the_chunk_start_is_not_read() -> None:
+    # the passage opens mid-row ("| Security | Hana Kovač | B2 | TBC |" lost its first cell):
+    # read as a row, its TBC (the phone) would sit under Desk
+    header = header_lines("| Team | Name | Desk | Phone |")
+    cut = header + "\nHana Kovač | B2 | TBC |\n| Billing | Marta Ruiz | C4 | 0161 |"
+    assert cells_unfilled("Which desk does Hana Kovač sit at?", cut) == ()
+    whole = header + "\n| Security | Hana Kovač | TBC | 0161 |\n| Billing | Marta Ruiz | C4 | 1 |"
+    assert cells_unfilled("Which desk does Hana Kovač sit at?", whole) == ("Desk of Hana Kovač",)
+
+
+def test_a_markdown_header_gets_its_rule_back() -> None:
+    assert header_lines("| a | b |") == "| a | b |\n| --- | --- |"
+    assert header_lines("a | b") == "a | b"  # DOCX and HTML rows have no rule
+
+
+def _contacts_note(tmp_path: Path) -> Path:
+    rows = [f"| Engineer {i} | Person{i:02d} | 0161 496 {1000 + i} |" for i in range(30)]
+    rows.insert(25, "| Security lead | Hana Kovač | TBC |")
+    path = tmp_path / "handover.md"
+    path.write_text("# On-call handover\n\nWho to call this week.\n\n| Role | Name | Phone |\n"
+                    "| --- | --- | --- |\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_judge_fails_a_continuation_chunk_whose_cell_asked_is_tbc(tmp_path: Path) -> None:
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        assert kb.ingest([_contacts_note(tmp_path)]).outcomes[0].chunks > 2
+        unknown = kb.search("What is the phone number of the security lead Hana Kovač?",
+                            top_k=3)
+        known = kb.search("What is the phone number of Person27?", top_k=3)
+    ref = next(r for r in unknown.references if "Hana Kovač | TBC" in r.text)
+    assert ref.table_header == "| Role | Name | Phone |"  # a later chunk of the table
+    record = next(j for j in unknown.diagnostics.judge if j.number == ref.number)
+    assert record.asked_unnamed == ("Phone of Security lead",) and not record.passed
+    assert unknown.insufficient_evidence
+    answer = next(r for r in known.references if "Person27" in r.text)
+    assert not answer.weak_evidence and not known.insufficient_evidence
