@@ -94,7 +94,8 @@ _VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+(?:\.\d+)*(?![\d.])|\bversion\b|\bre
 NAMING: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     name: (re.compile(rf"\b(?:{en})", re.I), re.compile(zh)) for name, en, zh in (
         ("birth", r"born|births?\b|birthday|birthdate|birthplace|née\b|nee\b|b\.\s*\d|native of",
-         r"出生|生于|生於|生日|诞生|诞辰|出世|降生|\d\s*年(?:\d+\s*月)?(?:\d+\s*日)?生(?![产活成长物意效])"),
+         r"出生|生于|生於|生日|诞生|诞辰|出世|降生|\d\s*年(?:\d+\s*月)?(?:\d+\s*日)?生(?![产活成长物意效])"
+         r"|寿辰|寿宴|大寿|祝寿|做寿|过寿|生辰"),  # an elder's birthday: 九十大寿, 寿宴
         ("death", r"die|died|dies|dying|dead\b|deaths?\b|kill|fatal|casualt|mortalit|"
                   r"pass(?:es|ed)? away|passed (?:in|on)\b|perish|murder|assassinat|execut|drown|"
                   r"suicide|succumb|behead|hanged|fell (?:at|in)\b|slain|lost (?:his|her|their) "

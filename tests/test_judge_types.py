@@ -370,6 +370,13 @@ def test_a_passage_naming_no_event_asked_fails():
     ("What time did the polls open?", "Polling stations open at 7:00.", ()),  # no founding
     ("Who founded Lumen Bean?", "Opening hours: 7:00-18:00. It opens at 7.", ("founding",)),
     ("谁创办了青岚茶舍？", "营业时间：每天 9:00-21:00。", ("founding",)),
+    # an elder's birthday is 寿 (a trial: "... for grandpa Xu Guodong's 90th birthday lunch?"
+    # failed every passage of 许家团聚暨爷爷九十大寿安排); 长寿面 tells of no birthday
+    ("How much does each table cost for grandpa's 90th birthday lunch?",
+     "寿宴：订 3 桌，每桌 2,888 元。", ()),
+    ("How much does each table cost for grandpa's 90th birthday lunch?",
+     "# 爷爷九十大寿安排\n订 3 桌，每桌 2,888 元。", ()),
+    ("When is grandpa's birthday lunch?", "订 3 桌，含长寿面和寿桃。", ("birth",)),
 ])
 def test_the_events_asked_that_a_passage_never_names(query, text, unnamed):
     assert events_unnamed(query, text) == unnamed
