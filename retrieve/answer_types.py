@@ -91,8 +91,7 @@ _ZH_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     _ZH_NAME,
 )
 _EN_TYPES = (*_EN_TYPES, _EN_NAME)  # after the others: "whose name" asks for a person
-# A date, a year ("in 911", "79 AD"), a century, or a time of day or
-# season ("多于夜间出没", "at night"): what "when" and "什么时候" are answered with.
+# A date, a year ("in 911", "79 AD"), a century, a time of day or season (夜间, "at night")
 _DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(st|nd|rd|th) centur|"
                    r"\bin [1-9][0-9]{2}\b(?!\s+[a-z]{2,}s\b)|\b(AD|A\.D\.|c\.) ?[1-9][0-9]{0,3}\b|"
                    r"\b[1-9][0-9]{0,3} ?(AD|BC|BCE|CE|A\.D\.|B\.C\.)(?!\w)|"
@@ -356,10 +355,11 @@ def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answer
     something else ("When was Harold Pembridge born?" against "He founded Pembridge & Sons in
     1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
     nothing says where the answer would be. The caller asks it only of a passage in the
-    question's script (the other's words are translations) and lets a date in the title
-    answer ("Harold Pembridge (1890-1961)").
+    question's script and lets a date in the title answer ("Harold Pembridge (1890-1961)").
+    A unit a table's header declares ("Actual (EUR)") is read with every row.
     """
-    windows = [around_sentence(sents, i) for i, x in enumerate(sents)
+    declaring = "".join(f"\n{x}" for x in sents if declared_units(x))  # a column's "(EUR)"
+    windows = [around_sentence(sents, i) + declaring for i, x in enumerate(sents)
                if any(passage_terms(x).has(t) for t in f_terms)]
     return bool(windows) and all(novel_filler(w, demanded, query, terms) is None
                                  for w in windows)

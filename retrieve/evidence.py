@@ -33,6 +33,7 @@ from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.tables import (
     LOOKBACK_CHARS,
+    LOOKBACK_CHUNKS,
     continued_header,
     header_lines,
     opens_with_row,
@@ -41,7 +42,7 @@ from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace
 from kb.store import Store
 from kb.store.reading import text_before
-from kb.types import Candidate, Chunk
+from kb.types import Candidate, Chunk, Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +130,7 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
                               f"gone ({shown}); `kb sync` of their folder removes them")
     top += late
     chunks, vectors = store.chunk_rows([c.chunk_id for c in top], fingerprint)
-    headers = table_headers(store, chunks)
+    headers = table_headers(store, chunks, files.documents)
     judged = None
     if judge and top:
         passages = judge_passages(head, chunks, headers)
@@ -142,16 +143,20 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
     return Evidence(files, tuple(top), chunks, vectors, judged, headers)
 
 
-def table_headers(store: Store, chunks: Mapping[int, Chunk]) -> dict[int, str]:
+def table_headers(store: Store, chunks: Mapping[int, Chunk],
+                  documents: Mapping[int, Document]) -> dict[int, str]:
     """Chunk id -> the header row of the table it opens inside, for the chunks that do.
 
-    Only a chunk whose first line holds a cell separator costs a read (the text before it).
+    Only a chunk whose first lines hold a cell separator costs a read (the text before it,
+    at most ``LOOKBACK_CHUNKS`` chunks); ``documents`` gives each one's source type.
     """
     out = {}
     for cid, ch in chunks.items():
-        if opens_with_row(ch.text):
-            before, from_start = text_before(store, ch, LOOKBACK_CHARS)
-            header = continued_header(before, ch.text, from_start=from_start)
+        doc = documents.get(ch.doc_id)
+        if doc is not None and opens_with_row(ch.text):
+            before, from_start = text_before(store, ch, LOOKBACK_CHARS, LOOKBACK_CHUNKS)
+            header = continued_header(before, ch.text, from_start=from_start,
+                                      source_type=doc.source_type)
             if header is not None:
                 out[cid] = header
     return out

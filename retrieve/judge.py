@@ -119,7 +119,7 @@ class Passage:
     Attributes:
         chunk_id: the chunk.
         doc_id: its document.
-        text: the chunk text (what is cited; a table's header row first when it continues one).
+        text: the chunk text (as cited; a continued table's header row and rule before it).
         context: its document's title and heading path (the context prefix's first line;
             an LLM's situating sentence is left out).
         cosine: best raw cosine to the query over the vector lists, or ``None``.

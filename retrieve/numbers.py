@@ -120,7 +120,8 @@ def named_numbers(query: str) -> frozenset[str]:
         for i, word in enumerate(words):
             if (not _DIGITS.search(word) and _ZH_NAMED.match(word)
                     and word not in _ZH_NOT_NAMED and not word.startswith(_ZH_FIRST_TIME)
-                    and not (word[0] == "一" and i and words[i - 1][-1] in _ZH_DEICTIC)):
+                    and not (i and words[i - 1][-1] in _ZH_DEICTIC and len(word) > 1
+                             and word[0] == "一" and word[1] not in _ZH_NUMERAL)):
                 decade = i + 1 < len(words) and words[i + 1].startswith("年代")
                 found.update(n + "s" if decade else n
                              for n in _digit_runs(arabic_numerals(word)))

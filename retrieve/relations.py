@@ -379,7 +379,8 @@ def asked_unnamed(query: str, wanted: AnswerType, text: str, context: str,
     """
     events = events_unnamed(query, text, context) if wanted != "other" else ()
     return (events + attributes_unnamed(query, f"{text}\n{context}")
-            + predicate_unnamed(query, focus, holder) + cells_unfilled(query, text))
+            + predicate_unnamed(query, focus, holder)
+            + (() if _YES_NO.search(query) else cells_unfilled(query, text)))
 
 
 def holds_focus(text: str, terms: Sequence[Term], weights: Sequence[float]) -> bool:

@@ -37,9 +37,12 @@ from kb.store.textindex import cut_words, has_cjk, normalise_word
 
 # a Markdown table's rule under its header: | --- | :---: |
 _RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-# how far back a header row is looked for (code points): a table this long before the
-# passage is not read to its top
+# how far back a header row is looked for (code points, and chunks: chunks are 80 code points
+# at least): a table this long before the passage is not read to its top
 LOOKBACK_CHARS = 8000
+LOOKBACK_CHUNKS = 100
+MAX_HEADER_CELLS = 30  # a longer "header" is no table's header row
+MAX_HEADER_CHARS = 400
 
 
 def header_lines(header: str) -> str:
@@ -61,28 +64,41 @@ def _is_row(line: str) -> bool:
 
 
 def opens_with_row(text: str) -> bool:
-    """Whether the passage's first line holds a cell separator (it may continue a table)."""
-    return "|" in text.lstrip().split("\n", 1)[0]
+    """Whether the passage may open inside a table: a cell separator in its first two lines.
+
+    (A DOCX or HTML row has no outer pipes, so a passage opening at a row's last cell shows
+    its first ``|`` on the next line.)
+    """
+    return "|" in "\n".join(text.lstrip().split("\n", 2)[:2])
 
 
-def continued_header(before: str, text: str, *, from_start: bool) -> str | None:
+def continued_header(before: str, text: str, *, from_start: bool,
+                     source_type: str) -> str | None:
     """The header row of the table ``text`` opens inside, or ``None``.
 
     Args:
-        before: the document text just before the passage (up to ``LOOKBACK_CHARS``).
+        before: the document text just before the passage (``kb.store.reading.text_before``:
+            a blank line where the chunker dropped one).
         text: the passage.
         from_start: ``before`` begins at the document's start (else it was cut short).
+        source_type: the document's type: a Markdown or text table needs its ``---`` rule
+            (pipes in prose or code are no table), DOCX and HTML rows need none, and a PDF
+            has no table kb reads (its page headers and footers look like rows).
 
     Returns:
-        The topmost row of the run of table rows (and rules) the passage's first line
-        belongs to, stripped, when that row lies before the passage; ``None`` when the
-        passage opens no table row, starts the table itself (its header is in it), or the
-        run reaches the start of a ``before`` that was cut short (the header is unknown).
+        The table's header row, stripped, when it lies before the passage and has as many
+        cells as the row the passage opens in (at most ``MAX_HEADER_CELLS`` cells and
+        ``MAX_HEADER_CHARS`` characters); ``None`` when the passage opens no table row,
+        starts the table itself (its header is in it), or the rows run back to the start of
+        a ``before`` that was cut short (the header is unknown).
     """
-    lines = before.split("\n")
-    current = lines[-1] + text.lstrip().split("\n", 1)[0]  # the whole line the passage opens in
-    if not _is_row(current) or _RULE.match(current):
+    if source_type == "pdf":
         return None
+    first, second = (text.lstrip().split("\n", 2) + ["", ""])[:2]
+    lines = before.split("\n")
+    current = lines[-1] + first  # the whole line the passage opens in
+    if not _is_row(current) or _RULE.match(current) or _RULE.match(second):
+        return None  # no row, or the passage opens with the table's header
     above: list[str] = []
     for line in reversed(lines[:-1]):
         if not (_is_row(line) or _RULE.match(line)):
@@ -91,15 +107,28 @@ def continued_header(before: str, text: str, *, from_start: bool) -> str | None:
     else:
         if not from_start:
             return None
-    top = next((line for line in reversed(above) if not _RULE.match(line)), None)
-    return top.strip() if top is not None else None
+    if current.lstrip().startswith("|"):  # Markdown: the line over the topmost rule
+        rules = [i for i, line in enumerate(above) if _RULE.match(line)]
+        header = above[rules[-1] + 1] if rules and rules[-1] + 1 < len(above) else None
+    else:  # DOCX and HTML rows: the first row
+        header = above[-1] if above and source_type in ("docx", "html") else None
+    if header is None or _RULE.match(header):
+        return None
+    cells = _cells(header)
+    if (len(cells) != len(_cells(current)) or len(cells) > MAX_HEADER_CELLS
+            or len(header.strip()) > MAX_HEADER_CHARS):
+        return None
+    return header.strip()
 
 
 ROW_SHARE = 0.34  # a word in more than a third of a table's rows names no row
 # a cell saying its value is not known yet ("—", "none" or blank may be the answer)
 _PLACEHOLDER = re.compile(r"^(?:[?？]+|tbc|tbd|tba|to be confirmed|to be decided|unknown|待定|未定|"
                           r"待确认|待查|未知|[（(]?(?:待定|待查|tbc)[)）]?)$", re.I)
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|\d+(?:[.,]\d+)*")
+# a question asking whether a value is known yet: the placeholder answers it
+_KNOWN_YET = re.compile(r"\b(?:confirm\w*|known|yet|decided|finali[sz]ed|settled|booked)\b|"
+                        r"确定|定了|确认|敲定|定下|知道", re.I)
+_WORD = re.compile(r"[^\W\d_][\w'-]*|\d+(?:[.,]\d+)*")  # letters of any script, digits
 
 
 def _cells(line: str) -> list[str]:
@@ -108,7 +137,8 @@ def _cells(line: str) -> list[str]:
 
 def _words(text: str) -> set[str]:
     """Normalised content words: Snowball stems of Latin words, jieba words of Han runs."""
-    out = {normalise_word(w) for w in _WORD.findall(text) if not is_stop(w.casefold())}
+    out = {normalise_word(w) for w in _WORD.findall(text)
+           if not has_cjk(w) and not is_stop(w.casefold())}
     if has_cjk(text):
         out |= {w for w in cut_words(text) if has_cjk(w) and not is_stop(w)}
     return out
@@ -136,24 +166,32 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
 
     See the module docstring; ``()`` decides nothing.
 
+    A question asking whether the value is known yet ("Is her phone number confirmed?",
+    确定了吗) is answered by the placeholder, and a passage that names the row's key outside
+    its tables ("Update: Hana Kovač's phone is 0161 ...") may answer in prose: neither is
+    decided. (A yes-or-no question is left out by the caller, ``kb.retrieve.relations``.)
+
     Args:
         query: the question.
         text: the passage (Markdown tables as chunks keep them).
     """
     asked = _words(query)
-    if not asked or "|" not in text:
+    if not asked or "|" not in text or _KNOWN_YET.search(query):
         return ()
+    prose = _words("\n".join(line for line in text.splitlines()
+                             if not (_is_row(line) or _RULE.match(line))))
     for header, rows in _tables(text):
         row_words = [_words(" ".join(r)) for r in rows]
         keys = {w for w in asked
                 if 0 < sum(w in ws for ws in row_words) <= max(1, ROW_SHARE * len(rows))}
         held = [len(ws & keys) for ws in row_words]  # the row named: most of the keys
         named_rows = [i for i, n in enumerate(held) if n and n == max(held)]
-        columns = [j for j, h in enumerate(header) if _words(h) & (asked - keys)]
+        columns = [j for j, h in enumerate(header) if _words(h) & (asked - keys)
+                   and not any(_words(rows[i][j]) & keys for i in named_rows)]  # not the key
         if not named_rows or not columns:
             continue
         cells = [(rows[i][j] if j < len(rows[i]) else "") for i in named_rows for j in columns]
-        if all(_PLACEHOLDER.match(c) for c in cells):
+        if all(_PLACEHOLDER.match(c) for c in cells) and not prose & keys:
             row = rows[named_rows[0]]
             key = next(c for c in row if _words(c) & keys)
             return (f"{header[columns[0]]} of {key}",)

@@ -37,6 +37,9 @@ from kb.retrieve.terms import content_terms
     ("上一期杂志的主题是什么？", set()),
     ("这一届的主席是谁？", set()),
     ("DNC的论文发表在哪一期《自然》杂志上？", set()),  # "which issue"
+    ("会上一百二十人投了赞成票吗？", {"120"}),  # a number after 上: a review
+    ("这一百万是谁出的？", {"1000000"}),
+    ("线上一千人参加了吗？", {"1000"}),
     ("一期工程什么时候完工？", {"1"}),  # phase one is a number
     ("三期工程什么时候完工？", {"3"}),
     ("people in their 40s", {"40s"}),

@@ -10,7 +10,9 @@ import pytest
 
 from kb.api import KnowledgeBase
 from kb.config import Config
+from kb.retrieve.answer_types import filler_apart
 from kb.retrieve.tables import cells_unfilled, header_lines
+from kb.retrieve.terms import content_terms
 
 CONTACTS = """| Role | Name | Phone |
 | --- | --- | --- |
@@ -49,9 +51,29 @@ BUDGET = """| 项目 | 预算（元） | 实际（元） |
     ("卫浴实际花了多少钱？", BUDGET, ("实际（元） of 卫浴",)),
     ("瓷砖实际花了多少钱？", BUDGET, ()),
     ("What is the phone number of Hana Kovač?", "Hana Kovač: phone TBC.", ()),  # no table
+    # asked whether it is known yet, the placeholder answers (a review)
+    ("Has Hana Kovač's phone number been confirmed yet?", CONTACTS, ()),
+    ("卫浴的实际花费确定了吗？", BUDGET, ()),
+    # the passage names the row's key outside the table: an update may answer in prose
+    ("What is the phone number of the security lead Hana Kovač?",
+     CONTACTS + "\nUpdate Tuesday: Hana Kovač's phone is 0161 496 0999.", ()),
+    # words of any script name a row: Kovač is not "kova"
+    ("Какой телефон у Ковач?", "| Имя | Телефон |\n| --- | --- |\n| Ковач | TBC |\n"
+     "| Иванов | 123 |\n| Петров | 456 |", ("Телефон of Ковач",)),
 ])
 def test_cells_unfilled(query: str, table: str, unfilled: tuple[str, ...]) -> None:
     assert cells_unfilled(query, table) == unfilled
+
+
+def test_a_yes_or_no_question_is_not_failed_by_a_tbc_cell(tmp_path: Path) -> None:
+    path = tmp_path / "contacts.md"
+    path.write_text("# Contacts\n\n" + CONTACTS, encoding="utf-8")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([path])
+        asked = kb.search("Is there a phone number for Hana Kovač?", top_k=1)
+        which = kb.search("What is the phone number of Hana Kovač?", top_k=1)
+    assert asked.diagnostics.judge[0].asked_unnamed == ()
+    assert which.diagnostics.judge[0].asked_unnamed == ("Phone of Hana Kovač",)
 
 
 def test_a_row_cut_at_the_chunk_start_is_not_read() -> None:
@@ -91,3 +113,24 @@ def test_the_judge_fails_a_continuation_chunk_whose_cell_asked_is_tbc(tmp_path: 
     assert unknown.insufficient_evidence
     answer = next(r for r in known.references if "Person27" in r.text)
     assert not answer.weak_evidence and not known.insufficient_evidence
+
+
+def test_a_unit_the_header_declares_is_read_with_every_row() -> None:
+    # a new user: "what was the actual cost of the oven" failed its table for holding no
+    # price beside "oven": the currency is in the header, five rows up
+    query = "What was the actual cost of the oven?"
+    terms = content_terms(query)
+    rows = ["| Item | Budget (EUR) | Actual (EUR) |", "| --- | --- | --- |",
+            *(f"| Part{i} | {i} | {i + 1} |" for i in range(5)), "| Oven | 1,100 | 1,240 |"]
+    focus = [t for t in terms if t.text == "oven"]
+    assert not filler_apart(rows, focus, "number", query, terms)
+    bare = [r.replace(" (EUR)", "") for r in rows]  # no unit declared: no price written
+    assert filler_apart(bare, focus, "number", query, terms)
+
+
+def test_the_key_column_is_not_the_cell_asked() -> None:
+    # "week 34" names the row by its Week cell; the pager ID asked is TBC
+    rota = ("| Week | Primary | Pager ID |\n| --- | --- | --- |\n| 33 | Gustav Lind | PG-1107 |\n"
+            "| 34 | Hana Sato | TBC |\n| 35 | Ivan Petrov | PG-1109 |")
+    assert cells_unfilled("What is Hana Sato's pager ID in week 34?", rota) == (
+        "Pager ID of 34",)

@@ -13,41 +13,65 @@ from click.testing import CliRunner
 
 from kb.api import KnowledgeBase
 from kb.cli import cli
-from kb.config import Config
+from kb.config import ChunkSettings, Config
+from kb.ingest.extract import extract
 from kb.retrieve.cite import TABLE_MARK
-from kb.retrieve.tables import continued_header, opens_with_row
+from kb.retrieve.tables import (
+    LOOKBACK_CHARS,
+    LOOKBACK_CHUNKS,
+    continued_header,
+    opens_with_row,
+)
+from kb.store.reading import text_before
 
 MD_TABLE = "Intro.\n\n| Item | Budget | Actual |\n| --- | --- | --- |\n| Wiring | 1 | 2 |\n"
 
 
-@pytest.mark.parametrize(("before", "text", "from_start", "header"), [
+@pytest.mark.parametrize(("before", "text", "from_start", "kind", "header"), [
     # a Markdown table cut after a row: the header over its rule
-    (MD_TABLE, "| Tiles | 16 | 17 |", True, "| Item | Budget | Actual |"),
+    (MD_TABLE, "| Tiles | 16 | 17 |", True, "md", "| Item | Budget | Actual |"),
     # the passage opens mid-row (an overlap starting at a word): the whole line is a row
-    (MD_TABLE + "| Tiles | 16 ", "| 17 |\n| Doors | 9 | 9 |", True, "| Item | Budget | Actual |"),
+    (MD_TABLE + "| Tiles | 16 ", "| 17 |\n| Doors | 9 | 9 |", True, "md",
+     "| Item | Budget | Actual |"),
     # DOCX and HTML rows: cells joined by " | ", the first row is the header
-    ("Specs\nPart | Value\nCPU | 8 cores\n", "RAM | 16 GB", True, "Part | Value"),
+    ("Specs\nPart | Value\nCPU | 8 cores\n", "RAM | 16 GB", True, "docx", "Part | Value"),
+    ("Specs\nPart | Value\nCPU | 8 cores\n", "RAM | 16 GB", True, "html", "Part | Value"),
+    # ... but in a text or Markdown file pipes without a rule are no table (a shell pipeline)
+    ("```sh\ncat a.log | grep ERROR | tail\n", "cat b.log | grep WARN | tail", True, "md",
+     None),
+    # and a PDF's page footer and header are no rows (kb reads no table from a PDF)
+    ("text.\nConfidential | Page 1 of 4\n", "Acme Ltd | Annual report", True, "pdf", None),
     # the passage starts the table: its header is in it
-    ("Intro.\n\n", "| Item | Budget |\n| --- | --- |\n| Wiring | 1 |", True, None),
+    ("Intro.\n\n", "| Item | Budget |\n| --- | --- |\n| Wiring | 1 |", True, "md", None),
+    # a new table right after another, across a blank line (a review: the first table's
+    # header was given to the second)
+    (MD_TABLE + "\n", "| Flat | Tenant |\n| --- | --- |\n| 3A | Ruiz |", True, "md", None),
+    # ... and when the text before ends at the new table's header row
+    (MD_TABLE + "\n| Flat | Tenant |\n", "| --- | --- |\n| 3A | Ruiz |", True, "md", None),
     # no table at all, or a line with one cell
-    ("Intro.\n", "Plain text | no", True, None),
-    ("Intro.\n", "Just prose.", True, None),
+    ("Intro.\n", "Plain text | no", True, "md", None),
+    ("Intro.\n", "Just prose.", True, "md", None),
     # the rows run back to the start of text that was cut short: the header is unknown
-    ("| Tiles | 16 | 17 |\n", "| Doors | 9 | 9 |", False, None),
-    # ... and to the start of the document: its first row is the header
-    ("| Item | Budget |\n| --- | --- |\n| Tiles | 16 |\n", "| Doors | 9 |", True,
+    ("| Tiles | 16 | 17 |\n", "| Doors | 9 | 9 |", False, "md", None),
+    # ... and to the start of the document: the header over the rule
+    ("| Item | Budget |\n| --- | --- |\n| Tiles | 16 |\n", "| Doors | 9 |", True, "md",
      "| Item | Budget |"),
     # a prose line between two tables ends the run
-    ("| A | B |\n| --- | --- |\n| 1 | 2 |\nBetween.\n| C | D |\n", "| 3 | 4 |", True, "| C | D |"),
+    ("| A | B |\n| --- | --- |\n| 1 | 2 |\nBetween.\n| C | D |\n| --- | --- |\n", "| 3 | 4 |",
+     True, "md", "| C | D |"),
+    # a header of another width is not this row's
+    ("| A | B | C |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n", "| 4 | 5 |", True, "md", None),
 ])
-def test_continued_header(before: str, text: str, from_start: bool, header: str | None) -> None:
-    assert continued_header(before, text, from_start=from_start) == header
+def test_continued_header(before: str, text: str, from_start: bool, kind: str,
+                          header: str | None) -> None:
+    assert continued_header(before, text, from_start=from_start, source_type=kind) == header
 
 
-def test_only_a_first_line_with_a_cell_separator_may_continue_a_table() -> None:
+def test_a_cell_separator_in_the_first_two_lines_may_continue_a_table() -> None:
     assert opens_with_row("  | a | b |\nmore")
     assert opens_with_row("a | b")
-    assert not opens_with_row("prose\n| a | b |")
+    assert opens_with_row("411\nRoom 38 | Tenant38 | 780 EUR")  # a DOCX row's last cell
+    assert not opens_with_row("prose\nmore prose\n| a | b |")
 
 
 ROWS = [(f"Room {i}", f"Tenant{i:02d}", f"{400 + 10 * i} EUR") for i in range(40)]
@@ -118,3 +142,47 @@ def test_the_judge_reads_the_header_row_with_the_rows(tmp_path: Path) -> None:
     assert "Rent" not in ref.text  # only the header row names the column
     record = next(j for j in result.diagnostics.judge if j.number == ref.number)
     assert "Rent" in record.focus_found
+
+
+def test_text_before_rebuilds_the_extracted_text(tmp_path: Path) -> None:
+    path = _markdown(tmp_path)
+    text = extract(path).text
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none",
+                                                  chunk=ChunkSettings(target_chars=120,
+                                                                      overlap_chars=20))) as kb:
+        kb.ingest([path])
+        ids = [r[0] for r in kb.store.conn.execute("SELECT id FROM chunks ORDER BY chunk_index")]
+        chunks = kb.store.chunks(ids)
+        assert len(chunks) > 10
+        for cid in ids:
+            ch = chunks[cid]
+            before, from_start = text_before(kb.store, ch, 10**6, 10**6)
+            assert from_start
+            # every character, in order; stripped whitespace comes back as line breaks
+            assert " ".join(before.split()) == " ".join(text[:ch.char_start].split())
+            cut, _ = text_before(kb.store, ch, 300, 10**6)
+            assert len(cut) <= 300 + 120  # from about 300 back: a chunk earlier at most
+
+
+def test_a_table_right_after_another_gets_its_own_header(tmp_path: Path) -> None:
+    first = ["| Item | Code | Price |", "| --- | --- | --- |",
+             *(f"| Part{i} | C{i} | {i} EUR |" for i in range(25))]
+    second = ["| Flat | Tenant | Rent |", "| --- | --- | --- |",
+              *(f"| Room {i} | Tenant{i:02d} | {400 + i} EUR |" for i in range(30))]
+    path = tmp_path / "two.md"
+    path.write_text("# Two tables\n\n" + "\n".join(first) + "\n\n" + "\n".join(second) + "\n",
+                    encoding="utf-8")
+    text = extract(path).text
+    rows_of = {**{row: first[0] for row in first[2:]}, **{row: second[0] for row in second[2:]}}
+    seen = set()
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([path])
+        for ch in kb.store.chunks([r[0] for r in kb.store.conn.execute("SELECT id FROM chunks")
+                                   ]).values():
+            before, from_start = text_before(kb.store, ch, LOOKBACK_CHARS, LOOKBACK_CHUNKS)
+            header = continued_header(before, ch.text, from_start=from_start, source_type="md")
+            start = text.rfind("\n", 0, ch.char_start) + 1  # the line the chunk opens in
+            line = text[start:text.find("\n", ch.char_start)]
+            assert header == rows_of.get(line), ch.text[:80]  # a data row's own table's
+            seen.add(header)
+    assert seen >= {first[0], second[0]}  # both tables were cut: later chunks of each

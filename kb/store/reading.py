@@ -62,38 +62,50 @@ def document_text(store: Store, doc_id: int) -> DocumentText | None:
     return DocumentText.of(document, [_chunk(r) for r in rows])
 
 
-def text_before(store: Store, chunk: Chunk, max_chars: int) -> tuple[str, bool]:
+def text_before(store: Store, chunk: Chunk, max_chars: int, max_chunks: int) -> tuple[str, bool]:
     """The document text just before ``chunk``, rebuilt from the chunks before it.
 
-    Read in the caller's snapshot. Overlaps between chunks are dropped; whitespace the chunker
-    stripped between two chunks comes back as one line break.
+    Read in the caller's snapshot, through the (document, chunk index) index: at most
+    ``max_chunks`` chunks. Overlaps between chunks are dropped. Whitespace the chunker
+    stripped between two chunks is not stored: a gap of two characters or more comes back
+    as a blank line (where the chunker cuts, at a paragraph break, most often), a gap of
+    one as a line break (a cut at a space inside a line reads as a line break too).
 
     Args:
         store: the store.
         chunk: a chunk row.
-        max_chars: how far back to read (code points), > 0.
+        max_chars: how far back to read (code points), > 0; the text may start up to a
+            chunk earlier.
+        max_chunks: at most this many chunks read, > 0.
 
     Returns:
-        The text from about ``max_chars`` before the chunk up to its start, and whether it
-        begins with the document's first chunk (nothing before it is left out).
+        The text up to the chunk's start, and whether it begins with the document's first
+        chunk (nothing before it is left out).
     """
     rows = store.conn.execute(
         "SELECT chunk_index, char_start, char_end, text FROM chunks WHERE doc_id = ? AND "
-        "char_start < ? AND char_end > ? ORDER BY char_start, chunk_index",
-        (chunk.doc_id, chunk.char_start, chunk.char_start - max_chars)).fetchall()
+        "chunk_index < ? AND chunk_index >= ? ORDER BY chunk_index",
+        (chunk.doc_id, chunk.chunk_index, chunk.chunk_index - max_chunks)).fetchall()
+    rows = sorted((r for r in rows if r[1] < chunk.char_start
+                   and r[2] > chunk.char_start - max_chars), key=lambda r: (r[1], r[0]))
     parts: list[str] = []
     end: int | None = None
     for _index, start, _end, text in rows:
         if end is not None and start > end:
-            parts.append("\n")
+            parts.append(_gap(start - end))
         skip = 0 if end is None else max(0, end - start)
         upto = min(len(text), chunk.char_start - start)  # an overlap into the chunk itself
         parts.append(text[skip:upto])
         end = max(end or 0, start + upto)
     if end is not None and chunk.char_start > end:
-        parts.append("\n")
+        parts.append(_gap(chunk.char_start - end))
     first = rows[0][0] if rows else chunk.chunk_index
     return "".join(parts), first == 0
+
+
+def _gap(chars: int) -> str:
+    """What stands for ``chars`` stripped characters between two chunks (see ``text_before``)."""
+    return "\n\n" if chars >= 2 else "\n"
 
 
 __all__ = ["chunk_in_context", "document_text", "text_before"]
