@@ -65,8 +65,11 @@ def _read_spec(folder: Path, name: str) -> _Spec | None:
 def _repository_root(top: Path) -> Path | None:
     """The nearest folder at or above ``top`` that holds ``.git``, or ``None``."""
     for folder in (top, *top.parents):
-        if (folder / ".git").exists():
-            return folder
+        try:
+            if (folder / ".git").exists():
+                return folder
+        except OSError:  # a folder that cannot be searched (mode ---): its walk reports it
+            continue
     return None
 
 

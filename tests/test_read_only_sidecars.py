@@ -105,3 +105,29 @@ def test_a_wal_that_cannot_be_read_is_an_error_not_an_empty_index(tmp_path: Path
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert "k.db-wal holds writes not yet in the file" in r.stderr
     assert "empty" not in r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run kb as root that obeys file modes")
+def test_an_unreadable_file_or_folder_named_directly_fails_alone(tmp_path: Path) -> None:
+    # a new-user trial: `kb ingest two.md noread.md` stopped with click's "Path 'noread.md' is
+    # not readable" (exit 2) and indexed nothing; an unreadable folder named directly crashed
+    # while looking for its .git
+    write(tmp_path / "two.md", "# Kites\n\nKites fly high in spring.\n")
+    write(tmp_path / "noread.md", "# Secret\n\nNot for you.\n")
+    write(tmp_path / "sub" / "a.md", "# A\n\nText.\n")
+    (tmp_path / "noread.md").chmod(0o000)
+    (tmp_path / "sub").chmod(0o000)
+    try:
+        r = subprocess.run([*ROOT_OBEYING_MODES, sys.executable, "-m", "kb", "--db",
+                            str(tmp_path / "k.db"), "--embedder", "none", "ingest",
+                            str(tmp_path / "two.md"), str(tmp_path / "noread.md"),
+                            str(tmp_path / "sub")], capture_output=True, text=True, timeout=120)
+    finally:
+        (tmp_path / "noread.md").chmod(0o644)
+        (tmp_path / "sub").chmod(0o755)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert f"FAILED   {tmp_path / 'noread.md'}: cannot read: Permission denied" in r.stdout
+    assert f"FAILED   {tmp_path / 'sub'}: cannot read folder: Permission denied" in r.stdout
+    assert "1 added" in r.stdout and "2 failed" in r.stdout

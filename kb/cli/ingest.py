@@ -184,7 +184,7 @@ def summary_line(report: IngestReport) -> str:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one line per file, then a summary.")
 @click.pass_context
@@ -210,7 +210,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path())
+@click.argument("folders", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines output.")
 @click.option("--allow-empty", is_flag=True,
               help="A folder that holds no files is really empty: remove its documents too "
