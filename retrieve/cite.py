@@ -19,6 +19,7 @@ from kb.retrieve.handout import hand_out
 from kb.retrieve.injection import flag_fields
 from kb.retrieve.judge import Verdict
 from kb.retrieve.ranked import Ranking
+from kb.retrieve.tables import TableContext
 from kb.retrieve.trace import Trace
 from kb.shapes import NO_EVIDENCE_NOTE
 from kb.types import (
@@ -134,7 +135,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
     Each reference is one header line (number, title, source, locator, flags; every field
     through ``header_field``), a line of three double quotes, the chunk text (``quote_safe``),
     and a line of three double quotes. A passage continuing a table (``table_header``) has
-    ``TABLE_MARK`` on its header line and the table's header row quoted before its text.
+    ``TABLE_MARK`` on its header line and the table's header row quoted before its text,
+    which is read from the beginning of the row it opens in (``table_row_start``).
     """
     if not references:
         return NO_EVIDENCE
@@ -151,7 +153,8 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
             head += f" {STALE_MARK}"
         if ref.table_header:
             head += f" {TABLE_MARK}"
-            lines += [head, '"""', quote_safe(ref.table_header), quote_safe(ref.text), '"""', ""]
+            lines += [head, '"""', quote_safe(ref.table_header),
+                      quote_safe((ref.table_row_start or "") + ref.text), '"""', ""]
         else:
             lines += [head, '"""', quote_safe(ref.text), '"""', ""]
     if weak:
@@ -163,7 +166,7 @@ def context_block(references: Sequence[Reference], *, weak: bool) -> str:
 def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
                documents: Mapping[int, Document | None], relevance: Mapping[int, float],
                weak: frozenset[int], stale: frozenset[int] = frozenset(),
-               table_headers: Mapping[int, str] | None = None) -> list[Reference]:
+               table_headers: Mapping[int, TableContext] | None = None) -> list[Reference]:
     """Numbered references for the chunks handed out, in order.
 
     Args:
@@ -174,8 +177,8 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
         relevance: chunk id -> relevance in [0, 1]; the reference carries it in percent.
         weak: chunk ids handed out without passing (flagged ``weak_evidence``).
         stale: document ids whose files changed since they were indexed (flagged ``stale``).
-        table_headers: chunk id -> the header row of the table it opens inside
-            (``Reference.table_header``).
+        table_headers: chunk id -> the header row of the table it opens inside and the
+            beginning of the row it opens in (``Reference.table_header``, ``table_row_start``).
     """
     headers = table_headers or {}
     refs: list[Reference] = []
@@ -191,8 +194,10 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
             char_start=ch.char_start, char_end=ch.char_end, created_at=doc.created_at.isoformat(),
             weak_evidence=c.chunk_id in weak, stale=c.doc_id in stale,
             flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path,
-                              *filter(None, [headers.get(c.chunk_id)])),
-            table_header=headers.get(c.chunk_id)))
+                              *(headers[c.chunk_id] if c.chunk_id in headers else ())),
+            table_header=headers[c.chunk_id].header if c.chunk_id in headers else None,
+            table_row_start=headers[c.chunk_id].row_start or None
+            if c.chunk_id in headers else None))
     return refs
 
 

@@ -34,9 +34,11 @@ from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.tables import (
     LOOKBACK_CHARS,
     LOOKBACK_CHUNKS,
+    TableContext,
     continued_header,
     header_lines,
     opens_with_row,
+    row_start,
 )
 from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace
@@ -77,8 +79,9 @@ class Evidence:
             the search used no vectors.
         judge: the offline judge's input, or ``None`` when it is switched off or has nothing
             to judge.
-        table_headers: chunk id -> the header row of the table the chunk opens inside
-            (``kb.retrieve.tables.continued_header``), for the chunks of ``top`` that do.
+        table_headers: chunk id -> the header row of the table the chunk opens inside and
+            the beginning of the row it opens in (``kb.retrieve.tables.TableContext``), for
+            the chunks of ``top`` that do.
     """
 
     files: FileCheck
@@ -86,7 +89,7 @@ class Evidence:
     chunks: dict[int, Chunk]
     vectors: dict[int, np.ndarray]
     judge: JudgeInput | None
-    table_headers: dict[int, str]
+    table_headers: dict[int, TableContext]
 
 
 def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
@@ -144,8 +147,8 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
 
 
 def table_headers(store: Store, chunks: Mapping[int, Chunk],
-                  documents: Mapping[int, Document]) -> dict[int, str]:
-    """Chunk id -> the header row of the table it opens inside, for the chunks that do.
+                  documents: Mapping[int, Document]) -> dict[int, TableContext]:
+    """Chunk id -> its table's header row and the row start, for the chunks opening in one.
 
     Only a chunk whose first lines hold a cell separator costs a read (the text before it,
     at most ``LOOKBACK_CHUNKS`` chunks); ``documents`` gives each one's source type.
@@ -158,20 +161,21 @@ def table_headers(store: Store, chunks: Mapping[int, Chunk],
             header = continued_header(before, ch.text, from_start=from_start,
                                       source_type=doc.source_type)
             if header is not None:
-                out[cid] = header
+                out[cid] = TableContext(header, row_start(before))
     return out
 
 
 def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
-                   headers: Mapping[int, str] | None = None) -> list[Passage]:
+                   headers: Mapping[int, TableContext] | None = None) -> list[Passage]:
     """The judge's view of ``candidates`` (those without a chunk row are left out).
 
-    A chunk continuing a table (``headers``: chunk id -> its table's header row) is judged
-    with the header row before its text, as it is cited: the columns its rows fill.
+    A chunk continuing a table (``headers``) is judged as it is cited: its table's header row
+    (and rule) first, the columns its rows fill, and the beginning of a row it opens inside.
     """
     headers = headers or {}
     return [Passage(c.chunk_id, c.doc_id,
-                    (header_lines(headers[c.chunk_id]) + "\n" if c.chunk_id in headers else "")
+                    (header_lines(headers[c.chunk_id].header) + "\n" + headers[c.chunk_id].row_start
+                     if c.chunk_id in headers else "")
                     + chunks[c.chunk_id].text,
                     # title and heading path: an LLM's situating sentence follows them
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,

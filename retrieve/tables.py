@@ -31,6 +31,7 @@ other cell, "—", "none" and blank included (they may be the answer: "Support a
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from kb.retrieve.terms import is_stop
 from kb.store.textindex import cut_words, has_cjk, normalise_word
@@ -43,6 +44,24 @@ LOOKBACK_CHARS = 8000
 LOOKBACK_CHUNKS = 100
 MAX_HEADER_CELLS = 30  # a longer "header" is no table's header row
 MAX_HEADER_CHARS = 400
+
+
+class TableContext(NamedTuple):
+    """What a passage continuing a table is cited with (``continued_header``).
+
+    Attributes:
+        header: the table's header row, from an earlier chunk.
+        row_start: the beginning of the row the passage opens in the middle of (the end of
+            the chunk before), or ``""`` when it opens at a row's start.
+    """
+
+    header: str
+    row_start: str
+
+
+def row_start(before: str) -> str:
+    """The beginning of the line a passage opens in: ``before``'s last line ("" at a start)."""
+    return before.rsplit("\n", 1)[-1]
 
 
 def header_lines(header: str) -> str:

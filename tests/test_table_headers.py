@@ -113,7 +113,8 @@ def test_a_later_chunk_of_a_long_table_is_cited_with_its_header(tmp_path: Path, 
     ref = next(r for r in late.references if "Tenant37" in r.text)
     assert header not in ref.text  # the header row is in an earlier chunk ...
     assert ref.table_header == header  # ... and comes with the passage
-    assert f'{TABLE_MARK}\n"""\n{header}\n{ref.text}\n"""' in late.context
+    row = (ref.table_row_start or "") + ref.text
+    assert f'{TABLE_MARK}\n"""\n{header}\n{row}\n"""' in late.context
     first = next(r for r in early.references if "Tenant01" in r.text)
     assert header in first.text and first.table_header is None
     assert f'"""\n{first.text}\n"""' in early.context
@@ -186,3 +187,22 @@ def test_a_table_right_after_another_gets_its_own_header(tmp_path: Path) -> None
             assert header == rows_of.get(line), ch.text[:80]  # a data row's own table's
             seen.add(header)
     assert seen >= {first[0], second[0]}  # both tables were cut: later chunks of each
+
+
+def test_a_passage_opening_mid_row_is_cited_from_the_row_start(tmp_path: Path) -> None:
+    # a new user: continuation passages began "dealer | Ordered |", quoted under the header
+    # as a row of two cells
+    path = _markdown(tmp_path)
+    rows = {f"| {a} | {b} | {c} |" for a, b, c in ROWS}
+    small = ChunkSettings(target_chars=120, overlap_chars=20)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none", chunk=small)) as kb:
+        kb.ingest([path])
+        cut = []
+        for i in range(5, 40):
+            result = kb.search(f"Tenant{i:02d}", top_k=3)
+            cut += [(r, result.context) for r in result.references if r.table_row_start]
+    assert cut  # small chunks open mid-row
+    for ref, context in cut:
+        first = (ref.table_row_start + ref.text).split("\n", 1)[0]
+        assert first in rows  # the row whole again
+        assert f"{ref.table_header}\n{ref.table_row_start}{ref.text}" in context

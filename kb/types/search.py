@@ -113,6 +113,9 @@ class Reference:
         table_header: the header row of the table the passage opens inside, when the
             header is in an earlier chunk (a long table cut into chunks: the passage's rows
             and the columns they fill), else null (``kb.retrieve.tables``).
+        table_row_start: with ``table_header``, the beginning of the row the passage opens
+            in the middle of (from the chunk before: the row is this, then ``text``), else
+            null.
     """
 
     number: int
@@ -133,6 +136,7 @@ class Reference:
     flags: tuple[str, ...]
     page_end: int | None = None  # last, defaulted: positional construction keeps working
     table_header: str | None = None
+    table_row_start: str | None = None
 
     @property
     def locator(self) -> str:
