@@ -6,6 +6,7 @@ stays near the process's idle size (``bench/ingest_memory.py``, ``bench/README.m
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from kb.config import ChunkSettings
 from kb.errors import EmptyDocumentError, ExtractError
 from kb.ingest.chunk import chunk_stream
+from kb.ingest.extract.common import guessed_warning
 from kb.ingest.extract.text import (
     EMPTY_FILE,
     FRONT_MATTER_ONLY,
@@ -65,6 +67,9 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         first = next(drafts, None)  # detects the encoding, reads up to the first chunk
         if first is None:
             return no_text_outcome(row.source, path, "no text to index")
+        if counts.guessed:  # known from the first read: kept with the document (`kb docs`)
+            row = dataclasses.replace(row, warnings=(*row.warnings, guessed_warning(
+                counts.guessed)))
         if store.replace_if_changed(row, counted(first)) is None:  # another ingest's
             return FileOutcome(row.source, "unchanged", reason=WRITTEN_MEANWHILE)
     except EmptyDocumentError as exc:

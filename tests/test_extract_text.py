@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,12 @@ MIXED = ("Café crème brûlée is served at the Zürich café every morning.\n"
          + "Die Möwe fliegt über den See.\n".encode() * 3)
 
 
+def _documents(line: str) -> list[dict]:
+    """The documents of one line of `kb docs --json` (an object, or a list of them)."""
+    found = json.loads(line)
+    return found if isinstance(found, list) else [found]
+
+
 def _indexed_with_warning(tmp_path: Path, name: str, data: bytes) -> tuple[str, str]:
     """Index one file (BM25 only): its ingest report's WARN line and its shown text."""
     path = _write(tmp_path, name, data)
@@ -239,6 +246,11 @@ def test_a_file_in_a_guessed_encoding_is_indexed_with_a_warning(tmp_path: Path,
     assert "not UTF-8: read as cp1252, guessed from its bytes" in warn
     assert "save it as UTF-8" in warn
     assert "Café naïve résumé" in text
+    # kept with the document, for `kb docs` after the ingest's output is gone
+    docs = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "docs", "--json"]).stdout
+    kept = [w for line in docs.splitlines() if line.strip().startswith(("{", "["))
+            for d in _documents(line) for w in d["warnings"]]
+    assert any("read as cp1252, guessed from its bytes" in w for w in kept), docs
 
 
 @pytest.mark.parametrize("data", [LATIN.encode(), codecs.BOM_UTF16_LE + LATIN.encode("utf-16-le")],
