@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from kb.config import SearchOptions
 from kb.eval.answerability_gate import roc_auc
 from kb.eval.calibrate import judge_threshold
 from kb.retrieve.answer_types import answer_type, novel_filler, sentences
@@ -17,7 +18,7 @@ from kb.retrieve.crosslang import (
     script_of,
     syllables,
 )
-from kb.retrieve.handout import HAND_OUT_SHARE, handed_out
+from kb.retrieve.handout import HAND_OUT_SHARE, hand_out, handed_out
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
     FEATURES,
@@ -48,6 +49,7 @@ from kb.retrieve.terms import (
     term_df,
     translation_tokens,
 )
+from kb.types import Candidate
 
 # --- terms -----------------------------------------------------------------------------------
 
@@ -563,3 +565,17 @@ def test_roc_auc_by_hand():
     assert roc_auc([0.5], [0.5]) == 0.5  # a tie counts half
     assert roc_auc([0.9, 0.3], [0.5]) == 0.5
     assert roc_auc([], [0.1]) == 0.5
+
+
+def test_weak_references_are_chosen_by_the_ranking_and_shown_by_answer_p():
+    # a new user: a refused search listed its closest passages at 0%, 4%, 3%
+    ordered = [Candidate(cid, cid, 1.0 / cid, None, 0.0, 0.5) for cid in (1, 2, 3, 4, 5)]
+    verdicts = {1: _verdict(1, 0.0, passed=False), 2: _verdict(2, 0.04, passed=False),
+                3: _verdict(3, 0.03, passed=False), 4: _verdict(4, 0.0, passed=False),
+                5: _verdict(5, 0.05, passed=False)}
+    out = hand_out(ordered, SearchOptions(), verdicts=verdicts, judged=None, relaxed=False,
+                   rerank_min_score=0.5, texts={c.chunk_id: f"text {c.chunk_id}" for c in ordered},
+                   vectors={}, near_duplicate_cosine=0.99)
+    # the closest three by the ranking (5 is not among them), shown best answer_p first
+    assert [c.chunk_id for c in out.selected] == [2, 3, 1]
+    assert out.insufficient and out.weak == {1, 2, 3}
