@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import DOCS
 
 from kb.cli import cli
 from kb.errors import CorruptError, EmptyDocumentError, UnsupportedTypeError
@@ -274,3 +275,15 @@ def test_a_declared_html_charset_is_no_guess(tmp_path: Path) -> None:
         "<meta charset='windows-1252'>", "").encode("cp1252")))
     assert guessed.text == doc.text
     assert [w for w in guessed.warnings if "guessed from its bytes" in w]
+
+
+# a new user: a PDF renamed .txt and a DOCX renamed .md said only "binary content?"
+@pytest.mark.parametrize(("source", "name", "kind"), [
+    ("pdf", "report.txt", "a PDF file; rename it to .pdf"),
+    ("docx", "letter.md", "a DOCX file; rename it to .docx"),
+])
+def test_a_known_binary_format_under_a_text_suffix_is_named(tmp_path: Path, source: str,
+                                                             name: str, kind: str) -> None:
+    real = sorted((DOCS / source).glob(f"*.{source}"))[0]
+    with pytest.raises(CorruptError, match=f"not text: the bytes are {kind} to index it"):
+        extract(_write(tmp_path, name, real.read_bytes()))

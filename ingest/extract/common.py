@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import charset_normalizer
+import filetype
 from charset_normalizer.models import CharsetMatch
 from charset_normalizer.utils import is_multi_byte_encoding
 
@@ -28,6 +29,7 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 
 # Single-byte code pages by how common they are in legacy files (Western Windows first, as
 # browsers default); used only to break near-ties in detection.
+_FORMAT_NAMES = frozenset({"pdf", "docx", "xlsx", "pptx", "zip", "png", "jpg", "gif", "epub"})
 PREFERRED_SINGLE_BYTE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "iso8859_2")
 # Mess-ratio slack (0..1) within which a more common code page beats a rarer best guess;
 # 0.05 resolved every cp1252 sample of real web text we tried without breaking cp1251/koi8-r.
@@ -192,7 +194,8 @@ def _detect(data: bytes) -> tuple[str, str]:
     """
     matches = list(charset_normalizer.from_bytes(data))
     if not matches:
-        raise ValueError("cannot determine the text encoding (binary content?)")
+        raise ValueError(binary_kind(data) or "cannot determine the text encoding (binary "
+                         "content?)")
     best = matches[0]
     if not is_multi_byte_encoding(best.encoding):
         close = [
@@ -203,6 +206,19 @@ def _detect(data: bytes) -> tuple[str, str]:
         ]
         best = min(close, key=_preference)
     return str(best), best.encoding
+
+
+def binary_kind(data: bytes) -> str:
+    """What binary bytes are, when their magic number says so (``filetype``), as a reason.
+
+    ``"not text: the bytes are a PDF file; rename it to .pdf to index it"`` for a PDF saved
+    as ``.txt``; ``""`` when the kind is unknown.
+    """
+    kind = filetype.guess(data[:8192])
+    if kind is None:
+        return ""
+    name = kind.extension.upper() if kind.extension in _FORMAT_NAMES else kind.mime
+    return f"not text: the bytes are a {name} file; rename it to .{kind.extension} to index it"
 
 
 def _preference(match: CharsetMatch) -> int:
