@@ -68,8 +68,8 @@ def _repository_root(top: Path) -> Path | None:
         try:
             if (folder / ".git").exists():
                 return folder
-        except OSError:  # a folder that cannot be searched (mode ---): its walk reports it
-            continue
+        except OSError:  # a folder that cannot be searched (mode ---): its walk reports it,
+            return None  # and no rule of a repository around it is applied to it
     return None
 
 
@@ -149,7 +149,10 @@ class IgnoreRules:
         current = self.top
         for i, part in enumerate(parts):
             current = current / part
-            is_dir = i < len(parts) - 1 or current.is_dir()
+            try:
+                is_dir = i < len(parts) - 1 or current.is_dir()
+            except OSError:  # under a folder that cannot be searched: nothing is decided
+                return None
             why = self.reason(current, is_dir=is_dir)
             if why is not None:
                 return why

@@ -127,9 +127,11 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
             rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
             extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
-            # chosen in the ranking's order, shown by answer_p (a stable sort: ties, such as
-            # the 0 of every passage failing the gate, keep the ranking's order)
-            extra.sort(key=lambda c: -relevance.get(c.chunk_id, 0.0))
+            # the weak ones: chosen in the ranking's order, shown by answer_p (a stable sort:
+            # ties, such as the 0 of every passage failing the gate, keep that order)
+            extra = ([c for c in extra if c.chunk_id not in weak]
+                     + sorted((c for c in extra if c.chunk_id in weak),
+                              key=lambda c: -relevance.get(c.chunk_id, 0.0)))
             pool, selected = [*selected, *rest], selected + extra
         else:
             want = options.top_k

@@ -52,7 +52,7 @@ class TableContext(NamedTuple):
     Attributes:
         header: the table's header row, from an earlier chunk.
         row_start: the beginning of the row the passage opens in the middle of (the end of
-            the chunk before), or ``""`` when it opens at a row's start.
+            the chunk before), or ``""`` when it opens at a row's start (``row_start``).
     """
 
     header: str
@@ -60,8 +60,13 @@ class TableContext(NamedTuple):
 
 
 def row_start(before: str) -> str:
-    """The beginning of the line a passage opens in: ``before``'s last line ("" at a start)."""
-    return before.rsplit("\n", 1)[-1]
+    """The beginning of the line a passage opens in: ``before``'s last line.
+
+    ``""`` at a line's start, and for a beginning over ``MAX_HEADER_CHARS`` (a long cell:
+    the passage is then cited from where it opens, not with a row longer than itself).
+    """
+    start = before.rsplit("\n", 1)[-1]
+    return start if len(start) <= MAX_HEADER_CHARS else ""
 
 
 def header_lines(header: str) -> str:

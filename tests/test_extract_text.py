@@ -280,10 +280,16 @@ def test_a_declared_html_charset_is_no_guess(tmp_path: Path) -> None:
 # a new user: a PDF renamed .txt and a DOCX renamed .md said only "binary content?"
 @pytest.mark.parametrize(("source", "name", "kind"), [
     ("pdf", "report.txt", "a PDF file; rename it to .pdf"),
-    ("docx", "letter.md", "a DOCX file; rename it to .docx"),
+    ("docx", "letter.md", "a Word \\(DOCX\\) file; rename it to .docx"),
 ])
 def test_a_known_binary_format_under_a_text_suffix_is_named(tmp_path: Path, source: str,
                                                              name: str, kind: str) -> None:
     real = sorted((DOCS / source).glob(f"*.{source}"))[0]
     with pytest.raises(CorruptError, match=f"not text: the bytes are {kind} to index it"):
         extract(_write(tmp_path, name, real.read_bytes()))
+
+
+def test_a_binary_format_kb_does_not_read_gets_no_rename_advice(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # a PNG's signature, then binary
+    with pytest.raises(CorruptError, match=r"image/png \(\.png\), a type kb does not read"):
+        extract(_write(tmp_path, "photo.txt", png))

@@ -579,3 +579,16 @@ def test_weak_references_are_chosen_by_the_ranking_and_shown_by_answer_p():
     # the closest three by the ranking (5 is not among them), shown best answer_p first
     assert [c.chunk_id for c in out.selected] == [2, 3, 1]
     assert out.insufficient and out.weak == {1, 2, 3}
+
+
+def test_a_filled_list_keeps_its_passing_references_first_in_their_order():
+    ordered = [Candidate(cid, cid, 1.0 / cid, None, 0.0, 0.5) for cid in (1, 2, 3, 4)]
+    verdicts = {1: _verdict(1, 0.8), 2: _verdict(2, 0.3), 3: _verdict(3, 0.05, passed=False),
+                4: _verdict(4, 0.06, passed=False)}
+    out = hand_out(ordered, SearchOptions(top_k=4, fill=True), verdicts=verdicts, judged=None,
+                   relaxed=False, rerank_min_score=0.5,
+                   texts={c.chunk_id: f"text {c.chunk_id}" for c in ordered}, vectors={},
+                   near_duplicate_cosine=0.99)
+    # 2 passed below half the best: after 1, before the weak ones, shown by answer_p
+    assert [c.chunk_id for c in out.selected] == [1, 2, 4, 3]
+    assert out.weak == {3, 4} and not out.insufficient

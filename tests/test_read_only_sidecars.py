@@ -131,3 +131,38 @@ def test_an_unreadable_file_or_folder_named_directly_fails_alone(tmp_path: Path)
     assert f"FAILED   {tmp_path / 'noread.md'}: cannot read: Permission denied" in r.stdout
     assert f"FAILED   {tmp_path / 'sub'}: cannot read folder: Permission denied" in r.stdout
     assert "1 added" in r.stdout and "2 failed" in r.stdout
+
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run kb as root that obeys file modes")
+def test_a_sync_of_a_folder_that_cannot_be_read_keeps_its_documents(tmp_path: Path) -> None:
+    # a review: an unreadable folder that is its own repository, inside another whose
+    # .gitignore says build/, had its build/ notes removed by the outer rules; a mode-000
+    # folder crashed the sync in the ignore rules
+    outer = tmp_path / "outer"
+    (outer / ".git").mkdir(parents=True)
+    write(outer / ".gitignore", "build/\n")
+    proj = outer / "proj"
+    (proj / ".git").mkdir(parents=True)
+    write(proj / "build" / "notes.md", "# Build notes\n\nThe build runs nightly.\n")
+    write(proj / "readme.md", "# Readme\n\nHow to start.\n")
+    db = str(tmp_path / "k.db")
+
+    def sync() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*ROOT_OBEYING_MODES, sys.executable, "-m", "kb", "--db", db,
+                               "--embedder", "none", "sync", str(proj)], capture_output=True,
+                              text=True, timeout=120)
+
+    first = sync()
+    assert first.returncode == 0 and "2 added" in first.stdout, first.stdout + first.stderr
+    proj.chmod(0o000)
+    try:
+        again = sync()
+    finally:
+        proj.chmod(0o755)
+    assert "Traceback" not in again.stderr, again.stderr
+    assert "REMOVED" not in again.stdout, again.stdout
+    assert f"FAILED   {proj}: cannot read folder: Permission denied" in again.stdout
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        assert len(kb.documents()) == 2

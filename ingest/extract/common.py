@@ -29,7 +29,6 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 
 # Single-byte code pages by how common they are in legacy files (Western Windows first, as
 # browsers default); used only to break near-ties in detection.
-_FORMAT_NAMES = frozenset({"pdf", "docx", "xlsx", "pptx", "zip", "png", "jpg", "gif", "epub"})
 PREFERRED_SINGLE_BYTE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "iso8859_2")
 # Mess-ratio slack (0..1) within which a more common code page beats a rarer best guess;
 # 0.05 resolved every cp1252 sample of real web text we tried without breaking cp1251/koi8-r.
@@ -208,17 +207,24 @@ def _detect(data: bytes) -> tuple[str, str]:
     return str(best), best.encoding
 
 
+# binary formats kb reads under their own suffix (``binary_kind``)
+_READ_AS = {"pdf": "a PDF file", "docx": "a Word (DOCX) file"}
+
+
 def binary_kind(data: bytes) -> str:
     """What binary bytes are, when their magic number says so (``filetype``), as a reason.
 
     ``"not text: the bytes are a PDF file; rename it to .pdf to index it"`` for a PDF saved
-    as ``.txt``; ``""`` when the kind is unknown.
+    as ``.txt`` (and a DOCX); another known format is named with no such advice (kb reads no
+    image or archive); ``""`` when the kind is unknown.
     """
     kind = filetype.guess(data[:8192])
     if kind is None:
         return ""
-    name = kind.extension.upper() if kind.extension in _FORMAT_NAMES else kind.mime
-    return f"not text: the bytes are a {name} file; rename it to .{kind.extension} to index it"
+    if kind.extension in _READ_AS:
+        return (f"not text: the bytes are {_READ_AS[kind.extension]}; rename it to "
+                f".{kind.extension} to index it")
+    return f"not text: the bytes are {kind.mime} (.{kind.extension}), a type kb does not read"
 
 
 def _preference(match: CharsetMatch) -> int:
