@@ -4,8 +4,7 @@ Three cases, one pure function (``hand_out``):
 
 * **The offline judge ran** (``kb.retrieve.judge``): the passages it passes, within
   ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first; when none passes, the
-  closest few (``RELAX_KEEP``) by the ranking, shown best ``answer_p`` first, each flagged
-  weak, and the result is insufficient. A caller
+  closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
   who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
   ``top_k``: the other passing passages first, then the ranking's next ones, flagged weak.
 * **A cross-encoder or the LLM judged** the candidates: what it scores at least
@@ -127,11 +126,6 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
             rest += [c for c in ordered if c.chunk_id not in passed and c not in selected]
             extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
-            # the weak ones: chosen in the ranking's order, shown by answer_p (a stable sort:
-            # ties, such as the 0 of every passage failing the gate, keep that order)
-            extra = ([c for c in extra if c.chunk_id not in weak]
-                     + sorted((c for c in extra if c.chunk_id in weak),
-                              key=lambda c: -relevance.get(c.chunk_id, 0.0)))
             pool, selected = [*selected, *rest], selected + extra
         else:
             want = options.top_k
