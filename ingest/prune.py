@@ -75,7 +75,7 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     Returns:
         The removed sources.
     """
-    rules = [IgnoreRules(p, ignore) for p in roots if _listable(p)]
+    rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
     removed = []
     for doc in store.documents():
         path = Path(doc.source)
@@ -83,15 +83,6 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
             store.delete_document(doc.source)
             removed.append(doc.source)
     return tuple(removed)
-
-
-def _listable(folder: Path) -> bool:
-    """Whether ``folder`` is a folder kb may list (one it cannot is left as it is indexed)."""
-    try:
-        with os.scandir(folder):
-            return True
-    except OSError:
-        return False
 
 
 def _gone(path: Path) -> bool:
