@@ -183,7 +183,7 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
     headers = table_headers or {}
     refs: list[Reference] = []
     for c in selected:
-        ch, doc = chunks[c.chunk_id], documents.get(c.doc_id)
+        ch, doc, table = chunks[c.chunk_id], documents.get(c.doc_id), headers.get(c.chunk_id)
         if doc is None:  # its file is gone
             continue
         refs.append(Reference(
@@ -193,11 +193,9 @@ def references(selected: Sequence[Candidate], chunks: Mapping[int, Chunk],
             page_end=ch.page_end, heading_path=ch.heading_path, text=ch.text,
             char_start=ch.char_start, char_end=ch.char_end, created_at=doc.created_at.isoformat(),
             weak_evidence=c.chunk_id in weak, stale=c.doc_id in stale,
-            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path,
-                              *(headers[c.chunk_id] if c.chunk_id in headers else ())),
-            table_header=headers[c.chunk_id].header if c.chunk_id in headers else None,
-            table_row_start=headers[c.chunk_id].row_start or None
-            if c.chunk_id in headers else None))
+            flags=flag_fields(ch.text, doc.title, doc.source, *ch.heading_path, *(table or ())),
+            table_header=table.header if table else None,
+            table_row_start=table.row_start or None if table else None))
     return refs
 
 

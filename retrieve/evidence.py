@@ -173,10 +173,13 @@ def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
     (and rule) first, the columns its rows fill, and the beginning of a row it opens inside.
     """
     headers = headers or {}
-    return [Passage(c.chunk_id, c.doc_id,
-                    (header_lines(headers[c.chunk_id].header) + "\n" + headers[c.chunk_id].row_start
-                     if c.chunk_id in headers else "")
-                    + chunks[c.chunk_id].text,
+
+    def text(cid: int) -> str:
+        table = headers.get(cid)
+        lead = f"{header_lines(table.header)}\n{table.row_start}" if table else ""
+        return lead + chunks[cid].text
+
+    return [Passage(c.chunk_id, c.doc_id, text(c.chunk_id),
                     # title and heading path: an LLM's situating sentence follows them
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
                     c.vector, c.keyword, c.evidence)

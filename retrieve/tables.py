@@ -77,14 +77,13 @@ def header_lines(header: str) -> str:
     """
     if not header.startswith("|"):
         return header
-    cells = header.strip().strip("|").split("|")
-    return header + "\n|" + " --- |" * len(cells)
+    return header + "\n|" + " --- |" * len(_cells(header))
 
 
 def _is_row(line: str) -> bool:
     """A table row: two cells at least, separated by ``|`` (outer pipes optional)."""
-    cells = line.strip().strip("|").split("|")
-    return len(cells) >= 2 and any(c.strip() for c in cells)
+    cells = _cells(line)
+    return len(cells) >= 2 and any(cells)
 
 
 def opens_with_row(text: str) -> bool:
@@ -156,6 +155,7 @@ _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+(?:[.,]\d+)*")  # letters of any script,
 
 
 def _cells(line: str) -> list[str]:
+    """A row's cells, stripped (outer pipes optional)."""
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
