@@ -83,23 +83,24 @@ def text_before(store: Store, chunk: Chunk, max_chars: int, max_chunks: int) -> 
         chunk (nothing before it is left out).
     """
     rows = store.conn.execute(
-        "SELECT chunk_index, char_start, char_end, text FROM chunks WHERE doc_id = ? AND "
-        "chunk_index < ? AND chunk_index >= ? ORDER BY chunk_index",
-        (chunk.doc_id, chunk.chunk_index, chunk.chunk_index - max_chunks)).fetchall()
-    rows = sorted((r for r in rows if r[1] < chunk.char_start
-                   and r[2] > chunk.char_start - max_chars), key=lambda r: (r[1], r[0]))
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? AND chunk_index < ? AND "
+        "chunk_index >= ?", (chunk.doc_id, chunk.chunk_index, chunk.chunk_index - max_chunks))
+    before = sorted((c for c in map(_chunk, rows) if chunk.char_start - max_chars < c.char_end
+                     and c.char_start < chunk.char_start),
+                    key=lambda c: (c.char_start, c.chunk_index))
     parts: list[str] = []
     end: int | None = None
-    for _index, start, _end, text in rows:
-        if end is not None and start > end:
-            parts.append(_gap(start - end))
-        skip = 0 if end is None else max(0, end - start)
-        upto = min(len(text), chunk.char_start - start)  # an overlap into the chunk itself
-        parts.append(text[skip:upto])
-        end = max(end or 0, start + upto)
+    for c in before:  # overlaps dropped, and what runs into the chunk itself
+        part = Passage.of(c).within(end or 0, chunk.char_start)
+        if part is None:
+            continue
+        if end is not None and part.char_start > end:
+            parts.append(_gap(part.char_start - end))
+        parts.append(part.text)
+        end = part.char_end
     if end is not None and chunk.char_start > end:
         parts.append(_gap(chunk.char_start - end))
-    first = rows[0][0] if rows else chunk.chunk_index
+    first = before[0].chunk_index if before else chunk.chunk_index
     return "".join(parts), first == 0
 
 
