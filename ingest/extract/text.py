@@ -48,7 +48,7 @@ def read_text(path: Path) -> tuple[str, str | None]:
     """Read and decode a text file; newlines become LF, NUL and control characters go.
 
     Returns:
-        The text, and the file's warning when its encoding was guessed (``guessed_warning``).
+        The text, and the encoding when charset detection guessed it (else ``None``).
 
     Raises:
         CorruptError: the file cannot be read, or its encoding cannot be determined.
@@ -60,8 +60,7 @@ def read_text(path: Path) -> tuple[str, str | None]:
         decoded = decode_bytes(data)
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
-    return clean_text(decoded.text), (guessed_warning(decoded.encoding) if decoded.guessed
-                                      else None)
+    return clean_text(decoded.text), decoded.encoding if decoded.guessed else None
 
 
 @dataclasses.dataclass(slots=True)
@@ -250,7 +249,7 @@ def extract_markdown(path: Path) -> ExtractedDocument:
     if front.body_start and not text[front.body_start:].strip():
         raise EmptyDocumentError(path, FRONT_MATTER_ONLY)
     blocks, title = split_markdown(text[front.body_start:])
-    notes = [front.warning, guessed or replaced_warning(text.count("\ufffd"), len(text))]
+    notes = [front.warning, DecodedCounts(len(text), text.count("\ufffd"), guessed).warning()]
     doc = build_document(
         path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
         created_at=front.created_at, warnings=[n for n in notes if n],
