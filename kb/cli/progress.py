@@ -44,12 +44,11 @@ class IngestProgress:
         """
         label, unit = PHASES.get(phase, (phase, "items"))
         if phase == WAITING:  # (0, 0): an open-ended wait begins; (1, 1): the turn came
-            if done < total or total == 0:
-                if phase not in self.tasks:
-                    self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit,
-                                                          item="")
-            elif phase in self.tasks:
-                self.bar.remove_task(self.tasks.pop(phase))
+            if done >= total > 0:  # as kb.cli.common.progress_bar reads it
+                if phase in self.tasks:
+                    self.bar.remove_task(self.tasks.pop(phase))
+            elif phase not in self.tasks:
+                self.tasks[phase] = self.bar.add_task(label, total=None, unit=unit, item="")
             return
         if phase not in self.tasks:
             self.tasks[phase] = self.bar.add_task(label, total=total, unit=unit, item="")
