@@ -305,8 +305,10 @@ class KnowledgeBase:
     # Documents
 
     def documents(self) -> list[Document]:
-        """All documents, ordered by source."""
-        return self.store.documents()
+        """All documents, by source (BM25 only, ``none`` embedder: none ``pending_vectors``)."""
+        docs = self.store.documents()
+        return docs if self.config.embedder != "none" else [
+            replace(d, status="indexed") if d.status == "pending_vectors" else d for d in docs]
 
     def remove(self, ref: str) -> Document:
         """Delete a document (by id, or source path) with its chunks, FTS rows and vectors.

@@ -193,6 +193,16 @@ def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):
     assert [line.rsplit("  ", 1)[-1] for line in lines] == ["(1 warning)", "(2 warnings)"]
 
 
+def test_docs_says_when_the_knowledge_base_holds_no_document(db):
+    assert "indexed" in run("--db", db, "docs").stdout  # BM25 only: nothing is pending
+    assert run("--db", db, "rm", str(Path(db).parent / "notes")).exit_code == 0
+    r = run("--db", db, "docs")
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "no documents indexed yet" in r.stderr
+    r = run("--db", db, "docs", "--json")
+    assert r.exit_code == 0 and r.stdout == "" and r.stderr == ""
+
+
 def test_status_shows_unset_values_as_a_dash(db):
     r = run("--db", db, "status")
     assert r.exit_code == 0 and "None" not in r.stdout

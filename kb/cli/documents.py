@@ -19,6 +19,8 @@ def docs(ctx: click.Context, as_json: bool) -> None:
     """List the documents in the knowledge base."""
     with open_kb(ctx) as kb:
         documents = kb.documents()
+    if not documents and not as_json:  # said on stderr: stdout stays the (empty) listing
+        click.echo("no documents indexed yet: `kb ingest PATH` adds some", err=True)
     for d in documents:
         if as_json:
             emit_json(d)
