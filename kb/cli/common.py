@@ -5,9 +5,9 @@ Also opening the knowledge base, progress and the search scope options. The comm
 ``kb.cli.home``, ``kb.cli.ask``, ``kb.cli.evaluate``, ``kb.cli.serve``) import this one and
 register their commands on ``cli``; ``kb.cli.main`` imports them all. Data goes to stdout
 (``--json``: one JSON document, or JSON Lines for lists); messages and progress go to stderr,
-progress only on a terminal. A ``KbError`` becomes one
-line and exit 1, a bad value exit 2; with ``--json`` the error is also a JSON document on
-stdout (``errors_as_one_line``).
+progress only on a terminal. A ``KbError`` becomes one line and exit 1, a bad value exit 2,
+Ctrl-C exit 130; with ``--json`` an error is also a JSON document on stdout
+(``errors_as_one_line``).
 """
 
 from __future__ import annotations
@@ -54,8 +54,7 @@ def counted(n: int, noun: str) -> str:
 def emit_json(obj: Any) -> None:
     """Print one JSON document (sorted keys, so output is byte-stable)."""
     click.echo(json.dumps(to_json(obj), ensure_ascii=False, sort_keys=True))
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
+    if (ctx := click.get_current_context(silent=True)) is not None:
         ctx.meta["kb.json_emitted"] = True
 
 
@@ -68,6 +67,7 @@ def _error_kind(exc: Exception) -> str:
     return "failed"
 
 
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, the shell's convention
 DOC_PREFIX = "doc:"  # a document reference, as `kb show doc:12` and `kb rm doc:12` take it
 
 
@@ -75,11 +75,11 @@ def errors_as_one_line(fn: F) -> F:
     """Turn KbError / missing files / bad values into one stderr line and a non-zero exit.
 
     Exit 1 for a ``KbError`` or a missing file, 2 for a bad value (``ValueError``) or a usage
-    error the command raises (click's own rule). With ``--json`` (``as_json``) the error is
-    also printed on stdout, unless the command printed its JSON already, as one document
-    ``{"error": {"type": "invalid_arguments" | "not_found" | "failed", "message": ...}}``,
-    the shape of the HTTP API's errors. Option mistakes click finds before the command runs
-    are its usage errors on stderr only.
+    error the command raises (click's own rule), 130 for Ctrl-C (``kb: interrupted``). With
+    ``--json`` (``as_json``) the error is also printed on stdout, unless the command printed
+    its JSON already, as one document ``{"error": {"type": "invalid_arguments" | "not_found"
+    | "failed", "message": ...}}``, the shape of the HTTP API's errors. Option mistakes click
+    finds before the command runs are its usage errors on stderr only.
     """
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -96,6 +96,9 @@ def errors_as_one_line(fn: F) -> F:
             as_json(exc)
             click.echo(f"kb: error: {exc}", err=True)
             sys.exit(1 if isinstance(exc, KbError | FileNotFoundError) else 2)
+        except KeyboardInterrupt:  # one line and the shell's 130, not click's "Aborted!", 1
+            click.echo("kb: interrupted", err=True)
+            sys.exit(INTERRUPTED_EXIT)
     return wrapper  # type: ignore[return-value]
 
 
@@ -104,10 +107,9 @@ def open_kb(ctx: click.Context, *, create: bool = False,
             scope: DocumentScope | None = None) -> Iterator[KnowledgeBase]:
     """Open the knowledge base the settings name (``kb.cli.settings``).
 
-    With an active ``scope`` (a server's ``--source``, ``--type``, ``--tag``) it is a
+    That is ``--db``, ``--collection``, a project's ``.kb/``, or the default collection. With
+    an active ``scope`` (a server's ``--source``, ``--type``, ``--tag``) it is a
     ``kb.scoped.ScopedKnowledgeBase``: searches and reads see only the documents inside.
-
-    That is ``--db``, ``--collection``, a project's ``.kb/``, or the default collection.
 
     Only commands that write documents (``create=True``: ingest, sync, the servers that can
     ingest) create a missing file (and a collection's folder); the others refuse it, so a

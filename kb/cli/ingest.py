@@ -13,6 +13,7 @@ from types import FrameType
 import click
 
 from kb.cli.common import (
+    INTERRUPTED_EXIT,
     cli,
     counted,
     emit_json,
@@ -29,7 +30,6 @@ from kb.jsonshape import to_json
 from kb.shapes import IngestSummaryJSON
 from kb.types import FileOutcome, IngestReport
 
-INTERRUPTED_EXIT = 130  # 128 + SIGINT, the shell's convention
 TERMINATED_EXIT = 143  # 128 + SIGTERM
 RESUME_HINT = ("run the same command again to resume: unchanged files are skipped by content "
                "hash and only chunks without vectors are embedded")

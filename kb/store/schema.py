@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from kb.errors import SchemaError
 from kb.store import bitbuild
+from kb.store.connection import rollback
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -335,8 +336,8 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
             )
             conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException:  # Ctrl-C may land after the COMMIT: nothing is left to roll back
+            rollback(conn)
             raise
         applied.append(version)
     return applied
