@@ -56,6 +56,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -70,7 +71,7 @@ from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks
 from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import kept_empty_folders
-from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
+from kb.ingest.extract import SUPPORTED_SUFFIXES, extract, read_as
 from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
@@ -86,6 +87,7 @@ from kb.ingest.report import (
     stopped_report,
 )
 from kb.ingest.stream import no_text_outcome, write_text_stream
+from kb.ingest.walk import LINKED_FOLDER
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
 from kb.store.links import record_links
@@ -100,8 +102,7 @@ from kb.types import (
 
 log = logging.getLogger(__name__)
 
-
-
+MAX_NAMED_LINKS = 3  # symlinked folders named one by one in a report's warnings; the rest counted
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
 REMOVED_DURING_INGEST = "removed or moved while the ingest ran"
 EMPTY_REASONS = (EMPTY_FILE, FRONT_MATTER_ONLY)
@@ -163,14 +164,15 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
     old = store.get_document(source=source)
     if old is not None and old.content_hash == digest and old.status != "pending_models":
         return FileOutcome(source, "unchanged")
-    if path.suffix.lower() == ".txt" and llm is None:  # streamed: no stage needs it whole
+    read = read_as(path)  # a web page saved as .txt is read as HTML
+    if read == ".txt" and llm is None:  # streamed: no stage needs it whole
         row = DocumentRow(source=source, source_type="txt",
                           title=one_line(path.stem) or one_line(path.name),
                           content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
                           created_at=datetime.fromtimestamp(stat.st_mtime, UTC))
         return write_text_stream(store, path, row, chunk, updated=old is not None)
     try:
-        doc = worker.extract(path) if path.suffix.lower() in RISKY_SUFFIXES else extract(path)
+        doc = worker.extract(path) if read in RISKY_SUFFIXES else extract(path)
     except EmptyDocumentError as exc:  # whitespace only is empty, skipped; a scan fails
         return no_text_outcome(source, path, exc.reason)
     except ExtractError as exc:
@@ -312,9 +314,16 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []
     ignored: Counter[str] = Counter()
+    unfollowed: list[Path] = []  # symlinked folders a walk met: named, since a user may expect them
+
+    def on_ignored(path: Path, why: str) -> None:
+        ignored.update((why,))
+        if why == LINKED_FOLDER:
+            unfollowed.append(path)
+
     try:
         found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
-                              ignore=ignore, on_ignored=lambda _, why: ignored.update((why,))))
+                              ignore=ignore, on_ignored=on_ignored))
     except FileNotFoundError as exc:
         if len(roots) == 1:
             raise
@@ -352,6 +361,11 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]
+    warnings += [f"{link}: a symlinked folder, not followed (ingest {os.path.realpath(link)} "
+                 "to index what it holds)" for link in unfollowed[:MAX_NAMED_LINKS]]
+    if len(unfollowed) > MAX_NAMED_LINKS:
+        warnings.append(f"and {len(unfollowed) - MAX_NAMED_LINKS} more symlinked folders, "
+                        "not followed")
     warnings += situating_notes(store, llm) if written else []
     retried = store.count_pending_models()
     if retried:

@@ -186,3 +186,28 @@ def test_page_without_main_content_falls_back_to_its_visible_text(tmp_path: Path
     doc = extract(path)
     assert doc.title == "Shopping"
     assert doc.text == "apples\npears"
+
+
+PAGE = ("\ufeff\n  <!DOCTYPE html>\n<html><head><title>Kite history</title>"
+        "<script>var tracker = 'pixel';</script></head><body><nav>Home | About | Shop</nav>"
+        "<article><h1>Box kites</h1><p>Box kites were invented by Lawrence Hargrave in 1893."
+        "</p></article></body></html>\n")
+
+
+@pytest.mark.parametrize("name", ["saved.txt", "saved.md", "SAVED.TXT"])
+def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, name: str) -> None:
+    # a new-user trial: a page saved as .txt was indexed as its raw markup and script
+    path = tmp_path / name
+    path.write_text(PAGE, encoding="utf-8")
+    doc = extract(path)
+    assert doc.source_type == "html" and doc.title == "Kite history"
+    assert "Lawrence Hargrave in 1893" in doc.text
+    assert "<" not in doc.text and "tracker" not in doc.text
+    assert doc.warnings[0].startswith(f"an HTML page in a {path.suffix} file: read as HTML")
+
+
+def test_text_that_only_mentions_html_stays_text(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("How to start a page:\n<!DOCTYPE html> then <html>.\n", encoding="utf-8")
+    doc = extract(path)
+    assert doc.source_type == "txt" and "<!DOCTYPE html>" in doc.text and not doc.warnings

@@ -443,6 +443,22 @@ def test_a_pipe_and_a_symlinked_folder_in_a_folder_are_reported_ignored(tmp_path
         assert report.count("added") == 1 and report.count("failed") == 0
         assert sorted(report.ignored) == [("not a regular file (a pipe, socket or device)", 1),
                                           ("symlinked folder (not followed)", 1)]
+        # a new-user trial: the count alone did not say which folder, nor how to index it
+        (note,) = [w for w in report.warnings if "symlinked folder" in w]
+        assert note.startswith(str(tmp_path / "d" / "linked"))
+        assert f"ingest {tmp_path / 'elsewhere'} to index" in note
+
+
+def test_symlinked_folders_past_the_first_few_are_counted_not_named(tmp_path):
+    write(tmp_path / "d" / "ok.txt", "The baker bakes bread at dawn.")
+    write(tmp_path / "elsewhere" / "far.md", "The ocelot sleeps in the tree.")
+    for i in range(5):
+        (tmp_path / "d" / f"link{i}").symlink_to(tmp_path / "elsewhere")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        notes = [w for w in kb.ingest([tmp_path / "d"]).warnings if "symlinked folder" in w]
+    assert [n.split(":")[0] for n in notes[:3]] == [str(tmp_path / "d" / f"link{i}")
+                                                      for i in range(3)]
+    assert notes[3:] == ["and 2 more symlinked folders, not followed"]
 
 
 def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):
@@ -549,3 +565,18 @@ def test_an_index_from_before_the_id_record_gives_no_id_twice(tmp_path):
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([write(tmp_path / "n" / "four.md", "# four\n\nNote four about terns.\n")])
         assert len({d.id for d in kb.documents()}) == 3
+
+
+def test_a_web_page_saved_as_txt_is_indexed_as_its_text_not_its_markup(tmp_path):
+    # a new-user trial: streamed as plain text, the page's markup and script were indexed
+    page = write(tmp_path / "d" / "kites.txt", "<!doctype html><html><head><title>Kites"
+                 "</title><script>var tracker = 1;</script></head><body><p>Box kites were "
+                 "invented by Lawrence Hargrave in 1893.</p></body></html>")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        (outcome,) = kb.ingest([tmp_path / "d"]).outcomes
+        assert outcome.action == "added" and "read as HTML" in outcome.warnings[0]
+        (doc,) = kb.documents()
+        assert doc.source == str(page) and doc.source_type == "html" and doc.title == "Kites"
+        refs = kb.search("Who invented the box kite?", decay=False).references
+        assert refs and "Lawrence Hargrave" in refs[0].text
+        assert "<" not in refs[0].text and "tracker" not in refs[0].text

@@ -1,12 +1,15 @@
 """Extract: turn one file into text with structure (headings, pages).
 
-``extract(path)`` picks the extractor by file suffix; every failure is an ``ExtractError``
+``extract(path)`` picks the extractor by file suffix (a web page saved as ``.txt`` or ``.md``
+is read as HTML: ``read_as``); every failure is an ``ExtractError``
 subclass carrying the path and a short reason, so a bad file fails alone in a batch.
 A returned document always has at least one block, and no block is blank or holds NUL.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,8 +30,29 @@ EXTRACTORS: dict[str, Callable[[Path], ExtractedDocument]] = {
     ".docx": extract_docx,
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(EXTRACTORS)
+# a web page saved under a text suffix: it opens as HTML does (after a byte-order mark, blanks)
+_HTML_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html[\s>])", re.I)
+_SNIFF_BYTES = 1024
 
-__all__ = ["SUPPORTED_SUFFIXES", "extract"]
+__all__ = ["SUPPORTED_SUFFIXES", "extract", "read_as"]
+
+
+def read_as(path: Path) -> str:
+    """The suffix whose extractor reads ``path``: its own (lower case), or ``.html``.
+
+    ``.html`` for a ``.txt`` or Markdown file whose first bytes open an HTML document
+    (``<!DOCTYPE html``, ``<html>``): a saved web page read as text would index its markup
+    and scripts. A file that cannot be read keeps its own suffix (its extractor says why).
+    """
+    suffix = path.suffix.lower()
+    if suffix not in (".txt", ".md", ".markdown"):
+        return suffix
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return suffix
+    return ".html" if _HTML_OPENING.match(head) else suffix
 
 
 def extract(path: Path) -> ExtractedDocument:
@@ -48,9 +72,15 @@ def extract(path: Path) -> ExtractedDocument:
 
     """
     path = Path(path)
-    extractor = EXTRACTORS.get(path.suffix.lower())
+    suffix = read_as(path)
+    extractor = EXTRACTORS.get(suffix)
     if extractor is None:
         supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
         kind = f"'{path.suffix}' files" if path.suffix else "files without a suffix"
         raise UnsupportedTypeError(path, f"no extractor for {kind} (supported: {supported})")
-    return extractor(path)
+    doc = extractor(path)
+    if suffix == path.suffix.lower():
+        return doc
+    return dataclasses.replace(doc, warnings=(
+        f"an HTML page in a {path.suffix} file: read as HTML (its main content, no markup); "
+        "rename it to .html to say so", *doc.warnings))
