@@ -45,8 +45,9 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         updated: whether a version of the file was indexed before (the outcome's action).
 
     Returns:
-        ``added``/``updated`` with the chunks written (and a warning when the text holds
-        too many undecodable characters, ``DecodedCounts``), ``skipped`` ("empty file") for a file
+        ``added``/``updated`` with the chunks written (and a warning, also kept with the
+        document, when the text holds too many undecodable characters or its encoding was
+        guessed: ``DecodedCounts``), ``skipped`` ("empty file") for a file
         of whitespace only, or ``failed`` with the reason (the file's own: unreadable,
         undecodable, no text); nothing is written then.
 
@@ -63,6 +64,10 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
             written += 1
             yield draft
 
+    def mixed() -> list[str]:  # undecodable bytes, counted once the whole text is read
+        warning = counts.warning()
+        return [warning] if warning and not counts.guessed else []  # a guess is said first
+
     try:
         first = next(drafts, None)  # detects the encoding, reads up to the first chunk
         if first is None:
@@ -70,7 +75,7 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         if counts.guessed:  # known from the first read: kept with the document (`kb docs`)
             row = dataclasses.replace(row, warnings=(*row.warnings, guessed_warning(
                 counts.guessed)))
-        if store.replace_if_changed(row, counted(first)) is None:  # another ingest's
+        if store.replace_if_changed(row, counted(first), mixed) is None:  # another ingest's
             return FileOutcome(row.source, "unchanged", reason=WRITTEN_MEANWHILE)
     except EmptyDocumentError as exc:
         return no_text_outcome(row.source, path, exc.reason)

@@ -18,7 +18,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -293,14 +293,16 @@ class Store(SearchPrimitives):
         with self.write() as c:
             return insert_document(c, doc, chunks)
 
-    def replace_if_changed(self, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int | None:
+    def replace_if_changed(self, doc: DocumentRow, chunks: Iterable[ChunkDraft],
+                           warnings_after: Callable[[], Iterable[str]] | None = None
+                           ) -> int | None:
         """``replace_document``, unless the index already holds this version, complete.
 
         Checked inside the write transaction: when another process (a second ``kb ingest``,
         ``kb watch``) wrote the same content (``content_hash``) of the same source since the
         caller looked, nothing is written (its chunks and vectors stay) and ``None`` is
         returned; ``chunks`` is then not consumed. A stored version waiting for model calls
-        (``models_pending``) is replaced.
+        (``models_pending``) is replaced. ``warnings_after``: as ``insert_document``'s.
 
         Returns:
             The new document id, or ``None`` when the stored version was kept.
@@ -310,7 +312,7 @@ class Store(SearchPrimitives):
                             (doc.source,)).fetchone()
             if row is not None and row[0] == doc.content_hash and not row[1]:
                 return None
-            return insert_document(c, doc, chunks)
+            return insert_document(c, doc, chunks, warnings_after)
 
     def delete_document(self, source: str) -> bool:
         """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from kb.store.meta import MetaKey
@@ -18,8 +18,12 @@ from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 MAX_ID = 2**62  # a recorded last id at or past this is a hand-edited row, not a count
 
 
-def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft]) -> int:
+def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[ChunkDraft],
+                    warnings_after: Callable[[], Iterable[str]] | None = None) -> int:
     """Replace any document of ``doc.source`` with ``doc`` and ``chunks``; its id.
+
+    ``warnings_after``, called once every chunk is written, gives warnings only the whole
+    text tells (a streamed file's undecodable bytes); they are stored after ``doc.warnings``.
 
     A new version keeps the id of the one it replaces; its chunks get new ids. No id is ever
     given twice: a new document's and every chunk's id lie above the highest one given before
@@ -55,6 +59,9 @@ def insert_document(c: sqlite3.Connection, doc: DocumentRow, chunks: Iterable[Ch
         c.execute("INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
                   (last["chunks"], index_body(ch.context_prefix, ch.text)))
     _save_last_ids(c, last)
+    if late := list(warnings_after() if warnings_after else ()):
+        c.execute("UPDATE documents SET warnings = ? WHERE id = ?",
+                  (json.dumps([*doc.warnings, *late], ensure_ascii=False), doc_id))
     return doc_id
 
 
