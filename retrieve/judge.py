@@ -22,8 +22,9 @@ the top ``JUDGE_TOP_N`` candidates:
    passage with no year), or whose dated (or numbered) clauses each tell of another event
    than the one a date is asked of (``kb.retrieve.events``: "When was X born?" against "In
    1921 X founded Y."), measure another dimension ("How deep?" against an elevation), or
-   name a sibling of the numbered name asked (``kb.retrieve.siblings.siblings_filled``) or
-   the other side of a contrast asked ("first" for the last bus: ``kb.retrieve.contrasts``); so
+   name a sibling of the numbered name asked (``kb.retrieve.siblings.siblings_filled``), the
+   other side of a contrast asked ("first" for the last bus: ``kb.retrieve.contrasts``) or
+   another item of a list the passage makes (血橙 for 脐橙: ``kb.retrieve.listmates``); so
    does a passage, in either script, that names in no word the event the question asks of
    (a birth, a death, a marriage, a founding, a launch, an acquisition:
    ``kb.retrieve.events.events_unnamed``; "When was Ossian Velt born?" against board minutes
@@ -70,6 +71,7 @@ from kb.retrieve.contrasts import contrast_filled
 from kb.retrieve.crosslang import script_of
 from kb.retrieve.events import other_dimensions_measured, other_events_dated
 from kb.retrieve.judge_model import JudgeModel
+from kb.retrieve.listmates import mates_filled
 from kb.retrieve.numbers import (
     document_numbers,
     missing_numbers,
@@ -190,8 +192,9 @@ class Signals:
             another (``kb.retrieve.subject``; then it fails the gate), else empty.
         siblings_apart: each clause holding a date or number asked (or, asking neither, its
             focus) names a sibling of the numbered name asked ("Seahound 3" for the Seahound
-            2: ``kb.retrieve.siblings``) or the other side of a contrast asked ("first" for
-            the last bus: ``kb.retrieve.contrasts``); then it fails the gate; else empty.
+            2: ``kb.retrieve.siblings``), the other side of a contrast asked ("first" for
+            the last bus: ``kb.retrieve.contrasts``) or another item of a list the passage
+            makes (``kb.retrieve.listmates``); then it fails the gate; else empty.
         asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
             revenue, ...) the question asks of that the passage names in no word
             (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
@@ -261,16 +264,10 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
 
 def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passage],
                     stats: IndexStats) -> list[Signals]:
-    """The signals of each passage (see the module docstring).
+    """One ``Signals`` per passage (see the module docstring), features named as ``FEATURES``.
 
-    Args:
-        query: the user's question.
-        terms: its content terms.
-        passages: the candidates, best first by fused score (may be empty).
-        stats: index statistics.
-
-    Returns:
-        One ``Signals`` per passage, features named as in ``FEATURES``.
+    ``terms`` are the query's content terms; ``passages`` the candidates, best first by fused
+    score (may be empty); ``stats`` the index statistics.
     """
     n = max(stats.n_chunks, 1)
     weights = [idf_of(t, stats.df, n) for t in terms]
@@ -365,8 +362,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                 holds_focus, terms=f_terms, weights=f_weights), p.context,
                 asked_topic_decides=True)
         if gate and not untyped and not siblings and wanted in ("date", "number"):  # the first
-            siblings = contrast_filled(query, sents, partial(  # bus, for the last
-                _fills, kind=demanded or wanted, query=query, terms=terms), f_terms)
+            fits = partial(_fills, kind=demanded or wanted, query=query, terms=terms)
+            siblings = contrast_filled(query, sents, fits, f_terms) or mates_filled(
+                query, sents, fits, f_terms)
         if untyped or apart or measures or siblings:
             gate, best, best_cover = False, opening, 0.0
         features = {

@@ -225,9 +225,13 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
             if (unit == "money" and before.endswith(form) and (len(form) == 3 if word
                                                                 else not _lone_cjk(form))):
                 return True
-        if unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()]):
+        if (unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()])
+                and not _PERCENT_AFTER.match(after)):  # 涨价 8% is a rise, not a price
             return True  # "售价：1999", "price: 60", "fee of 60"
     return False
+
+
+_PERCENT_AFTER = re.compile(r"\s*(?:%|％|percent\b|per cent\b)")
 
 
 _ABOUT = re.compile(r"^[多余]")  # "1200多平方公里", "8800余米": a unit after "more than"

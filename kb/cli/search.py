@@ -112,8 +112,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its document, titled by another name, writes nothing of the "
                           f"subject asked ({', '.join(j.subject_apart)}); "
                           if j.subject_apart else "")
-                       + (f"what it says is of a sibling name or the other side of a "
-                          f"contrast, not the one asked ({', '.join(j.siblings_apart)}); "
+                       + (f"what it says is of a sibling name, the other side of a "
+                          f"contrast or another item of its list, not the one asked "
+                          f"({', '.join(j.siblings_apart)}); "
                           if j.siblings_apart else "")
                        + (f"it says nothing of the {' or '.join(j.asked_unnamed)} asked; "
                           if j.asked_unnamed else "")

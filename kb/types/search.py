@@ -198,7 +198,8 @@ class JudgeRecord:
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"), or asks one side of a contrast ("the last bus") and each names
-            the other ("first"); it then fails; else empty.
+            the other ("first"), or asks one item of a list the passage makes and each names
+            another ("血橙" for 脐橙); it then fails; else empty.
         asked_unnamed: the events (a birth, a death, a marriage, a founding, a launch, an
             acquisition, a joining, a departure) and attributes (a headcount, a revenue, a
             price, a weight, a screen, a capital city, ...) the question asks of that the
