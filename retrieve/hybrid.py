@@ -141,7 +141,8 @@ def recall(store: Store, query: str, queries: Sequence[str], *, pool: int, filte
     elif not store.has_vectors(service.fingerprint.key):
         if store.any_document(Filters()):  # an empty index needs documents, not `kb reembed`
             trace.degraded.append(f"vectors: the index holds none from "
-                                  f"{service.embedder.model_id} (run `kb reembed`); BM25 only")
+                                  f"{service.embedder.model_id} (run the ingest again, or "
+                                  "`kb reembed`); BM25 only")
         service = None
     elif too_few_vectors(store, service, trace):
         service = None

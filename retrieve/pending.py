@@ -38,11 +38,12 @@ def too_few_vectors(store: Store, service: EmbeddingService, trace: Trace) -> bo
     if missing >= PENDING_VECTORS_MAX_SHARE * total:
         trace.degraded.append(
             f"vectors: {missing:,} of {total:,} chunks have no vector from {model} yet, too "
-            "many to mix with keywords (an ingest still running adds them; else run "
-            "`kb reembed`); BM25 only")
+            "many to mix with keywords (an ingest still running adds them; else run the "
+            "ingest again, or `kb reembed`); BM25 only")
         return True
     trace.degraded.append(
         f"vectors: {missing:,} of {total:,} chunks have no vector from {model} yet and are "
-        "found by keywords alone (an ingest still running adds them; else run `kb reembed`)")
+        "found by keywords alone (an ingest still running adds them; else run the ingest "
+        "again, or `kb reembed`)")
     # (with ``recall="vector"`` they are not found at all: that setting's own choice)
     return False

@@ -192,8 +192,9 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
 
     A question asking whether the value is known yet ("Is her phone number confirmed?",
     确定了吗) is answered by the placeholder, and a passage that names the row's key outside
-    its tables ("Update: Hana Kovač's phone is 0161 ...") may answer in prose: neither is
-    decided. (A yes-or-no question is left out by the caller, ``kb.retrieve.relations``.)
+    its tables with the column asked ("Update: Hana Kovač's phone is 0161 ...") may answer
+    in prose: neither is decided ("瓷砖还没有选好" names the key, not the cost asked). (A
+    yes-or-no question is left out by the caller, ``kb.retrieve.relations``.)
 
     Args:
         query: the question.
@@ -202,8 +203,8 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
     asked = _words(query)
     if not asked or "|" not in text or _KNOWN_YET.search(query):
         return ()
-    prose = _words("\n".join(line for line in text.splitlines()
-                             if not (_is_row(line) or _RULE.match(line))))
+    prose = [_words(line) for line in text.splitlines()
+             if not (_is_row(line) or _RULE.match(line))]
     for header, rows in _tables(text):
         row_words = [_words(" ".join(r)) for r in rows]
         keys = {w for w in asked
@@ -215,7 +216,9 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
         if not named_rows or not columns:
             continue
         cells = [(rows[i][j] if j < len(rows[i]) else "") for i in named_rows for j in columns]
-        if all(_PLACEHOLDER.match(c) for c in cells) and not prose & keys:
+        asked_columns = asked & set().union(*(_words(header[j]) for j in columns))
+        if all(_PLACEHOLDER.match(c) for c in cells) and not any(  # prose of the key's
+                ws & keys and ws & asked_columns for ws in prose):  # column may answer
             row = rows[named_rows[0]]
             key = next(c for c in row if _words(c) & keys)
             return (f"{header[columns[0]]} of {key}",)

@@ -28,8 +28,11 @@ ZH_MEASURE = (r"(?<![许很好众诸繁最更较太过])多([高长远深宽])(?
 # The units a question may ask its number in (Li & Roth's NUM subclasses that text marks) and
 # how a passage writes them; a number answering "多少天" or "how many days" carries one.
 _UNIT_FORMS: dict[str, tuple[str, ...]] = {
-    "money": ("元", "块", "美元", "欧元", "英镑", "日元", "港元", "人民币", "¥", "￥", "$", "€",
-              "£", "eur", "usd", "rmb", "cny", "gbp", "dollar", "euro", "pound", "yuan", "cent"),
+    "money": ("元", "块", "美元", "欧元", "英镑", "日元", "円", "港元", "韩元", "卢布", "法郎",
+              "人民币", "¥", "￥", "$", "€", "£", "₩", "₹", "eur", "usd", "rmb", "cny", "gbp",
+              "jpy", "krw", "inr", "chf", "aud", "cad", "hkd", "nzd", "sgd", "sek", "nok", "dkk",
+              "rub", "dollar", "euro", "pound", "yuan", "yen", "rupee", "franc", "rouble",
+              "ruble", "peso", "baht", "kr", "cent"),
     "day": ("天", "日", "个工作日", "day", "working day", "business day"),
     "week": ("周", "个星期", "星期", "week"),
     "month": ("个月", "月", "month"),
@@ -69,7 +72,7 @@ _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|h
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
                             r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
-                            r"(?:price|cost|fee|charge)s?\b)|"
+                            r"(?:price|cost|fee|charge|fare)s?\b)|"
                             # a length for "how tall / deep / wide", a weight for "how heavy" or
                             # "how much ... weigh" (not "how high": an altitude, a rate or a
                             # temperature; not "wide-ranging", "heavy-handed")
@@ -190,8 +193,8 @@ def asked_units(query: str) -> tuple[str, ...]:
 _UNIT_QUALIFIERS = (r"(?:full|calendar|business|working|consecutive|whole|more|additional|extra|"
                     r"straight|clear|school|man|person|light")
 # A number right after a word of money is money: "售价：1999", "the fee of 60"
-_PRICED = re.compile(r"(?:价|费|金额|工资|薪|租金|罚款|奖金|price|cost|fee|salary|wage|rent|fine|"
-                     r"budget|grant|payment)s?\s*(?:of|is|was|:|：|为|是)?\s*(?:about|around|约)?\s*$",
+_PRICED = re.compile(r"(?:价|费|金额|工资|薪|租金|罚款|奖金|price|cost|fee|fare|salary|wage|rent|"
+                     r"fine|budget|grant|payment)s?\s*(?:of|is|was|:|：|为|是)?\s*(?:about|around|约)?\s*$",
                      re.I)
 # A unit declared for a table's column or a whole passage: "营业收入(元)", "Time (days)"
 _DECLARED_UNIT = re.compile(r"[(（]\s*(?:单位[:：]?\s*)?(?:万|亿|千|百万)?"

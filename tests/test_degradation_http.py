@@ -61,7 +61,8 @@ def test_a_search_says_which_chunks_have_no_vector_yet_until_they_have(tmp_path)
         assert result.references[0].source.endswith("new.txt")  # found by its keywords
         assert result.diagnostics.degraded == (
             f"vectors: 1 of 5 chunks have no vector from openai:{E5} yet and are found by "
-            "keywords alone (an ingest still running adds them; else run `kb reembed`)",)
+            "keywords alone (an ingest still running adds them; else run the ingest again, or "
+            "`kb reembed`)",)
         assert any(name.startswith("vector") for name, _ in result.diagnostics.candidates)
         kb.reembed()
         assert not kb.search("when do backups run", decay=False).diagnostics.degraded
@@ -86,8 +87,8 @@ def test_with_a_third_of_the_chunks_waiting_for_vectors_a_search_is_bm25_only(tm
         result = kb.search("when do backups run", decay=False)
         assert result.diagnostics.degraded == (
             f"vectors: 1 of 3 chunks have no vector from openai:{E5} yet, too many to mix "
-            "with keywords (an ingest still running adds them; else run `kb reembed`); BM25 "
-            "only",)
+            "with keywords (an ingest still running adds them; else run the ingest again, or "
+            "`kb reembed`); BM25 only",)
         assert not any(name.startswith("vector") for name, _ in result.diagnostics.candidates)
         assert result.references[0].source.endswith("new.txt")
 

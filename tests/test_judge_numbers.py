@@ -68,6 +68,12 @@ def test_a_passage_writes_numbers_in_every_form():
     ("第二部和第三部剧场版分别是哪一年上映的？", "2001年上映的第二部剧场版", ()),
     ("澳门最近一次悬挂十号风球是在哪一天？", "最近一次悬挂九号风球是2017年8月23日", ("10",)),
     ("When was the word recorded?", "No number here.", ()),
+    # an ISO week is one number (a new-user trial: "2025-W16" passed on a rota of W14 and W15,
+    # which writes 2025)
+    ("Who was on call in 2025-W16?", "| 2025-W14 | Ana |\n| 2025-W15 | Cy |", ("w16",)),
+    ("Who was on call in 2025-W16?", "| 2025-W16 | Ana |", ()),
+    ("Who was on call in 2025-W16?", "In week 16 Ana was on call.", ()),
+    ("2025-W16 谁值班？", "第16周：王芳值班。", ()),
 ])
 def test_missing_numbers(query, passage, missing):
     assert missing_numbers(named_numbers(query), passage) == missing

@@ -57,6 +57,12 @@ BUDGET = """| 项目 | 预算（元） | 实际（元） |
     # the passage names the row's key outside the table: an update may answer in prose
     ("What is the phone number of the security lead Hana Kovač?",
      CONTACTS + "\nUpdate Tuesday: Hana Kovač's phone is 0161 496 0999.", ()),
+    # ... with the column asked: prose naming only the key says nothing of the cell (a
+    # new-user trial: "瓷砖还没有选好" let a 待定 cost pass at 97%)
+    ("卫浴实际花了多少钱？", BUDGET + "\n卫浴还没有选好。", ("实际（元） of 卫浴",)),
+    ("卫浴实际花了多少钱？", BUDGET + "\n卫浴实际花了 11,350 元。", ()),
+    ("What is the phone number of the security lead Hana Kovač?",
+     CONTACTS + "\nHana Kovač starts on Monday.", ("Phone of Security lead",)),
     # words of any script name a row: Kovač is not "kova"
     ("Какой телефон у Ковач?", "| Имя | Телефон |\n| --- | --- |\n| Ковач | TBC |\n"
      "| Иванов | 123 |\n| Петров | 456 |", ("Телефон of Ковач",)),

@@ -73,6 +73,13 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("售价：1999", "这台设备多少钱？", "1999"),
     ("The grant was 60,000.", "How much money did the foundation grant?", "60,000"),
     ("The grant was announced in May.", "How much money did the foundation grant?", None),
+    # yen and other currencies (a new-user trial: "14,170 yen each" was no price); a rise in
+    # percent after a word of money is none either
+    ("Shinkansen tickets were 14,170 yen each.", "How much does the Shinkansen ticket cost?",
+     "14,170"),
+    ("茶道课每人 3,000 円。", "茶道课多少钱？", "3,000"),
+    ("The fare is JPY 2,500.", "How much is the fare?", "2,500"),
+    ("2025年4月起竹叶青涨价 8%。", "竹叶青的进价是每斤多少钱？", None),
     # a heading above a sentence is no person; a model number is no quantity (new-user trial)
     ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
      "Who founded Acme Widgets?", None),
