@@ -203,6 +203,28 @@ def test_docs_says_when_the_knowledge_base_holds_no_document(db):
     assert r.exit_code == 0 and r.stdout == "" and r.stderr == ""
 
 
+def test_docs_lists_the_files_that_could_not_be_indexed(tmp_path):
+    # a new-user trial: a failed file was listed nowhere after its ingest's output was gone
+    write(tmp_path / "d" / "gulls.txt", "Gulls nest on the cliffs.\n")
+    broken = tmp_path / "d" / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 truncated")
+    db = str(tmp_path / "kb.db")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 1
+    listed = run("--db", db, "docs")
+    assert "gulls.txt" in listed.stdout and "broken.pdf" not in listed.stdout
+    assert "1 path could not be indexed: `kb docs --failed` lists them" in listed.stderr
+    failed = run("--db", db, "docs", "--failed")
+    assert failed.exit_code == 0 and failed.stdout.startswith(f"FAILED  {broken}: ")
+    assert "PDF" in failed.stdout and "gulls" not in failed.stdout
+    (record,) = [json.loads(x) for x in run("--db", db, "docs", "--failed", "--json").stdout
+                 .splitlines()]
+    assert record["source"] == str(broken) and "PDF" in record["reason"]
+    broken.unlink()  # gone from the folder synced: the record goes
+    assert run("--db", db, "sync", str(tmp_path / "d")).exit_code == 0
+    assert run("--db", db, "docs", "--failed").stdout == ""
+    assert "could not be indexed" not in run("--db", db, "docs").stderr
+
+
 def test_status_shows_unset_values_as_a_dash(db):
     r = run("--db", db, "status")
     assert r.exit_code == 0 and "None" not in r.stdout

@@ -9,18 +9,38 @@ import click
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
 from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
+from kb.store.problems import all_problems
 
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one document per line.")
+@click.option("--failed", is_flag=True,
+              help="List the files and folders ingests could not index instead, with why.")
 @click.pass_context
 @errors_as_one_line
-def docs(ctx: click.Context, as_json: bool) -> None:
-    """List the documents in the knowledge base."""
+def docs(ctx: click.Context, as_json: bool, failed: bool) -> None:
+    """List the documents in the knowledge base (``--failed``: what could not be indexed).
+
+    A file that failed is remembered until it changes (later ingests skip it: `SKIPPED`); a
+    note on stderr counts them after the documents.
+    """
     with open_kb(ctx) as kb:
-        documents = kb.documents()
+        documents = [] if failed else kb.documents()
+        problems = all_problems(kb.store)
+    if failed:
+        for p in problems:
+            if as_json:
+                emit_json({"source": p.source, "reason": p.reason,
+                           "reported_at": p.reported_at.isoformat()})
+            else:
+                click.echo(f"FAILED  {shown(p.source)}: {p.reason} "
+                           f"(reported {p.reported_at:%Y-%m-%d})")
+        return
     if not documents and not as_json:  # said on stderr: stdout stays the (empty) listing
         click.echo("no documents indexed yet: `kb ingest PATH` adds some", err=True)
+    if problems and not as_json:
+        click.echo(f"{counted(len(problems), 'path')} could not be indexed: `kb docs --failed` "
+                   "lists them and why", err=True)
     for d in documents:
         if as_json:
             emit_json(d)

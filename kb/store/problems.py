@@ -47,6 +47,13 @@ def get_problem(store: Store, source: str) -> Problem | None:
     return Problem(row[0], row[1], row[2], row[3], datetime.fromisoformat(row[4]))
 
 
+def all_problems(store: Store) -> list[Problem]:
+    """Every problem remembered, by source."""
+    return [Problem(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]))
+            for r in store.conn.execute("SELECT source, size, mtime, reason, reported_at FROM "
+                                        "file_problems ORDER BY source")]
+
+
 def remember_problems(store: Store, problems: Iterable[tuple[str, int, float, str]]) -> None:
     """Record (source, size, mtime, reason) problems; an unchanged record keeps its date."""
     now = datetime.now(UTC).isoformat()
