@@ -5,9 +5,9 @@ extraction over its time budget, a file over the size budget) is recorded in the
 (``kb.store.problems``) with its size and modification time. Later batches skip it, without
 reading it, as ``skipped`` with the remembered reason, until either changes: a sync over a
 folder with such a file exits 0 from the second run on. A file given directly (``kb ingest
-FILE``) is always read again. Not remembered, so failing every time: a file kb may not read
-(``cannot read: ...``, which a ``chmod`` fixes without touching the file), a storage fault and
-the files it left unattempted.
+FILE``) is always read again. A file kb may not read (``cannot read: ...``, which a ``chmod``
+fixes without touching the file) is read, and fails, every time, but its record makes it new
+only the first time; a storage fault and the files it left unattempted are not recorded.
 
 A folder the walk could not read and a folder kept because it looks unmounted fail every time
 (their documents are at stake), and are recorded too, so that ``new`` tells a problem first
@@ -29,7 +29,8 @@ from kb.store.problems import (
 )
 from kb.types import FileOutcome
 
-NOT_REMEMBERED = ("cannot read", "not attempted")  # reasons a file's problem is not recorded
+NOT_REMEMBERED = "not attempted"  # a storage fault's files: not recorded
+RETRIED = "cannot read"  # recorded (`kb sync --check`), yet read every run: chmod fixes it
 
 
 def storable(source: str) -> bool:
@@ -99,7 +100,8 @@ class ProblemLog:
         if path in self.given or not storable(str(path)):  # a misnamed one fails each time
             return None
         problem = get_problem(self.store, str(path))
-        if problem is None or problem.size == FOLDER_SIZE:
+        if (problem is None or problem.size == FOLDER_SIZE
+                or problem.reason.startswith(RETRIED)):
             return None
         try:
             stat = path.stat()
@@ -124,7 +126,7 @@ class ProblemLog:
         if outcome.action != "failed":
             self._forget.append(source)
             return
-        if storable(str(path)):
+        if storable(str(path)) and not outcome.reason.startswith(RETRIED):
             self.new.append(outcome.path)
         else:  # failing every run (``known``), new only when first met or for a new reason
             before = get_problem(self.store, source)

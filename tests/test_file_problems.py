@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 from conftest import DOCS, write
 from docx import Document as DocxDocument
@@ -88,3 +91,33 @@ def test_check_exits_1_only_on_new_problems_of_folders_too(tmp_path: Path) -> No
     assert _sync(db, folder).exit_code == 0
     note.unlink()
     assert _sync(db, folder, "--check").exit_code == 1  # it went away, so it is new again
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run kb as root that obeys file modes")
+def test_check_exits_1_once_for_a_file_kb_may_not_read(tmp_path: Path) -> None:
+    # a new-user trial: `kb sync --check` exited 1 on every run for one unreadable file
+    db = tmp_path / "kb.db"
+    folder = (tmp_path / "docs").resolve()
+    write(folder / "good.md", "# Good\n\nGannets dive from thirty metres.\n")
+    secret = write(folder / "secret.md", "# Secret\n\nThe key is under the mat.\n")
+    secret.chmod(0o000)
+
+    def sync(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                               sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none",
+                               "sync", *extra, str(folder)], capture_output=True, text=True,
+                              timeout=120)
+
+    try:
+        first = sync("--check")
+        assert first.returncode == 1 and f"{secret}: cannot read" in first.stdout, first.stdout
+        again = sync("--check")  # read again, failing again, but reported before
+        assert again.returncode == 0 and f"{secret}: cannot read" in again.stdout, again.stdout
+        assert sync().returncode == 1  # a plain sync says it fails, every run
+    finally:
+        secret.chmod(0o644)
+    fixed = sync()
+    assert fixed.returncode == 0 and "1 added" in fixed.stdout, fixed.stdout
+    with sqlite3.connect(db) as conn:
+        assert not conn.execute("SELECT count(*) FROM file_problems").fetchone()[0]
