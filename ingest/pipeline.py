@@ -318,8 +318,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
 
     def on_ignored(path: Path, why: str) -> None:
         ignored.update((why,))
-        if why == LINKED_FOLDER:
-            unfollowed.append(path)
+        unfollowed.extend([path] if why == LINKED_FOLDER else [])
 
     try:
         found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
@@ -361,6 +360,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]
+    unfollowed = [link for link in unfollowed  # a link into a folder given is indexed there
+                  if not any(Path(os.path.realpath(link)).is_relative_to(r) for r in resolved)]
     warnings += [f"{link}: a symlinked folder, not followed (ingest {os.path.realpath(link)} "
                  "to index what it holds)" for link in unfollowed[:MAX_NAMED_LINKS]]
     if len(unfollowed) > MAX_NAMED_LINKS:

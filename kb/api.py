@@ -306,9 +306,12 @@ class KnowledgeBase:
 
     def documents(self) -> list[Document]:
         """All documents, by source (BM25 only, ``none`` embedder: none ``pending_vectors``)."""
-        docs = self.store.documents()
-        return docs if self.config.embedder != "none" else [
-            replace(d, status="indexed") if d.status == "pending_vectors" else d for d in docs]
+        return [self._as_run(d) for d in self.store.documents()]
+
+    def _as_run(self, doc: Document) -> Document:
+        """``doc`` as this run sees it: BM25 only, nothing is pending (as ``status`` counts)."""
+        return replace(doc, status="indexed") if (
+            doc.status == "pending_vectors" and self.config.embedder == "none") else doc
 
     def remove(self, ref: str) -> Document:
         """Delete a document (by id, or source path) with its chunks, FTS rows and vectors.
@@ -338,9 +341,7 @@ class KnowledgeBase:
     def status(self) -> Status:
         """Counts, embedder, fingerprint state, judge threshold, a re-embed, and integrity.
 
-        ``judge_threshold`` (in [0, 1]) and ``judge_threshold_source`` (``shipped (...)`` or
-        ``kb calibrate <date> on <set>``) are those of the stored vectors' model, or of the
-        BM25-only judge when the index has none or the configured embedder is ``none``.
+        ``judge_threshold`` and its source: see ``kb.status.index_status``.
         """
         return index_status(self.store, self._embedding, self.config.embedder)
 
@@ -359,7 +360,7 @@ class KnowledgeBase:
                 source=str(Path(ref).expanduser().resolve()))
         if doc is None:
             raise DocumentNotFound(ref)
-        return doc
+        return self._as_run(doc)
 
     def get_chunk(self, chunk_id: int, neighbours: int = NEIGHBOURS) -> ChunkInContext:
         """The chunk ``chunk_id`` (a reference's ``chunk_id``) with its document and neighbours.
@@ -393,7 +394,7 @@ class KnowledgeBase:
         found = reading.document_text(self.store, doc_id) if doc_id <= MAX_ROWID else None
         if found is None:
             raise DocumentNotFound(str(doc_id))
-        return found
+        return replace(found, document=self._as_run(found.document))
 
 
 __all__ = ["KnowledgeBase"]

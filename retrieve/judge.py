@@ -364,7 +364,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         if gate and not untyped and not siblings and wanted in ("date", "number"):  # the first
             fits = partial(_fills, kind=demanded or wanted, query=query, terms=terms)
             siblings = contrast_filled(query, sents, fits, f_terms) or mates_filled(
-                query, sents, fits, f_terms)
+                query, sents, fits)
         if untyped or apart or measures or siblings:
             gate, best, best_cover = False, opening, 0.0
         features = {

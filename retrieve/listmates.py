@@ -6,10 +6,9 @@ asked only of the mates (a new-user trial's supplier note, 92% and 78% before). 
 finds the lists a passage makes (items joined by 、, or short items after a colon joined by
 commas and "and"/"or"; not numbered lines, "4、利润表"), the list holding one item the question
 names, and says when every clause holding a filler that could answer, among the sentences of
-the list's section naming the focus or a list item, names a mate and not the item asked; the
-clauses are read as ``kb.retrieve.events.filled_clauses`` reads them for events, and a clause
-naming no item ("保质期均为 20 天", "all keep for 20 days") or the item asked may answer: then
-nothing is decided.
+the list's section, names a mate and not the item asked; a clause naming no item ("保质期均为
+20 天", "30 天（血橙除外）", "all keep for 20 days") or the item asked may answer: then nothing is
+decided.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ import re
 from collections.abc import Callable, Sequence
 
 from kb.retrieve.answer_types import HEADING
-from kb.retrieve.events import filled_clauses, kinds_apart
-from kb.retrieve.terms import Term, holds_any
 
 # a list's frame: what stands between a colon (or the sentence's start) and the next break
 _FRAMES = re.compile(r"[：:，,；;。.!?！？()（）]")
@@ -30,7 +27,7 @@ _EN_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 _EN_ITEM = re.compile(r"[A-Za-z0-9][\w'&+-]*(?:\s+[\w'&+-]+){0,2}")  # one to three words
 _NUMERAL = re.compile(r"[\s(（]*(?:第?[\d零一二三四五六七八九十百]+|[A-Za-z])[)）.]?\s*")
 ITEM_MAX_CHARS = 12  # a list item is a short name, not a clause
-ASKED = "asked"
+_CLAUSE = re.compile(r"[，,；;。()（）]|\n")  # a sentence's clauses, each read alone
 
 
 def _lists(sentence: str) -> list[list[str]]:
@@ -64,22 +61,21 @@ def _section(sents: Sequence[str], at: int) -> Sequence[str]:
     return sents[start:end]
 
 
-def mates_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool],
-                 focus: Sequence[Term] = ()) -> tuple[str, ...]:
+def mates_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool]
+                 ) -> tuple[str, ...]:
     """The other members of a list the passage makes, when only they hold the answer asked.
 
     Args:
         query: a question asking a date or a number.
         sents: the passage's sentences.
         filled: whether a text holds a date or a number that could answer.
-        focus: the question's focus terms; the sentences of the list's section (between
-            Markdown heading lines) naming one, or a list item, are those read (other
-            sections tell of other things).
 
     Returns:
         The mates named instead (sorted), for the first list holding exactly one item the
-        question names, when every filled clause of the sentences read names one of the
-        list's other items and not the one asked; ``()`` otherwise.
+        question names, when every clause holding a filler in the list's section (between
+        Markdown heading lines) names one of the list's other items and not the one asked;
+        ``()`` otherwise: a clause naming no item ("30 天（血橙除外）", "其余都是 10 天") or the
+        item asked may answer, and so may a section of the passage headed by the item asked.
     """
     for at, sentence in enumerate(sents):
         for items in _lists(sentence):
@@ -87,16 +83,17 @@ def mates_filled(query: str, sents: Sequence[str], filled: Callable[[str], bool]
             mates = [i for i in items if i not in asked]
             if len(asked) != 1 or not mates:
                 continue
-
-            def named(text: str, asked: str = asked[0], mates: list[str] = mates
-                      ) -> frozenset[str]:
-                if _names(text, asked):
-                    return frozenset({ASKED})
-                return frozenset(m for m in mates if _names(text, m))
-
-            read = [s for s in _section(sents, at)
-                    if filled(s) and (holds_any(s, focus) or named(s))]
-            return kinds_apart(frozenset({ASKED}), filled_clauses(read, filled, named))
+            if any(HEADING.match(x) and _names(x, asked[0]) for x in sents):
+                return ()
+            named: set[str] = set()
+            for clause in (c for x in _section(sents, at) for c in _CLAUSE.split(x)):
+                if not filled(clause):
+                    continue
+                of = {m for m in mates if _names(clause, m)}
+                if not of or _names(clause, asked[0]):
+                    return ()
+                named |= of
+            return tuple(sorted(named))
     return ()
 
 

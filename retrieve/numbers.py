@@ -14,7 +14,8 @@ a numeral run (``二十三``, ``十一``; a lone ``一`` is part of too many wor
 ``哪一年``, ``一共``, ``两侧``, ``十分`` name no number. ``first`` and the cardinal words are
 left out ("first recorded", "the two parties" seldom name a number the passage must write).
 An ISO week ("2025-W16") is one number, the week (``w16``): a rota of 2025-W14 and 2025-W15
-writes its year, not it; a passage writes it as "W16", "week 16" or 第16周.
+writes its year, not it; a passage naming weeks ("W16", "week 16", "Wk 16", 第十六周, a Week
+column's 16) writes it by the number.
 
 A passage's numbers are read generously, so that any way of writing a number counts: digit
 runs after Chinese numerals are written as digits (``kb.retrieve.numerals.arabic_numerals``),
@@ -101,10 +102,10 @@ _ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|
                        rf"[{_ZH_NUMERAL}]*[十百千万][{_ZH_NUMERAL}]*|[{_ZH_NUMERAL}]{{2,}})$")
 
 
-# an ISO week a question names ("2025-W16", "2025W16"), and a week a passage writes ("W16",
-# "week 16", 第16周): one number, ``w16``
-_ISO_WEEK = re.compile(r"\b\d{4}-?W(\d{1,2})\b", re.I)
-_WEEK = re.compile(r"(?<![A-Za-z0-9])W(\d{1,2})\b|\bweek (\d{1,2})\b|第 ?(\d{1,2}) ?周", re.I)
+# an ISO week a question names ("2025-W16", "2025W16"): one number, ``w16``; a passage that
+# names weeks (or writes an ISO week) writes each of its numbers as a week too
+_ISO_WEEK = re.compile(r"(?<![A-Za-z0-9])\d{4}-?W(\d{1,2})(?![0-9])", re.I)
+_WEEK_WORD = re.compile(r"\bweeks?\b|\bwk\b|(?<![A-Za-z])(?:KW|W) ?\d|周", re.I)
 
 
 def named_numbers(query: str) -> frozenset[str]:
@@ -150,8 +151,9 @@ def written_numbers(text: str) -> frozenset[str]:
         Digit strings, as ``named_numbers`` writes them.
     """
     text = _SPACED_POINT.sub(".", unicodedata.normalize("NFKC", text))
-    found = {f"w{int(next(g for g in m.groups() if g))}" for m in _WEEK.finditer(text)}
-    found.update(_digit_runs(arabic_numerals(text)))
+    found = set(_digit_runs(arabic_numerals(text)))
+    if _WEEK_WORD.search(text) or _ISO_WEEK.search(text):  # "W16", "week 16", 第十六周, a
+        found.update(f"w{int(n)}" for n in list(found) if n.isdigit())  # Week column's 16
     found.update(n[:-1] for n in list(found) if n.endswith("s"))
     found.update(n[2:] for n in list(found) if len(n) == 4 and n[:2] in ("19", "20"))
     found.update(WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)

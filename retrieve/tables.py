@@ -192,9 +192,10 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
 
     A question asking whether the value is known yet ("Is her phone number confirmed?",
     确定了吗) is answered by the placeholder, and a passage that names the row's key outside
-    its tables with the column asked ("Update: Hana Kovač's phone is 0161 ...") may answer
-    in prose: neither is decided ("瓷砖还没有选好" names the key, not the cost asked). (A
-    yes-or-no question is left out by the caller, ``kb.retrieve.relations``.)
+    its tables with the column asked or a figure ("Update: Hana Kovač's phone is 0161 ...",
+    "卫浴最后花了 11,350 元") may answer in prose: neither is decided ("瓷砖还没有选好" names
+    the key, neither the cost asked nor a figure). (A yes-or-no question is left out by the
+    caller, ``kb.retrieve.relations``.)
 
     Args:
         query: the question.
@@ -203,7 +204,7 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
     asked = _words(query)
     if not asked or "|" not in text or _KNOWN_YET.search(query):
         return ()
-    prose = [_words(line) for line in text.splitlines()
+    prose = [(_words(line), any(c.isdigit() for c in line)) for line in text.splitlines()
              if not (_is_row(line) or _RULE.match(line))]
     for header, rows in _tables(text):
         row_words = [_words(" ".join(r)) for r in rows]
@@ -217,8 +218,9 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
             continue
         cells = [(rows[i][j] if j < len(rows[i]) else "") for i in named_rows for j in columns]
         asked_columns = asked & set().union(*(_words(header[j]) for j in columns))
-        if all(_PLACEHOLDER.match(c) for c in cells) and not any(  # prose of the key's
-                ws & keys and ws & asked_columns for ws in prose):  # column may answer
+        if all(_PLACEHOLDER.match(c) for c in cells) and not any(  # prose of the key
+                ws & keys and (ws & asked_columns or digits)  # with its column or a figure
+                for ws, digits in prose):  # may answer
             row = rows[named_rows[0]]
             key = next(c for c in row if _words(c) & keys)
             return (f"{header[columns[0]]} of {key}",)

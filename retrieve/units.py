@@ -215,7 +215,7 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
     an area, no length).
     """
     after = text[m.end():m.end() + 40].casefold()
-    before = text[max(0, m.start() - 4):m.start()].rstrip().casefold()
+    before = text[max(0, m.start() - 8):m.start()].rstrip().casefold()
     for unit in units:
         for form in _UNIT_FORMS[unit]:
             word = form.isascii() and form.isalpha()
@@ -225,16 +225,22 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
                 return True
             # money before the number: a sign or a code ("$60", "EUR 60", "人民币60"), never
             # a lone character: "公元215年" is the year 215, not 215 元
-            if (unit == "money" and before.endswith(form) and (len(form) == 3 if word
-                                                                else not _lone_cjk(form))):
+            # a code a whole word ("scrub 2" is no RUB 2, "Fraud 3" no AUD 3)
+            if (unit == "money" and before.endswith(form) and (
+                    len(form) == 3 and not before[-4:-3].isalpha() if word
+                    else not _lone_cjk(form))):
                 return True
-        if (unit == "money" and _PRICED.search(text[max(0, m.start() - 12):m.start()])
-                and not _PERCENT_AFTER.match(after)):  # 涨价 8% is a rise, not a price
+        window = text[max(0, m.start() - 12):m.start()]
+        if unit == "money" and _PRICED.search(window) and not (  # 涨价 8% is a rise, not a
+                _PERCENT_AFTER.match(after) and _CHANGED.search(window)):  # price; a fee of 2%
             return True  # "售价：1999", "price: 60", "fee of 60"
     return False
 
 
 _PERCENT_AFTER = re.compile(r"\s*(?:%|％|percent\b|per cent\b)")
+# a change of a price, not the price: 涨价 8%, 降价, 提价, 调价, "price rose 8%", "cost increase"
+_CHANGED = re.compile(r"[涨降提调]价|价格?(?:上涨|下降|上调|下调)|(?:rose|rise|risen|fell|fall|"
+                      r"increase[ds]?|decrease[ds]?|raised?|cut|up|down)\b", re.I)
 
 
 _ABOUT = re.compile(r"^[多余]")  # "1200多平方公里", "8800余米": a unit after "more than"

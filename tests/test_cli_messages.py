@@ -195,6 +195,8 @@ def test_docs_counts_warnings_in_the_singular_and_plural(tmp_path):
 
 def test_docs_says_when_the_knowledge_base_holds_no_document(db):
     assert "indexed" in run("--db", db, "docs").stdout  # BM25 only: nothing is pending
+    shown_doc = json.loads(run("--db", db, "show", "doc:1", "--json").stdout)  # (a review)
+    assert shown_doc["document"]["status"] == "indexed"
     assert run("--db", db, "rm", str(Path(db).parent / "notes")).exit_code == 0
     r = run("--db", db, "docs")
     assert r.exit_code == 0 and r.stdout == ""

@@ -194,11 +194,17 @@ PAGE = ("\ufeff\n  <!DOCTYPE html>\n<html><head><title>Kite history</title>"
         "</p></article></body></html>\n")
 
 
-@pytest.mark.parametrize("name", ["saved.txt", "saved.md", "SAVED.TXT"])
-def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize(("name", "opening"), [
+    ("saved.txt", ""), ("saved.md", ""), ("SAVED.TXT", ""),
+    # what browsers and editors write before the doctype (a review)
+    ("saved.txt", "<!-- saved from url=(0042)https://example.org/kites -->\n"),
+    ("saved.txt", '<?xml version="1.0" encoding="utf-8"?>\n<!--[if IE]><![endif]-->\n'),
+])
+def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, name: str,
+                                                                opening: str) -> None:
     # a new-user trial: a page saved as .txt was indexed as its raw markup and script
     path = tmp_path / name
-    path.write_text(PAGE, encoding="utf-8")
+    path.write_text(opening + PAGE.lstrip("\ufeff\n ") if opening else PAGE, encoding="utf-8")
     doc = extract(path)
     assert doc.source_type == "html" and doc.title == "Kite history"
     assert "Lawrence Hargrave in 1893" in doc.text

@@ -461,6 +461,18 @@ def test_symlinked_folders_past_the_first_few_are_counted_not_named(tmp_path):
     assert notes[3:] == ["and 2 more symlinked folders, not followed"]
 
 
+def test_a_symlinked_folder_into_the_folder_given_is_not_named(tmp_path):
+    # a review: "ingest .../d/a to index what it holds" for a folder the ingest reads anyway
+    write(tmp_path / "d" / "a" / "ok.txt", "The baker bakes bread at dawn.")
+    (tmp_path / "d" / "b").symlink_to(tmp_path / "d" / "a")
+    (tmp_path / "d" / "a" / "loop").symlink_to(tmp_path / "d")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([tmp_path / "d"])
+    assert report.count("added") == 1
+    assert dict(report.ignored)["symlinked folder (not followed)"] == 2
+    assert not [w for w in report.warnings if "symlinked folder" in w]
+
+
 def test_a_file_that_fails_on_reingest_says_its_old_version_is_still_searched(tmp_path):
     doc = write(tmp_path / "d" / "o.txt", "The ocelot sleeps in the tree.")
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:

@@ -74,6 +74,14 @@ def test_a_passage_writes_numbers_in_every_form():
     ("Who was on call in 2025-W16?", "| 2025-W16 | Ana |", ()),
     ("Who was on call in 2025-W16?", "In week 16 Ana was on call.", ()),
     ("2025-W16 谁值班？", "第16周：王芳值班。", ()),
+    # ... and every other way a passage names a week (a review)
+    ("2025-w16的值班是谁？", "第十六周：张伟", ()),
+    ("Who is on call in 2025W16?", "- 2025W16: Ana Reyes", ()),
+    ("Who was on call in 2025-W16?", "| Week | Name |\n| 16 | Ana |", ()),
+    ("Who was on call in 2025-W16?", "Wk 16: Ana. KW17: Bo.", ()),
+    ("Who was on call in 2025-W16?", "Weeks 15-16: Ana", ()),
+    ("Who was on call in 2025-W16?", "2025 plan: Ana on W14, Bo on W15", ("w16",)),
+    ("Who was on call in 2025-W16?", "The 2025 rota: Ana on 16 May", ("w16",)),
 ])
 def test_missing_numbers(query, passage, missing):
     assert missing_numbers(named_numbers(query), passage) == missing

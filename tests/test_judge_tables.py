@@ -61,6 +61,9 @@ BUDGET = """| 项目 | 预算（元） | 实际（元） |
     # new-user trial: "瓷砖还没有选好" let a 待定 cost pass at 97%)
     ("卫浴实际花了多少钱？", BUDGET + "\n卫浴还没有选好。", ("实际（元） of 卫浴",)),
     ("卫浴实际花了多少钱？", BUDGET + "\n卫浴实际花了 11,350 元。", ()),
+    ("卫浴实际花了多少钱？", BUDGET + "\n卫浴最后花了 11,350 元。", ()),  # a figure (a review)
+    ("What is the phone number of the security lead Hana Kovač?",
+     CONTACTS + "\nHana Kovač can be reached on 0161 496 0999.", ()),
     ("What is the phone number of the security lead Hana Kovač?",
      CONTACTS + "\nHana Kovač starts on Monday.", ("Phone of Security lead",)),
     # words of any script name a row: Kovač is not "kova"

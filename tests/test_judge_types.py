@@ -80,6 +80,12 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     ("茶道课每人 3,000 円。", "茶道课多少钱？", "3,000"),
     ("The fare is JPY 2,500.", "How much is the fare?", "2,500"),
     ("2025年4月起竹叶青涨价 8%。", "竹叶青的进价是每斤多少钱？", None),
+    # ... but a fee or a commission often is a percent (a review)
+    ("The late fee is 2% of the rent owed.", "How much is the late fee for rent?", "2"),
+    ("分期服务费为 0.6%", "分期服务费是多少？", "0.6"),
+    # a currency code is a whole word: "scrub" holds no RUB, "Fraud" no AUD (a review)
+    ("Use the body scrub 2 times a week.", "How much does the body scrub cost?", None),
+    ("Fraud 3 cases were filed.", "How much was the fee?", None),
     # a heading above a sentence is no person; a model number is no quantity (new-user trial)
     ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
      "Who founded Acme Widgets?", None),

@@ -31,8 +31,9 @@ EXTRACTORS: dict[str, Callable[[Path], ExtractedDocument]] = {
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(EXTRACTORS)
 # a web page saved under a text suffix: it opens as HTML does (after a byte-order mark, blanks)
-_HTML_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html[\s>])", re.I)
-_SNIFF_BYTES = 1024
+_HTML_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
+                           rb"(?:<!doctype\s+html|<html[\s>])", re.I | re.S)  # a prolog and
+_SNIFF_BYTES = 4096  # comments first: "<!-- saved from url=... -->", "<!--[if IE]>"
 
 __all__ = ["SUPPORTED_SUFFIXES", "extract", "read_as"]
 
