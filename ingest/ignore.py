@@ -58,8 +58,25 @@ def _read_spec(folder: Path, name: str) -> _Spec | None:
     except OSError as exc:
         log.warning("%s: cannot read (%s); its patterns are not applied", path, exc)
         return None
-    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    spec = _lenient_spec(text.splitlines(), path)
     return _Spec(folder, spec, name) if len(spec) else None
+
+
+def _lenient_spec(lines: list[str], path: Path) -> GitIgnoreSpec:
+    """The patterns of an ignore file, less the lines git cannot read either ("!").
+
+    Each is skipped with a warning naming the file and line, as git skips it: one bad line
+    stops no ingest.
+    """
+    kept = []
+    for number, line in enumerate(lines, 1):
+        try:
+            GitIgnoreSpec.from_lines([line])
+        except ValueError as exc:
+            log.warning("%s:%d: %s; the line is skipped", path, number, exc)
+            continue
+        kept.append(line)
+    return GitIgnoreSpec.from_lines(kept)
 
 
 def _repository_root(top: Path) -> Path | None:

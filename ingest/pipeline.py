@@ -56,7 +56,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -87,7 +86,7 @@ from kb.ingest.report import (
     stopped_report,
 )
 from kb.ingest.stream import no_text_outcome, write_text_stream
-from kb.ingest.walk import LINKED_FOLDER
+from kb.ingest.walk import LINKED_FOLDER, unfollowed_notes
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
 from kb.store.links import record_links
@@ -102,7 +101,6 @@ from kb.types import (
 
 log = logging.getLogger(__name__)
 
-MAX_NAMED_LINKS = 3  # symlinked folders named one by one in a report's warnings; the rest counted
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
 REMOVED_DURING_INGEST = "removed or moved while the ingest ran"
 EMPTY_REASONS = (EMPTY_FILE, FRONT_MATTER_ONLY)
@@ -163,6 +161,8 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
         return FileOutcome(source, "failed", reason=f"cannot read: {exc.strerror or exc}")
     old = store.get_document(source=source)
     if old is not None and old.content_hash == digest and old.status != "pending_models":
+        if (old.size, old.mtime) != (stat.st_size, stat.st_mtime):  # touched: not stale
+            store.record_file_stat(source, stat.st_size, stat.st_mtime)
         return FileOutcome(source, "unchanged")
     read = read_as(path)  # a web page saved as .txt is read as HTML
     if read == ".txt" and llm is None:  # streamed: no stage needs it whole
@@ -360,13 +360,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]
-    unfollowed = [link for link in unfollowed  # a link into a folder given is indexed there
-                  if not any(Path(os.path.realpath(link)).is_relative_to(r) for r in resolved)]
-    warnings += [f"{link}: a symlinked folder, not followed (ingest {os.path.realpath(link)} "
-                 "to index what it holds)" for link in unfollowed[:MAX_NAMED_LINKS]]
-    if len(unfollowed) > MAX_NAMED_LINKS:
-        warnings.append(f"and {len(unfollowed) - MAX_NAMED_LINKS} more symlinked folders, "
-                        "not followed")
+    warnings += unfollowed_notes(unfollowed, resolved)
     warnings += situating_notes(store, llm) if written else []
     retried = store.count_pending_models()
     if retried:

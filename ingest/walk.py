@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 NOT_REGULAR = "not a regular file (a pipe, socket or device)"  # never read: a pipe would block
 LINKED_FOLDER = "symlinked folder (not followed)"
+MAX_NAMED_LINKS = 3  # symlinked folders named one by one in a report's warnings; the rest counted
 
 WalkErrorKind = Literal["unreadable_folder", "unreadable_file", "symlink_loop",
                         "dangling_symlink"]
@@ -135,3 +136,18 @@ def walk_files(top: Path, suffixes: frozenset[str], *,
             elif not regular and on_ignored is not None:  # reading a pipe would wait forever
                 on_ignored(path, other)
         stack.extend(reversed(subfolders))
+
+
+def unfollowed_notes(links: Sequence[Path], roots: Sequence[Path]) -> list[str]:
+    """Warnings naming the symlinked folders walks did not follow, with the folder to ingest.
+
+    A link into one of the resolved ``roots`` is left out (its target is indexed there); the
+    first ``MAX_NAMED_LINKS`` others are named, the rest counted.
+    """
+    outside = [link for link in links
+               if not any(Path(os.path.realpath(link)).is_relative_to(r) for r in roots)]
+    notes = [f"{link}: a symlinked folder, not followed (ingest {os.path.realpath(link)} to "
+             "index what it holds)" for link in outside[:MAX_NAMED_LINKS]]
+    if len(outside) > MAX_NAMED_LINKS:
+        notes.append(f"and {len(outside) - MAX_NAMED_LINKS} more symlinked folders, not followed")
+    return notes

@@ -592,3 +592,17 @@ def test_a_web_page_saved_as_txt_is_indexed_as_its_text_not_its_markup(tmp_path)
         refs = kb.search("Who invented the box kite?", decay=False).references
         assert refs and "Lawrence Hargrave" in refs[0].text
         assert "<" not in refs[0].text and "tracker" not in refs[0].text
+
+
+def test_a_line_git_cannot_read_in_an_ignore_file_is_skipped_not_fatal(tmp_path, caplog):
+    # a new-user trial: "!" in a nested .gitignore stopped the ingest (exit 2, nothing indexed,
+    # the file unnamed) and made kb watch exit
+    write(tmp_path / "d" / "a.md", "# A\n\nApples grow in the orchard.\n")
+    write(tmp_path / "d" / "sub" / "s.md", "# S\n\nSubmarines dive.\n")
+    write(tmp_path / "d" / "sub" / "draft.tmp.md", "# Draft\n\nNot for the index.\n")
+    write(tmp_path / "d" / "sub" / ".gitignore", "!\n*.tmp.md\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        report = kb.ingest([tmp_path / "d"])
+        assert report.count("added") == 2  # the other rule still applies
+        assert sorted(Path(d.source).name for d in kb.documents()) == ["a.md", "s.md"]
+    assert f"{tmp_path / 'd' / 'sub' / '.gitignore'}:1: Invalid git pattern: '!'" in caplog.text

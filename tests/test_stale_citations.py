@@ -154,3 +154,16 @@ def test_a_dangling_link_left_in_the_folder_is_pruned_by_sync_too(tmp_path):
     assert r.exit_code == 0, r.output
     assert f"REMOVED  {target.resolve()}" in r.stdout
     assert "dangling symlink" in r.stdout  # the link itself is reported, as before
+
+
+def test_a_touched_file_is_stale_until_an_ingest_finds_its_content_unchanged(db, notes):
+    # a new-user trial: after `touch`, ingests said "unchanged" but kept the old time, so the
+    # file's references stayed stale for good
+    kiln = notes / "kiln.md"
+    os.utime(kiln, (kiln.stat().st_atime, kiln.stat().st_mtime + 60))
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        assert any(r.stale for r in kb.search(GLASS, decay=False).references)
+        assert [o.action for o in kb.ingest([kiln]).outcomes] == ["unchanged"]
+        references = kb.search(GLASS, decay=False).references
+        assert references and not any(r.stale for r in references)
+        assert kb.find_document(str(kiln)).mtime == kiln.stat().st_mtime

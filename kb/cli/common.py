@@ -297,7 +297,7 @@ def cli(ctx: click.Context, **flags: Any) -> None:
     environment variables and these options, each overriding the one before: `kb config`
     shows them and where each came from. The options are also taken after the command.
     """
-    logging.basicConfig(level=logging.WARNING, format="kb: %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="kb: %(message)s")  # no module names
     # Parsers narrate their recoveries from broken files; the ingest report already says
     # which files failed and why. watchfiles logs Ctrl-C itself; kb watch says it stopped.
     for noisy in ("pypdf", "jieba", "watchfiles"):

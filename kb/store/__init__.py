@@ -314,6 +314,15 @@ class Store(SearchPrimitives):
                 return None
             return insert_document(c, doc, chunks, warnings_after)
 
+    def record_file_stat(self, source: str, size: int, mtime: float) -> None:
+        """Record a file's size (bytes) and modification time (Unix s), its content unchanged.
+
+        After ``touch``, a checkout or an editor saving the same text: it is not stale.
+        """
+        with self.write() as c:
+            c.execute("UPDATE documents SET size = ?, mtime = ? WHERE source = ?",
+                      (size, mtime, source))
+
     def delete_document(self, source: str) -> bool:
         """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""
         with self.write() as c:
