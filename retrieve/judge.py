@@ -107,6 +107,9 @@ COMMON_SHARE = 0.1  # a term in more than a tenth of the chunks is common (a sin
 COMMON_MIN_CHUNKS = 10  # ... and in more than ten of them: in a small index nothing is common
 # 1 of 5 equally weighted terms sums to 0.19999999999999998: the gate compares with this slack
 EVIDENCE_SLACK = 1e-9
+# Fewer cosines than this (a search scoped to a document or two) make no median: the cosine
+# above it is read from the passage's vector s_norm, by the line the train rows fit (r 0.69)
+MEDIAN_MIN_CANDIDATES, COSINE_REL_SLOPE, COSINE_REL_AT_0 = 5, 0.078, -0.020
 
 FEATURES: tuple[str, ...] = (
     "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus", "typed",
@@ -122,8 +125,7 @@ class Passage:
         chunk_id: the chunk.
         doc_id: its document.
         text: the chunk text (as cited; a continued table's header row and rule before it).
-        context: its document's title and heading path (the context prefix's first line;
-            an LLM's situating sentence is left out).
+        context: its document's title and heading path (no LLM situating sentence).
         cosine: best raw cosine to the query over the vector lists, or ``None``.
         vector: vector s_norm in [0, 1] (cosine above the query's baseline).
         keyword: keyword s_norm in [0, 1] (BM25 share of the query's idf).
@@ -167,9 +169,8 @@ class Signals:
         focus_found: focus terms the passage holds (as the query wrote them).
         focus_missing: focus terms it lacks.
         topic: topic terms (the passage's document is about them).
-        best_sentence: the sentence covering the most focus weight
-            (``kb.retrieve.answer_types.best_sentence``; for a passage failing the gate,
-            its first sentence that is no heading).
+        best_sentence: the sentence covering the most focus weight (``best_sentence``; for
+            a passage failing the gate, its first sentence that is no heading).
         answer_type: the type the question asks for (``other``: none checkable).
         type_found: a filler of that type near the best sentence, if any.
         gate: the passage passed the evidence gate.
@@ -287,8 +288,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                     for t in terms} if numbers else {}
     q_script = script_of(query)
     cosines = [p.cosine for p in passages if p.cosine is not None]
-    median_cos = float(np.median(cosines)) if cosines else 0.0
-    best_fused = max((p.fused for p in passages), default=0.0) or 1.0
+    median_cos = float(np.median(cosines)) if len(cosines) >= MEDIAN_MIN_CANDIDATES else None
+    best_fused = max((p.fused for p in passages), default=0.0)  # all 0: each ties the best
     contexts = [passage_terms(p.context) for p in passages]
     topics = [document_topics(terms, p.doc_id, c, stats.doc_chunks, stats.doc_term_chunks)
               for p, c in zip(passages, contexts, strict=True)]
@@ -376,9 +377,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             "typed": float(wanted != "other"),
             "type_found": float(filler is not None),
             "vector": p.vector,
-            "cosine_rel": (p.cosine - median_cos) if p.cosine is not None else 0.0,
+            "cosine_rel": 0.0 if p.cosine is None else p.cosine - median_cos
+            if median_cos is not None else COSINE_REL_SLOPE * p.vector + COSINE_REL_AT_0,
             "keyword": p.keyword,
-            "fused_rel": p.fused / best_fused,
+            "fused_rel": p.fused / best_fused if best_fused > 0 else 1.0,
             "rank": rank / JUDGE_TOP_N,
             "cross_language": float(crossed),
         }

@@ -21,7 +21,10 @@ from kb.retrieve.crosslang import (
 from kb.retrieve.handout import HAND_OUT_SHARE, hand_out, handed_out
 from kb.retrieve.judge import (
     COMMON_MIN_CHUNKS,
+    COSINE_REL_AT_0,
+    COSINE_REL_SLOPE,
     FEATURES,
+    MEDIAN_MIN_CANDIDATES,
     MIN_EVIDENCE,
     IndexStats,
     Passage,
@@ -472,6 +475,22 @@ def test_the_gate_wants_idf_mass_and_two_terms_or_an_uncommon_one():
     (topic,) = passage_signals("kites hargrave", content_terms("kites hargrave"),
                                [_passage(5, "Kites fly.")], STATS)
     assert "kite" in topic.topic and topic.gate  # its only term held... of two: evidence
+
+
+def test_a_search_scoped_to_a_few_chunks_keeps_its_relative_scores():
+    # a new-user trial: scoped to the one document holding the answer (--source, a server's
+    # scope), a search fell from 32% to a refusal: its lone candidate's fused score 0 was 0 of
+    # "the best", and its cosine was measured against a median of itself
+    terms = content_terms(QUESTION)
+    (lone,) = passage_signals(QUESTION, terms, [Passage(
+        1, 1, "In 1893 Lawrence Hargrave invented the box kite.", "Kites", 0.83, 0.6, 0.5,
+        0.0)], STATS)
+    assert lone.features["fused_rel"] == 1.0  # all fused 0: each ties the best
+    assert lone.features["cosine_rel"] == pytest.approx(
+        COSINE_REL_SLOPE * 0.6 + COSINE_REL_AT_0)  # no median of fewer than five
+    many = passage_signals(QUESTION, terms, [_passage(i, "Kites fly.", cosine=0.7 + i / 100)
+                                             for i in range(MEDIAN_MIN_CANDIDATES)], STATS)
+    assert [round(m.features["cosine_rel"], 3) for m in many] == [-0.02, -0.01, 0.0, 0.01, 0.02]
 
 
 def test_one_of_five_equal_terms_is_the_evidence_share_exactly():
