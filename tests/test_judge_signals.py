@@ -601,6 +601,24 @@ def test_weak_references_keep_the_rankings_order():
     assert out.insufficient and out.weak == {1, 2, 3}
 
 
+def test_a_refusals_closest_passages_are_chosen_by_match_not_age():
+    # two new-user trials: with time decay, a near-topic note dated a year back fell below
+    # undated noise, and the refusal listed three 0% chunks of an unrelated new file
+    decayed = Candidate(1, 1, 0.2, None, 0.0, 0.5, fused=0.9)  # matches best, decayed
+    ordered = [Candidate(cid, cid, 0.5 - cid / 100, None, 0.0, 0.5) for cid in (2, 3, 4)]
+    ordered.append(decayed)
+    verdicts = {c.chunk_id: _verdict(c.chunk_id, 0.0, passed=False) for c in ordered}
+    kwargs = dict(verdicts=verdicts, judged=None, relaxed=False, rerank_min_score=0.5,
+                  texts={c.chunk_id: f"text {c.chunk_id}" for c in ordered}, vectors={},
+                  near_duplicate_cosine=0.99)
+    out = hand_out(sorted(ordered, key=lambda c: -c.score), SearchOptions(), **kwargs)
+    assert [c.chunk_id for c in out.selected] == [1, 2, 3] and out.insufficient
+    # a list asked for (top_k) keeps the ranking's order, decay included
+    filled = hand_out(sorted(ordered, key=lambda c: -c.score),
+                      SearchOptions(top_k=4, fill=True), **kwargs)
+    assert [c.chunk_id for c in filled.selected] == [2, 3, 4, 1]
+
+
 def test_a_filled_list_keeps_its_passing_references_first_in_their_order():
     ordered = [Candidate(cid, cid, 1.0 / cid, None, 0.0, 0.5) for cid in (1, 2, 3, 4)]
     verdicts = {1: _verdict(1, 0.8), 2: _verdict(2, 0.3), 3: _verdict(3, 0.05, passed=False),
