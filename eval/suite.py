@@ -9,7 +9,8 @@ For each set the steps are:
 2. **Ranking** (``kb.eval.retrieval.evaluate``): every judged query ranked by the pipeline (stages
    1-5), scored per document: recall@k, precision@k, nDCG@k, MRR@k and MRR, plus the ranking
    latency p50 (``rank_p50_ms``).
-3. **Precision gate** (``kb.eval.precision.evaluate_precision``), for sets with ``distractors.tsv``:
+3. **Precision gate** (``kb.eval.precision.evaluate_precision``), for sets with ``distractors.tsv``
+   or unanswerable questions (no relevant document; the distractor shares need the file):
    ``reference_precision@3`` (relevant share of the references handed out), ``distractor_
    pass_through`` (share of references that are planted distractors, lower is better) and
    ``refusal_rate`` (share of unanswerable queries answered with insufficient evidence) and
@@ -46,7 +47,7 @@ from kb.eval.cached_index import (
     index_digest,
     open_cached_index,
 )
-from kb.eval.datasets import load_queries
+from kb.eval.datasets import load_qrels, load_queries
 from kb.eval.precision import evaluate_precision, load_distractors
 from kb.eval.retrieval import FIXED_TIME, engines_for, evaluate
 from kb.eval.stages import (
@@ -150,15 +151,18 @@ def measure_quality(kb: KnowledgeBase, dataset: Path,
     metrics = dict(ranking.metrics)
     metrics["rank_p50_ms"] = ranking.latency_ms_p50
     counts = None
-    if load_distractors(dataset):
-        gate = evaluate_precision(kb, dataset, k=PRECISION_K,
-                                  engines=engines_for(kb, settings))
+    planted = bool(load_distractors(dataset))
+    qrels = load_qrels(dataset)  # or unanswerable questions (no relevant document): a
+    if planted or any(not any(g > 0 for g in qrels.get(q._id, {}).values())  # user's own set
+                      for q in load_queries(dataset)):
+        gate = evaluate_precision(kb, dataset, k=PRECISION_K, engines=engines_for(kb, settings))
         counts = (gate.answerable, gate.unanswerable)
         if gate.answerable:
             metrics[f"reference_precision@{PRECISION_K}"] = gate.precision_at_k
             metrics["false_refusal_rate"] = gate.false_refusal_rate
-        metrics["distractor_pass_through"] = gate.distractor_pass_through
-        metrics["distractor_evidence_rate"] = gate.distractor_evidence_rate
+        if planted:
+            metrics["distractor_pass_through"] = gate.distractor_pass_through
+            metrics["distractor_evidence_rate"] = gate.distractor_evidence_rate
         if gate.unanswerable:
             metrics["refusal_rate"] = gate.refusal_rate
     return metrics, len(ranking.run), counts

@@ -289,3 +289,17 @@ def test_shipped_bm25_gates_pass_on_the_precision_set(tiny):
     assert {g["metric"] for g in data["gate"]["results"]} >= {
         "ndcg@10", "reference_precision@3", "distractor_pass_through"}
     assert any("BM25 only" in note for note in data["sets"][0]["notes"])
+
+
+def test_a_set_without_distractors_still_counts_its_unanswerable_questions(tiny, tmp_path):
+    # a new-user trial: 10 questions without a qrels row were left out without a word
+    # (refusal "-") unless the set had a distractors.tsv, which kb calibrate does not need
+    own = write_tiny_set(tmp_path / "own")
+    (own / "distractors.tsv").unlink()
+    r = kb_eval(tiny, "--set", str(own), "--json", embedder="none")
+    assert r.exit_code == 0, r.output
+    (s,) = json.loads(r.stdout)["sets"]
+    assert s["precision_queries"] == {"answerable": 6, "unanswerable": 2}
+    assert 0.0 <= s["metrics"]["refusal_rate"] <= 1.0
+    assert 0.0 <= s["metrics"]["false_refusal_rate"] <= 1.0
+    assert "distractor_pass_through" not in s["metrics"]  # no distractors planted
