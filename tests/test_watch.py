@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -129,3 +130,24 @@ def test_sigterm_stops_the_watch_cleanly_and_the_file_alone_holds_every_document
     copy = tmp_path / "copy.db"
     copy.write_bytes(db.read_bytes())  # the file alone
     assert set(_indexed(copy)) == {"first.md", "tea.md"}
+
+
+def test_a_folder_deleted_and_restored_is_watched_again(
+        watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]],
+        tmp_path: Path) -> None:
+    # a new-user trial: `rm -rf notes; cp -r backup notes` ended the watch with "no such file
+    # or folder", and a folder moved away and back was no longer watched
+    folder, db, proc, lines = watching
+    backup = tmp_path / "backup"
+    shutil.copytree(folder, backup)
+    write(backup / "restored.md", "# Restored\n\nPetrels nest in burrows.\n")
+    shutil.rmtree(folder)
+    said = lines.get(timeout=TIMEOUT_S)
+    assert said.startswith(f"kb: {folder}: gone; its documents are kept"), said
+    assert proc.poll() is None and "first.md" in _indexed(db)  # still running, nothing lost
+    shutil.copytree(backup, folder)
+    _until(lambda: "restored.md" in _indexed(db), "the restored folder was not synced")
+    write(folder / "later.md", "# Later\n\nShags dry their wings.\n")
+    _until(lambda: "later.md" in _indexed(db), "the restored folder was not watched")
+    os.kill(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=TIMEOUT_S) == 0

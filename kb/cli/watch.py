@@ -11,6 +11,7 @@ reports what a batch committed when it stops one.
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 
 import click
@@ -62,25 +63,52 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     as `kb sync` (.gitignore, .kbignore, built-in excludes). A file that fails is reported
     once, as by `kb sync`.
     """
-    import watchfiles
-
     roots = [Path(f).expanduser().resolve() for f in folders]
-    synced = False
     # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
     # is folded into the file, so a copy of the one file holds every document
     with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
-        # The watcher is running once it first yields (changes, or none within the timeout):
-        # only then the first sync, so a change made meanwhile is in the next batch.
-        for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
-                                        rust_timeout=WAKE_MS, yield_on_timeout=True,
-                                        raise_interrupt=False):
-            if not synced:
-                synced = True
-                print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)),
-                             as_json)
-                click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
-            plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
-                                SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
-            if plan:
-                print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
+        while _watch(kb, roots, as_json, debounce_ms) and _returned(roots):
+            pass  # a folder went away and came back (restored, moved back): watched again
     click.echo("kb: watch stopped", err=True)
+
+
+def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int) -> bool:
+    """Sync ``roots``, then apply their changes until Ctrl-C (``False``) or one goes (``True``).
+
+    The watcher is running once it first yields (changes, or none within the timeout): only
+    then the first sync, so a change made meanwhile is in the next batch. A folder deleted or
+    moved away (``rm -rf``, a restore from backup) keeps its documents, as ``kb sync`` does.
+    """
+    import watchfiles
+
+    synced = False
+    for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
+                                    rust_timeout=WAKE_MS, yield_on_timeout=True,
+                                    raise_interrupt=False):
+        if gone := [r for r in roots if not r.is_dir()]:
+            click.echo(f"kb: {gone[0]}: gone; its documents are kept, and it is watched again "
+                       "when it comes back (Ctrl-C stops)", err=True)
+            return True
+        if not synced:
+            synced = True
+            print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)), as_json)
+            click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
+        plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
+                            SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
+        if plan:
+            try:
+                print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
+            except FileNotFoundError:  # a folder went during the batch: the next check says
+                if all(r.is_dir() for r in roots):
+                    raise
+    return False
+
+
+def _returned(roots: list[Path]) -> bool:
+    """Wait until every folder of ``roots`` is back (``True``), or Ctrl-C (``False``)."""
+    try:
+        while not all(r.is_dir() for r in roots):
+            time.sleep(WAKE_MS / 1000)
+    except KeyboardInterrupt:
+        return False
+    return True
