@@ -141,7 +141,11 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
     lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method":
                                            "notifications/initialized"}),
              "", "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
-             '"method":"ping"}']  # an empty line asks nothing and gets no answer
+             '"method":"ping"}',  # an empty line asks nothing and gets no answer
+             # a lone surrogate's escape is valid JSON (a trial: answered -32700, id null)
+             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+                 "name": "knowledge_search", "arguments": {"query": "box kites \ud800"}}})]
+    assert "\\ud800" in lines[-1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", db, "--embedder", "none", "mcp"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -153,7 +157,7 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         proc.stdin.flush()  # stdin stays open: at its end the server stops answering
         timer = threading.Timer(TIMEOUT_S, proc.kill)  # a missing answer fails, never hangs
         timer.start()
-        while not ({1, 2, 3} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
+        while not ({1, 2, 3, 4} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
             line = proc.stdout.readline()
             if not line:
                 break
@@ -164,5 +168,6 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         proc.kill()
         proc.wait()
     assert "result" in by_id[1][0] and "result" in by_id[3][0]  # the session goes on
+    assert not by_id[4][0]["result"].get("isError"), by_id[4]  # searched, U+FFFD for it
     assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
     assert by_id[2][0]["error"]["code"] == -32600

@@ -19,6 +19,7 @@ imported only when a server is built.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,6 +194,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
 
     async with forward:
         async for item in incoming:
+            if isinstance(item, Exception) and (message := _reparsed(item)) is not None:
+                item = SessionMessage(message)  # a lone surrogate's escape: valid JSON
             if not isinstance(item, Exception):
                 await forward.send(item)
                 continue
@@ -204,6 +207,42 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
                 else "invalid request: not a JSON-RPC 2.0 message"))
             await outgoing.send(SessionMessage(error))
+
+
+def _reparsed(exc: Exception) -> Any:
+    r"""The message of a line the SDK's JSON parser refused only for a lone surrogate escape.
+
+    ``"\ud800"`` is valid JSON (RFC 8259 section 8.2 leaves its meaning open; Python's
+    ``json.dumps`` writes it for a lone surrogate), which pydantic's parser refuses as
+    ``json_invalid``; Python's own parser reads the line, each lone surrogate becomes U+FFFD
+    (as the HTTP API does), and the message is validated again. ``None`` for any other error.
+    """
+    from mcp import types
+    from pydantic import ValidationError
+
+    errors = list(exc.errors()) if isinstance(exc, ValidationError) else []
+    raw = errors[0].get("input") if errors and errors[0].get("type") == "json_invalid" else None
+    if not isinstance(raw, str) or "\\u" not in raw:
+        return None
+    try:
+        return types.jsonrpc_message_adapter.validate_python(
+            _without_surrogates(json.loads(raw)), by_name=False)
+    except ValueError:  # not JSON after all, or no message (ValidationError is a ValueError)
+        return None
+
+
+def _without_surrogates(data: Any) -> Any:
+    """``data`` (parsed JSON) with each lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(data, str):
+        return _SURROGATE.sub("\ufffd", data)
+    if isinstance(data, list):
+        return [_without_surrogates(v) for v in data]
+    if isinstance(data, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in data.items()}
+    return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _malformed(exc: Exception) -> tuple[int, int | str | None] | None:
