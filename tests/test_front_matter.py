@@ -127,3 +127,16 @@ def test_the_first_date_that_is_one_wins_and_yaml_spaced_times_are_dates(tmp_pat
     assert doc.created_at == datetime(2024, 1, 5, tzinfo=UTC) and doc.warnings == ()
     doc = extract(write(tmp_path / "b.md", "---\ndate: 2001-12-14 21:59:43.10 -5\n---\n" + BODY))
     assert doc.created_at == datetime(2001, 12, 15, 2, 59, 43, 100000, tzinfo=UTC)
+
+
+def test_tags_that_are_no_words_and_a_date_in_the_future_are_said(tmp_path: Path) -> None:
+    # a new-user trial: [car, "", null, 7] kept car and 7 without a word, and a year typo
+    # (2206) kept a note new for time decay, unsaid
+    doc = extract(write(tmp_path / "a.md", '---\ntags: [car, "", null, 7, [x, y]]\n---\n' + BODY))
+    assert doc.tags == ("car", "7")
+    assert doc.warnings == ("YAML front matter: tags '', None, ['x', 'y']: not words; ignored",)
+    doc = extract(write(tmp_path / "b.md", "---\ndate: 2206-12-01\n---\n" + BODY))
+    assert doc.created_at == datetime(2206, 12, 1, tzinfo=UTC)  # kept: a planned event's
+    assert doc.warnings == ("date '2206-12-01' is in the future: time decay reads the "
+                            "document as new until then (a typo?)",)
+    assert extract(write(tmp_path / "c.md", "---\ndate: 2025-01-01\n---\n" + BODY)).warnings == ()

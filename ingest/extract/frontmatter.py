@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 import yaml
 
@@ -23,6 +23,7 @@ _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
 # nothing)
 _UNCLOSED_RE = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:[A-Za-z_][\w-]*[ \t]*[:=][^\n]*\n){2}")
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
+FUTURE_SLACK = timedelta(days=2)  # a date past now by more (time zones aside) is a typo
 
 
 class _PlainScalars(yaml.SafeLoader):
@@ -90,20 +91,26 @@ def parse_front_matter(text: str) -> FrontMatter:
         given = [k for k in DATE_KEYS if data.get(k) is not None]
         created = next((d for d in map(_instant, (data[k] for k in given)) if d is not None),
                        None)  # the first that is a date ("date: TBD", then "created")
-        ignored = []
+        ignored, future = [], ""
         if given and created is None:
             ignored.append(f"{given[0]} {_shown(data[given[0]])} is not a valid date (the "
                            "file's time is used)")
         if title is not None and not isinstance(title, str):
             ignored.append(f"title {_shown(title)} is not text")
+        if created is not None and created > datetime.now(UTC) + FUTURE_SLACK:  # kept, said
+            future = (f"{given[0]} {_shown(data[given[0]])} is in the future: time decay reads "
+                      "the document as new until then (a typo?)")
         tags = data.get("tags")
         if tags is not None and not isinstance(tags, str | list):
             ignored.append(f"tags {_shown(tags)} is not a list of words")
+        elif isinstance(tags, list) and (odd := [t for t in tags if not _word(t)]):
+            ignored.append(f"tags {', '.join(map(_shown, odd))}: not words")
         return FrontMatter(
             title=" ".join(title.split()) or None if isinstance(title, str) else None,
             created_at=created, tags=_tags(tags), body_start=match.end(),
-            warning=(f"{fence} front matter: {'; '.join(ignored)}; ignored"
-                     if ignored else None))
+            warning="; ".join(filter(None, [
+                f"{fence} front matter: {'; '.join(ignored)}; ignored" if ignored else "",
+                future])) or None)
     unclosed = _UNCLOSED_RE.match(text)
     if unclosed:
         return FrontMatter(warning=f"front matter opened by {unclosed[1]} on the first line is "
@@ -143,10 +150,16 @@ def _yaml_timestamp(text: str) -> datetime | date | None:
     return value if isinstance(value, date) else None
 
 
+def _word(value: object) -> bool:
+    """Whether a tags entry is a tag: text (not blank) or a number, not a list or ``null``."""
+    return (isinstance(value, str | int | float) and not isinstance(value, bool)
+            and bool(str(value).strip()))
+
+
 def _tags(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.split(",")
     if not isinstance(value, list):
         return ()
-    tags = (" ".join(str(v).split()) for v in value if isinstance(v, str | int | float))
+    tags = (" ".join(str(v).split()) for v in value if _word(v))
     return tuple(dict.fromkeys(t for t in tags if t))
