@@ -115,7 +115,7 @@ class SetReport:
         dataset: the set's directory.
         queries: judged queries ranked.
         precision_queries: (answerable, unanswerable) queries of the precision gate, or
-            ``None`` when the set has no ``distractors.tsv``.
+            ``None`` when the set has no ``distractors.tsv`` and no unanswerable question.
         metrics: metric name -> value; ranking metrics and precision-gate metrics in [0, 1],
             latencies in ms (names ending ``_ms``). These are the names ``gates.toml`` uses.
         stage_p50_ms: pipeline stage -> p50 time in ms over the timed searches.
@@ -140,7 +140,10 @@ class SetReport:
 def measure_quality(kb: KnowledgeBase, dataset: Path,
                     settings: PipelineSettings) -> tuple[dict[str, float], int,
                                                          tuple[int, int] | None]:
-    """Ranking metrics and, with ``distractors.tsv``, the precision gate's metrics.
+    """Ranking metrics and, when the set allows it, the precision gate's metrics.
+
+    The gate runs with ``distractors.tsv``, or with unanswerable questions: those a top-level
+    ``qrels.tsv`` names none of the documents of.
 
     Returns:
         (metrics, judged queries ranked, (answerable, unanswerable) or ``None``); metrics as in
@@ -152,9 +155,9 @@ def measure_quality(kb: KnowledgeBase, dataset: Path,
     metrics["rank_p50_ms"] = ranking.latency_ms_p50
     counts = None
     planted = bool(load_distractors(dataset))
-    qrels = load_qrels(dataset)  # or unanswerable questions (no relevant document): a
-    if planted or any(not any(g > 0 for g in qrels.get(q._id, {}).values())  # user's own set
-                      for q in load_queries(dataset)):
+    qrels = load_qrels(dataset)  # or, in kb's own layout (qrels.tsv: BEIR's qrels/test.tsv
+    if planted or (dataset / "qrels.tsv").is_file() and any(  # leaves other splits' queries
+            q._id not in qrels for q in load_queries(dataset)):  # unjudged), unanswerable ones
         gate = evaluate_precision(kb, dataset, k=PRECISION_K, engines=engines_for(kb, settings))
         counts = (gate.answerable, gate.unanswerable)
         if gate.answerable:

@@ -25,6 +25,7 @@ An ignore file that cannot be read is treated as empty (a warning is logged).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,11 +73,16 @@ def _lenient_spec(lines: list[str], path: Path) -> GitIgnoreSpec:
     for number, line in enumerate(lines, 1):
         try:
             GitIgnoreSpec.from_lines([line])
-        except ValueError as exc:
-            log.warning("%s:%d: %s; the line is skipped", path, number, exc)
+        except (ValueError, re.error) as exc:  # "!", "[z-a]"
+            if (path, number, line) not in _WARNED:  # once: kb watch reads them every wake
+                _WARNED.add((path, number, line))
+                log.warning("%s:%d: %s; the line is skipped", path, number, exc)
             continue
         kept.append(line)
     return GitIgnoreSpec.from_lines(kept)
+
+
+_WARNED: set[tuple[Path, int, str]] = set()  # the lines skipped and said, this process
 
 
 def _repository_root(top: Path) -> Path | None:

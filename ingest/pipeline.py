@@ -162,7 +162,7 @@ def _ingest_file(store: Store, path: Path, chunk: ChunkSettings, worker: Extract
     old = store.get_document(source=source)
     if old is not None and old.content_hash == digest and old.status != "pending_models":
         if (old.size, old.mtime) != (stat.st_size, stat.st_mtime):  # touched: not stale
-            store.record_file_stat(source, stat.st_size, stat.st_mtime)
+            store.record_file_stat(source, stat.st_size, stat.st_mtime, digest)
         return FileOutcome(source, "unchanged")
     read = read_as(path)  # a web page saved as .txt is read as HTML
     if read == ".txt" and llm is None:  # streamed: no stage needs it whole

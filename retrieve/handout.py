@@ -122,11 +122,12 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
         weak: set[int] = set()
         if len(selected) < want:  # passed but below the share, then the closest: flagged weak
             rest = [c for c in head if c.chunk_id in passed and c not in selected]
-            # the rest in the ranking's order: a failed passage's answer_p says little; a
-            # refusal's closest few by how well they match, whatever their age (time decay
-            # put a year-old near-topic note below undated noise)
+            # the rest in the ranking's order: a failed passage's answer_p says little; under
+            # time decay a refusal's closest few by how well they match, whatever their age
+            # (decay put a year-old near-topic note below undated noise)
             failed = [c for c in ordered if c.chunk_id not in passed and c not in selected]
-            rest += failed if options.fill else sorted(failed, key=lambda c: -c.evidence)
+            rest += sorted(failed, key=lambda c: -c.evidence) if not options.fill and any(
+                _age_factor(c) < 1 for c in failed) else failed
             extra = fill(selected, (rest,), want)[len(selected):]
             weak = {c.chunk_id for c in extra if c.chunk_id not in passed}
             pool, selected = [*selected, *rest], selected + extra

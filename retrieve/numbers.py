@@ -102,10 +102,13 @@ _ZH_NAMED = re.compile(rf"^(?:第[{_ZH_NUMERAL}\d]+.*|[{_ZH_NUMERAL}]+(?:号线|
                        rf"[{_ZH_NUMERAL}]*[十百千万][{_ZH_NUMERAL}]*|[{_ZH_NUMERAL}]{{2,}})$")
 
 
-# an ISO week a question names ("2025-W16", "2025W16"): one number, ``w16``; a passage that
-# names weeks (or writes an ISO week) writes each of its numbers as a week too
+# an ISO week a question names ("2025-W16", "2025W16"): one number, ``w16``
 _ISO_WEEK = re.compile(r"(?<![A-Za-z0-9])\d{4}-?W(\d{1,2})(?![0-9])", re.I)
-_WEEK_WORD = re.compile(r"\bweeks?\b|\bwk\b|(?<![A-Za-z])(?:KW|W) ?\d|周", re.I)
+# a week a passage writes: "W16", "KW16", "wk 16", "week #16", "weeks 15-16", 第十六周, "16 周"
+_WEEK = re.compile(r"(?<![A-Za-z])(?:KW|W|wks?|weeks?)\s*#?\s*(\d{1,2})"
+                   r"(?:\s*[-–]\s*(\d{1,2}))?(?!\d)|第\s*(\d{1,2})\s*周"
+                   r"|(?<!\d)(\d{1,2})\s*周(?![一二三四五六日末年])", re.I)
+_WEEK_COLUMN = re.compile(r"^\|?\s*(?:[^|\n]*\|\s*)*weeks?\s*\|", re.I | re.M)  # a "Week" header
 
 
 def named_numbers(query: str) -> frozenset[str]:
@@ -152,8 +155,12 @@ def written_numbers(text: str) -> frozenset[str]:
     """
     text = _SPACED_POINT.sub(".", unicodedata.normalize("NFKC", text))
     found = set(_digit_runs(arabic_numerals(text)))
-    if _WEEK_WORD.search(text) or _ISO_WEEK.search(text):  # "W16", "week 16", 第十六周, a
-        found.update(f"w{int(n)}" for n in list(found) if n.isdigit())  # Week column's 16
+    for m in _WEEK.finditer(arabic_numerals(text)):
+        first, last, *zh = m.groups()
+        low = int(first or next(z for z in zh if z))
+        found.update(f"w{n}" for n in range(low, max(low, min(int(last or low), 53)) + 1))
+    if _WEEK_COLUMN.search(text):  # a table's Week column: its numbers are weeks
+        found.update(f"w{int(n)}" for n in list(found) if n.isdigit())
     found.update(n[:-1] for n in list(found) if n.endswith("s"))
     found.update(n[2:] for n in list(found) if len(n) == 4 and n[:2] in ("19", "20"))
     found.update(WORD_VALUE[w.lower()] for w in _LATIN_WORD.findall(text)

@@ -227,7 +227,7 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
             # a lone character: "公元215年" is the year 215, not 215 元
             # a code a whole word ("scrub 2" is no RUB 2, "Fraud 3" no AUD 3)
             if (unit == "money" and before.endswith(form) and (
-                    len(form) == 3 and not before[-4:-3].isalpha() if word
+                    len(form) == 3 and not _LATIN_LETTER.match(before[-4:-3]) if word
                     else not _lone_cjk(form))):
                 return True
         window = text[max(0, m.start() - 12):m.start()]
@@ -237,6 +237,7 @@ def with_unit(text: str, m: re.Match[str], units: tuple[str, ...]) -> bool:
     return False
 
 
+_LATIN_LETTER = re.compile("[A-Za-z]")  # before a code: part of a word (总价EUR 99 is money)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|％|percent\b|per cent\b)")
 # a change of a price, not the price: 涨价 8%, 降价, 提价, 调价, "price rose 8%", "cost increase"
 _CHANGED = re.compile(r"[涨降提调]价|价格?(?:上涨|下降|上调|下调)|(?:rose|rise|risen|fell|fall|"

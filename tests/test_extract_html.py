@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kb.errors import EmptyDocumentError
-from kb.ingest.extract import extract
+from kb.ingest.extract import extract, read_as
 from kb.ingest.extract.html import extract_html
 
 HTML = Path(__file__).parent / "fixtures" / "docs" / "html"
@@ -199,6 +199,8 @@ PAGE = ("\ufeff\n  <!DOCTYPE html>\n<html><head><title>Kite history</title>"
     # what browsers and editors write before the doctype (a review)
     ("saved.txt", "<!-- saved from url=(0042)https://example.org/kites -->\n"),
     ("saved.txt", '<?xml version="1.0" encoding="utf-8"?>\n<!--[if IE]><![endif]-->\n'),
+    # forty comments first: a pattern backtracked for minutes over them (a review)
+    ("saved.md", "".join(f"<!-- lint-disable rule{i} -->\n" for i in range(40))),
 ])
 def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, name: str,
                                                                 opening: str) -> None:
@@ -210,6 +212,13 @@ def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, na
     assert "Lawrence Hargrave in 1893" in doc.text
     assert "<" not in doc.text and "tracker" not in doc.text
     assert doc.warnings[0].startswith(f"an HTML page in a {path.suffix} file: read as HTML")
+
+
+def test_a_note_opening_with_many_comments_is_read_at_once_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "lint.md"
+    path.write_text("".join(f"<!-- lint-disable rule{i} -->\n" for i in range(60))
+                    + "# Kites\n\nBox kites fly.\n", encoding="utf-8")
+    assert read_as(path) == ".md" and "Box kites fly." in extract(path).text
 
 
 def test_text_that_only_mentions_html_stays_text(tmp_path: Path) -> None:

@@ -605,4 +605,10 @@ def test_a_line_git_cannot_read_in_an_ignore_file_is_skipped_not_fatal(tmp_path,
         report = kb.ingest([tmp_path / "d"])
         assert report.count("added") == 2  # the other rule still applies
         assert sorted(Path(d.source).name for d in kb.documents()) == ["a.md", "s.md"]
-    assert f"{tmp_path / 'd' / 'sub' / '.gitignore'}:1: Invalid git pattern: '!'" in caplog.text
+    said = f"{tmp_path / 'd' / 'sub' / '.gitignore'}:1: Invalid git pattern: '!'"
+    assert caplog.text.count(said) == 1
+    write(tmp_path / "d" / "sub" / ".gitignore", "!\n*.tmp.md\n[z-a]\n")  # re.error too
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        assert kb.ingest([tmp_path / "d"]).count("failed") == 0
+    assert caplog.text.count(said) == 1  # said once (kb watch reads the rules every wake)
+    assert ".gitignore:3: " in caplog.text

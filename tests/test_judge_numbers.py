@@ -82,6 +82,9 @@ def test_a_passage_writes_numbers_in_every_form():
     ("Who was on call in 2025-W16?", "Weeks 15-16: Ana", ()),
     ("Who was on call in 2025-W16?", "2025 plan: Ana on W14, Bo on W15", ("w16",)),
     ("Who was on call in 2025-W16?", "The 2025 rota: Ana on 16 May", ("w16",)),
+    # a week is written by its own marker: a room 16 or 周一 16 点 is none (a review)
+    ("Who was on call in 2025-W16?", "Ana on W14, Bo on W15; room 16", ("w16",)),
+    ("2025-W16 谁值班？", "周一 16 点开会", ("w16",)),
 ])
 def test_missing_numbers(query, passage, missing):
     assert missing_numbers(named_numbers(query), passage) == missing

@@ -86,6 +86,7 @@ def test_the_asked_type_reads_past_scene_clauses(query, kind):
     # a currency code is a whole word: "scrub" holds no RUB, "Fraud" no AUD (a review)
     ("Use the body scrub 2 times a week.", "How much does the body scrub cost?", None),
     ("Fraud 3 cases were filed.", "How much was the fee?", None),
+    ("迪士尼门票价格为JPY 8400。", "迪士尼门票多少钱？", "8400"),  # a code after Han is money
     # a heading above a sentence is no person; a model number is no quantity (new-user trial)
     ("# About Acme Widgets\n\nAcme Widgets was founded in 1990 in Dayton.",
      "Who founded Acme Widgets?", None),

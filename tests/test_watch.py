@@ -151,3 +151,27 @@ def test_a_folder_deleted_and_restored_is_watched_again(
     _until(lambda: "later.md" in _indexed(db), "the restored folder was not watched")
     os.kill(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=TIMEOUT_S) == 0
+
+
+def test_a_folder_swapped_for_another_at_once_is_watched_as_the_new_one(
+        watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]],
+        tmp_path: Path) -> None:
+    # a review: `mv notes notes.old && mv backup notes` ends within one wait of the watcher,
+    # which went on following the old folder (its inode) under the new one's name
+    folder, db, proc, lines = watching
+    backup = tmp_path / "backup"
+    shutil.copytree(folder, backup)
+    write(backup / "swapped.md", "# Swapped\n\nGuillemots crowd the ledges.\n")
+    folder.rename(tmp_path / "notes.old")
+    backup.rename(folder)
+    said = lines.get(timeout=TIMEOUT_S)
+    # (seen between the two moves, it is gone first: either way it is watched again)
+    assert said.startswith((f"kb: {folder}: replaced; its documents are kept",
+                            f"kb: {folder}: gone; its documents are kept")), said
+    _until(lambda: "swapped.md" in _indexed(db), "the swapped-in folder was not synced")
+    write(folder / "later.md", "# Later\n\nKittiwakes call their name.\n")
+    _until(lambda: "later.md" in _indexed(db), "the swapped-in folder was not watched")
+    write(tmp_path / "notes.old" / "stale.md", "# Stale\n\nNot watched any more.\n")
+    os.kill(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=TIMEOUT_S) == 0
+    assert "stale.md" not in _indexed(db)

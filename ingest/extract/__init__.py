@@ -30,10 +30,9 @@ EXTRACTORS: dict[str, Callable[[Path], ExtractedDocument]] = {
     ".docx": extract_docx,
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(EXTRACTORS)
-# a web page saved under a text suffix: it opens as HTML does (after a byte-order mark, blanks)
-_HTML_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
-                           rb"(?:<!doctype\s+html|<html[\s>])", re.I | re.S)  # a prolog and
-_SNIFF_BYTES = 4096  # comments first: "<!-- saved from url=... -->", "<!--[if IE]>"
+# a web page saved under a text suffix opens as HTML does (``_opens_html``)
+_HTML_START = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
+_SNIFF_BYTES = 4096  # a prolog and comments may come first: "<!-- saved from url=... -->"
 
 __all__ = ["SUPPORTED_SUFFIXES", "extract", "read_as"]
 
@@ -53,7 +52,28 @@ def read_as(path: Path) -> str:
             head = fh.read(_SNIFF_BYTES)
     except OSError:
         return suffix
-    return ".html" if _HTML_OPENING.match(head) else suffix
+    return ".html" if _opens_html(head) else suffix
+
+
+def _opens_html(head: bytes) -> bool:
+    """Whether ``head`` opens an HTML document.
+
+    After a byte-order mark, blanks, an XML prolog and comments, each skipped by a search
+    for its end (a pattern over many comments backtracked for seconds).
+    """
+    at = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    while True:
+        while at < len(head) and head[at:at + 1].isspace():
+            at += 1
+        for opening, closing in ((b"<?xml", b"?>"), (b"<!--", b"-->")):
+            if head.startswith(opening, at):
+                end = head.find(closing, at + len(opening))
+                if end < 0:
+                    return False
+                at = end + len(closing)
+                break
+        else:
+            return _HTML_START.match(head, at) is not None
 
 
 def extract(path: Path) -> ExtractedDocument:

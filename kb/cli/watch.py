@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -82,26 +83,44 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
     import watchfiles
 
     synced = False
-    for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
-                                    rust_timeout=WAKE_MS, yield_on_timeout=True,
-                                    raise_interrupt=False):
-        if gone := [r for r in roots if not r.is_dir()]:
-            click.echo(f"kb: {gone[0]}: gone; its documents are kept, and it is watched again "
-                       "when it comes back (Ctrl-C stops)", err=True)
-            return True
-        if not synced:
-            synced = True
-            print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)), as_json)
-            click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
-        plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
-                            SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
-        if plan:
-            try:
-                print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
-            except FileNotFoundError:  # a folder went during the batch: the next check says
-                if all(r.is_dir() for r in roots):
-                    raise
+    watched = {r: _identity(r) for r in roots}  # a folder replaced (restored, moved back) is
+    try:  # another folder: the watcher still follows the old one
+        for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
+                                        rust_timeout=WAKE_MS, yield_on_timeout=True,
+                                        raise_interrupt=False):
+            if moved := [r for r in roots if _identity(r) != watched[r]]:
+                click.echo(f"kb: {moved[0]}: {'gone' if not moved[0].is_dir() else 'replaced'}"
+                           "; its documents are kept, and the folders are synced and watched "
+                           "again once it is back (Ctrl-C stops)", err=True)
+                return True
+            synced = _batch(kb, roots, as_json, changes, synced)
+    except FileNotFoundError:  # a folder went before the watcher started: wait for it
+        if all(r.is_dir() for r in roots):
+            raise
+        return True
     return False
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """The folder's (device, inode), ``None`` when it is gone."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if folder.is_dir() else None
+
+
+def _batch(kb: KnowledgeBase, roots: list[Path], as_json: bool,
+           changes: Iterable[tuple[int, str]], synced: bool) -> bool:
+    """The first sync (``synced`` false), then one batch of changes; ``True`` once synced."""
+    if not synced:
+        print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)), as_json)
+        click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
+    plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
+                        SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
+    if plan:
+        print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
+    return True
 
 
 def _returned(roots: list[Path]) -> bool:

@@ -314,14 +314,15 @@ class Store(SearchPrimitives):
                 return None
             return insert_document(c, doc, chunks, warnings_after)
 
-    def record_file_stat(self, source: str, size: int, mtime: float) -> None:
+    def record_file_stat(self, source: str, size: int, mtime: float, content_hash: str) -> None:
         """Record a file's size (bytes) and modification time (Unix s), its content unchanged.
 
-        After ``touch``, a checkout or an editor saving the same text: it is not stale.
+        After ``touch``, a checkout or an editor saving the same text: it is not stale. Only
+        while the stored version has ``content_hash`` (another ingest may have replaced it).
         """
-        with self.write() as c:
-            c.execute("UPDATE documents SET size = ?, mtime = ? WHERE source = ?",
-                      (size, mtime, source))
+        with self.write(bump=False) as c:  # no search result changes
+            c.execute("UPDATE documents SET size = ?, mtime = ? WHERE source = ? AND "
+                      "content_hash = ?", (size, mtime, source, content_hash))
 
     def delete_document(self, source: str) -> bool:
         """Delete a document with its chunks, FTS rows, vectors and tags; ``False`` if absent."""
