@@ -108,7 +108,7 @@ _ISO_WEEK = re.compile(r"(?<![A-Za-z0-9])\d{4}-?W(\d{1,2})(?![0-9])", re.I)
 _WEEK = re.compile(r"(?<![A-Za-z])(?:KW|W|wks?|weeks?)\s*#?\s*(\d{1,2})"
                    r"(?:\s*[-–]\s*(\d{1,2}))?(?!\d)|第\s*(\d{1,2})\s*周"
                    r"|(?<!\d)(\d{1,2})\s*周(?![一二三四五六日末年])", re.I)
-_WEEK_COLUMN = re.compile(r"^\|?\s*(?:[^|\n]*\|\s*)*weeks?\s*\|", re.I | re.M)  # a "Week" header
+_WEEK_COLUMN = re.compile(r"(?:^|\|)[ \t]*weeks?[ \t]*\|", re.I | re.M)  # a "Week" header cell
 
 
 def named_numbers(query: str) -> frozenset[str]:
