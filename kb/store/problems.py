@@ -38,20 +38,22 @@ class Problem:
     reported_at: datetime
 
 
+_SELECT = "SELECT source, size, mtime, reason, reported_at FROM file_problems"
+
+
+def _problem(row: tuple[str, int, float, str, str]) -> Problem:
+    return Problem(row[0], row[1], row[2], row[3], datetime.fromisoformat(row[4]))
+
+
 def get_problem(store: Store, source: str) -> Problem | None:
     """The problem remembered for ``source``, or ``None``."""
-    row = store.conn.execute("SELECT source, size, mtime, reason, reported_at FROM "
-                             "file_problems WHERE source = ?", (source,)).fetchone()
-    if row is None:
-        return None
-    return Problem(row[0], row[1], row[2], row[3], datetime.fromisoformat(row[4]))
+    row = store.conn.execute(f"{_SELECT} WHERE source = ?", (source,)).fetchone()
+    return None if row is None else _problem(row)
 
 
 def all_problems(store: Store) -> list[Problem]:
     """Every problem remembered, by source."""
-    return [Problem(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]))
-            for r in store.conn.execute("SELECT source, size, mtime, reason, reported_at FROM "
-                                        "file_problems ORDER BY source")]
+    return [_problem(r) for r in store.conn.execute(f"{_SELECT} ORDER BY source")]
 
 
 def remember_problems(store: Store, problems: Iterable[tuple[str, int, float, str]]) -> None:
