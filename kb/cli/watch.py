@@ -11,6 +11,7 @@ reports what a batch committed when it stops one.
 from __future__ import annotations
 
 import dataclasses
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -107,7 +108,7 @@ def _identity(folder: Path) -> tuple[int, int] | None:
         info = folder.stat()
     except OSError:
         return None
-    return (info.st_dev, info.st_ino) if folder.is_dir() else None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
 def _batch(kb: KnowledgeBase, roots: list[Path], as_json: bool,
