@@ -132,6 +132,13 @@ def test_sigterm_stops_the_watch_cleanly_and_the_file_alone_holds_every_document
     assert set(_indexed(copy)) == {"first.md", "tea.md"}
 
 
+def _synced_and_watched_again(folder: Path, db: Path, note: str) -> None:
+    """The folder back in place: its ``note`` indexed, then a file written into it."""
+    _until(lambda: note in _indexed(db), f"the folder back was not synced ({note})")
+    write(folder / "later.md", "# Later\n\nShags dry their wings.\n")
+    _until(lambda: "later.md" in _indexed(db), "the folder back was not watched")
+
+
 def test_a_folder_deleted_and_restored_is_watched_again(
         watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]],
         tmp_path: Path) -> None:
@@ -146,9 +153,7 @@ def test_a_folder_deleted_and_restored_is_watched_again(
     assert said.startswith(f"kb: {folder}: gone; its documents are kept"), said
     assert proc.poll() is None and "first.md" in _indexed(db)  # still running, nothing lost
     shutil.copytree(backup, folder)
-    _until(lambda: "restored.md" in _indexed(db), "the restored folder was not synced")
-    write(folder / "later.md", "# Later\n\nShags dry their wings.\n")
-    _until(lambda: "later.md" in _indexed(db), "the restored folder was not watched")
+    _synced_and_watched_again(folder, db, "restored.md")
     os.kill(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=TIMEOUT_S) == 0
 
@@ -168,9 +173,7 @@ def test_a_folder_swapped_for_another_at_once_is_watched_as_the_new_one(
     # (seen between the two moves, it is gone first: either way it is watched again)
     assert said.startswith((f"kb: {folder}: replaced; its documents are kept",
                             f"kb: {folder}: gone; its documents are kept")), said
-    _until(lambda: "swapped.md" in _indexed(db), "the swapped-in folder was not synced")
-    write(folder / "later.md", "# Later\n\nKittiwakes call their name.\n")
-    _until(lambda: "later.md" in _indexed(db), "the swapped-in folder was not watched")
+    _synced_and_watched_again(folder, db, "swapped.md")
     write(tmp_path / "notes.old" / "stale.md", "# Stale\n\nNot watched any more.\n")
     os.kill(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=TIMEOUT_S) == 0
