@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from kb.ingest.ignore import IGNORE_FILES, IgnoreRules
+from kb.ingest.ignore import IGNORE_FILES, IgnoreRules, is_unread_rules
 
 ChangeKind = Literal["added", "modified", "deleted"]
 
@@ -63,7 +63,10 @@ def plan_changes(changes: Iterable[tuple[ChangeKind, Path]], folders: Sequence[P
         if path.name in IGNORE_FILES and rules[folder].reason_under(path.parent) is None:
             resync = True  # the rules themselves changed
             continue
-        if rules[folder].reason_under(path) is not None:
+        why = rules[folder].reason_under(path)
+        if why is not None:
+            if is_unread_rules(why) and not path.exists() and path.suffix.lower() in suffixes:
+                remove.add(path)  # gone is gone, whatever an unreadable ignore file says
             continue
         if path.is_dir():
             resync = True  # a folder moved in, or made: its files may never be reported

@@ -19,7 +19,10 @@ folder. In order, the first that applies gives the reason:
    root (the nearest folder above that holds ``.git``), as git reads them. A file inside an
    ignored folder cannot be included again (the folder is never entered).
 
-An ignore file that cannot be read is treated as empty (a warning is logged).
+An ignore file that exists but cannot be read (mode 000, an I/O error) fails closed: every
+entry of its folder and below is left out (``cannot read .kbignore``, a warning names the
+file), since what it keeps out is unknown; the documents already indexed there stay
+(``is_unread_rules``: the sync's prune and ``kb watch`` keep them) until it can be read.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ EXTRA_PATTERNS = "ignore pattern"  # the reason for a path matched by the extra 
 # Reasons no one expects indexed (.git, node_modules, the ignore files themselves): the ingest
 # summary counts them apart from what an ignore file or pattern or the type left out.
 ROUTINE_REASONS = frozenset({"built-in exclude", "virtualenv", "hidden"})
+UNREAD_RULES = "cannot read "  # + the ignore file's name: the reason when it fails closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +52,23 @@ class _Spec:
     base: Path  # the folder the patterns are relative to
     spec: GitIgnoreSpec
     origin: str  # ``.gitignore``, ``.kbignore`` or ``EXTRA_PATTERNS``
+    unread: bool = False  # the file exists but could not be read: it leaves everything out
 
 
 def _read_spec(folder: Path, name: str) -> _Spec | None:
     path = folder / name
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None  # no ignore file here (a folder of that name is none either)
     except OSError as exc:
-        log.warning("%s: cannot read (%s); its patterns are not applied", path, exc)
-        return None
+        if path not in _WARNED_UNREAD:  # once: kb watch reads the rules every wake
+            _WARNED_UNREAD.add(path)
+            log.warning("%s: cannot read (%s); nothing in its folder is indexed until it "
+                        "can be read (what is indexed there stays)", path,
+                        exc.strerror or exc)
+        return _Spec(folder, GitIgnoreSpec.from_lines([]), name, unread=True)
+    _WARNED_UNREAD.discard(path)
     spec = _lenient_spec(text.splitlines(), path)
     return _Spec(folder, spec, name) if len(spec) else None
 
@@ -83,6 +93,15 @@ def _lenient_spec(lines: list[str], path: Path) -> GitIgnoreSpec:
 
 
 _WARNED: set[tuple[Path, int, str]] = set()  # the lines skipped and said, this process
+_WARNED_UNREAD: set[Path] = set()  # the ignore files said unreadable and not read since
+
+
+def is_unread_rules(reason: str | None) -> bool:
+    """Whether ``reason`` (from ``IgnoreRules.reason``) is an ignore file that could not be read.
+
+    Such an entry is not indexed, but a document already indexed from it is kept.
+    """
+    return reason is not None and reason.startswith(UNREAD_RULES)
 
 
 def _repository_root(top: Path) -> Path | None:
@@ -138,7 +157,8 @@ class IgnoreRules:
 
         Returns:
             ``built-in exclude``, ``virtualenv``, ``hidden``, ``.gitignore``, ``.kbignore``,
-            ``ignore pattern``, or ``None`` when it is kept.
+            ``ignore pattern``, ``cannot read .gitignore`` or ``cannot read .kbignore`` (an
+            ignore file above it exists but cannot be read), or ``None`` when it is kept.
         """
         name = path.name
         if is_dir and name in BUILTIN_EXCLUDES:
@@ -152,6 +172,8 @@ class IgnoreRules:
             specs = (*specs, self._extra)
         decision: str | None = None
         for s in specs:
+            if s.unread:
+                return UNREAD_RULES + s.origin
             relative = path.relative_to(s.base).as_posix() + ("/" if is_dir else "")
             include = s.spec.check_file(relative).include
             if include is not None:

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kb.ingest.ignore import IgnoreRules
+from kb.ingest.ignore import IgnoreRules, is_unread_rules
 from kb.ingest.problems import storable
 from kb.store import Store
 from kb.store.links import forget_links, links_under
@@ -65,7 +65,8 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     """Delete documents under any folder in ``roots`` that its ignore rules now leave out.
 
     A document indexed before a ``.gitignore`` or ``.kbignore`` said otherwise (or by a kb
-    without ignore rules: ``node_modules``) goes, as its file would never be indexed now.
+    without ignore rules: ``node_modules``) goes, as its file would never be indexed now. One
+    under an ignore file that cannot be read stays: what that file says is unknown.
 
     Args:
         store: the open store.
@@ -79,7 +80,8 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     removed = []
     for doc in store.documents():
         path = Path(doc.source)
-        if any(r.reason_under(path) is not None for r in rules if path.is_relative_to(r.top)):
+        reasons = [r.reason_under(path) for r in rules if path.is_relative_to(r.top)]
+        if any(why is not None and not is_unread_rules(why) for why in reasons):
             store.delete_document(doc.source)
             removed.append(doc.source)
     return tuple(removed)

@@ -183,3 +183,39 @@ def test_a_folder_whose_virtualenv_check_fails_is_no_virtualenv(tmp_path):
     venv = tmp_path / "env"
     write(venv / "pyvenv.cfg", "home = /usr/bin\n")
     assert rules.reason(venv, is_dir=True) == "virtualenv"
+
+
+def test_an_ignore_file_that_cannot_be_read_keeps_its_folder_out_and_loses_nothing(
+        tmp_path, caplog):
+    # a new-user trial: a .kbignore kb could not read was skipped with a warning, and the
+    # private files it named were indexed. A symlink loop cannot be read even by root.
+    root = (tmp_path / "notes").resolve()
+    write(root / "a.md", NOTE)
+    write(root / "sub" / "s.md", NOTE)
+    write(root / "sub" / "private.md", NOTE)
+    write(root / "sub" / ".kbignore", "private.md\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([root])
+        assert _sources(kb, root) == {"a.md", "sub/s.md"}
+        (root / "sub" / ".kbignore").unlink()
+        (root / "sub" / ".kbignore").symlink_to(root / "sub" / ".kbignore")
+        write(root / "sub" / "new.md", NOTE)
+        report = kb.sync([root])
+        # nothing new comes in under it; what was indexed there stays
+        assert _sources(kb, root) == {"a.md", "sub/s.md"} and report.removed == ()
+        assert dict(report.ignored)["cannot read .kbignore"] == 3  # s, private, new
+        kb.sync([root])  # kb watch re-reads the rules at every wake: said once
+        assert caplog.text.count(f"{root / 'sub' / '.kbignore'}: cannot read") == 1
+        assert "nothing in its folder is indexed" in caplog.text
+        rules = IgnoreRules(root)
+        assert rules.reason(root / "sub" / "x.md", is_dir=False) == "cannot read .kbignore"
+        assert rules.reason(root / "b.md", is_dir=False) is None  # its folder only
+        # kb watch: a new file there is not ingested, a file deleted there is removed
+        (root / "sub" / "s.md").unlink()
+        plan = plan_changes([("added", root / "sub" / "new.md"),
+                             ("deleted", root / "sub" / "s.md")], [root], SUPPORTED_SUFFIXES)
+        assert plan.ingest == () and plan.remove == (root / "sub" / "s.md",)
+        (root / "sub" / ".kbignore").unlink()
+        write(root / "sub" / ".kbignore", "private.md\n")  # readable again
+        kb.sync([root])
+        assert _sources(kb, root) == {"a.md", "sub/new.md"}
