@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler
 from kb.retrieve.terms import is_stop
 from kb.store.textindex import cut_words, has_cjk, normalise_word
 
@@ -194,7 +195,9 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
     确定了吗) is answered by the placeholder, and a passage that names the row's key outside
     its tables with the column asked or a figure ("Update: Hana Kovač's phone is 0161 ...",
     "卫浴最后花了 11,350 元") may answer in prose: neither is decided ("瓷砖还没有选好" names
-    the key, neither the cost asked nor a figure). (A yes-or-no question is left out by the
+    the key, neither the cost asked nor a figure). A figure is a number in the unit asked
+    (``kb.retrieve.answer_types.novel_filler``), not a date ("Hana Kovač starts on 3 May"),
+    unless the question asks a date. (A yes-or-no question is left out by the
     caller, ``kb.retrieve.relations``.)
 
     Args:
@@ -204,8 +207,10 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
     asked = _words(query)
     if not asked or "|" not in text or _KNOWN_YET.search(query):
         return ()
-    prose = [(_words(line), any(c.isdigit() for c in line)) for line in text.splitlines()
-             if not (_is_row(line) or _RULE.match(line))]
+    kinds: tuple[AnswerType, ...] = ("number", "date") if answer_type(query) == "date" else (
+        "number",)
+    prose = [(_words(line), any(novel_filler(line, k, query) for k in kinds))
+             for line in text.splitlines() if not (_is_row(line) or _RULE.match(line))]
     for header, rows in _tables(text):
         row_words = [_words(" ".join(r)) for r in rows]
         keys = {w for w in asked

@@ -66,6 +66,15 @@ BUDGET = """| 项目 | 预算（元） | 实际（元） |
      CONTACTS + "\nHana Kovač can be reached on 0161 496 0999.", ()),
     ("What is the phone number of the security lead Hana Kovač?",
      CONTACTS + "\nHana Kovač starts on Monday.", ("Phone of Security lead",)),
+    # a date is no figure of a phone or a cost (a review: "review on 3 May" let it pass) ...
+    ("What is the phone number of the security lead Hana Kovač?",
+     CONTACTS + "\nHana Kovač's contract review is on 3 May 2025.", ("Phone of Security lead",)),
+    ("卫浴实际花了多少钱？", BUDGET + "\n卫浴 3 月 5 日安装。", ("实际（元） of 卫浴",)),
+    # ... but may answer a question asking one
+    ("When do we meet for the Great Calder horseshoe walk?",
+     ROUTES + "\nGreat Calder horseshoe: we meet on 19 April.", ()),
+    ("When do we meet for the Great Calder horseshoe walk?", ROUTES,
+     ("Meeting point and time of Great Calder horseshoe",)),
     # words of any script name a row: Kovač is not "kova"
     ("Какой телефон у Ковач?", "| Имя | Телефон |\n| --- | --- |\n| Ковач | TBC |\n"
      "| Иванов | 123 |\n| Петров | 456 |", ("Телефон of Ковач",)),
