@@ -178,3 +178,44 @@ def test_a_folder_swapped_for_another_at_once_is_watched_as_the_new_one(
     os.kill(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=TIMEOUT_S) == 0
     assert "stale.md" not in _indexed(db)
+
+
+def test_while_one_folder_is_gone_the_other_is_still_watched(tmp_path: Path) -> None:
+    # a review: with one of two watched folders deleted, kb watch waited for it and applied
+    # no change of the other until it came back
+    birds, fish = (tmp_path / "birds").resolve(), (tmp_path / "fish").resolve()
+    write(birds / "tern.md", "# Tern\n\nTerns migrate from pole to pole.\n")
+    write(fish / "cod.md", "# Cod\n\nCod spawn in cold water.\n")
+    db = tmp_path / "kb.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
+         str(birds), str(fish), "--debounce-ms", "100"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stderr is not None
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    try:
+        assert lines.get(timeout=TIMEOUT_S * 2).startswith("kb: watching ")
+        backup = tmp_path / "fish.bak"
+        shutil.copytree(fish, backup)
+        shutil.rmtree(fish)
+        said = lines.get(timeout=TIMEOUT_S)
+        assert said.startswith(f"kb: {fish}: gone; its documents are kept"), said
+        assert "the other folders are still watched" in said
+        write(birds / "puffin.md", "# Puffin\n\nPuffins carry fish crosswise.\n")
+        _until(lambda: "puffin.md" in _indexed(db), "the folder still there was not watched")
+        (birds / "tern.md").unlink()
+        _until(lambda: "tern.md" not in _indexed(db), "a file deleted there stayed")
+        assert "cod.md" in _indexed(db)  # the gone folder's documents are kept
+        write(backup / "eel.md", "# Eel\n\nEels cross the Sargasso Sea.\n")
+        backup.rename(fish)
+        _until(lambda: "eel.md" in _indexed(db), "the folder back was not synced")
+        write(fish / "hake.md", "# Hake\n\nHake hunt at night.\n")
+        _until(lambda: "hake.md" in _indexed(db), "the folder back was not watched")
+        assert set(_indexed(db)) == {"puffin.md", "cod.md", "eel.md", "hake.md"}
+        os.kill(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -69,37 +69,62 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
     # is folded into the file, so a copy of the one file holds every document
     with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
-        while _watch(kb, roots, as_json, debounce_ms) and _returned(roots):
-            pass  # a folder went away and came back (restored, moved back): watched again
+        while (present := _present(roots)) is not None and _watch(kb, roots, present,
+                                                                  as_json, debounce_ms):
+            pass  # a folder went, came back or was replaced: the folders there are watched
     click.echo("kb: watch stopped", err=True)
 
 
-def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int) -> bool:
-    """Sync ``roots``, then apply their changes until Ctrl-C (``False``) or one goes (``True``).
+def _watch(kb: KnowledgeBase, roots: list[Path], present: list[Path], as_json: bool,
+           debounce_ms: int) -> bool:
+    """Sync ``present``, apply their changes until Ctrl-C (``False``) or a root changes (``True``).
+
+    A root changes when it goes, is replaced or comes back.
 
     The watcher is running once it first yields (changes, or none within the timeout): only
     then the first sync, so a change made meanwhile is in the next batch. A folder deleted or
-    moved away (``rm -rf``, a restore from backup) keeps its documents, as ``kb sync`` does.
+    moved away (``rm -rf``, a restore from backup) keeps its documents, as ``kb sync`` does,
+    and the other folders are still watched meanwhile.
     """
     import watchfiles
 
     synced = False
     watched = {r: _identity(r) for r in roots}  # a folder replaced (restored, moved back) is
     try:  # another folder: the watcher still follows the old one
-        for changes in watchfiles.watch(*roots, watch_filter=None, debounce=debounce_ms,
+        for changes in watchfiles.watch(*present, watch_filter=None, debounce=debounce_ms,
                                         rust_timeout=WAKE_MS, yield_on_timeout=True,
                                         raise_interrupt=False):
             if moved := [r for r in roots if _identity(r) != watched[r]]:
-                click.echo(f"kb: {moved[0]}: {'gone' if not moved[0].is_dir() else 'replaced'}"
-                           "; its documents are kept, and the folders are synced and watched "
-                           "again once it is back (Ctrl-C stops)", err=True)
-                return True
-            synced = _batch(kb, roots, as_json, changes, synced)
-    except FileNotFoundError:  # a folder went before the watcher started: wait for it
-        if all(r.is_dir() for r in roots):
+                click.echo(f"kb: {moved[0]}: "
+                           f"{_change_said(moved[0], watched[moved[0]], len(roots))}", err=True)
+                return True  # the next first sync catches up on what this batch held
+            synced = _batch(kb, present, as_json, changes, synced)
+    except FileNotFoundError:  # a folder went before the watcher started: watch the others
+        if all(r.is_dir() for r in present):
             raise
         return True
     return False
+
+
+def _change_said(folder: Path, was: tuple[int, int] | None, n_roots: int) -> str:
+    """What became of a watched folder whose identity changed (``was``: it before)."""
+    if was is None:
+        return "back; it is synced and watched again"
+    if not folder.is_dir():
+        return ("gone; its documents are kept, and it is synced and watched again once it "
+                "is back" + ("; the other folders are still watched" if n_roots > 1
+                             else " (Ctrl-C stops)"))
+    return "replaced; its documents are kept, and it is synced and watched as the new one"
+
+
+def _present(roots: list[Path]) -> list[Path] | None:
+    """The folders of ``roots`` there now, waiting while none is; ``None`` on Ctrl-C."""
+    try:
+        while not (present := [r for r in roots if r.is_dir()]):
+            time.sleep(WAKE_MS / 1000)
+    except KeyboardInterrupt:
+        return None
+    return present
 
 
 def _identity(folder: Path) -> tuple[int, int] | None:
@@ -121,14 +146,4 @@ def _batch(kb: KnowledgeBase, roots: list[Path], as_json: bool,
                         SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
     if plan:
         print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
-    return True
-
-
-def _returned(roots: list[Path]) -> bool:
-    """Wait until every folder of ``roots`` is back (``True``), or Ctrl-C (``False``)."""
-    try:
-        while not all(r.is_dir() for r in roots):
-            time.sleep(WAKE_MS / 1000)
-    except KeyboardInterrupt:
-        return False
     return True
