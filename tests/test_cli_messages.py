@@ -221,10 +221,14 @@ def test_docs_lists_the_files_that_could_not_be_indexed(tmp_path):
     (record,) = [json.loads(x) for x in run("--db", db, "docs", "--failed", "--json").stdout
                  .splitlines()]
     assert record["source"] == str(broken) and "PDF" in record["reason"]
-    broken.unlink()  # gone from the folder synced: the record goes
-    assert run("--db", db, "sync", str(tmp_path / "d")).exit_code == 0
+    broken.unlink()  # deleted: no longer listed (a review: until its folder was synced)
     assert run("--db", db, "docs", "--failed").stdout == ""
     assert "could not be indexed" not in run("--db", db, "docs").stderr
+    assert run("--db", db, "sync", str(tmp_path / "d")).exit_code == 0  # the record goes
+    broken.write_bytes(b"%PDF-1.4 truncated")  # back: failed anew, not skipped as known
+    assert "could not be indexed" not in run("--db", db, "docs").stderr
+    assert run("--db", db, "sync", str(tmp_path / "d")).exit_code == 1
+    assert run("--db", db, "docs", "--failed").stdout.startswith(f"FAILED  {broken}: ")
 
 
 def test_status_shows_unset_values_as_a_dash(db):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import click
 
@@ -22,11 +23,12 @@ def docs(ctx: click.Context, as_json: bool, failed: bool) -> None:
     """List the documents in the knowledge base (``--failed``: what could not be indexed).
 
     A file that failed is remembered until it changes (later ingests skip it: `SKIPPED`); a
-    note on stderr counts them after the documents.
+    note on stderr counts them after the documents. One deleted since is not listed (the next
+    sync of its folder forgets it).
     """
     with open_kb(ctx) as kb:
         documents = [] if failed else kb.documents()
-        problems = all_problems(kb.store)
+        problems = [p for p in all_problems(kb.store) if _still_there(p.source)]
     if failed:
         for p in problems:
             if as_json:
@@ -51,6 +53,17 @@ def docs(ctx: click.Context, as_json: bool, failed: bool) -> None:
             tags = f"  [tags: {', '.join(d.tags)}]" if d.tags else ""
             click.echo(f"{d.id:5d}  {d.source_type:4}  {d.chunk_count:5d} {chunks:6}  "
                        f"{d.status:15}  {shown(d.title[:50])}  {shown(d.source)}{tags}{warn}")
+
+
+def _still_there(source: str) -> bool:
+    """Whether anything is at ``source`` (``True`` when that cannot be told: a folder unread)."""
+    try:
+        os.lstat(source)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 @cli.command()
