@@ -171,3 +171,35 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
     assert not by_id[4][0]["result"].get("isError"), by_id[4]  # searched, U+FFFD for it
     assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
     assert by_id[2][0]["error"]["code"] == -32600
+
+
+@pytest.mark.slow  # a kb MCP server process
+def test_requests_written_before_stdin_closes_are_all_answered(tmp_path: Path) -> None:
+    # a new-user trial: `printf '...' | kb mcp` answered initialize and ping, but the
+    # knowledge_search call still running when stdin ended was dropped without a word
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "notes" / "kites.md", "# Kites\n\nBox kites fly well.\n")
+    assert CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest",
+                                    str(tmp_path / "notes")]).exit_code == 0
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "PATH"))}
+    search = {"name": "knowledge_search", "arguments": {"query": "box kites"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": search},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": search},
+        # a request the client cancels may go unanswered: it is not waited for
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": search},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}},
+        {"jsonrpc": "2.0", "id": 5, "method": "ping"}]
+    proc = subprocess.run(
+        [sys.executable, "-m", "kb", "--db", db, "--embedder", "none", "mcp"],
+        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True,
+        text=True, env=env, cwd=tmp_path, timeout=TIMEOUT_S)
+    assert proc.returncode == 0, proc.stderr
+    by_id = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines())}
+    assert {1, 2, 3, 5} <= by_id.keys(), proc.stdout
+    for call in (by_id[2], by_id[3]):
+        assert not call["result"].get("isError") and "Box kites" in json.dumps(call["result"])

@@ -10,7 +10,8 @@ JSON-RPC error ``RESOURCE_NOT_FOUND``. A call returns the tool's JSON result
 content; an error result (invalid arguments, an unknown id, a refused path) is marked
 ``isError`` so the agent sees it as a failed call it can correct, never as a crash, and never
 as an ``insufficient_evidence`` answer. A line that is no JSON-RPC message is answered with
-``-32700`` or ``-32600`` (``answer_malformed``; the SDK only logs it).
+``-32700`` or ``-32600`` (``answer_malformed``; the SDK only logs it). At the end of stdin
+every request read is answered before the server stops (``InFlight``).
 
 The SDK (``mcp``) is an optional dependency (the ``mcp`` extra: ``kb.errors.install_hint``) and is
 imported only when a server is built.
@@ -169,13 +170,76 @@ def run_stdio(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> None:
     async def serve() -> None:
         async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
             checked_writer, checked = anyio.create_memory_object_stream[Any](0)
-            tg.start_soon(answer_malformed, read_stream, checked_writer, write_stream)
-            await server.run(checked, write_stream, server.create_initialization_options())
+            answers_writer, answers = anyio.create_memory_object_stream[Any](0)
+            in_flight = InFlight()
+            tg.start_soon(answer_malformed, read_stream, checked_writer, write_stream, in_flight)
+            tg.start_soon(in_flight.relay, answers, write_stream)
+            async with answers_writer:
+                await server.run(checked, answers_writer, server.create_initialization_options())
 
     anyio.run(serve)
 
 
-async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
+class InFlight:
+    """The requests read and not yet answered, so that the end of stdin drops none.
+
+    A client that writes its requests and closes stdin at once (``printf ... | kb mcp``) had
+    only the quick ones answered: at the end of its input the SDK's server stops, cancelling
+    the tool calls still running. ``answer_malformed`` holds the server's input open until
+    each request read is answered (or cancelled by the client), at most ``DRAIN_TIMEOUT_S``.
+    """
+
+    DRAIN_TIMEOUT_S = 600.0
+
+    def __init__(self) -> None:
+        import anyio
+
+        self._ids: set[Any] = set()
+        self._none_left = anyio.Event()
+        self._none_left.set()
+
+    def read(self, message: Any) -> None:
+        """Note a message read from the client (a request waits for its answer)."""
+        from mcp import types
+
+        if isinstance(message, types.JSONRPCRequest):
+            self._add(message.id)
+        elif (isinstance(message, types.JSONRPCNotification)
+              and message.method == "notifications/cancelled"):
+            self._answered((message.params or {}).get("requestId"))
+
+    def _add(self, request_id: Any) -> None:
+        import anyio
+
+        if not self._ids:
+            self._none_left = anyio.Event()
+        self._ids.add(request_id)
+
+    def _answered(self, request_id: Any) -> None:
+        self._ids.discard(request_id)
+        if not self._ids:
+            self._none_left.set()
+
+    async def drained(self) -> None:
+        """Wait until every request read is answered, at most ``DRAIN_TIMEOUT_S``."""
+        import anyio
+
+        with anyio.move_on_after(self.DRAIN_TIMEOUT_S):
+            await self._none_left.wait()
+
+    async def relay(self, answers: Any, outgoing: Any) -> None:
+        """Pass the server's messages to ``outgoing``, noting each request answered."""
+        from mcp import types
+
+        async with answers, outgoing:
+            async for item in answers:
+                if isinstance(item.message, types.JSONRPCResponse | types.JSONRPCError):
+                    self._answered(item.message.id)
+                await outgoing.send(item)
+
+
+async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
+                           in_flight: InFlight | None = None) -> None:
     """Pass well-formed messages on; answer a line that is none with a JSON-RPC error.
 
     The SDK's stdio transport hands the server an exception for a line it cannot read, and
@@ -188,6 +252,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
         incoming: the transport's read stream (``SessionMessage`` or ``Exception`` items).
         forward: where the server reads the well-formed messages.
         outgoing: the transport's write stream.
+        in_flight: notes each request passed on; at the end of ``incoming`` the server's
+            input stays open until they are answered (``InFlight``).
     """
     from mcp import types
     from mcp.shared.message import SessionMessage
@@ -197,6 +263,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
             if isinstance(item, Exception) and (message := _reparsed(item)) is not None:
                 item = SessionMessage(message)  # a lone surrogate's escape: valid JSON
             if not isinstance(item, Exception):
+                if in_flight is not None:
+                    in_flight.read(item.message)
                 await forward.send(item)
                 continue
             answer = _malformed(item)
@@ -207,6 +275,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any) -> None:
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
                 else "invalid request: not a JSON-RPC 2.0 message"))
             await outgoing.send(SessionMessage(error))
+        if in_flight is not None:
+            await in_flight.drained()
 
 
 def _reparsed(exc: Exception) -> Any:
