@@ -41,13 +41,21 @@ def walk_outcome(error: WalkError) -> FileOutcome:
                        reason=error.reason)
 
 
+EMPTY_PATH = "''"  # how an empty path given is named
+
+
 def _given(raw: Path | str) -> Path:
     """The real path of a path given directly.
 
     Raises:
         FileNotFoundError: it does not exist, is a dangling symlink or a symlink loop, or
-            cannot be looked at (a folder above it is not searchable).
+            cannot be looked at (a folder above it is not searchable); or it is empty, as
+            for ``ls ""`` (``Path("")`` is the current folder: a script's unset variable
+            would ingest or sync it).
     """
+    if isinstance(raw, str) and not raw:
+        raise FileNotFoundError(f"{EMPTY_PATH}: no such file or folder (an empty path; '.' "
+                                "is the current folder)")
     path = Path(raw).expanduser()
     try:
         os.stat(path)  # follows links
@@ -88,10 +96,10 @@ def split_given(paths: Iterable[Path | str]) -> tuple[list[Path | str], list[Fil
         try:
             _given(raw)
         except FileNotFoundError as exc:
-            name = shown(str(Path(raw).expanduser().absolute()))
+            name = shown(str(Path(raw).expanduser().absolute())) if raw != "" else EMPTY_PATH
             if all(o.path != name for o in missing):  # one line for a path given twice
                 missing.append(FileOutcome(name, "failed",
-                                           reason=str(exc).removeprefix(f"{raw}: ")))
+                                           reason=str(exc).removeprefix(f"{raw or EMPTY_PATH}: ")))
         else:
             found.append(raw)
     return found, missing

@@ -328,10 +328,10 @@ class KnowledgeBase:
 
         Returns:
             The documents removed, by source; empty when ``folder`` is no folder or holds
-            no indexed document.
+            no indexed document, or is ``""`` (not the current folder: ``kb rm "$UNSET"``).
         """
         root = Path(folder).expanduser().resolve()
-        if not root.is_dir():
+        if not folder or not root.is_dir():
             return []
         docs = [d for d in self.documents() if Path(d.source).is_relative_to(root)]
         for doc in docs:

@@ -16,7 +16,9 @@ from click.testing import CliRunner
 from conftest import DOCS, write
 from http_doubles import closed_port_url
 
+from kb.api import KnowledgeBase
 from kb.cli import cli
+from kb.config import Config
 
 ROOT = Path(__file__).parent.parent
 
@@ -281,3 +283,26 @@ def test_output_read_by_a_reader_that_stops_ends_kb_quietly(tmp_path):
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == -signal.SIGPIPE
     assert b"Traceback" not in err and b"Error" not in err
+
+
+def test_an_empty_path_names_nothing_not_the_current_folder(db, tmp_path, monkeypatch):
+    # a new-user trial: `kb rm ""` (a script's unset variable) removed every document under
+    # the working folder, exit 0, and `kb ingest ""` / `kb sync ""` walked it, as
+    # Path("") is "."; like `ls ""`, an empty path is no such file or folder
+    monkeypatch.chdir(tmp_path)
+    for args in (("rm", ""), ("rm", "doc:")):
+        r = run("--db", db, *args)
+        assert r.exit_code == 1 and r.stderr == "kb: error: no document matches ''\n"
+    assert "kites.md" in run("--db", db, "docs").stdout  # nothing removed
+    for command in ("ingest", "sync"):
+        r = run("--db", db, command, "")
+        assert r.exit_code == 1 and r.stderr.startswith(
+            "kb: error: '': no such file or folder (an empty path; '.' is the current folder)")
+    write(tmp_path / "other" / "gulls.md", "# Gulls\n\nGulls nest on cliffs.\n")
+    r = run("--db", db, "ingest", "", str(tmp_path / "other"))
+    assert r.exit_code == 1 and "FAILED   '': no such file or folder" in r.stdout
+    assert "1 added" in r.stdout and "kb.db" not in r.stdout  # the working folder unread
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        assert kb.remove_under("") == [] and len(kb.documents()) == 2
+        with pytest.raises(FileNotFoundError, match="^'': no such file or folder"):
+            kb.ingest("")
