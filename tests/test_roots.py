@@ -109,6 +109,9 @@ def test_no_roots_means_ingest_is_disabled(tree: dict[str, Path]) -> None:
 def test_empty_path_is_refused(tree: dict[str, Path]) -> None:
     with pytest.raises(PathRefused, match="empty path"):
         resolve_under_roots("  ", check_roots([tree["root"]]))
+    # an empty root is no root: Path("") is the working folder (`--root "$UNSET"`)
+    with pytest.raises(ValueError, match="ingest root '': an empty path"):
+        check_roots([tree["root"], ""])
 
 
 def test_confine_walks_folders_and_drops_files_linked_out(tree: dict[str, Path]) -> None:

@@ -58,10 +58,12 @@ def check_roots(roots: Iterable[Path | str]) -> tuple[Path, ...]:
         Their real paths, in the given order.
 
     Raises:
-        ValueError: a root does not exist or is not a folder.
+        ValueError: a root does not exist, is not a folder or is ``""``.
     """
     out: list[Path] = []
     for raw in roots:
+        if isinstance(raw, str) and not raw:  # Path("") is "." : an unset variable
+            raise ValueError("ingest root '': an empty path (write '.' for the current folder)")
         try:
             root = Path(raw).expanduser().resolve(strict=True)
         except (OSError, RuntimeError) as exc:
