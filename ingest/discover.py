@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from kb.config import type_name
 from kb.ingest.ignore import IgnoreRules
 from kb.ingest.problems import shown
 from kb.ingest.walk import WalkError, link_error, walk_files
@@ -39,6 +40,28 @@ def walk_outcome(error: WalkError) -> FileOutcome:
     broken = error.kind in ("symlink_loop", "dangling_symlink")
     return FileOutcome(shown(str(error.path)), "skipped" if broken else "failed",
                        reason=error.reason)
+
+
+PathArg = str | os.PathLike[str]
+
+
+def path_list(paths: PathArg | Iterable[PathArg]) -> list[Path | str]:
+    """``paths`` as a list: one ``str`` or ``os.PathLike`` is one path, not its characters.
+
+    Raises:
+        TypeError: ``paths`` is neither a path nor an iterable of paths (the message names
+            the first item that is not one).
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    elif isinstance(paths, bytes | bytearray) or not isinstance(paths, Iterable):
+        raise TypeError(f"paths must be a path (str or os.PathLike) or a list of paths, got "
+                        f"{type_name(paths)}")
+    items = list(paths)
+    for i, item in enumerate(items):
+        if not isinstance(item, str | os.PathLike):
+            raise TypeError(f"paths[{i}] must be a str or os.PathLike, got {type_name(item)}")
+    return [item if isinstance(item, str) else Path(item) for item in items]
 
 
 EMPTY_PATH = "''"  # how an empty path given is named

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -19,14 +18,10 @@ from kb.answer import ANSWER_TIMEOUT_S, Answer, answer_question
 from kb.backends import LLM, Embedder, Reranker, VisionModel
 from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
 from kb.backends.registry import make_llm, make_reranker, make_vision
-from kb.config import (
-    Config,
-    SearchOptions,
-    check_query,
-    type_name,
-)
+from kb.config import Config, SearchOptions, check_query, checked_config, type_name
 from kb.embedding import EmbedderState, EmbeddingService
 from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
+from kb.ingest.discover import PathArg, path_list
 from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
 from kb.retrieve.pipeline import Engines
@@ -44,27 +39,6 @@ from kb.types import (
 )
 from kb.types.reading import MAX_NEIGHBOURS, NEIGHBOURS, check_number
 
-PathArg = str | os.PathLike[str]
-
-
-def path_list(paths: PathArg | Iterable[PathArg]) -> list[Path | str]:
-    """``paths`` as a list: one ``str`` or ``os.PathLike`` is one path, not its characters.
-
-    Raises:
-        TypeError: ``paths`` is neither a path nor an iterable of paths (the message names
-            the first item that is not one).
-    """
-    if isinstance(paths, str | os.PathLike):
-        paths = [paths]
-    elif isinstance(paths, bytes | bytearray) or not isinstance(paths, Iterable):
-        raise TypeError(f"paths must be a path (str or os.PathLike) or a list of paths, got "
-                        f"{type_name(paths)}")
-    items = list(paths)
-    for i, item in enumerate(items):
-        if not isinstance(item, str | os.PathLike):
-            raise TypeError(f"paths[{i}] must be a str or os.PathLike, got {type_name(item)}")
-    return [item if isinstance(item, str) else Path(item) for item in items]
-
 
 class KnowledgeBase:
     """One knowledge base in one SQLite file.
@@ -79,12 +53,19 @@ class KnowledgeBase:
 
     Raises:
         kb.errors.StoreError: the file cannot be opened as a kb database.
+        TypeError: ``config`` is not a ``kb.config.Config``.
+        ValueError: ``path`` is empty.
+
+    Once closed (``close``, or the end of a ``with`` block), each method raises
+    ``kb.errors.StoreError`` saying so.
     """
 
     def __init__(self, path: Path | str, config: Config | None = None, *,
                  embedder: Embedder | None = None, llm: LLM | None = None,
                  reranker: Reranker | None = None, vision: VisionModel | None = None) -> None:
-        self.config = config or Config()
+        if isinstance(path, str) and not path:  # Path("") is the working folder
+            raise ValueError("path is empty: name the index file (such as 'kb.db')")
+        self.config = checked_config(config)
         self.store = Store(path, exact_scan_max_vectors=self.config.exact_scan_max_vectors)
         self.llm = llm
         self.ingest_llm = llm  # situating sentences; a given model object serves as it is
@@ -351,8 +332,11 @@ class KnowledgeBase:
         """The document with id ``ref`` (digits) or source ``ref`` (a path is resolved).
 
         Raises:
+            TypeError: ``ref`` is not a ``str``.
             kb.errors.DocumentNotFound: nothing matches ``ref``.
         """
+        if not isinstance(ref, str):
+            raise TypeError(f"ref must be a str (an id or a source), got {type_name(ref)}")
         doc = (self.store.get_document(doc_id=int(ref))
                if ref.isascii() and ref.isdigit() and int(ref) <= MAX_ROWID else None)
         if doc is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -240,6 +241,20 @@ def type_name(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
 
+def checked_config(config: object) -> Config:
+    """``config``, or the defaults for ``None``.
+
+    Raises:
+        TypeError: ``config`` is not a ``Config`` (a dict of settings: ``Config(**settings)``).
+    """
+    if config is None:
+        return Config()
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a kb.config.Config, got {type_name(config)} (build "
+                        "one: Config(embedder=\"none\", ...))")
+    return config
+
+
 def check_query(query: object) -> None:
     """Refuse a query that is not a string, or is longer than ``MAX_QUERY_CHARS`` code points.
 
@@ -278,8 +293,9 @@ class SearchOptions:
         tags: keep documents carrying at least one of these tags (any-of; Markdown front
             matter), compared case-insensitively (``kb.types.tag_key``); a tag no document
             carries keeps none. One string is one tag; repeats are dropped.
-        created_after: keep documents created at or after this RFC 3339 instant.
-        created_before: keep documents created before this RFC 3339 instant.
+        created_after: keep documents created at or after this RFC 3339 instant (a
+            ``datetime`` or ``date`` is taken too; naive: UTC); kept as RFC 3339 text.
+        created_before: keep documents created before this instant, likewise.
         decay: apply time decay (switch off for evergreen documents).
         max_chunks_per_doc: cap per document in the top k.
         explain: record per-stage candidate traces in the diagnostics.
@@ -300,8 +316,8 @@ class SearchOptions:
     top_k: int = TOP_K
     sources: tuple[str, ...] = ()
     source_types: tuple[str, ...] = ()
-    created_after: str | None = None
-    created_before: str | None = None
+    created_after: str | date | None = None  # stored as RFC 3339 text (``parse_period``)
+    created_before: str | date | None = None
     tags: tuple[str, ...] = ()
     decay: bool = True
     max_chunks_per_doc: int = MAX_CHUNKS_PER_DOC

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 # RFC 3339 (https://www.rfc-editor.org/rfc/rfc3339#section-5.6): a full-date, optionally with
 # a time (T, t or a space; seconds and a fraction of any length optional: read to the
@@ -12,8 +12,10 @@ RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?
                      r"(?:[Zz]|[+-]\d{2}:\d{2})?)?")
 
 
-def parse_instant(value: str | None, name: str) -> datetime | None:
+def parse_instant(value: str | date | None, name: str) -> datetime | None:
     """Parse an RFC 3339 date or date-time; a value without a zone is taken as UTC.
+
+    A ``datetime`` is taken as it is (naive: UTC), a ``date`` as its midnight UTC.
 
     The shape is checked strictly (``RFC3339``): Python's ``fromisoformat`` alone would also
     take ISO 8601 forms such as ``20260131``, which the tool schema and other clients refuse.
@@ -27,9 +29,17 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
 
     Raises:
         ValueError: ``value`` is not an RFC 3339 date or date-time (the message names ``name``).
+        TypeError: ``value`` is neither a string, a ``date`` nor a ``datetime``.
     """
     if value is None:
         return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be an RFC 3339 string, a datetime or a date, got "
+                        f"{type(value).__name__}")
     problem = f"{name} must be an RFC 3339 date-time such as 2026-01-31 or " \
               f"2026-01-31T08:00:00Z, got {value!r}"
     if not RFC3339.fullmatch(value.strip()):
@@ -45,14 +55,14 @@ def parse_instant(value: str | None, name: str) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def parse_period(after: str | None, before: str | None,
+def parse_period(after: str | date | None, before: str | date | None,
                  names: tuple[str, str] = ("created_after", "created_before")
                  ) -> tuple[datetime | None, datetime | None]:
     """Parse a period's bounds (``parse_instant``) and check that it can hold a document.
 
     Args:
-        after: the inclusive start, RFC 3339, or ``None``.
-        before: the exclusive end, RFC 3339, or ``None``.
+        after: the inclusive start, RFC 3339 (or a ``datetime``, a ``date``), or ``None``.
+        before: the exclusive end, likewise.
         names: how the error message names the two bounds (an interface's own words).
 
     Returns:
@@ -60,6 +70,7 @@ def parse_period(after: str | None, before: str | None,
 
     Raises:
         ValueError: a bound is not RFC 3339, or ``after`` is not earlier than ``before``.
+        TypeError: a bound is of another type.
     """
     start, end = parse_instant(after, names[0]), parse_instant(before, names[1])
     if start is not None and end is not None and start >= end:

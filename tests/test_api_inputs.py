@@ -1,11 +1,14 @@
 """The Python API takes one path as one path, and names a wrong type in its error."""
 
 import re
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from conftest import write
 
-from kb.config import SearchOptions
+from kb.api import KnowledgeBase
+from kb.config import Config, SearchOptions
+from kb.errors import StoreError
 
 
 def test_ingest_and_sync_take_one_path_as_a_str_or_a_pathlike(tmp_path, kb_bm25, monkeypatch):
@@ -101,3 +104,38 @@ def test_a_windows_folder_keeps_what_lies_under_it():
     assert folder_prefix("\\\\host\\share\\") == "\\\\host\\share\\"
     assert folder_prefix("/notes") == "/notes/" and folder_prefix("/notes/") == "/notes/"
     assert folder_prefix("https://example.org/docs") == "https://example.org/docs/"
+
+
+def test_misuse_of_the_api_is_named_not_an_internal_error(tmp_path):
+    # a new-user trial: each of these was an AttributeError or sqlite3's ProgrammingError
+    with pytest.raises(TypeError, match=r"^config must be a kb.config.Config, got dict"):
+        KnowledgeBase(tmp_path / "a.db", config={"embedder": "none"})
+    with pytest.raises(ValueError, match="^path is empty"):
+        KnowledgeBase("")
+    kb = KnowledgeBase(tmp_path / "kb.db", Config(embedder="none"))
+    write(tmp_path / "notes" / "kites.md", "# Box kites\n\nHargrave invented the box kite.\n")
+    kb.ingest(tmp_path / "notes")
+    with pytest.raises(TypeError, match=r"^ref must be a str \(an id or a source\), got None$"):
+        kb.remove(None)
+    kb.close()
+    for call in (lambda: kb.search("kites"), kb.documents, kb.status,
+                 lambda: kb.ingest(tmp_path / "notes"), lambda: kb.remove("1")):
+        with pytest.raises(StoreError, match="this knowledge base is closed"):
+            call()
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as again:
+        assert len(again.documents()) == 1  # nothing lost
+
+
+def test_a_date_filter_takes_a_datetime_or_a_date(kb_bm25):
+    aware = datetime(2020, 1, 1, 8, tzinfo=timezone(timedelta(hours=2)))
+    assert SearchOptions(created_after=aware).created_after == "2020-01-01T08:00:00+02:00"
+    assert SearchOptions(created_after=datetime(2020, 1, 1)).created_after == (
+        "2020-01-01T00:00:00+00:00")  # naive: UTC, as an RFC 3339 string without offset
+    assert SearchOptions(created_before=date(2021, 3, 4)).created_before == (
+        "2021-03-04T00:00:00+00:00")
+    assert not kb_bm25.search("kites", created_after=date(2020, 1, 1)).diagnostics.error
+    with pytest.raises(TypeError, match="^created_after must be an RFC 3339 string, a datetime "
+                                        "or a date, got int$"):
+        SearchOptions(created_after=2020)
+    with pytest.raises(ValueError, match="must be earlier"):
+        SearchOptions(created_after=date(2021, 1, 1), created_before=date(2020, 1, 1))

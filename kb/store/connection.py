@@ -25,6 +25,7 @@ from typing import Literal
 from urllib.request import pathname2url
 
 from kb.errors import StoreError
+from kb.store.readers import CLOSED
 
 OpenMode = Literal["rw", "ro", "immutable"]
 BUSY_TIMEOUT_MS = 10_000  # a connection waits this long for a lock (the writer: WRITE_WAIT_S)
@@ -142,11 +143,13 @@ def immediate(conn: sqlite3.Connection, path: Path, wait_s: float = WRITE_WAIT_S
 
     Raises:
         StoreError: a storage fault began or ended the transaction (SQLite's reason, one
-            line), or another process held the write lock past ``wait_s``; nothing of it was
-            written. Other errors propagate as they are.
+            line), another process held the write lock past ``wait_s``, or ``conn`` is
+            closed; nothing of it was written. Other errors propagate as they are.
     """
     try:
         conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.ProgrammingError as exc:  # "Cannot operate on a closed database."
+        raise StoreError(f"{path}: {CLOSED}", path=path) from exc
     except sqlite3.OperationalError as exc:
         if getattr(exc, "sqlite_errorcode", 0) & 0xFF in BUSY_CODES:
             raise StoreError(f"{path}: another process is writing this index and did not "

@@ -12,6 +12,10 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
+from kb.errors import StoreError
+
+CLOSED = "this knowledge base is closed (open the file again to use it)"
+
 
 class ReaderPool:
     """This thread's reading connection, made by ``connect`` on the thread's first read.
@@ -25,9 +29,16 @@ class ReaderPool:
         self._local = threading.local()
         self._lock = threading.Lock()  # only the pool's: a reader never waits for a writer
         self._open: dict[threading.Thread, sqlite3.Connection] = {}
+        self._closed = False
 
     def connection(self) -> sqlite3.Connection:
-        """The calling thread's connection, opened (after pruning ended threads') if new."""
+        """The calling thread's connection, opened (after pruning ended threads') if new.
+
+        Raises:
+            kb.errors.StoreError: the pool was closed (``CLOSED``).
+        """
+        if self._closed:
+            raise StoreError(CLOSED)
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
@@ -41,6 +52,7 @@ class ReaderPool:
     def close(self) -> None:
         """Close every reader connection."""
         with self._lock:
+            self._closed = True
             for conn in self._open.values():
                 conn.close()
             self._open.clear()
