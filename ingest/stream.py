@@ -65,8 +65,9 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
             yield draft
 
     def mixed() -> list[str]:  # undecodable bytes, counted once the whole text is read
-        warning = counts.warning()
-        return [warning] if warning and not counts.guessed else []  # a guess is said first
+        notes = [None if counts.guessed else counts.warning(),  # a guess is said first
+                 counts.controls_warning()]
+        return [n for n in notes if n]
 
     try:
         first = next(drafts, None)  # detects the encoding, reads up to the first chunk
@@ -81,9 +82,10 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         return no_text_outcome(row.source, path, exc.reason)
     except ExtractError as exc:
         return FileOutcome(row.source, "failed", reason=exc.reason)
-    warning = counts.warning()  # mixed encoding: indexed, with U+FFFD, and said
+    # mixed encoding (indexed, with U+FFFD) and control characters dropped: said
+    notes = (counts.warning(), counts.controls_warning())
     return FileOutcome(row.source, "updated" if updated else "added", chunks=written,
-                       warnings=(warning,) if warning else ())
+                       warnings=tuple(n for n in notes if n))
 
 
 def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:

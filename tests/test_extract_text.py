@@ -86,6 +86,21 @@ def test_crlf_and_nul_are_normalised(tmp_path: Path) -> None:
     assert doc.title == "dos"
     assert doc.source_type == "txt"
     assert all("\x00" not in b.text and "\r" not in b.text for b in doc.blocks)
+    # said, not silent (a new-user trial: the README promised a failure, kb said nothing)
+    assert doc.warnings == ("1 NUL or control characters dropped (binary bytes in a text "
+                            "file?)",)
+
+
+def test_a_terminal_log_loses_its_escape_sequences_whole(tmp_path: Path) -> None:
+    # a new-user trial: ESC went, "[31m" stayed in the indexed text
+    log = b"\x1b[1;31mERROR\x1b[0m disk full\n\x1b]0;build\x07\x1b[2K done\n"
+    for name in ("build.txt", "build.md"):
+        doc = extract(_write(tmp_path, name, log))
+        assert doc.text == "ERROR disk full\n done" and doc.warnings == ()  # formatting
+    doc = extract(_write(tmp_path, "bell.md", b"# Bell\n\nring\x07\x07 twice\n"))
+    assert doc.text.endswith("ring twice")
+    assert doc.warnings == ("2 NUL or control characters dropped (binary bytes in a text "
+                            "file?)",)
 
 
 def test_empty_and_blank_text_files_are_empty_documents(tmp_path: Path) -> None:
@@ -301,3 +316,13 @@ def test_a_binary_format_kb_does_not_read_gets_no_rename_advice(tmp_path: Path) 
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # a PNG's signature, then binary
     with pytest.raises(CorruptError, match=r"image/png \(\.png\), a type kb does not read"):
         extract(_write(tmp_path, "photo.txt", png))
+
+
+@pytest.mark.parametrize("name", ["nul.txt", "nul.md"])
+def test_nul_bytes_in_a_text_file_are_dropped_and_said_once(tmp_path: Path, name: str) -> None:
+    # the streamed .txt path and the Markdown one alike; kept for `kb docs`
+    warn, text = _indexed_with_warning(tmp_path, name, b"The kettle is a KX-200.\x00\x00 Descale"
+                                                       b" it monthly.\n")
+    assert warn.endswith(": 2 NUL or control characters dropped (binary bytes in a text file?)")
+    assert "The kettle is a KX-200. Descale it monthly." in text
+    assert _kept_warnings(tmp_path) == [warn.split(": ", 1)[1]]

@@ -47,6 +47,9 @@ REPLACED_WARN_SHARE = 0.001
 
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
+# A terminal's escape sequences (ECMA-48 CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles):
+# a saved terminal log is text, its "[31m" no word
+_ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?")
 # Declared labels decoded with their superset, as browsers do (WHATWG Encoding Standard):
 # pages labelled gb2312 routinely contain GBK characters, latin-1 pages cp1252 quotes.
 _DECLARED_SUPERSETS = {
@@ -239,6 +242,8 @@ def _preference(match: CharsetMatch) -> int:
 def clean_text(text: str, *, nfkc: bool = False) -> str:
     """Normalise newlines to LF and drop NUL, other control characters and lone surrogates.
 
+    A terminal's escape sequences go whole (``_ANSI_RE``: "ESC[31m" leaves no "[31m").
+
     Args:
         text: raw extracted text.
         nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi").
@@ -248,10 +253,24 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
 
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
-    text = _CONTROL_RE.sub("", text)
+    text = _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
     return text
+
+
+def dropped_controls(text: str) -> int:
+    """How many NUL and other control characters ``clean_text`` drops from ``text``.
+
+    A terminal's escape sequences are not counted (they are formatting, not damage).
+    """
+    return len(_CONTROL_RE.findall(_ANSI_RE.sub("", text)))
+
+
+def controls_warning(dropped: int) -> str | None:
+    """The warning for a text file that held ``dropped`` NUL or control characters."""
+    return (f"{dropped} NUL or control characters dropped (binary bytes in a text file?)"
+            if dropped else None)
 
 
 def images_not_indexed(count: int) -> str:

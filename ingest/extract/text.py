@@ -17,8 +17,10 @@ from kb.ingest.extract.common import (
     BOMS,
     build_document,
     clean_text,
+    controls_warning,
     decode_bytes,
     detect_encoding,
+    dropped_controls,
     guessed_warning,
     looks_like_text,
     make_block,
@@ -44,11 +46,11 @@ _CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-def read_text(path: Path) -> tuple[str, str | None]:
+def read_text(path: Path) -> tuple[str, DecodedCounts]:
     """Read and decode a text file; newlines become LF, NUL and control characters go.
 
     Returns:
-        The text, and the encoding when charset detection guessed it (else ``None``).
+        The text, and what decoding it counted (``DecodedCounts``).
 
     Raises:
         CorruptError: the file cannot be read, or its encoding cannot be determined.
@@ -60,7 +62,10 @@ def read_text(path: Path) -> tuple[str, str | None]:
         decoded = decode_bytes(data)
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
-    return clean_text(decoded.text), decoded.encoding if decoded.guessed else None
+    text = decoded.text
+    return clean_text(text), DecodedCounts(len(text), text.count("\ufffd"),
+                                           decoded.encoding if decoded.guessed else None,
+                                           dropped_controls(text))
 
 
 @dataclasses.dataclass(slots=True)
@@ -68,18 +73,24 @@ class DecodedCounts:
     """What ``iter_text`` decoded: characters, U+FFFD among them, a guessed encoding.
 
     ``replaced`` feeds ``replaced_warning``; ``guessed`` (set when charset detection chose the
-    encoding) feeds ``guessed_warning``.
+    encoding) feeds ``guessed_warning``; ``controls`` (NUL and control characters dropped)
+    feeds ``controls_warning``.
     """
 
     chars: int = 0
     replaced: int = 0
     guessed: str | None = None
+    controls: int = 0
 
     def warning(self) -> str | None:
         """The file's warning: too many characters undecodable, or its encoding guessed."""
         if self.guessed:
             return guessed_warning(self.guessed)
         return replaced_warning(self.replaced, self.chars)
+
+    def controls_warning(self) -> str | None:
+        """The file's warning for the NUL and control characters dropped, if any."""
+        return controls_warning(self.controls)
 
 
 def extract_text(path: Path) -> ExtractedDocument:
@@ -95,9 +106,9 @@ def extract_text(path: Path) -> ExtractedDocument:
     """
     counts = DecodedCounts()
     text = "".join(iter_text(path, counts))
-    warning = counts.warning()
+    notes = [counts.warning(), counts.controls_warning()]
     return build_document(path, title=None, blocks=[make_block(text)], source_type="txt",
-                          empty_reason="no text", warnings=[warning] if warning else [])
+                          empty_reason="no text", warnings=[n for n in notes if n])
 
 
 def text_encoding(path: Path) -> tuple[str, int, str]:
@@ -180,6 +191,7 @@ def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
                 if counts is not None:
                     counts.chars += len(raw)
                     counts.replaced += raw.count("\ufffd")
+                    counts.controls += dropped_controls(raw)
                 raw, carry = carry + raw, ""
                 if data and raw.endswith("\r"):
                     raw, carry = raw[:-1], "\r"
@@ -244,12 +256,12 @@ def extract_markdown(path: Path) -> ExtractedDocument:
             note of front matter alone is ``FRONT_MATTER_ONLY``).
 
     """
-    text, guessed = read_text(path)
+    text, counts = read_text(path)
     front = parse_front_matter(text)
     if front.body_start and not text[front.body_start:].strip():
         raise EmptyDocumentError(path, FRONT_MATTER_ONLY)
     blocks, title = split_markdown(text[front.body_start:])
-    notes = [front.warning, DecodedCounts(len(text), text.count("\ufffd"), guessed).warning()]
+    notes = [front.warning, counts.warning(), counts.controls_warning()]
     doc = build_document(
         path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
         created_at=front.created_at, warnings=[n for n in notes if n],
