@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from kb.config import check_query_length
+
 QRELS_HEADER = ("query-id", "corpus-id", "score")  # BEIR's qrels header row
 _HEADER_TEXT = "\t".join(QRELS_HEADER)
 
@@ -130,8 +132,9 @@ def load_corpus(directory: Path | str) -> list[CorpusDoc]:
 
     Raises:
         FileNotFoundError: the directory has no corpus file.
-        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``, or
-            an id repeats; the message names the file and line.
+        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``,
+            its text is blank or longer than a search takes (``MAX_QUERY_CHARS``), or an id
+            repeats; the message names the file and line.
 
     """
     path = _find(Path(directory), "corpus")
@@ -161,8 +164,9 @@ def load_queries(directory: Path | str) -> list[Query]:
 
     Raises:
         FileNotFoundError: the directory has no queries file.
-        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``, or
-            an id repeats; the message names the file and line.
+        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``,
+            its text is blank or longer than a search takes (``MAX_QUERY_CHARS``), or an id
+            repeats; the message names the file and line.
 
     """
     path = _find(Path(directory), "queries")
@@ -173,6 +177,12 @@ def load_queries(directory: Path | str) -> list[Query]:
         text = row.get("text")
         if not isinstance(text, str):
             raise ValueError(f"{path}:{line_no}: 'text' must be a string")
+        if not text.strip():  # kb refuses it: it would count as a question kb "refused"
+            raise ValueError(f"{path}:{line_no}: 'text' is empty (no question to ask)")
+        try:
+            check_query_length(text)  # `kb search` refuses it: its figures would be kb's
+        except ValueError as exc:
+            raise ValueError(f"{path}:{line_no}: {exc}") from None
         if query_id in seen:
             raise ValueError(f"{path}:{line_no}: duplicate query id {query_id!r}")
         seen.add(query_id)
@@ -287,18 +297,21 @@ def _find(directory: Path, stem: str) -> Path:
 
 
 def _utf8_text(path: Path) -> str:
-    """The file's text; a file that is not UTF-8 is a ``ValueError`` naming it."""
+    """The file's text; a file that is not UTF-8 is a ``ValueError`` naming it.
+
+    A UTF-8 byte-order mark (Excel writes one) is skipped.
+    """
     try:
-        return path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     if path.suffix == ".gz":
-        opened: TextIO = gzip.open(path, "rt", encoding="utf-8")
+        opened: TextIO = gzip.open(path, "rt", encoding="utf-8-sig")
     else:
-        opened = path.open(encoding="utf-8")
+        opened = path.open(encoding="utf-8-sig")  # a byte-order mark (Notepad's) is skipped
     with opened as f:
         line_no = 0
         try:

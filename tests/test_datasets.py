@@ -230,3 +230,29 @@ def test_bad_qrels_raise_with_location(tmp_path: Path, content: str, message: st
     _write(tmp_path / "qrels.tsv", content)
     with pytest.raises(ValueError, match=message):
         load_qrels(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"_id": "q1", "text": "  "}\n', r"queries.jsonl:1: 'text' is empty"),
+        # a question `kb search` refuses would be scored by kb eval and kb calibrate
+        ('{"_id": "q1", "text": "%s"}\n' % ("why " * 600),
+         r"queries.jsonl:1: query is 2,400 characters long; at most 2,000 are allowed"),
+        ('{"_id": "q1", "text": "a"}\n{"_id": "q1", "text": "b"}\n',
+         r"queries.jsonl:2: duplicate query id 'q1'"),
+    ],
+)
+def test_bad_query_lines_raise_with_location(tmp_path: Path, content: str, message: str) -> None:
+    # a new-user trial: an empty question counted as one kb "refused"
+    _write(tmp_path / "queries.jsonl", content)
+    with pytest.raises(ValueError, match=message):
+        load_queries(tmp_path)
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    # a new-user trial: Excel's qrels.tsv was "expected the header 'query-id ...'"
+    (tmp_path / "qrels.tsv").write_bytes(b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    (tmp_path / "queries.jsonl").write_bytes(b'\xef\xbb\xbf{"_id": "q1", "text": "Why?"}\n')
+    assert load_qrels(tmp_path) == {"q1": {"d1": 1}}
+    assert [q.text for q in load_queries(tmp_path)] == ["Why?"]
