@@ -34,6 +34,7 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
 
@@ -167,7 +168,7 @@ def check_gates(measured: Mapping[str, Mapping[str, float]], thresholds: Thresho
                 f"(add a {table_name(embedder, set_name)} table)"))
             continue
         for metric, bound in bounds.items():
-            results.append(_check_one(set_name, metric, values.get(metric), bound))
+            results.append(_check_one(set_name, metric, values.get(metric), bound, values))
     return results
 
 
@@ -194,7 +195,7 @@ def check_faithfulness(measured: Mapping[str, Mapping[str, float]],
                 f"[{FAITHFULNESS_TABLE}] table"))
             continue
         for metric, bound in thresholds.faithfulness.items():
-            result = _check_one(set_name, metric, values.get(metric), bound)
+            result = _check_one(set_name, metric, values.get(metric), bound, values)
             results.append(replace(result, message=f"faithfulness gate: {result.message}"))
     return results
 
@@ -214,10 +215,14 @@ def table_name(embedder: str, set_name: str) -> str:
     return f"[{_toml_key(embedder)}.{_toml_key(set_name)}]"
 
 
-def _check_one(set_name: str, metric: str, value: float | None, bound: Bound) -> GateResult:
+def _check_one(set_name: str, metric: str, value: float | None, bound: Bound,
+               measured: Mapping[str, float]) -> GateResult:
     if value is None or math.isnan(value):
+        close = get_close_matches(metric, list(measured), n=1) if metric not in measured else []
+        hint = f"; no such metric: did you mean {close[0]}?" if close else ""
         return GateResult(set_name, metric, None, bound, "failed",
-                          f"{set_name} {metric}: not measured (threshold {describe_bound(bound)})")
+                          f"{set_name} {metric}: not measured (threshold {describe_bound(bound)})"
+                          + hint)
     below = bound.min is not None and value < bound.min
     above = bound.max is not None and value > bound.max
     status: GateStatus = "failed" if below or above else "passed"

