@@ -268,6 +268,8 @@ def test_a_set_folder_is_checked_as_kb_calibrate_checks_it(tiny, tmp_path):
             (["--set", str(binary)], f"{binary / 'corpus.jsonl'}: not UTF-8 text"),
             (["--set", str(no_qrels)], f"{no_qrels}"),
             (["--set", str(tmp_path / "nowhere")], "no such folder"),
+            (["--set", str(tiny["set"] / "qrels.tsv")],  # a new-user trial: "no such folder"
+             f"qrels.tsv: a file: give the folder holding it ({tiny['set']})"),
             (["--set", str(tiny["set"]), "--gate", "--thresholds", str(tmp_path / "no.toml")],
              "does not exist")):
         r = kb_eval(tiny, *args, embedder="none")

@@ -55,8 +55,10 @@ def checked_set(set_name: str) -> Path:
 
     try:
         if not Path(set_name).is_dir() and ("/" in set_name or set_name.startswith(".")):
-            raise ValueError(f"{set_name}: no such folder (--set takes a bundled set's name "
-                             "or a folder in BEIR layout)")
+            what = (f"a file: give the folder holding it ({Path(set_name).parent})"
+                    if Path(set_name).is_file() else "no such folder")
+            raise ValueError(f"{set_name}: {what} (--set takes a bundled set's name or a "
+                             "folder in BEIR layout)")
         folder = (Path(set_name) if Path(set_name).is_dir()
                   else bundled(dataset_dir, set_name))
         check_qrels_ids(folder)
