@@ -99,11 +99,18 @@ def check_given(paths: Iterable[Path | str]) -> None:
     mistyped path leaves no empty index file behind.
 
     Raises:
-        FileNotFoundError: the first path that does not exist, is a dangling symlink or a
-            symlink loop, or cannot be looked at (the message says which, as ``discover``).
+        FileNotFoundError: a path does not exist, is a dangling symlink or a symlink loop, or
+            cannot be looked at; the message names each such path (what is wrong with it, as
+            ``discover`` says), in the order given.
     """
+    problems = []
     for raw in paths:
-        _given(raw)
+        try:
+            _given(raw)
+        except FileNotFoundError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise FileNotFoundError("; ".join(dict.fromkeys(problems)))  # a path given twice: once
 
 
 def split_given(paths: Iterable[Path | str]) -> tuple[list[Path | str], list[FileOutcome]]:

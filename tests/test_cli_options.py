@@ -74,13 +74,16 @@ def test_commands_that_only_read_refuse_a_missing_database(tmp_path, argv):
 
 
 @pytest.mark.parametrize(("command", "given"), [("ingest", ["typo"]),
-                                                ("sync", ["real", "typo"])])
+                                                ("sync", ["real", "typo"]),
+                                                ("ingest", ["typo", "typo2", "typo"])])
 def test_a_mistyped_path_creates_no_index(tmp_path, command, given):
     db = tmp_path / "new" / "kb.db"
     write(tmp_path / "real" / "a.txt", "The lighthouse keeper logs the lamp.")
     r = run("--db", str(db), command, *(str(tmp_path / g) for g in given))
     assert r.exit_code == 1 and "typo: no such file or folder" in r.output
     assert not db.exists() and not db.parent.exists()  # nothing created, nothing half-read
+    # each mistyped path is named, once (a new-user trial: only the first was)
+    assert r.output.count("no such file or folder") == len({g for g in given if "typo" in g})
 
 
 def test_ingest_indexes_the_paths_that_exist_and_fails_a_mistyped_one(tmp_path):
