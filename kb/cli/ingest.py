@@ -97,7 +97,9 @@ def interruption_reported(as_json: bool,
                                                            "skipped", "failed") if done.count(a))
         what = f"{len(done.outcomes)} files done ({counts or 'none'})"
         if stop.phase == "files":
-            what += f", {stop.files_left} not started; no chunk embedded yet"
+            # (the one being read when Ctrl-C came is among them: rolled back whole)
+            what += f", {stop.files_left} not done (nothing of them written); no chunk " \
+                    "embedded yet"
         else:
             what += f", all indexed; {counted(done.vectors_written, 'chunk')} embedded"
         if as_json:
