@@ -10,8 +10,9 @@ the top ``JUDGE_TOP_N`` candidates:
    at most ``COMMON_SHARE`` of the chunks). A query of stop words, nonsense or one letter, or
    one sharing a single common word with a passage, finds no evidence: ``answer_p`` is 0; so
    does a passage in the question's script when the question names something the index never
-   writes (``kb.retrieve.terms.is_name``: "the capital of Australia" where nothing says
-   "Australia"; a passage in another script may write the name its own way); so does a
+   writes (``kb.retrieve.subject.unwritten_names``: "the capital of Australia" where nothing
+   says "Australia"; a passage in another script may write the name its own way; an acronym
+   of letters, "IP", not a passage holding every other focus term); so does a
    passage that writes none of the numbers the question names (``kb.retrieve.numbers``:
    "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
    constraint: "737" in a 737 MAX directive); so does a passage in the question's script of
@@ -89,12 +90,12 @@ from kb.retrieve.subject import (
     names_elsewhere,
     other_subject,
     subject_terms,
+    unwritten_names,
 )
 from kb.retrieve.terms import (
     Term,
     coverage,
     idf_of,
-    is_name,
     passage_terms,
     term_df,
 )
@@ -278,9 +279,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
               / total) if total else 0.0
     common = {t.text for t in terms
               if term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS)}
-    # a name the index never writes (nor its translations): no passage in the question's script
-    unknown = [t for t in terms if stats.complete and is_name(t, query)
-               and term_df(t, stats.df) == 0]
+    unknown, plain = unwritten_names(terms, query, stats.df, complete=stats.complete)
     wanted = answer_type(query)
     demanded = gated_type(query)  # a year, a date or a count asked outright
     numbers = named_numbers(query)
@@ -327,7 +326,9 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
                                 full) + (() if crossed else relative_elsewhere(query, p.text,
                                                                                 p.context))
         swapped = () if crossed else roles_swapped(query, p.text)  # "Who replaced the Lumo 3?"
-        gate = (crossed or not unknown) and not (lacking or elsewhere or unnamed or swapped) and (
+        named = not unknown or all(unknown.values()) and bool(asked := [
+            t for t in f_terms if t.text in plain]) and all(full.has(t) for t in asked)
+        gate = (crossed or named) and not (lacking or elsewhere or unnamed or swapped) and (
             ev >= MIN_EVIDENCE - EVIDENCE_SLACK) and (
             len(held) >= min(2, len(terms)) or any(t.text not in common for t in held))
         missing = [(t, w) for t, w in focus if not holder.has(t)]
@@ -337,8 +338,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         if gate:  # sentence evidence only where the model will score the passage
             best, best_cover, window = best_sentence(sents, terms, weights, f_terms,
                                                      f_weights, p.text)
-            filler = (novel_filler(window, wanted, query, terms) if wanted != "other"
-                      else None)
+            filler = novel_filler(window, wanted, query, terms) if wanted != "other" else None
         # no date or number where one is asked outright, in the whole passage (a date in its
         # title too: "Apache License 2.0 (January 2004)"), nor, in a passage in the question's
         # script, in or beside a sentence naming its focus (a date in the title still answers)

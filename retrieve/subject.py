@@ -31,7 +31,7 @@ from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.numbers import MONTH_NAMES
 from kb.retrieve.siblings import proper_numbered_names
-from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop
+from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop, term_df
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
@@ -41,6 +41,35 @@ _HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in i
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
 NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+
+
+def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
+                    complete: bool = True) -> tuple[dict[str, bool], frozenset[str]]:
+    """The names the question writes that the index never writes, nor their translations.
+
+    A passage in the question's script cannot answer a question about something the index
+    never names ("the capital of Australia" where nothing says "Australia"). An acronym of
+    letters may be a word rather than a name ("the IP address", "my locker PIN", "in EUR":
+    a new-user trial's six answers were refused for it), so the judge lets a passage through
+    for it when the passage holds every other focus term of the question that names nothing
+    (the acronym is all it lacks: "the admin IP address of the router" against "Admin page:
+    http://192.168.0.1"; not 高密度 of "王立军的高密度脂蛋白（HDL）" against LDL's row); an
+    identifier with digits ("E05", "COVID-19") is a name.
+
+    Args:
+        terms: the question's content terms.
+        query: the question.
+        df: index token -> chunks holding it (``kb.retrieve.judge.IndexStats.df``).
+        complete: ``df`` was read (``False``: no name is known absent).
+
+    Returns:
+        Term text -> whether it is such an acronym (``kb.retrieve.terms.is_name``: all
+        capitals, letters only), for each name no chunk holds; and the text of the terms
+        that name nothing (``named_terms``).
+    """
+    unknown = {t.text: t.surface.isalpha() and t.surface.isupper() for t in terms
+               if complete and is_name(t, query) and term_df(t, df) == 0}
+    return unknown, frozenset(t.text for t in terms) - named_terms(query, terms) - set(unknown)
 
 
 def document_topics(terms: Iterable[Term], doc_id: int, context: PassageTerms,

@@ -71,6 +71,10 @@ def test_content_terms_drop_stop_and_question_words_in_both_languages():
     assert _texts("孩子每天课外阅读要读多长时间？") == ["孩子", "每天", "课外阅读", "要读"]
     assert _texts("这片湖有多深？") == ["这片"]
     assert _texts("多重国籍的人") == ["多重国籍"]
+    # personal pronouns ask nothing (a new-user trial: "my" was half of "my locker PIN")
+    assert _texts("What is my locker code?") == ["locker", "code"]
+    assert _texts("Which variety does Qian plant in her garden?") == ["varieti", "qian", "plant",
+                                                                     "garden"]
 
 
 @pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉",
