@@ -597,6 +597,9 @@ def test_units_and_dates_written_other_ways(text, query, filler):
     ("How many factors do judges weigh?", ()),
     ("How wide-ranging is the reform?", ()),
     ("How deep is the lake?", ("length",)),
+    # a budget is money (a new-user trial: "version 12" answered a migration's budget)
+    ("What is the total budget for the Postgres migration?", ("money",)),
+    ("婚礼的总预算是多少？", ("money",)),
 ])
 def test_the_measure_a_question_asks(query, units):
     assert asked_units(query) == units
