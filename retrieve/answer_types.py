@@ -37,7 +37,8 @@ from kb.retrieve.units import (
 from kb.store.textindex import STOPWORDS, has_cjk, normalise_word
 
 AnswerType = Literal["date", "number", "person", "place", "name", "other"]
-_SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")
+_SENTENCE = re.compile("".join(rf"(?<!\b{a}\.)" for a in "Dr Mr Mrs Ms Mx Prof St Jr".split())
+                       + r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|\n+")  # "Dr. Lee" ends none
 
 # A sum asked outright: "What was Acme's revenue in 2018?" ("Quillmark Robotics' revenue": a
 # name of up to four words before the possessive), "What is the registered capital of
@@ -123,7 +124,6 @@ NUMBER_SPAN = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(one|two|three|four|fi
                           r"million|billion|dozen)\b|[零〇一二两三四五六七八九十百千万亿]+", re.I)
 # nothing after a number but a stop or its end: no unit, no counter ("约12.57。", "| 12.57 |")
 _BARE = re.compile(r"\s*(?:[，,。；;：:）)|\]]|[.!?](?!\d)|$)")
-
 HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line, as chunks keep their headings
 
 

@@ -161,6 +161,9 @@ def test_scripts_and_sentences():
     assert script_of("Box kites") == "latin" and script_of("箱形风筝发明者") == "cjk"
     assert script_of("1893 — 42") == "none"
     assert sentences("One. Two! 三。四") == ["One.", "Two!", "三。", "四"]
+    # a title's full stop ends no sentence (a new-user trial: the date asked fell in the next)
+    assert sentences("Next appointment with Dr. Okafor on 14 March. Mrs. Lee called. Go.") == [
+        "Next appointment with Dr. Okafor on 14 March.", "Mrs. Lee called.", "Go."]
 
 
 # --- translations ----------------------------------------------------------------------------
