@@ -50,13 +50,12 @@ _SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}0-9]+")
 _SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
 _WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")  # a question's words ("Coca-Cola" is one)
 
-# English question words and fillers beyond kb.store.textindex.STOPWORDS (which keeps the index's
-# query side unchanged): they say what kind of answer is wanted, not what it is about.
+# English words asking what kind of answer, or whose, beyond kb.store.textindex.STOPWORDS (kept)
 QUESTION_WORDS = frozenset(
-    """whom whose many much long often far old kind type name named called describe
-    also been being about there here any some other than more most very just only its
-    was were is are be am did does do done happen happened mean means according
-    my me mine he him his she her hers them""".split())  # not "us" (the US)
+    """whom whose many much long often far old kind type name named called describe also been
+    being about there here any some other than more most very just only its was were is are be
+    am did does do done happen happened mean means according my me mine he him his she her
+    hers them""".split())  # with personal pronouns, but not "us" (the US)
 # auxiliaries and verbs among the stop words: a title capitalises them (is_headline; pronouns
 # are left out: "How Do I Rotate the API Keys if they Expire?" is still a title)
 _TITLE_CAPITALISED = frozenset(
