@@ -47,9 +47,11 @@ REPLACED_WARN_SHARE = 0.001
 
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
-# A terminal's escape sequences (ECMA-48 CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles):
-# a saved terminal log is text, its "[31m" no word
-_ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?")
+# A terminal's escape sequences (ECMA-48: CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles
+# ended within a line, two-byte ones such as tput's "ESC ( B"): a saved log is text, "[31m" no
+# word. An unended OSC stays (its ESC dropped), never eating the text after it.
+_ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\\\)|"
+                      "\x1b[ -/]*[0-Z^-~]")
 # Declared labels decoded with their superset, as browsers do (WHATWG Encoding Standard):
 # pages labelled gb2312 routinely contain GBK characters, latin-1 pages cp1252 quotes.
 _DECLARED_SUPERSETS = {
@@ -257,6 +259,21 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
     return text
+
+
+ESCAPE_MAX_CHARS = 520  # an escape sequence's longest form read whole (an OSC's 512 and more)
+
+
+def unfinished_escape(text: str) -> int:
+    """Where an escape sequence cut short at the end of ``text`` begins; ``len(text)``: none.
+
+    A text read in pieces keeps such a tail for the next piece, so that ``clean_text`` sees
+    the sequence whole ("ESC [3" + "1m" would leave "1m" and count its ESC as damage).
+    """
+    at = text.rfind("\x1b", max(0, len(text) - ESCAPE_MAX_CHARS))
+    if at < 0 or "\n" in text[at:] or _ANSI_RE.match(text, at):
+        return len(text)
+    return at
 
 
 def dropped_controls(text: str) -> int:

@@ -29,6 +29,7 @@ from kb.ingest.extract.common import (
     read_bytes,
     replaced_warning,
     require_nonempty,
+    unfinished_escape,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
 from kb.types import Block, ExtractedDocument
@@ -191,10 +192,14 @@ def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
                 if counts is not None:
                     counts.chars += len(raw)
                     counts.replaced += raw.count("\ufffd")
-                    counts.controls += dropped_controls(raw)
                 raw, carry = carry + raw, ""
-                if data and raw.endswith("\r"):
-                    raw, carry = raw[:-1], "\r"
+                if data:  # a CR or an escape sequence ending the piece: read with the next
+                    cut = unfinished_escape(raw)
+                    raw, carry = raw[:cut], raw[cut:]
+                    if raw.endswith("\r"):
+                        raw, carry = raw[:-1], "\r" + carry
+                if counts is not None:
+                    counts.controls += dropped_controls(raw)
                 cleaned = pending + clean_text(raw)
                 body = cleaned.rstrip()
                 pending = cleaned[len(body):]
