@@ -139,3 +139,38 @@ def test_a_date_filter_takes_a_datetime_or_a_date(kb_bm25):
         SearchOptions(created_after=2020)
     with pytest.raises(ValueError, match="must be earlier"):
         SearchOptions(created_after=date(2021, 1, 1), created_before=date(2020, 1, 1))
+
+
+def test_closing_while_other_threads_search_stops_them_with_a_clear_error(tmp_path):
+    # a review: close() closed other threads' connections under their running queries (a
+    # segfault), and a thread could open a reader after close() and read on
+    import threading
+
+    for i in range(12):
+        write(tmp_path / "notes" / f"n{i}.md", f"# Note {i}\n\nKites fly over dune {i}.\n")
+    kb = KnowledgeBase(tmp_path / "kb.db", Config(embedder="none"))
+    kb.ingest(tmp_path / "notes")
+    started = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def search_until_closed() -> None:
+        kb.search("kites dune")
+        started.wait()
+        try:
+            while True:
+                kb.search("kites dune")
+                kb.documents()
+        except BaseException as exc:  # noqa: BLE001 - the test reads what stopped it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=search_until_closed) for _ in range(3)]
+    for t in threads:
+        t.start()
+    started.wait()
+    kb.close()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert len(errors) == 3 and all(isinstance(e, StoreError) for e in errors), errors
+    assert all(str(e) == f"{tmp_path / 'kb.db'}: this knowledge base is closed (open the file "
+               "again to use it)" for e in errors)

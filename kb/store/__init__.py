@@ -76,7 +76,7 @@ class Store(SearchPrimitives):
         self._created: tuple[int, dict[int, datetime]] = (-1, {})
         self._mix: tuple[int, tuple[int, int]] = (-1, (0, 0))
         self._live: tuple[int, str, int] = (-1, "", 0)
-        self._readers = ReaderPool(self._connect)
+        self._readers = ReaderPool(self._connect, str(self.path))
         self.mode: OpenMode = "rw"
         self.fts_problem: str | None = None  # the index is damaged and cannot be rebuilt here
         self.fts_rebuilt: str | None = None  # what was wrong with the index rebuilt at open

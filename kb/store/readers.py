@@ -22,10 +22,12 @@ class ReaderPool:
 
     Args:
         connect: opens a new connection (usable from any thread, for the pruning).
+        name: the database file, named in the error once the pool is closed.
     """
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(self, connect: Callable[[], sqlite3.Connection], name: str = "") -> None:
         self._connect = connect
+        self._name = name  # the database file, for messages
         self._local = threading.local()
         self._lock = threading.Lock()  # only the pool's: a reader never waits for a writer
         self._open: dict[threading.Thread, sqlite3.Connection] = {}
@@ -37,22 +39,31 @@ class ReaderPool:
         Raises:
             kb.errors.StoreError: the pool was closed (``CLOSED``).
         """
-        if self._closed:
-            raise StoreError(CLOSED)
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
+        if conn is not None and not self._closed:
+            return conn
+        with self._lock:  # checked and registered together: close() cannot slip between
+            if self._closed:
+                raise StoreError(f"{self._name}: {CLOSED}", path=self._name)
             conn = self._connect()
             self._local.conn = conn
-            with self._lock:
-                for thread in [t for t in self._open if not t.is_alive()]:
-                    self._open.pop(thread).close()
-                self._open[threading.current_thread()] = conn
+            for thread in [t for t in self._open if not t.is_alive()]:
+                self._open.pop(thread).close()
+            self._open[threading.current_thread()] = conn
         return conn
 
     def close(self) -> None:
-        """Close every reader connection."""
+        """Close the reader connections, refusing any further read (``CLOSED``).
+
+        A connection another live thread holds is left to that thread: it may be in the middle
+        of a query, and closing a SQLite connection under a running statement can crash the
+        process. Such a thread gets ``StoreError`` at its next read, and its connection closes
+        with the thread (its thread-local storage is freed).
+        """
         with self._lock:
             self._closed = True
-            for conn in self._open.values():
-                conn.close()
+            me = threading.current_thread()
+            for thread, conn in list(self._open.items()):
+                if thread is me or not thread.is_alive():
+                    conn.close()
             self._open.clear()
