@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -186,15 +187,18 @@ class InFlight:
     A client that writes its requests and closes stdin at once (``printf ... | kb mcp``) had
     only the quick ones answered: at the end of its input the SDK's server stops, cancelling
     the tool calls still running. ``answer_malformed`` holds the server's input open until
-    each request read is answered (or cancelled by the client), at most ``DRAIN_TIMEOUT_S``.
+    each request read is answered (or cancelled by the client), at most ``DRAIN_TIMEOUT_S``:
+    stdin's end is also how MCP clients shut a server down, so a long ingest is not waited
+    for. Ids are compared as the SDK does ("7" is 7) and counted (an id sent twice is two
+    requests).
     """
 
-    DRAIN_TIMEOUT_S = 600.0
+    DRAIN_TIMEOUT_S = 60.0
 
     def __init__(self) -> None:
         import anyio
 
-        self._ids: set[Any] = set()
+        self._ids: Counter[Any] = Counter()
         self._none_left = anyio.Event()
         self._none_left.set()
 
@@ -206,17 +210,21 @@ class InFlight:
             self._add(message.id)
         elif (isinstance(message, types.JSONRPCNotification)
               and message.method == "notifications/cancelled"):
-            self._answered((message.params or {}).get("requestId"))
+            self._answered((message.params or {}).get("requestId"), every=True)
 
     def _add(self, request_id: Any) -> None:
         import anyio
 
         if not self._ids:
             self._none_left = anyio.Event()
-        self._ids.add(request_id)
+        self._ids[_same_id(request_id)] += 1
 
-    def _answered(self, request_id: Any) -> None:
-        self._ids.discard(request_id)
+    def _answered(self, request_id: Any, *, every: bool = False) -> None:
+        key = _same_id(request_id)
+        if key in self._ids:
+            self._ids[key] = 0 if every else self._ids[key] - 1
+            if self._ids[key] <= 0:
+                del self._ids[key]
         if not self._ids:
             self._none_left.set()
 
@@ -236,6 +244,13 @@ class InFlight:
                 if isinstance(item.message, types.JSONRPCResponse | types.JSONRPCError):
                     self._answered(item.message.id)
                 await outgoing.send(item)
+
+
+def _same_id(request_id: Any) -> Any:
+    """A request id as the SDK correlates it ("7" and 7 are one id)."""
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return coerce_request_id(request_id) if isinstance(request_id, str | int) else request_id
 
 
 async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
