@@ -48,13 +48,14 @@ def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
     """The names the question writes that the index never writes, nor their translations.
 
     A passage in the question's script cannot answer a question about something the index
-    never names ("the capital of Australia" where nothing says "Australia"). An acronym of
-    letters may be a word rather than a name ("the IP address", "my locker PIN", "in EUR":
+    never names ("the capital of Australia" where nothing says "Australia"). An acronym of two
+    or three letters may be a word rather than a name ("the IP address", "my locker PIN", "in EUR":
     a new-user trial's six answers were refused for it), so the judge lets a passage through
     for it when the passage holds every other focus term of the question that names nothing
     (the acronym is all it lacks: "the admin IP address of the router" against "Admin page:
     http://192.168.0.1"; not 高密度 of "王立军的高密度脂蛋白（HDL）" against LDL's row); an
-    identifier with digits ("E05", "COVID-19") is a name.
+    identifier with digits ("E05", "COVID-19") or a longer acronym ("NASA", "NATO") is a name.
+    The rule's cost: "When was IBM founded?" passes a passage on another firm's founding.
 
     Args:
         terms: the question's content terms.
@@ -63,12 +64,12 @@ def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
         complete: ``df`` was read (``False``: no name is known absent).
 
     Returns:
-        Term text -> whether it is such an acronym (``kb.retrieve.terms.is_name``: all
-        capitals, letters only), for each name no chunk holds; and the text of the terms
+        Term text -> whether it is such an acronym (``kb.retrieve.terms.is_name``: two or
+        three capitals), for each name no chunk holds; and the text of the terms
         that name nothing (``named_terms``).
     """
-    unknown = {t.text: t.surface.isalpha() and t.surface.isupper() for t in terms
-               if complete and is_name(t, query) and term_df(t, df) == 0}
+    unknown = {t.text: t.surface.isalpha() and t.surface.isupper() and len(t.surface) <= 3
+               for t in terms if complete and is_name(t, query) and term_df(t, df) == 0}
     return unknown, frozenset(t.text for t in terms) - named_terms(query, terms) - set(unknown)
 
 

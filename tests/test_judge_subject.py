@@ -268,7 +268,8 @@ def test_an_acronym_the_index_never_writes_is_all_a_passage_may_lack():
     # never write ("IP", "PIN", "EUR", "DDS"); a name still fails the passage in its script
     net = ("Home network notes\n\nAdmin page: http://192.168.0.1 (user admin). The router is "
            "in the hallway.")
-    stats = IndexStats(n_chunks=10, df={"admin": 1, "address": 1, "router": 1, "hallway": 1},
+    stats = IndexStats(n_chunks=10, df={"admin": 1, "address": 1, "router": 1, "hallway": 1,
+                                        "found": 1, "headquart": 1},
                        doc_chunks={1: 1}, doc_term_chunks={})
     cases = [
         # the acronym is all it lacks: it may answer
@@ -278,6 +279,10 @@ def test_an_acronym_the_index_never_writes_is_all_a_passage_may_lack():
         # a capitalised name, or an identifier with digits, is never a word
         ("What is the admin address of the Maplehouse router?", net + " Its address.", False),
         ("What does error E05 on the router mean?", net, False),
+        # ... nor an acronym of four letters or more (a review: NASA, NATO passed)
+        ("When was NASA founded?", "Acme Rockets was founded in 1998 in Ohio.", False),
+        ("What is the NATO headquarters address?", "Headquarters address: 12 Main Street.",
+         False),
     ]
     for query, text, gate in cases:
         terms = content_terms(query)
