@@ -66,13 +66,16 @@ _UNIT_FORMS: dict[str, tuple[str, ...]] = {
 DURATIONS = ("day", "week", "month", "year", "hour", "minute", "second")  # units of a time
 _ZH_UNIT_ASKED = re.compile(r"(?:多少|几)(个月|个星期|个小时|钱|块|元|天|日|周|星期|月|年|岁|"
                             r"小时|分钟|秒)|(多久|多长时间)|(百分之几|百分比|占比)|"
-                            r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金|预算)|"
+                            r"(价格|价钱|售价|作价|定价|报价|费用|金额|租金|工资|薪水|薪酬|赔偿|罚款|奖金|"
+                            r"(?<!时间)(?<!错误)(?<!性能)(?<!内存)预算)|"
                             + ZH_MEASURE)
 _EN_UNIT_ASKED = re.compile(r"\bhow many (?:\w+ )?(days?|weeks?|months?|years?|hours?|minutes?|"
                             r"seconds?|dollars?|euros?)\b|\bhow (long)\b|\bhow (old)\b|"
                             r"\b(what (?:percentage|percent|share)|per ?cent)\b|"
                             r"\b(how much (?:money|(?:\w+ ){1,4}(?:cost|pay|charge|earn)\w*)|"
-                            r"(?:price|cost|fee|charge|fare|budget)s?\b)|"
+                            r"(?:price|cost|fee|charge|fare|"  # not an error, time or memory budget
+                            r"(?<!error )(?<!time )(?<!latency )(?<!memory )(?<!token )"
+                            r"(?<!performance )(?<!power )(?<!calorie )(?<!carbon )budget)s?\b)|"
                             # a length for "how tall / deep / wide", a weight for "how heavy" or
                             # "how much ... weigh" (not "how high": an altitude, a rate or a
                             # temperature; not "wide-ranging", "heavy-handed")

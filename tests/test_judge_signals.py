@@ -75,6 +75,7 @@ def test_content_terms_drop_stop_and_question_words_in_both_languages():
     assert _texts("What is my locker code?") == ["locker", "code"]
     assert _texts("Which variety does Qian plant in her garden?") == ["varieti", "qian", "plant",
                                                                      "garden"]
+    assert _texts("Who owns the mine near the river?") == ["own", "mine", "near", "river"]
 
 
 @pytest.mark.parametrize("query", ["the", "what is it", "的", "是什么", "x", "...", "😀🎉",

@@ -600,6 +600,10 @@ def test_units_and_dates_written_other_ways(text, query, filler):
     # a budget is money (a new-user trial: "version 12" answered a migration's budget)
     ("What is the total budget for the Postgres migration?", ("money",)),
     ("婚礼的总预算是多少？", ("money",)),
+    # ... but not an error, time or memory budget (a review: an SRE note's answer refused)
+    ("How much error budget is left this month?", ()),
+    ("What is the latency budget per request?", ()),
+    ("时间预算是多少？", ()),
 ])
 def test_the_measure_a_question_asks(query, units):
     assert asked_units(query) == units
