@@ -185,8 +185,10 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                               reason="not a regular file or folder (a pipe, socket or device)")
             continue
         errors: list[WalkError] = []
-        for found in walk_files(path, suffixes, on_error=errors.append,
-                                ignore=IgnoreRules(path, ignore), on_ignored=on_ignored):
+        rules = IgnoreRules(path, ignore, on_unread=lambda file, why, out=errors: out.append(
+            WalkError(file, "unreadable_file", why)))  # an ignore file: reported as failed
+        for found in walk_files(path, suffixes, on_error=errors.append, ignore=rules,
+                                on_ignored=on_ignored):
             for error in errors:  # met before ``found``: reported in walk order
                 yield from report(error)
             errors.clear()

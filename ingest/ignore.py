@@ -20,16 +20,17 @@ folder. In order, the first that applies gives the reason:
    ignored folder cannot be included again (the folder is never entered).
 
 An ignore file that exists but cannot be read (mode 000, an I/O error) fails closed: every
-entry of its folder and below is left out (``cannot read .kbignore``, a warning names the
-file), since what it keeps out is unknown; the documents already indexed there stay
-(``is_unread_rules``: the sync's prune and ``kb watch`` keep them) until it can be read.
+entry of its folder and below is left out (``cannot read .kbignore``; a folder walk reports
+the file as failed, ``on_unread``), since what it keeps out is unknown; the documents already
+indexed there stay (``is_unread_rules``: the sync's prune and ``kb watch`` keep them) until it
+can be read.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,18 +56,21 @@ class _Spec:
     unread: bool = False  # the file exists but could not be read: it leaves everything out
 
 
-def _read_spec(folder: Path, name: str) -> _Spec | None:
+def _read_spec(folder: Path, name: str,
+               on_unread: Callable[[Path, str], None] | None = None) -> _Spec | None:
     path = folder / name
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+    try:  # a byte-order mark (Notepad's) is no part of the first pattern, as for git
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None  # no ignore file here (a folder of that name is none either)
     except OSError as exc:
-        if path not in _WARNED_UNREAD:  # once: kb watch reads the rules every wake
+        why = (f"cannot read: {exc.strerror or exc}; nothing in its folder is indexed until it "
+               "can be read (what is indexed there stays)")
+        if on_unread is not None:  # the walk reports it as a problem
+            on_unread(path, why)
+        elif path not in _WARNED_UNREAD:  # else said once: kb watch reads the rules every wake
             _WARNED_UNREAD.add(path)
-            log.warning("%s: cannot read (%s); nothing in its folder is indexed until it "
-                        "can be read (what is indexed there stays)", path,
-                        exc.strerror or exc)
+            log.warning("%s: %s", path, why)
         return _Spec(folder, GitIgnoreSpec.from_lines([]), name, unread=True)
     _WARNED_UNREAD.discard(path)
     spec = _lenient_spec(text.splitlines(), path)
@@ -121,16 +125,20 @@ class IgnoreRules:
     Args:
         top: the folder walked (absolute).
         patterns: extra gitignore patterns, relative to ``top`` (``Config.ingest_ignore``).
+        on_unread: called with (ignore file, reason) for each one that exists but cannot be
+            read (its folder is then left out); without it, a warning is logged once.
     """
 
-    def __init__(self, top: Path, patterns: Sequence[str] = ()) -> None:
+    def __init__(self, top: Path, patterns: Sequence[str] = (),
+                 on_unread: Callable[[Path, str], None] | None = None) -> None:
         self.top = top
+        self._on_unread = on_unread
         inherited: list[_Spec] = []
         root = _repository_root(top)
         if root is not None and root != top:
             for folder in reversed(top.parents):
                 if folder == root or folder.is_relative_to(root):
-                    found = _read_spec(folder, ".gitignore")
+                    found = _read_spec(folder, ".gitignore", on_unread)
                     if found is not None:
                         inherited.append(found)
         extra = GitIgnoreSpec.from_lines(list(patterns))
@@ -144,7 +152,8 @@ class IgnoreRules:
         if cached is not None:
             return cached
         outer = self._above if folder == self.top else self._specs_of(folder.parent)
-        own = tuple(s for s in (_read_spec(folder, name) for name in IGNORE_FILES) if s)
+        own = tuple(s for s in (_read_spec(folder, name, self._on_unread)
+                                for name in IGNORE_FILES) if s)
         self._specs[folder] = specs = (*outer, *own)
         return specs
 

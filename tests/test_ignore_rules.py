@@ -204,9 +204,19 @@ def test_an_ignore_file_that_cannot_be_read_keeps_its_folder_out_and_loses_nothi
         # nothing new comes in under it; what was indexed there stays
         assert _sources(kb, root) == {"a.md", "sub/s.md"} and report.removed == ()
         assert dict(report.ignored)["cannot read .kbignore"] == 3  # s, private, new
-        kb.sync([root])  # kb watch re-reads the rules at every wake: said once
+        # the ignore file fails, named, so that `kb sync --check` sees a new problem (a review:
+        # only a log line said so, exit 0)
+        (failed,) = [o for o in report.outcomes if o.action == "failed"]
+        assert failed.path == str(root / "sub" / ".kbignore")
+        assert failed.reason.startswith("cannot read: ") and failed.reason.endswith(
+            "nothing in its folder is indexed until it can be read (what is indexed there "
+            "stays)")
+        assert report.new_problems == (failed.path,)
+        assert kb.sync([root]).new_problems == ()  # known since: no new problem
+        # without a walk to report it (the prune, kb watch's changes), a warning, once
+        IgnoreRules(root).reason(root / "sub" / "x.md", is_dir=False)
+        IgnoreRules(root).reason(root / "sub" / "x.md", is_dir=False)
         assert caplog.text.count(f"{root / 'sub' / '.kbignore'}: cannot read") == 1
-        assert "nothing in its folder is indexed" in caplog.text
         rules = IgnoreRules(root)
         assert rules.reason(root / "sub" / "x.md", is_dir=False) == "cannot read .kbignore"
         assert rules.reason(root / "b.md", is_dir=False) is None  # its folder only
@@ -219,3 +229,15 @@ def test_an_ignore_file_that_cannot_be_read_keeps_its_folder_out_and_loses_nothi
         write(root / "sub" / ".kbignore", "private.md\n")  # readable again
         kb.sync([root])
         assert _sources(kb, root) == {"a.md", "sub/new.md"}
+
+
+def test_a_byte_order_mark_is_no_part_of_the_first_pattern(tmp_path):
+    # a review: Notepad's BOM kept "private.md" from matching, and the file was indexed (git
+    # skips the mark)
+    root = (tmp_path / "notes").resolve()
+    write(root / "a.md", NOTE)
+    write(root / "private.md", NOTE)
+    (root / ".kbignore").write_bytes(b"\xef\xbb\xbfprivate.md\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([root])
+        assert _sources(kb, root) == {"a.md"}
