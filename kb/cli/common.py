@@ -1,13 +1,11 @@
 """What every ``kb`` command shares: the root group, its options, JSON output, one-line errors.
 
 Also opening the knowledge base, progress and the search scope options. The command modules
-(``kb.cli.search``, ``kb.cli.documents``, ``kb.cli.ingest``, ``kb.cli.watch``, ``kb.cli.show``,
-``kb.cli.home``, ``kb.cli.ask``, ``kb.cli.evaluate``, ``kb.cli.serve``) import this one and
-register their commands on ``cli``; ``kb.cli.main`` imports them all. Data goes to stdout
-(``--json``: one JSON document, or JSON Lines for lists); messages and progress go to stderr,
-progress only on a terminal. A ``KbError`` becomes one line and exit 1, a bad value exit 2,
-Ctrl-C exit 130; with ``--json`` an error is also a JSON document on stdout
-(``errors_as_one_line``).
+(``kb.cli.search``, ``documents``, ``ingest``, ``watch``, ``show``, ``home``, ``ask``,
+``evaluate``, ``serve``) register their commands on ``cli``; ``kb.cli.main`` imports them all.
+Data goes to stdout (``--json``: one JSON document, or JSON Lines); messages and progress go to
+stderr, progress only on a terminal. A ``KbError`` becomes one line and exit 1, a bad value
+exit 2, Ctrl-C exit 130; with ``--json`` an error is a JSON document too (``errors_as_one_line``).
 """
 
 from __future__ import annotations
@@ -312,15 +310,17 @@ def cli(ctx: click.Context, **flags: Any) -> None:
 
 
 def _source_prefix(value: str) -> str:
-    """A ``--source`` value as stored sources spell it.
+    """A ``--source`` value as stored sources spell it (a URI as given, a path absolute).
 
-    URIs stay as given; paths become absolute, and a folder gets a trailing ``/`` so that
-    ``notes`` does not also match ``notes2``.
+    A folder gets a trailing ``/`` (``notes`` matches no ``notes2``; ``/`` stays ``/``); ``""``
+    is a ``ValueError``, not the working folder (``--source "$UNSET"``).
     """
     if "://" in value:
         return value
+    if not value:
+        raise ValueError("--source '': an empty path (write '.' for the current folder)")
     path = Path(value).expanduser().resolve()
-    return str(path) + "/" if path.is_dir() else str(path)
+    return str(path).rstrip("/") + "/" if path.is_dir() else str(path)
 
 
 def server_scope(source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str, ...]

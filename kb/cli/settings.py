@@ -233,13 +233,14 @@ def _root(root: str, base: Path | None, where: str) -> str:
     """An ``[ingest] roots`` entry: absolute or ``~/...`` as given, else under ``base``.
 
     Raises:
-        ValueError: it is relative and there is no ``base``.
+        ValueError: it is empty (not ``base`` itself), or relative and there is no ``base``.
     """
     if Path(root).expanduser().is_absolute():
         return root
-    if base is None:
-        raise ValueError(f"{where}: ingest.roots entry {root!r} is relative; the user config "
-                         "file takes absolute or ~/ paths")
+    if base is None or not root:
+        raise ValueError(f"{where}: ingest.roots entry {root!r} is " + ("empty (write '.' for "
+                         "its folder)" if not root else "relative; the user config file takes "
+                         "absolute or ~/ paths"))
     return str(base / root)
 
 
