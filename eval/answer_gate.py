@@ -214,7 +214,7 @@ def judge_dataset(kb: KnowledgeBase, dataset: Path, *, settings: PipelineSetting
     """
     answerable = {qid for qid, docs in load_qrels(dataset).items()
                   if any(g > 0 for g in docs.values())}
-    return judge_answers(kb, load_queries(dataset), answerable, settings=settings,
+    return judge_answers(kb, load_queries(dataset, searchable=True), answerable, settings=settings,
                          config=config, on_progress=on_progress, label=f"{dataset.name} answers")
 
 

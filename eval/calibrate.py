@@ -103,7 +103,7 @@ def calibrate(index: KnowledgeBase, dataset: Path) -> CalibrationReport:
     doc_of_row = np.array([corpus_id[int(d)] for d in vm.doc_ids])
     qrels = load_qrels(dataset)
     pos, neg = [], []
-    for q in load_queries(dataset):
+    for q in load_queries(dataset, searchable=True):
         scores = vm.matrix @ service.embed_query(q.text)
         margins = scores - group_baselines(scores, vm.groups, fallback.cos_unrelated)
         relevant = np.isin(doc_of_row, [d for d, g in qrels.get(q._id, {}).items() if g > 0])
@@ -209,7 +209,7 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
     engines = engines_for(index, PipelineSettings())
     answerable: list[float] = []
     unanswerable: list[float] = []
-    for q in load_queries(dataset):
+    for q in load_queries(dataset, searchable=True):
         result = search(index.store, q.text, SearchOptions(decay=False), engines=engines,
                         now=FIXED_TIME)
         best = result.diagnostics.best_answer_p or 0.0

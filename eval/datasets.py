@@ -15,6 +15,7 @@ an editable install, not in an installed wheel.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -132,9 +133,8 @@ def load_corpus(directory: Path | str) -> list[CorpusDoc]:
 
     Raises:
         FileNotFoundError: the directory has no corpus file.
-        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``,
-            its text is blank or longer than a search takes (``MAX_QUERY_CHARS``), or an id
-            repeats; the message names the file and line.
+        ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``, or
+            an id repeats; the message names the file and line.
 
     """
     path = _find(Path(directory), "corpus")
@@ -153,11 +153,14 @@ def load_corpus(directory: Path | str) -> list[CorpusDoc]:
     return docs
 
 
-def load_queries(directory: Path | str) -> list[Query]:
+def load_queries(directory: Path | str, *, searchable: bool = False) -> list[Query]:
     """Read BEIR queries (``queries.jsonl`` or ``queries.jsonl.gz``) from ``directory``.
 
     Args:
         directory: the dataset directory.
+        searchable: each text must be one ``kb search`` takes, at most ``MAX_QUERY_CHARS``
+            code points (the judge's gates and calibration measure what users can ask; a
+            ranking's nDCG reads IR sets whose queries may be whole arguments).
 
     Returns:
         The queries in file order.
@@ -165,8 +168,8 @@ def load_queries(directory: Path | str) -> list[Query]:
     Raises:
         FileNotFoundError: the directory has no queries file.
         ValueError: a line is not a JSON object with a string/int ``_id`` and string ``text``,
-            its text is blank or longer than a search takes (``MAX_QUERY_CHARS``), or an id
-            repeats; the message names the file and line.
+            its text is blank (or, ``searchable``, too long), or an id repeats; the message
+            names the file and line.
 
     """
     path = _find(Path(directory), "queries")
@@ -180,7 +183,8 @@ def load_queries(directory: Path | str) -> list[Query]:
         if not text.strip():  # kb refuses it: it would count as a question kb "refused"
             raise ValueError(f"{path}:{line_no}: 'text' is empty (no question to ask)")
         try:
-            check_query_length(text)  # `kb search` refuses it: its figures would be kb's
+            if searchable:  # `kb search` refuses it: the figures would not be kb's
+                check_query_length(text)
         except ValueError as exc:
             raise ValueError(f"{path}:{line_no}: {exc}") from None
         if query_id in seen:
@@ -301,10 +305,12 @@ def _utf8_text(path: Path) -> str:
 
     A UTF-8 byte-order mark (Excel writes one) is skipped.
     """
+    data = path.read_bytes()
     try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:  # (its offset counts from after a byte-order mark)
+        at = exc.start + (3 if data.startswith(codecs.BOM_UTF8) else 0)
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {at})") from None
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, object]]]:

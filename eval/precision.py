@@ -69,7 +69,7 @@ def evaluate_precision(kb: KnowledgeBase, dataset: Path, *, k: int = 3,
     precisions, refusals, false_refusals = [], [], []
     returned = passed = evidence = evidence_passed = 0
     per_query: dict[str, dict[str, object]] = {}
-    for q in load_queries(dataset):
+    for q in load_queries(dataset, searchable=True):
         result = run_search(kb.store, q.text, SearchOptions(top_k=k, decay=False),
                             engines=engines, now=FIXED_TIME)
         refs = result.references[:k]

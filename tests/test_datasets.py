@@ -247,7 +247,13 @@ def test_bad_query_lines_raise_with_location(tmp_path: Path, content: str, messa
     # a new-user trial: an empty question counted as one kb "refused"
     _write(tmp_path / "queries.jsonl", content)
     with pytest.raises(ValueError, match=message):
-        load_queries(tmp_path)
+        load_queries(tmp_path, searchable=True)
+
+
+def test_a_long_query_is_read_for_a_ranking_not_for_the_judges_gates(tmp_path: Path) -> None:
+    # a review: IR sets whose queries are whole arguments could no longer be ranked at all
+    _write(tmp_path / "queries.jsonl", '{"_id": "q1", "text": "%s"}\n' % ("why " * 600))
+    assert len(load_queries(tmp_path)[0].text) == 2400
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
