@@ -69,15 +69,16 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
     # is folded into the file, so a copy of the one file holds every document
     with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
-        while (present := _present(roots)) is not None and _watch(kb, roots, present,
-                                                                  as_json, debounce_ms):
-            pass  # a folder went, came back or was replaced: the folders there are watched
+        try:
+            while _any_present(roots) and _watch(kb, roots, as_json, debounce_ms):
+                pass  # a folder went, came back or was replaced: the folders there are watched
+        except KeyboardInterrupt:  # between a batch's steps, each committed: stopped, exit 0 as
+            pass  # while waiting (within a batch's ingest, that ingest reports it: 130 / 143)
     click.echo("kb: watch stopped", err=True)
 
 
-def _watch(kb: KnowledgeBase, roots: list[Path], present: list[Path], as_json: bool,
-           debounce_ms: int) -> bool:
-    """Sync ``present``, apply their changes until Ctrl-C (``False``) or a root changes (``True``).
+def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int) -> bool:
+    """Sync the roots there, apply their changes until Ctrl-C (``False``) or one changes (``True``).
 
     A root changes when it goes, is replaced or comes back.
 
@@ -89,8 +90,13 @@ def _watch(kb: KnowledgeBase, roots: list[Path], present: list[Path], as_json: b
     import watchfiles
 
     synced = False
-    watched = {r: _identity(r) for r in roots}  # a folder replaced (restored, moved back) is
-    try:  # another folder: the watcher still follows the old one
+    # each root's identity: one replaced (restored, moved back) is another folder, while the
+    # watcher still follows the old one; the roots watched are those there at this look
+    watched = {r: _identity(r) for r in roots}
+    present = [r for r in roots if watched[r] is not None]
+    if not present:  # gone again since _any_present looked
+        return True
+    try:
         for changes in watchfiles.watch(*present, watch_filter=None, debounce=debounce_ms,
                                         rust_timeout=WAKE_MS, yield_on_timeout=True,
                                         raise_interrupt=False):
@@ -117,14 +123,14 @@ def _change_said(folder: Path, was: tuple[int, int] | None, n_roots: int) -> str
     return "replaced; its documents are kept, and it is synced and watched as the new one"
 
 
-def _present(roots: list[Path]) -> list[Path] | None:
-    """The folders of ``roots`` there now, waiting while none is; ``None`` on Ctrl-C."""
+def _any_present(roots: list[Path]) -> bool:
+    """Wait while none of ``roots`` is there; ``False`` on Ctrl-C."""
     try:
-        while not (present := [r for r in roots if r.is_dir()]):
+        while not any(r.is_dir() for r in roots):
             time.sleep(WAKE_MS / 1000)
     except KeyboardInterrupt:
-        return None
-    return present
+        return False
+    return True
 
 
 def _identity(folder: Path) -> tuple[int, int] | None:
