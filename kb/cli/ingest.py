@@ -114,15 +114,15 @@ def interruption_reported(as_json: bool,
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
                    f": {what}; all of it is committed (each document whole)", err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(stop_exit(terminated))
+        sys.exit(_stop_exit(terminated))
     except KeyboardInterrupt:
         click.echo("kb: interrupted; what was written is committed (each document whole)",
                    err=True)
         click.echo(f"kb: {RESUME_HINT}", err=True)
-        sys.exit(stop_exit(terminated))
+        sys.exit(_stop_exit(terminated))
 
 
-def stop_exit(terminated: list[bool] | None) -> int:
+def _stop_exit(terminated: list[bool] | None) -> int:
     """143 when SIGTERM stopped the run, else 130 (Ctrl-C)."""
     return TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT
 
