@@ -65,6 +65,7 @@ def path_list(paths: PathArg | Iterable[PathArg]) -> list[Path | str]:
 
 
 EMPTY_PATH = "''"  # how an empty path given is named
+MAX_NAMED = 5  # missing paths named in one error (a glob's typo may give a thousand)
 
 
 def _given(raw: Path | str) -> Path:
@@ -109,8 +110,10 @@ def check_given(paths: Iterable[Path | str]) -> None:
             _given(raw)
         except FileNotFoundError as exc:
             problems.append(str(exc))
-    if problems:
-        raise FileNotFoundError("; ".join(dict.fromkeys(problems)))  # a path given twice: once
+    named = list(dict.fromkeys(problems))  # a path given twice: once
+    if named:
+        more = f"; and {len(named) - MAX_NAMED} more" if len(named) > MAX_NAMED else ""
+        raise FileNotFoundError("; ".join(named[:MAX_NAMED]) + more)
 
 
 def split_given(paths: Iterable[Path | str]) -> tuple[list[Path | str], list[FileOutcome]]:

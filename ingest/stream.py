@@ -45,9 +45,10 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
         updated: whether a version of the file was indexed before (the outcome's action).
 
     Returns:
-        ``added``/``updated`` with the chunks written (and a warning, also kept with the
-        document, when the text holds too many undecodable characters or its encoding was
-        guessed: ``DecodedCounts``), ``skipped`` ("empty file") for a file
+        ``added``/``updated`` with the chunks written (and warnings, also kept with the
+        document, when the text holds too many undecodable characters, its encoding was
+        guessed, or NUL and control characters were dropped: ``DecodedCounts``), ``skipped``
+        ("empty file") for a file
         of whitespace only, or ``failed`` with the reason (the file's own: unreadable,
         undecodable, no text); nothing is written then.
 

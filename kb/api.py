@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -294,7 +295,7 @@ class KnowledgeBase:
         return replace(doc, status="indexed") if (
             doc.status == "pending_vectors" and self.config.embedder == "none") else doc
 
-    def remove(self, ref: str) -> Document:
+    def remove(self, ref: str | os.PathLike[str]) -> Document:
         """Delete a document (by id, or source path) with its chunks, FTS rows and vectors.
 
         Raises:
@@ -328,15 +329,16 @@ class KnowledgeBase:
 
     # Reading what was cited
 
-    def find_document(self, ref: str) -> Document:
+    def find_document(self, ref: str | os.PathLike[str]) -> Document:
         """The document with id ``ref`` (digits) or source ``ref`` (a path is resolved).
 
         Raises:
-            TypeError: ``ref`` is not a ``str``.
+            TypeError: ``ref`` is neither a ``str`` nor a path.
             kb.errors.DocumentNotFound: nothing matches ``ref``.
         """
-        if not isinstance(ref, str):
+        if not isinstance(ref, str | os.PathLike):
             raise TypeError(f"ref must be a str (an id or a source), got {type_name(ref)}")
+        ref = os.fspath(ref)  # a Path names a source, as ingest takes it
         doc = (self.store.get_document(doc_id=int(ref))
                if ref.isascii() and ref.isdigit() and int(ref) <= MAX_ROWID else None)
         if doc is None:

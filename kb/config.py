@@ -294,7 +294,7 @@ class SearchOptions:
             matter), compared case-insensitively (``kb.types.tag_key``); a tag no document
             carries keeps none. One string is one tag; repeats are dropped.
         created_after: keep documents created at or after this RFC 3339 instant (a
-            ``datetime`` or ``date`` is taken too; naive: UTC); kept as RFC 3339 text.
+            ``datetime``, naive: local time, or a ``date`` is taken too); kept as RFC 3339.
         created_before: keep documents created before this instant, likewise.
         decay: apply time decay (switch off for evergreen documents).
         max_chunks_per_doc: cap per document in the top k.

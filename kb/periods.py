@@ -15,7 +15,8 @@ RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?
 def parse_instant(value: str | date | None, name: str) -> datetime | None:
     """Parse an RFC 3339 date or date-time; a value without a zone is taken as UTC.
 
-    A ``datetime`` is taken as it is (naive: UTC), a ``date`` as its midnight UTC.
+    A ``datetime`` is taken as it is (a naive one in the local time zone, as Python reads
+    ``datetime.now()``), a ``date`` as its midnight UTC (as the string ``2026-01-31``).
 
     The shape is checked strictly (``RFC3339``): Python's ``fromisoformat`` alone would also
     take ISO 8601 forms such as ``20260131``, which the tool schema and other clients refuse.
@@ -34,7 +35,7 @@ def parse_instant(value: str | date | None, name: str) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
+        return value if value.tzinfo else value.astimezone()
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
     if not isinstance(value, str):

@@ -82,8 +82,14 @@ def test_a_mistyped_path_creates_no_index(tmp_path, command, given):
     r = run("--db", str(db), command, *(str(tmp_path / g) for g in given))
     assert r.exit_code == 1 and "typo: no such file or folder" in r.output
     assert not db.exists() and not db.parent.exists()  # nothing created, nothing half-read
-    # each mistyped path is named, once (a new-user trial: only the first was)
+    # each mistyped path is named, once (a new-user trial: only the first was), five at most
     assert r.output.count("no such file or folder") == len({g for g in given if "typo" in g})
+
+
+def test_many_mistyped_paths_are_one_line_naming_five(tmp_path):
+    r = run("--db", str(tmp_path / "kb.db"), "sync", *(str(tmp_path / f"t{i}") for i in range(9)))
+    assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+    assert r.output.count("no such file or folder") == 5 and r.output.endswith("; and 4 more\n")
 
 
 def test_ingest_indexes_the_paths_that_exist_and_fails_a_mistyped_one(tmp_path):
