@@ -127,19 +127,26 @@ def test_missing_sdk_is_one_line_naming_the_install(tmp_path: Path,
     assert len(lines) == 1 and lines[0].startswith("kb: error: the MCP server needs")
 
 
-@pytest.mark.slow  # a kb MCP server process
-def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: Path) -> None:
-    # an interfaces trial: "{not json", "[1,2]" and a message without a method got no answer,
-    # so a client waiting on id 2 waited forever
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "0"}}}
+
+
+def _kites_index(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """A BM25-only index of one note, and the environment a ``kb mcp`` child runs in."""
     db = str(tmp_path / "kb.db")
     write(tmp_path / "notes" / "kites.md", "# Kites\n\nBox kites fly well.\n")
     assert CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest",
                                     str(tmp_path / "notes")]).exit_code == 0
-    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "PATH"))}
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"}}}
-    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method":
+    return db, {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "PATH"))}
+
+
+@pytest.mark.slow  # a kb MCP server process
+def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: Path) -> None:
+    # an interfaces trial: "{not json", "[1,2]" and a message without a method got no answer,
+    # so a client waiting on id 2 waited forever
+    db, env = _kites_index(tmp_path)
+    lines = [json.dumps(INITIALIZE), json.dumps({"jsonrpc": "2.0", "method":
                                            "notifications/initialized"}),
              "", "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
              '"method":"ping"}',  # an empty line asks nothing and gets no answer
@@ -178,16 +185,10 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
 def test_requests_written_before_stdin_closes_are_all_answered(tmp_path: Path) -> None:
     # a new-user trial: `printf '...' | kb mcp` answered initialize and ping, but the
     # knowledge_search call still running when stdin ended was dropped without a word
-    db = str(tmp_path / "kb.db")
-    write(tmp_path / "notes" / "kites.md", "# Kites\n\nBox kites fly well.\n")
-    assert CliRunner().invoke(cli, ["--db", db, "--embedder", "none", "ingest",
-                                    str(tmp_path / "notes")]).exit_code == 0
-    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "PATH"))}
+    db, env = _kites_index(tmp_path)
     search = {"name": "knowledge_search", "arguments": {"query": "box kites"}}
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}},
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": search},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": search},
