@@ -12,7 +12,7 @@ the top ``JUDGE_TOP_N`` candidates:
    does a passage in the question's script when the question names something the index never
    writes (``kb.retrieve.subject.unwritten_names``: "the capital of Australia" where nothing
    says "Australia"; a passage in another script may write the name its own way; an acronym
-   of letters, "IP", not a passage holding every other focus term); so does a
+   of two or three letters, "IP", not one holding every other focus term); so does a
    passage that writes none of the numbers the question names (``kb.retrieve.numbers``:
    "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
    constraint: "737" in a 737 MAX directive); so does a passage in the question's script of
