@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 from kb.config import type_name
@@ -30,6 +31,11 @@ from kb.ingest.walk import WalkError, link_error, walk_files
 from kb.types import FileOutcome
 
 MAX_FILE_BYTES = 200 * 1024 * 1024  # size budget per file; larger files fail alone
+
+
+def _unread_rules(errors: list[WalkError], file: Path, why: str) -> None:
+    """An ignore file a walk could not read: reported failed, as an unreadable file is."""
+    errors.append(WalkError(file, "unreadable_file", why))
 
 
 def walk_outcome(error: WalkError) -> FileOutcome:
@@ -188,8 +194,7 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                               reason="not a regular file or folder (a pipe, socket or device)")
             continue
         errors: list[WalkError] = []
-        rules = IgnoreRules(path, ignore, on_unread=lambda file, why, out=errors: out.append(
-            WalkError(file, "unreadable_file", why)))  # an ignore file: reported as failed
+        rules = IgnoreRules(path, ignore, on_unread=partial(_unread_rules, errors))
         for found in walk_files(path, suffixes, on_error=errors.append, ignore=rules,
                                 on_ignored=on_ignored):
             for error in errors:  # met before ``found``: reported in walk order

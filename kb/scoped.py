@@ -24,6 +24,7 @@ with a word written only there.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,11 +117,11 @@ class ScopedKnowledgeBase(KnowledgeBase):
         inside = self.doc_ids()
         return [d for d in super().documents() if d.id in inside]
 
-    def find_document(self, ref: str) -> Document:
+    def find_document(self, ref: str | os.PathLike[str]) -> Document:
         """``KnowledgeBase.find_document``; one outside the scope is not found."""
         doc = super().find_document(ref)
         if doc.id not in self.doc_ids():
-            raise DocumentNotFound(ref)
+            raise DocumentNotFound(os.fspath(ref))
         return doc
 
     def get_chunk(self, chunk_id: int, neighbours: int = NEIGHBOURS) -> ChunkInContext:
