@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import re
-import unicodedata
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +14,7 @@ from charset_normalizer.models import CharsetMatch
 from charset_normalizer.utils import is_multi_byte_encoding
 
 from kb.errors import CorruptError, EmptyDocumentError
+from kb.ingest.extract.cleaning import clean_text
 from kb.types import Block, ExtractedDocument, ImageRef, SourceType
 
 # Byte-order marks, longest first so UTF-32 is not mistaken for UTF-16.
@@ -45,13 +44,6 @@ _BINARY_CONTROLS = bytes([*range(1, 9), 11, *range(14, 27), *range(28, 32), 127]
 # Share (0..1) of a file's characters that are U+FFFD above which ingest warns about the file.
 REPLACED_WARN_SHARE = 0.001
 
-# C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
-_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
-# A terminal's escape sequences (ECMA-48: CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles
-# ended within a line, two-byte ones such as tput's "ESC ( B"): a saved log is text, "[31m" no
-# word. An unended OSC stays (its ESC dropped), never eating the text after it.
-_ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\\\)|"
-                      "\x1b[ -/]*[0-Z^-~]")
 # Declared labels decoded with their superset, as browsers do (WHATWG Encoding Standard):
 # pages labelled gb2312 routinely contain GBK characters, latin-1 pages cp1252 quotes.
 _DECLARED_SUPERSETS = {
@@ -239,55 +231,6 @@ def _preference(match: CharsetMatch) -> int:
         if name in PREFERRED_SINGLE_BYTE
     ]
     return min(ranks, default=len(PREFERRED_SINGLE_BYTE))
-
-
-def clean_text(text: str, *, nfkc: bool = False) -> str:
-    """Normalise newlines to LF and drop NUL, other control characters and lone surrogates.
-
-    A terminal's escape sequences go whole (``_ANSI_RE``: "ESC[31m" leaves no "[31m").
-
-    Args:
-        text: raw extracted text.
-        nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi").
-
-    Returns:
-        The cleaned text; leading and trailing whitespace is kept.
-
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
-    text = _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
-    if nfkc:
-        text = unicodedata.normalize("NFKC", text)
-    return text
-
-
-ESCAPE_MAX_CHARS = 520  # an escape sequence's longest form read whole (an OSC's 512 and more)
-
-
-def unfinished_escape(text: str) -> int:
-    """Where an escape sequence cut short at the end of ``text`` begins; ``len(text)``: none.
-
-    A text read in pieces keeps such a tail for the next piece, so that ``clean_text`` sees
-    the sequence whole ("ESC [3" + "1m" would leave "1m" and count its ESC as damage).
-    """
-    at = text.rfind("\x1b", max(0, len(text) - ESCAPE_MAX_CHARS))
-    if at < 0 or "\n" in text[at:] or _ANSI_RE.match(text, at):
-        return len(text)
-    return at
-
-
-def dropped_controls(text: str) -> int:
-    """How many NUL and other control characters ``clean_text`` drops from ``text``.
-
-    A terminal's escape sequences are not counted (they are formatting, not damage).
-    """
-    return len(_CONTROL_RE.findall(_ANSI_RE.sub("", text)))
-
-
-def controls_warning(dropped: int) -> str | None:
-    """The warning for a text file that held ``dropped`` NUL or control characters."""
-    return (f"{dropped} NUL or control characters dropped (binary bytes in a text file?)"
-            if dropped else None)
 
 
 def images_not_indexed(count: int) -> str:

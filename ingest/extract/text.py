@@ -13,14 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kb.errors import CorruptError, EmptyDocumentError, ExtractError
+from kb.ingest.extract.cleaning import (
+    clean_text,
+    controls_warning,
+    dropped_controls,
+    unfinished_escape,
+)
 from kb.ingest.extract.common import (
     BOMS,
     build_document,
-    clean_text,
-    controls_warning,
     decode_bytes,
     detect_encoding,
-    dropped_controls,
     guessed_warning,
     looks_like_text,
     make_block,
@@ -29,7 +32,6 @@ from kb.ingest.extract.common import (
     read_bytes,
     replaced_warning,
     require_nonempty,
-    unfinished_escape,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
 from kb.types import Block, ExtractedDocument

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kb.ingest.extract.common import clean_text, one_line
+from kb.ingest.extract.cleaning import clean_text
+from kb.ingest.extract.common import one_line
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
