@@ -28,6 +28,7 @@ can be read.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -59,8 +60,10 @@ class _Spec:
 def _read_spec(folder: Path, name: str,
                on_unread: Callable[[Path, str], None] | None = None) -> _Spec | None:
     path = folder / name
-    try:  # a byte-order mark (Notepad's) is no part of the first pattern, as for git
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    try:  # a byte-order mark (Notepad's) is no part of the first pattern, as for git; one of
+        data = path.read_bytes()  # UTF-16 (PowerShell's `echo x > .kbignore`) says how to read
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        text = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None  # no ignore file here (a folder of that name is none either)
     except OSError as exc:

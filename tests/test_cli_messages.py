@@ -294,6 +294,14 @@ def test_an_empty_path_names_nothing_not_the_current_folder(db, tmp_path, monkey
         r = run("--db", db, *args)
         assert r.exit_code == 1 and r.stderr == "kb: error: no document matches ''\n"
     assert "kites.md" in run("--db", db, "docs").stdout  # nothing removed
+    # `kb rm "$UNSET/"` is `kb rm /`: refused (a second trial: every document went, exit 0)
+    for ref in ("/", "doc:/", "//"):
+        r = run("--db", db, "rm", ref)
+        assert r.exit_code == 2 and r.stderr.startswith(
+            "kb: error: refusing to remove every document under"), r.stderr
+    assert "kites.md" in run("--db", db, "docs").stdout
+    r = run("--db", db, "docs", "--failed")  # none: said, on stderr
+    assert r.exit_code == 0 and r.stdout == "" and "no file or folder failed" in r.stderr
     # nor a search scope (`--source "$UNSET"` searched under the working folder)
     r = run("--db", db, "search", "--source", "", "box kites")
     assert r.exit_code == 2 and "--source '': an empty path" in r.stderr

@@ -241,3 +241,9 @@ def test_a_byte_order_mark_is_no_part_of_the_first_pattern(tmp_path):
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
         kb.ingest([root])
         assert _sources(kb, root) == {"a.md"}
+    # UTF-16 with its mark, as PowerShell's `echo private.md > .kbignore` writes (a second
+    # trial: read as UTF-8, no pattern matched, in silence)
+    for encoding in ("utf-16", "utf-16-be"):
+        data = "private.md\r\n".encode(encoding)
+        (root / ".kbignore").write_bytes(data if encoding == "utf-16" else b"\xfe\xff" + data)
+        assert IgnoreRules(root).reason(root / "private.md", is_dir=False) == ".kbignore"

@@ -40,6 +40,11 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
     return text
 
 
+def without_escapes(text: str) -> str:
+    """``text`` without a terminal's escape sequences (its control characters kept)."""
+    return _ANSI_RE.sub("", text)
+
+
 ESCAPE_MAX_CHARS = 520  # an escape sequence's longest form read whole (an OSC's 512 and more)
 
 

@@ -18,6 +18,7 @@ from kb.ingest.extract.cleaning import (
     controls_warning,
     dropped_controls,
     unfinished_escape,
+    without_escapes,
 )
 from kb.ingest.extract.common import (
     BOMS,
@@ -223,7 +224,8 @@ def is_blank_text(path: Path) -> bool:
 
     Read in pieces, stopping at the first character that is not whitespace. A file kb cannot
     read or decode is not blank (it fails with its own reason); neither is one of control
-    characters such as NUL (binary, not an empty note).
+    characters such as NUL (binary, not an empty note); one of a terminal's colour codes
+    alone is.
     """
     try:
         encoding, skip, errors = text_encoding(path)
@@ -236,8 +238,8 @@ def is_blank_text(path: Path) -> bool:
         with path.open("rb") as fh:
             fh.seek(skip)
             while True:
-                data = fh.read(PIECE_BYTES)
-                if decoder.decode(data, final=not data).strip():
+                data = fh.read(PIECE_BYTES)  # (colour codes alone are no text either)
+                if without_escapes(decoder.decode(data, final=not data)).strip():
                     return False
                 if not data:
                     return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 import click
 
@@ -30,6 +31,8 @@ def docs(ctx: click.Context, as_json: bool, failed: bool) -> None:
         documents = [] if failed else kb.documents()
         problems = [p for p in all_problems(kb.store) if _still_there(p.source)]
     if failed:
+        if not problems and not as_json:  # said on stderr: stdout stays the (empty) listing
+            click.echo("no file or folder failed to index", err=True)
         for p in problems:
             if as_json:
                 emit_json({"source": p.source, "reason": p.reason,
@@ -79,6 +82,11 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
     indexed from under it). Each is removed on its own: one that matches nothing is named at
     the end (exit 1) and the others are still removed.
     """
+    roots = [r for r in refs if r.removeprefix(DOC_PREFIX)
+             and Path(r.removeprefix(DOC_PREFIX)).expanduser().resolve() == Path("/")]
+    if roots:  # `kb rm "$UNSET/"` is `kb rm /`: every document, in silence
+        raise ValueError(f"refusing to remove every document under {roots[0]!r} (an "
+                         "unset variable?); name the folder, or `kb rm` each document")
     unmatched = []
     with open_kb(ctx) as kb:
         for ref in refs:

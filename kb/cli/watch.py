@@ -101,8 +101,9 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
                                         rust_timeout=WAKE_MS, yield_on_timeout=True,
                                         raise_interrupt=False):
             if moved := [r for r in roots if _identity(r) != watched[r]]:
-                click.echo(f"kb: {moved[0]}: "
-                           f"{_change_said(moved[0], watched[moved[0]], len(roots))}", err=True)
+                others = sum(r.is_dir() for r in roots if r != moved[0])
+                click.echo(f"kb: {moved[0]}: {_change_said(moved[0], watched[moved[0]], others)}",
+                           err=True)
                 return True  # the next first sync catches up on what this batch held
             synced = _batch(kb, present, as_json, changes, synced)
     except FileNotFoundError:  # a folder went before the watcher started: watch the others
@@ -112,13 +113,16 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
     return False
 
 
-def _change_said(folder: Path, was: tuple[int, int] | None, n_roots: int) -> str:
-    """What became of a watched folder whose identity changed (``was``: it before)."""
+def _change_said(folder: Path, was: tuple[int, int] | None, others: int) -> str:
+    """What became of a watched folder whose identity changed.
+
+    ``was``: its identity before; ``others``: how many other watched folders are there now.
+    """
     if was is None:
         return "back; it is synced and watched again"
     if not folder.is_dir():
         return ("gone; its documents are kept, and it is synced and watched again once it "
-                "is back" + ("; the other folders are still watched" if n_roots > 1
+                "is back" + ("; the other folders are still watched" if others
                              else " (Ctrl-C stops)"))
     return "replaced; its documents are kept, and it is synced and watched as the new one"
 
