@@ -150,6 +150,9 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
                                            "notifications/initialized"}),
              "", "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
              '"method":"ping"}',  # an empty line asks nothing and gets no answer
+             # another version: answered with its id (a trial: id null, as its first error was
+             # of the "jsonrpc" field)
+             '{"jsonrpc":"1.0","id":5,"method":"ping"}',
              # a lone surrogate's escape is valid JSON (a trial: answered -32700, id null)
              json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
                  "name": "knowledge_search", "arguments": {"query": "box kites \ud800"}}})]
@@ -165,7 +168,7 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         proc.stdin.flush()  # stdin stays open: at its end the server stops answering
         timer = threading.Timer(TIMEOUT_S, proc.kill)  # a missing answer fails, never hangs
         timer.start()
-        while not ({1, 2, 3, 4} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
+        while not ({1, 2, 3, 4, 5} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
             line = proc.stdout.readline()
             if not line:
                 break
@@ -178,7 +181,7 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
     assert "result" in by_id[1][0] and "result" in by_id[3][0]  # the session goes on
     assert not by_id[4][0]["result"].get("isError"), by_id[4]  # searched, U+FFFD for it
     assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
-    assert by_id[2][0]["error"]["code"] == -32600
+    assert by_id[2][0]["error"]["code"] == -32600 and by_id[5][0]["error"]["code"] == -32600
 
 
 @pytest.mark.slow  # a kb MCP server process

@@ -347,7 +347,8 @@ def _malformed(exc: Exception) -> tuple[int, int | str | None] | None:
         return None
     if not errors or unparsed:
         return types.PARSE_ERROR, None
-    data = errors[0].get("input")
+    # the message itself, as some error of the union reports it (the first may be one field's)
+    data = next((e["input"] for e in errors if isinstance(e.get("input"), dict)), None)
     found = data.get("id") if isinstance(data, dict) else None
     valid = isinstance(found, str) or isinstance(found, int) and not isinstance(found, bool)
     return types.INVALID_REQUEST, found if valid else None
