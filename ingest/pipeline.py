@@ -67,7 +67,7 @@ from kb.embedding import EmbeddingService
 from kb.errors import EmptyDocumentError, ExtractError, StoreError
 from kb.ingest.chunk import chunk_document
 from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks
-from kb.ingest.discover import MAX_FILE_BYTES, check_given, discover
+from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import kept_empty_folders
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract, read_as
@@ -311,8 +311,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if store.read_only:
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
                          "cannot ingest; searching works", path=store.path)
-    paths = list(paths)
-    roots = [Path(p) for p in paths]  # (Path("") is "."; an empty path is checked below)
+    paths = list(paths)  # as given: discover names "" no such file (Path("") is ".")
+    roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []
     ignored: Counter[str] = Counter()
     unfollowed: list[Path] = []  # symlinked folders a walk met: named, since a user may expect them
@@ -322,8 +322,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         unfollowed.extend([path] if why == LINKED_FOLDER else [])
 
     try:
-        check_given([p for p in paths if p == ""])  # names nothing, as for `ls ""`
-        found = list(discover(roots, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
+        found = list(discover(paths, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
                               ignore=ignore, on_ignored=on_ignored))
     except FileNotFoundError as exc:
         if len(roots) == 1:
