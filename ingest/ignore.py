@@ -28,7 +28,6 @@ can be read.
 
 from __future__ import annotations
 
-import codecs
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -36,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
+
+from kb.ingest.extract.common import BOMS
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +61,10 @@ class _Spec:
 def _read_spec(folder: Path, name: str,
                on_unread: Callable[[Path, str], None] | None = None) -> _Spec | None:
     path = folder / name
-    try:  # a byte-order mark (Notepad's) is no part of the first pattern, as for git; one of
-        data = path.read_bytes()  # UTF-16 (PowerShell's `echo x > .kbignore`) says how to read
-        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        text = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    try:  # a byte-order mark (Notepad's, PowerShell's UTF-16) says how to read, as for text
+        data = path.read_bytes()
+        bom, encoding = next(((b, e) for b, e in BOMS if data.startswith(b)), (b"", "utf-8"))
+        text = data[len(bom):].decode(encoding, errors="replace")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None  # no ignore file here (a folder of that name is none either)
     except OSError as exc:
