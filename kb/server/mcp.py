@@ -20,7 +20,6 @@ imported only when a server is built.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from kb.api import KnowledgeBase
 from kb.errors import DocumentNotFound, KbError, install_hint
+from kb.retrieve.pipeline import well_formed
 from kb.server.arguments import INGEST_INPUT_SCHEMA, INPUT_SCHEMA
 from kb.server.reading import HANDLERS, RESOURCE_PREFIX, TOOLS, resource_doc_id
 from kb.server.tool import (
@@ -319,15 +319,13 @@ def _reparsed(exc: Exception) -> Any:
 def _without_surrogates(data: Any) -> Any:
     """``data`` (parsed JSON) with each lone surrogate in its strings replaced by U+FFFD."""
     if isinstance(data, str):
-        return _SURROGATE.sub("\ufffd", data)
+        return well_formed(data)
     if isinstance(data, list):
         return [_without_surrogates(v) for v in data]
     if isinstance(data, dict):
         return {_without_surrogates(k): _without_surrogates(v) for k, v in data.items()}
     return data
 
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _malformed(exc: Exception) -> tuple[int, int | str | None] | None:
