@@ -154,8 +154,9 @@ def written_numbers(text: str) -> frozenset[str]:
         Digit strings, as ``named_numbers`` writes them.
     """
     text = _SPACED_POINT.sub(".", unicodedata.normalize("NFKC", text))
-    found = set(_digit_runs(arabic_numerals(text)))
-    for m in _WEEK.finditer(arabic_numerals(text)):
+    numerals = arabic_numerals(text)
+    found = set(_digit_runs(numerals))
+    for m in _WEEK.finditer(numerals):
         first, last, *zh = m.groups()
         low = int(first or next(z for z in zh if z))
         found.update(f"w{n}" for n in range(low, max(low, min(int(last or low), 53)) + 1))
