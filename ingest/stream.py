@@ -84,9 +84,8 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
     except ExtractError as exc:
         return FileOutcome(row.source, "failed", reason=exc.reason)
     # mixed encoding (indexed, with U+FFFD) and control characters dropped: said
-    notes = (counts.warning(), counts.controls_warning())
     return FileOutcome(row.source, "updated" if updated else "added", chunks=written,
-                       warnings=tuple(n for n in notes if n))
+                       warnings=tuple(counts.warnings()))
 
 
 def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:

@@ -96,6 +96,10 @@ class DecodedCounts:
         """The file's warning for the NUL and control characters dropped, if any."""
         return controls_warning(self.controls)
 
+    def warnings(self) -> list[str]:
+        """Both warnings the file has (``warning``, then ``controls_warning``)."""
+        return [w for w in (self.warning(), self.controls_warning()) if w]
+
 
 def extract_text(path: Path) -> ExtractedDocument:
     """Extract a plain-text file as one block titled with the file stem.
@@ -110,9 +114,8 @@ def extract_text(path: Path) -> ExtractedDocument:
     """
     counts = DecodedCounts()
     text = "".join(iter_text(path, counts))
-    notes = [counts.warning(), counts.controls_warning()]
     return build_document(path, title=None, blocks=[make_block(text)], source_type="txt",
-                          empty_reason="no text", warnings=[n for n in notes if n])
+                          empty_reason="no text", warnings=counts.warnings())
 
 
 def text_encoding(path: Path) -> tuple[str, int, str]:
@@ -270,10 +273,9 @@ def extract_markdown(path: Path) -> ExtractedDocument:
     if front.body_start and not text[front.body_start:].strip():
         raise EmptyDocumentError(path, FRONT_MATTER_ONLY)
     blocks, title = split_markdown(text[front.body_start:])
-    notes = [front.warning, counts.warning(), counts.controls_warning()]
     doc = build_document(
         path, title=front.title or title, blocks=blocks, source_type="md", empty_reason="no text",
-        created_at=front.created_at, warnings=[n for n in notes if n],
+        created_at=front.created_at, warnings=[*filter(None, [front.warning]), *counts.warnings()],
     )
     return dataclasses.replace(doc, tags=front.tags) if front.tags else doc
 
