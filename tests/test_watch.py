@@ -132,6 +132,14 @@ def test_sigterm_stops_the_watch_cleanly_and_the_file_alone_holds_every_document
     assert set(_indexed(copy)) == {"first.md", "tea.md"}
 
 
+def _backup(folder: Path, tmp_path: Path, note: str, text: str) -> Path:
+    """A copy of the watched ``folder`` (a backup), with one more ``note`` in it."""
+    backup = tmp_path / "backup"
+    shutil.copytree(folder, backup)
+    write(backup / note, text)
+    return backup
+
+
 def _synced_and_watched_again(folder: Path, db: Path, note: str) -> None:
     """The folder back in place: its ``note`` indexed, then a file written into it."""
     _until(lambda: note in _indexed(db), f"the folder back was not synced ({note})")
@@ -145,9 +153,7 @@ def test_a_folder_deleted_and_restored_is_watched_again(
     # a new-user trial: `rm -rf notes; cp -r backup notes` ended the watch with "no such file
     # or folder", and a folder moved away and back was no longer watched
     folder, db, proc, lines = watching
-    backup = tmp_path / "backup"
-    shutil.copytree(folder, backup)
-    write(backup / "restored.md", "# Restored\n\nPetrels nest in burrows.\n")
+    backup = _backup(folder, tmp_path, "restored.md", "# Restored\n\nPetrels nest in burrows.\n")
     shutil.rmtree(folder)
     said = lines.get(timeout=TIMEOUT_S)
     assert said.startswith(f"kb: {folder}: gone; its documents are kept"), said
@@ -164,9 +170,8 @@ def test_a_folder_swapped_for_another_at_once_is_watched_as_the_new_one(
     # a review: `mv notes notes.old && mv backup notes` ends within one wait of the watcher,
     # which went on following the old folder (its inode) under the new one's name
     folder, db, proc, lines = watching
-    backup = tmp_path / "backup"
-    shutil.copytree(folder, backup)
-    write(backup / "swapped.md", "# Swapped\n\nGuillemots crowd the ledges.\n")
+    backup = _backup(folder, tmp_path, "swapped.md",
+                     "# Swapped\n\nGuillemots crowd the ledges.\n")
     folder.rename(tmp_path / "notes.old")
     backup.rename(folder)
     said = lines.get(timeout=TIMEOUT_S)
