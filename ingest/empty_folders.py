@@ -10,14 +10,58 @@ so the command exits 1, unless the caller says the folder really is empty (``all
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from kb.ingest.discover import check_given, split_given
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
 from kb.types import FileOutcome
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
+
+
+def _held(sources: list[str], folder: str) -> int:
+    """How many of ``sources`` lie under ``folder``."""
+    prefix = folder.rstrip("/") + "/"
+    return sum(1 for s in sources if s.startswith(prefix))
+
+
+def split_gone(store: Store, paths: Iterable[Path | str]
+               ) -> tuple[list[Path | str], list[FileOutcome]]:
+    """The paths given to a sync that exist, and a ``failed`` outcome for each folder gone.
+
+    A folder gone (an unmounted drive's mount point removed, a share not there) keeps the
+    documents the index has from it, as an emptied one does: its reason counts them and names
+    the way to remove them. A path that does not exist and never held a document is a typo.
+
+    Args:
+        store: the open store.
+        paths: the paths given, as ``kb.ingest.discover.split_given`` takes them.
+
+    Raises:
+        FileNotFoundError: a path does not exist and the index has no document from under
+            it (as ``kb.ingest.discover.check_given`` says), before anything is written.
+    """
+    sources = [d.source for d in store.documents()]
+    found: list[Path | str] = []
+    gone: dict[str, FileOutcome] = {}
+    typos = []
+    for raw in paths:
+        there, missing = split_given([raw])
+        found += there
+        for o in missing:
+            real = os.path.realpath(o.path)  # a dangling link: where it led
+            if not (held := _held(sources, real)):
+                typos.append(raw)
+                continue
+            noun = "document" if held == 1 else "documents"
+            gone[o.path] = FileOutcome(o.path, "failed", reason=(
+                f"{o.reason}, but the index has {held} {noun} from it: kept (is a drive or "
+                f"share not mounted?); `kb rm {real}/` removes them"))
+    check_given(typos)
+    return found, list(gone.values())
 
 
 def holds_no_files(folder: Path, suffixes: frozenset[str]) -> bool:
@@ -60,8 +104,7 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
     sources = [d.source for d in store.documents()]
     outcomes = []
     for folder in folders:
-        prefix = str(folder).rstrip("/") + "/"
-        held = sum(1 for s in sources if s.startswith(prefix))
+        held = _held(sources, str(folder))
         if held and holds_no_files(folder, suffixes):
             noun = "document" if held == 1 else "documents"
             outcomes.append(FileOutcome(str(folder), "failed", reason=(

@@ -69,7 +69,7 @@ from kb.ingest.chunk import chunk_document
 from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks
 from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
-from kb.ingest.empty_folders import kept_empty_folders
+from kb.ingest.empty_folders import kept_empty_folders, split_gone
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract, read_as
 from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
@@ -276,7 +276,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         service: the embedding service, or ``None`` to store text only (BM25).
         sync: also remove documents reached through symlinks in the given folders (recorded
             by earlier ingests) whose files are gone; documents under the folders whose files
-            are gone are removed either way.
+            are gone are removed either way; a folder given that is gone while the index
+            has documents from it is a failed outcome, its documents kept (``split_gone``).
         on_progress: called with (phase, done, total) for ``files`` and ``vectors``, and
             ``waiting`` ((0, 0), then (1, 1)) while another process holds the index's
             embedding turn (``kb.ingest.embed.embedding_turn``).
@@ -302,16 +303,17 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         (sync, embedding) runs; what the report lists as added is committed.
 
     Raises:
-        FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
-            loop: before anything is written (the message names the path, and says so
-            when other paths were given).
+        FileNotFoundError: a given path does not exist (with ``sync``: and held no
+            document), is a dangling symlink or a symlink loop: before anything is written
+            (the message names the path, and says so when other paths were given).
         StoreError: the index is read-only (nothing is read or written).
         IngestInterrupted: Ctrl-C; it carries the report of what was committed.
     """
     if store.read_only:
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
                          "cannot ingest; searching works", path=store.path)
-    paths = list(paths)  # as given: discover names "" no such file (Path("") is ".")
+    # as given: discover names "" no such file (Path("") is "."); a sync keeps a gone folder's
+    paths, gone = split_gone(store, paths) if sync else (list(paths), [])
     roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []
     ignored: Counter[str] = Counter()
@@ -350,9 +352,10 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         return stopped_report(store, outcomes, service)
     record_links(store, ((str(link), str(real)) for link, real, _ in links))
     kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
-    for folder in kept:
+    for folder in (*gone, *kept):
         problems.folder_failed(folder)
     problems.save(resolved)
+    outcomes[:0] = gone
     outcomes += kept
     removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
                                      not in {o.path for o in kept}], links=sync)

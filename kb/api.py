@@ -309,11 +309,12 @@ class KnowledgeBase:
         """Delete every document indexed from under ``folder`` (``~`` expanded, resolved).
 
         Returns:
-            The documents removed, by source; empty when ``folder`` is no folder or holds
-            no indexed document, or is ``""`` (not the current folder: ``kb rm "$UNSET"``).
+            The documents removed, by source; empty when ``folder`` is a file or holds no
+            indexed document, or is ``""`` (not the current folder: ``kb rm "$UNSET"``). A
+            folder gone (deleted, or a drive not mounted) counts: its documents go.
         """
         root = Path(folder).expanduser().resolve()
-        if not folder or not root.is_dir():
+        if not folder or (root.exists() and not root.is_dir()):
             return []
         docs = [d for d in self.documents() if Path(d.source).is_relative_to(root)]
         for doc in docs:

@@ -83,3 +83,68 @@ def test_a_folder_that_cannot_be_listed_is_reported_once_and_kept(tmp_path, kb_b
     assert [(o.path, o.reason) for o in report.outcomes] == [
         (str(folder.resolve()), "cannot read folder: Permission denied")]
     assert report.removed == () and len(kb_bm25.documents()) == 2
+
+
+def test_a_gone_folder_keeps_its_documents_and_the_others_are_synced(tmp_path):
+    db, drive, notes = str(tmp_path / "kb.db"), tmp_path / "drive", tmp_path / "notes"
+    _notes(drive, 3)
+    kept = _notes(notes, 2)
+    assert run("--db", db, "sync", str(drive), str(notes)).exit_code == 0
+    os.rename(drive, tmp_path / "away")  # unmounted: its mount point removed
+    kept[0].unlink()
+    r = run("--db", db, "sync", str(drive), str(notes))
+    assert r.exit_code == 1, r.output
+    assert (f"FAILED   {drive}: no such file or folder, but the index has 3 documents from "
+            f"it: kept (is a drive or share not mounted?); `kb rm {drive}/` removes them"
+            ) in r.output
+    assert f"REMOVED  {kept[0]}" in r.output and r.output.count("REMOVED") == 1
+    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 4
+    # cron: the same gone folder is no new problem; nothing else changed
+    assert run("--db", db, "sync", "--check", str(drive), str(notes)).exit_code == 0
+    assert run("--db", db, "sync", "--check", str(drive)).exit_code == 0
+    # `kb rm` names a folder gone too
+    r = run("--db", db, "rm", f"{drive}/")
+    assert r.exit_code == 0 and r.output.count("removed ") == 3, r.output
+    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 1
+
+
+def test_a_gone_folder_is_a_new_problem_once_and_forgotten_when_back(tmp_path):
+    db, drive = str(tmp_path / "kb.db"), tmp_path / "drive"
+    _notes(drive, 2)
+    assert run("--db", db, "sync", str(drive)).exit_code == 0
+    os.rename(drive, tmp_path / "away")
+    r = run("--db", db, "sync", "--check", "--json", str(drive))
+    assert r.exit_code == 1 and json.loads(r.output.splitlines()[-1])["new_problems"] == [
+        str(drive)]
+    assert run("--db", db, "sync", "--check", str(drive)).exit_code == 0
+    os.rename(tmp_path / "away", drive)  # mounted again: synced, its record forgotten
+    r = run("--db", db, "sync", "--check", str(drive))
+    assert r.exit_code == 0 and "FAILED" not in r.output, r.output
+    os.rename(drive, tmp_path / "away")  # gone again: new again
+    assert run("--db", db, "sync", "--check", str(drive)).exit_code == 1
+
+
+def test_a_typo_among_the_folders_still_stops_the_sync_before_any_write(tmp_path):
+    db, notes = str(tmp_path / "kb.db"), tmp_path / "notes"
+    _notes(notes, 2)
+    assert run("--db", db, "sync", str(notes)).exit_code == 0
+    files = _notes(notes, 3)  # a third note written since
+    typo = tmp_path / "notse"
+    for args in (("sync", str(notes), str(typo)), ("sync", "--check", str(typo))):
+        r = run("--db", db, *args)
+        assert r.exit_code == 1 and f"{typo}: no such file or folder" in r.output, r.output
+    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 2
+    assert files[2].exists()
+
+
+def test_a_dangling_link_to_a_gone_drive_keeps_what_it_led_to(tmp_path, kb_bm25):
+    drive, link = tmp_path / "drive", tmp_path / "notes"
+    _notes(drive, 2)
+    link.symlink_to(drive)
+    kb_bm25.sync([link])
+    os.rename(drive, tmp_path / "away")
+    report = kb_bm25.sync([link])
+    (failed,) = report.outcomes
+    assert failed.action == "failed" and failed.path == str(link)
+    assert "2 documents from it: kept" in failed.reason and f"`kb rm {drive}/`" in failed.reason
+    assert len(kb_bm25.documents()) == 2 and not report.removed

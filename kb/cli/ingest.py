@@ -15,6 +15,7 @@ import click
 from kb.cli.common import (
     INTERRUPTED_EXIT,
     cli,
+    cli_settings,
     counted,
     emit_json,
     errors_as_one_line,
@@ -229,12 +230,14 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
 
     A folder that holds no files at all while the index has documents from it keeps them and
     is reported FAILED (exit 1): an unmounted drive or share looks like an empty folder. Pass
-    --allow-empty when it really is empty. A file that failed is remembered: later syncs
+    --allow-empty when it really is empty. A folder gone keeps its documents and fails too;
+    one that never held any stops the sync (a typo). A file that failed is remembered: later syncs
     skip it with its reason (exit 0) until it changes. With --check, a folder failing again
     exits 0 too: only new problems exit 1.
     """
-    check_given(folders)  # a mistyped folder stops before the index file is created
-    with open_kb(ctx, create=True) as kb:
+    if not cli_settings(ctx).db.exists():
+        check_given(folders)  # a mistyped folder stops before the index file is created
+    with open_kb(ctx, create=True) as kb:  # a gone folder it has documents from fails alone
         report = run_ingest(as_json, lambda **shown: kb.sync(
             folders, allow_empty=allow_empty, **shown))
     print_report(report, as_json)
