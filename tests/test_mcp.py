@@ -146,7 +146,8 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
     # an interfaces trial: "{not json", "[1,2]" and a message without a method got no answer,
     # so a client waiting on id 2 waited forever
     db, env = _kites_index(tmp_path)
-    lines = [json.dumps(INITIALIZE), json.dumps({"jsonrpc": "2.0", "method":
+    # a UTF-8 byte-order mark first (Windows PowerShell's pipe): skipped (a trial: -32700)
+    lines = ["\ufeff" + json.dumps(INITIALIZE), json.dumps({"jsonrpc": "2.0", "method":
                                            "notifications/initialized"}),
              "", "{not json", "[1,2]", '{"jsonrpc":"2.0","id":2}', '{"jsonrpc":"2.0","id":3,'
              '"method":"ping"}',  # an empty line asks nothing and gets no answer

@@ -295,23 +295,25 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
 
 
 def _reparsed(exc: Exception) -> Any:
-    r"""The message of a line the SDK's JSON parser refused only for a lone surrogate escape.
+    r"""The message of a line the SDK's JSON parser refused for a lone surrogate or a BOM.
 
     ``"\ud800"`` is valid JSON (RFC 8259 section 8.2 leaves its meaning open; Python's
     ``json.dumps`` writes it for a lone surrogate), which pydantic's parser refuses as
     ``json_invalid``; Python's own parser reads the line, each lone surrogate becomes U+FFFD
-    (as the HTTP API does), and the message is validated again. ``None`` for any other error.
+    (as the HTTP API does), and the message is validated again. A UTF-8 byte-order mark
+    before the first line (Windows PowerShell's pipes write one) is skipped, as RFC 8259
+    section 8.1 allows a parser to. ``None`` for any other error.
     """
     from mcp import types
     from pydantic import ValidationError
 
     errors = list(exc.errors()) if isinstance(exc, ValidationError) else []
     raw = errors[0].get("input") if errors and errors[0].get("type") == "json_invalid" else None
-    if not isinstance(raw, str) or "\\u" not in raw:
+    if not isinstance(raw, str) or "\\u" not in raw and not raw.startswith("\ufeff"):
         return None
     try:
         return types.jsonrpc_message_adapter.validate_python(
-            _without_surrogates(json.loads(raw)), by_name=False)
+            _without_surrogates(json.loads(raw.removeprefix("\ufeff"))), by_name=False)
     except ValueError:  # not JSON after all, or no message (ValidationError is a ValueError)
         return None
 
@@ -325,7 +327,6 @@ def _without_surrogates(data: Any) -> Any:
     if isinstance(data, dict):
         return {_without_surrogates(k): _without_surrogates(v) for k, v in data.items()}
     return data
-
 
 
 def _malformed(exc: Exception) -> tuple[int, int | str | None] | None:
