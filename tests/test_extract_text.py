@@ -13,6 +13,7 @@ from conftest import DOCS
 from kb.cli import cli
 from kb.errors import CorruptError, EmptyDocumentError, UnsupportedTypeError
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract
+from kb.ingest.extract.cleaning import clean_text
 from kb.ingest.extract.text import is_blank_text
 
 # Latin text with cp1252-only punctuation (curly quotes, em dash, ellipsis, euro sign).
@@ -341,6 +342,19 @@ def test_nul_bytes_in_a_text_file_are_dropped_and_said_once(tmp_path: Path, name
     assert warn.endswith(": 2 NUL or control characters dropped (binary bytes in a text file?)")
     assert "The kettle is a KX-200. Descale it monthly." in text
     assert _kept_warnings(tmp_path) == [warn.split(": ", 1)[1]]
+
+
+@pytest.mark.parametrize("name", ["list.txt", "list.md"])
+def test_nul_and_the_separators_between_words_keep_them_apart(tmp_path: Path, name: str) -> None:
+    # a trial: "nul\0bytes" was indexed as one word "nulbytes"; `find -print0`'s list as one
+    doc = extract(_write(tmp_path, name, b"Kettles\x00descaled monthly: ./kettle.md\x00./tea.md"
+                                         b"\x00\x00\nrecord\x1eunit\x1ffield\x0bend \x00 here\n"))
+    assert "Kettles descaled monthly: ./kettle.md ./tea.md" in doc.text
+    assert "record unit field end here" in doc.text
+    assert doc.warnings == ("8 NUL or control characters dropped (binary bytes in a text "
+                            "file?)",)
+    # a PDF's NUL is an unmapped glyph inside a word: dropped (test_extract_pdf), not a space
+    assert clean_text("de\x00fine") == "define"
 
 
 def test_an_escape_sequence_cut_between_two_pieces_is_read_whole(tmp_path: Path) -> None:

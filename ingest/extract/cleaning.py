@@ -13,6 +13,10 @@ import unicodedata
 
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
+# In a text file, NUL, VT and the information separators (FS, GS, RS, US) separate words
+# (``find -print0``, /proc's environ, a database's export): a run, with the blanks around it,
+# is one space, so that "nul\0bytes" is two words and "a\0 b" no double space.
+_SEPARATOR_RE = re.compile("[ \t]*[\x00\x0b\x1c-\x1f]+[ \t]*")
 # A terminal's escape sequences (ECMA-48: CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles
 # ended within a line, two-byte ones such as tput's "ESC ( B"): a saved log is text, "[31m" no
 # word. An unended OSC stays (its ESC dropped), never eating the text after it.
@@ -20,7 +24,7 @@ _ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x
                       "\x1b[ -/]*[0-Z^-~]")
 
 
-def clean_text(text: str, *, nfkc: bool = False) -> str:
+def clean_text(text: str, *, nfkc: bool = False, separators: bool = False) -> str:
     """Normalise newlines to LF and drop NUL, other control characters and lone surrogates.
 
     A terminal's escape sequences go whole (``_ANSI_RE``: "ESC[31m" leaves no "[31m").
@@ -28,13 +32,17 @@ def clean_text(text: str, *, nfkc: bool = False) -> str:
     Args:
         text: raw extracted text.
         nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi").
+        separators: a plain-text file's: NUL, VT and FS to US separate words, a run one
+            space (``_SEPARATOR_RE``); else they are dropped (a PDF's NUL is an unmapped
+            glyph within a word).
 
     Returns:
         The cleaned text; leading and trailing whitespace is kept.
 
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
-    text = _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
+    text = _ANSI_RE.sub("", text)
+    text = _CONTROL_RE.sub("", _SEPARATOR_RE.sub(" ", text) if separators else text)
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
     return text

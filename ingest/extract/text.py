@@ -67,7 +67,7 @@ def read_text(path: Path) -> tuple[str, DecodedCounts]:
     except ValueError as exc:
         raise CorruptError(path, str(exc)) from exc
     text = decoded.text
-    return clean_text(text), DecodedCounts(len(text), text.count("\ufffd"),
+    return clean_text(text, separators=True), DecodedCounts(len(text), text.count("\ufffd"),
                                            decoded.encoding if decoded.guessed else None,
                                            dropped_controls(text))
 
@@ -166,10 +166,11 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
 def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
     """The text of a plain-text file in pieces of about ``PIECE_BYTES``, decoded and cleaned.
 
-    The pieces join to what ``make_block(clean_text(decoded))`` keeps: newlines are LF, NUL
-    and other control characters are gone, leading blank lines and trailing whitespace are
-    dropped. A file is read twice at most (once to check UTF-8), never held whole. A mostly
-    UTF-8 file's stray bytes become U+FFFD, counted in ``counts`` with the characters decoded.
+    The pieces join to what ``make_block(clean_text(decoded, separators=True))`` keeps:
+    newlines are LF, NUL separates words, other control characters are gone, leading blank
+    lines and trailing whitespace are dropped. A file is read twice at most (once to check
+    UTF-8), never held whole. A mostly UTF-8 file's stray bytes become U+FFFD, counted in
+    ``counts`` with the characters decoded.
 
     Raises:
         CorruptError: unreadable, not text in any detectable encoding, or a byte sequence
@@ -206,7 +207,7 @@ def iter_text(path: Path, counts: DecodedCounts | None = None) -> Iterator[str]:
                         raw, carry = raw[:-1], "\r" + carry
                 if counts is not None:
                     counts.controls += dropped_controls(raw)
-                cleaned = pending + clean_text(raw)
+                cleaned = pending + clean_text(raw, separators=True)
                 body = cleaned.rstrip()
                 pending = cleaned[len(body):]
                 if body and not started:
