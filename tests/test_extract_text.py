@@ -47,13 +47,16 @@ def test_supported_suffixes() -> None:
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".md"])
-def test_same_text_in_five_encodings_gives_identical_blocks(tmp_path: Path, suffix: str) -> None:
+def test_same_text_in_seven_encodings_gives_identical_blocks(tmp_path: Path, suffix: str) -> None:
     assert len(LATIN) > 300
     variants = {
         "utf8": LATIN.encode("utf-8"),
         "utf8bom": codecs.BOM_UTF8 + LATIN.encode("utf-8"),
         "utf16le": codecs.BOM_UTF16_LE + LATIN.encode("utf-16-le"),
         "utf16be": codecs.BOM_UTF16_BE + LATIN.encode("utf-16-be"),
+        # without a byte-order mark (a trial: read as UTF-8 with a NUL between letters)
+        "utf16le-nobom": LATIN.encode("utf-16-le"),
+        "utf16be-nobom": LATIN.encode("utf-16-be"),
         "cp1252": LATIN.encode("cp1252"),
     }
     docs = {
@@ -270,6 +273,20 @@ def test_lines_in_several_encodings_keep_their_utf8_text_with_a_warning(tmp_path
     assert "mixed or damaged encoding" in warn
     assert "the café opens at eight" in text and "更多中文内容在这里" in text
     assert "\ufffd" in text  # what no encoding read is marked, not turned into mojibake
+
+
+@pytest.mark.parametrize("name", ["mixed.txt", "mixed.md"])
+def test_utf16_without_a_byte_order_mark_is_read_and_said_guessed(tmp_path: Path,
+                                                                  name: str) -> None:
+    text = "Kettles are descaled monthly. 一号水壶用柠檬酸除垢。 Tea at 80 °C.\n"
+    for encoding in ("utf-16-le", "utf-16-be"):
+        (folder := tmp_path / encoding).mkdir()
+        warn, indexed = _indexed_with_warning(folder, name, text.encode(encoding))
+        assert f"read as {encoding}, guessed from its bytes" in warn
+        assert "Kettles are descaled monthly. 一号水壶用柠檬酸除垢。 Tea at 80 °C." in indexed
+    # small numbers in two bytes each: NULs at one parity, but no text
+    with pytest.raises(CorruptError, match="binary content"):
+        extract(_write(tmp_path, "samples.txt", bytes([1, 0, 2, 0, 3, 0, 200, 0]) * 100))
 
 
 def test_binary_content_without_nul_bytes_is_still_binary(tmp_path: Path) -> None:

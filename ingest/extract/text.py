@@ -33,6 +33,7 @@ from kb.ingest.extract.common import (
     read_bytes,
     replaced_warning,
     require_nonempty,
+    utf16_without_bom,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
 from kb.types import Block, ExtractedDocument
@@ -138,6 +139,9 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
             for bom, encoding in BOMS:
                 if head.startswith(bom):
                     return encoding, len(bom), "strict"
+            fh.seek(0)
+            if utf16 := utf16_without_bom(fh.read(DETECT_SAMPLE_BYTES)):
+                return utf16, 0, "strict"
             fh.seek(0)
             decoder = codecs.getincrementaldecoder("utf-8")()
             try:
