@@ -305,6 +305,10 @@ def test_an_empty_path_names_nothing_not_the_current_folder(db, tmp_path, monkey
     # nor a search scope (`--source "$UNSET"` searched under the working folder)
     r = run("--db", db, "search", "--source", "", "box kites")
     assert r.exit_code == 2 and "--source '': an empty path" in r.stderr
+    for args in (("status",), ("ingest", str(tmp_path))):  # nor the index (the working folder)
+        r = run("--db", "", *args)
+        assert r.exit_code == 2 and r.stderr == (
+            "kb: error: --db '': an empty path (name the index file)\n"), r.stderr
     r = run("--db", db, "search", "--source", "/", "box kites")  # the root is "/", not "//"
     assert r.exit_code == 0 and "Hargrave" in r.stdout
     for command in ("ingest", "sync"):

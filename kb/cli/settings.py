@@ -8,8 +8,8 @@ Where things are (``platformdirs``, so each platform's own folders; on Linux the
 * the user's config file: ``<user config folder>/kb/config.toml`` (``~/.config/kb/config.toml``);
 * a project: the nearest folder, from the current one up, holding a ``.kb/`` folder (as git
   finds ``.git/``); its index is ``.kb/kb.db`` and its config file ``.kb/config.toml``;
-* named collections: ``<user data folder>/kb/collections/NAME.db``
-  (``~/.local/share/kb/collections/NAME.db``); ``default`` unless one is chosen.
+* named collections: ``<user data folder>/kb/collections/NAME.db`` (Linux:
+  ``~/.local/share/kb/collections/NAME.db``); ``default`` unless one is chosen.
 
 The index in use: ``--db PATH`` or ``--collection NAME`` (flag, else ``KB_DB`` or
 ``KB_COLLECTION``); else a project's ``.kb/kb.db``; else the collection a config file names;
@@ -154,8 +154,7 @@ class Settings:
         """
         if self.db.exists() or self.collection is not None or self.db.parent.is_dir():
             return None
-        return (f"{self.db}: the folder {self.db.parent} does not exist; create it first, or "
-                "check the path")
+        return f"{self.db}: the folder {self.db.parent} does not exist; create it first"
 
 
 def user_config_file() -> Path:
@@ -379,7 +378,7 @@ def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: 
 
     Raises:
         ValueError: ``--db`` and ``--collection`` together (or ``KB_DB`` and
-            ``KB_COLLECTION``), or a malformed collection name.
+            ``KB_COLLECTION``), an empty ``--db``, or a malformed collection name.
     """
     for level, given in (("flag", flags), ("env", env)):
         db = given.get("db")
@@ -388,8 +387,9 @@ def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: 
             what = ("--db and --collection" if level == "flag" else "KB_DB and KB_COLLECTION")
             raise ValueError(f"{what} both name an index: pass one")
         if db is not None:
-            path = db[0] if isinstance(db, tuple) else db
-            origin = db[1] if isinstance(db, tuple) else ENV_VARS["db"]
+            path, origin = db if isinstance(db, tuple) else (db, ENV_VARS["db"])
+            if not str(path):  # Path("") is the working folder: a script's unset variable
+                raise ValueError(f"{origin} '': an empty path (name the index file)")
             return Path(path).expanduser().absolute(), origin, None
         if picked is not None:
             return collection_path(picked.value), f"{picked.origin} {picked.value}", picked.value
