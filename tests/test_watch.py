@@ -5,6 +5,7 @@ Each wait is bounded by a generous timeout and polls the index file; nothing is 
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ctrl_c_default, write
@@ -194,11 +196,14 @@ def test_while_one_folder_is_gone_the_other_is_still_watched(tmp_path: Path) -> 
     db = tmp_path / "kb.db"
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
-         str(birds), str(fish), "--debounce-ms", "100"], cwd=tmp_path,
+         str(birds), str(fish), "--debounce-ms", "100", "--json"], cwd=tmp_path,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     lines: queue.Queue[str] = queue.Queue()
-    assert proc.stderr is not None
+    out: list[dict[str, Any]] = []  # --json: the folder's events are JSON lines too
+    assert proc.stderr is not None and proc.stdout is not None
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    threading.Thread(target=lambda: [out.append(json.loads(x)) for x in proc.stdout],
+                     daemon=True).start()
     try:
         assert lines.get(timeout=TIMEOUT_S * 2).startswith("kb: watching ")
         backup = tmp_path / "fish.bak"
@@ -220,6 +225,8 @@ def test_while_one_folder_is_gone_the_other_is_still_watched(tmp_path: Path) -> 
         assert set(_indexed(db)) == {"puffin.md", "cod.md", "eel.md", "hake.md"}
         os.kill(proc.pid, signal.SIGINT)
         assert proc.wait(timeout=TIMEOUT_S) == 0
+        events = [(o["path"], o["event"]) for o in out if o["type"] == "folder"]
+        assert events == [(str(fish), "gone"), (str(fish), "back")], out
     finally:
         if proc.poll() is None:
             proc.kill()

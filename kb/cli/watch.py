@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import cli, errors_as_one_line, open_kb
+from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
 from kb.cli.ingest import print_report, run_ingest, terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
@@ -102,8 +102,10 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
                                         raise_interrupt=False):
             if moved := [r for r in roots if _identity(r) != watched[r]]:
                 others = sum(r.is_dir() for r in roots if r != moved[0])
-                click.echo(f"kb: {moved[0]}: {_change_said(moved[0], watched[moved[0]], others)}",
-                           err=True)
+                event, said = _change_said(moved[0], watched[moved[0]], others)
+                click.echo(f"kb: {moved[0]}: {said}", err=True)
+                if as_json:  # a JSON Lines reader hears of it too
+                    emit_json({"type": "folder", "path": str(moved[0]), "event": event})
                 return True  # the next first sync catches up on what this batch held
             synced = _batch(kb, present, as_json, changes, synced)
     except FileNotFoundError:  # a folder went before the watcher started: watch the others
@@ -113,18 +115,20 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
     return False
 
 
-def _change_said(folder: Path, was: tuple[int, int] | None, others: int) -> str:
-    """What became of a watched folder whose identity changed.
+def _change_said(folder: Path, was: tuple[int, int] | None, others: int) -> tuple[str, str]:
+    """What became of a watched folder whose identity changed, and the sentence saying so.
 
-    ``was``: its identity before; ``others``: how many other watched folders are there now.
+    The first is ``back``, ``gone`` or ``replaced``. ``was``: its identity before;
+    ``others``: how many other watched folders are there now.
     """
     if was is None:
-        return "back; it is synced and watched again"
+        return "back", "back; it is synced and watched again"
     if not folder.is_dir():
-        return ("gone; its documents are kept, and it is synced and watched again once it "
-                "is back" + ("; the other folders are still watched" if others
-                             else " (Ctrl-C stops)"))
-    return "replaced; its documents are kept, and it is synced and watched as the new one"
+        return "gone", ("gone; its documents are kept, and it is synced and watched again once "
+                        "it is back" + ("; the other folders are still watched" if others
+                                        else " (Ctrl-C stops)"))
+    return "replaced", ("replaced; its documents are kept, and it is synced and watched as the "
+                        "new one")
 
 
 def _any_present(roots: list[Path]) -> bool:
