@@ -102,10 +102,29 @@ def test_a_gone_folder_keeps_its_documents_and_the_others_are_synced(tmp_path):
     # cron: the same gone folder is no new problem; nothing else changed
     assert run("--db", db, "sync", "--check", str(drive), str(notes)).exit_code == 0
     assert run("--db", db, "sync", "--check", str(drive)).exit_code == 0
+    r = run("--db", db, "docs", "--failed")  # listed while its documents are kept
+    assert r.stdout.startswith(f"FAILED  {drive}: no such file or folder, but"), r.output
     # `kb rm` names a folder gone too
     r = run("--db", db, "rm", f"{drive}/")
     assert r.exit_code == 0 and r.output.count("removed ") == 3, r.output
     assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 1
+    assert run("--db", db, "docs", "--failed").stdout == ""  # nothing kept: not listed
+
+
+def test_a_failed_file_on_a_drive_gone_is_still_listed(tmp_path):
+    # a review: `kb docs --failed` hid a failure whose path did not exist, so an unmounted
+    # drive's failures vanished from the list as deleted files' do
+    db, drive = str(tmp_path / "kb.db"), tmp_path / "drive"
+    _notes(drive, 1)
+    (broken := drive / "sub" / "broken.pdf").parent.mkdir()
+    broken.write_bytes(b"%PDF-1.4 truncated")
+    assert run("--db", db, "sync", str(drive)).exit_code == 1
+    os.rename(drive, tmp_path / "away")
+    r = run("--db", db, "docs", "--failed")
+    assert r.stdout.startswith(f"FAILED  {broken}: "), r.output
+    os.rename(tmp_path / "away", drive)
+    broken.unlink()  # deleted from a folder still there: not listed
+    assert run("--db", db, "docs", "--failed").stdout == ""
 
 
 def test_a_gone_folder_is_a_new_problem_once_and_forgotten_when_back(tmp_path):

@@ -11,7 +11,7 @@ import click
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
 from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
-from kb.store.problems import all_problems
+from kb.store.problems import FOLDER_SIZE, Problem, all_problems
 
 
 @cli.command()
@@ -24,12 +24,14 @@ def docs(ctx: click.Context, as_json: bool, failed: bool) -> None:
     """List the documents in the knowledge base (``--failed``: what could not be indexed).
 
     A file that failed is remembered until it changes (later ingests skip it: `SKIPPED`); a
-    note on stderr counts them after the documents. One deleted since is not listed (the next
-    sync of its folder forgets it).
+    note on stderr counts them after the documents. One deleted since, its folder still
+    there, is not listed (the next sync of its folder forgets it); one whose folder is gone
+    too is (an unmounted drive looks so), as is a folder gone with documents kept.
     """
     with open_kb(ctx) as kb:
         documents = [] if failed else kb.documents()
-        problems = [p for p in all_problems(kb.store) if _still_there(p.source)]
+        sources = [d.source for d in (documents or kb.documents())]
+        problems = [p for p in all_problems(kb.store) if _still_listed(p, sources)]
     if failed:
         if not problems and not as_json:  # said on stderr: stdout stays the (empty) listing
             click.echo("no file or folder failed to index", err=True)
@@ -67,6 +69,20 @@ def _still_there(source: str) -> bool:
     except OSError:
         return True
     return True
+
+
+def _still_listed(problem: Problem, sources: list[str]) -> bool:
+    """Whether ``kb docs --failed`` lists ``problem``: not a file deleted from its folder.
+
+    A file is listed while it is there, or its folder is gone too (deleted, or a drive not
+    mounted: which, kb cannot tell); a folder while it is there, or the index still has
+    documents from it (``sources``: kept as an unmounted drive's).
+    """
+    if _still_there(problem.source):
+        return True
+    if problem.size == FOLDER_SIZE:
+        return any(s.startswith(problem.source.rstrip("/") + "/") for s in sources)
+    return not _still_there(os.path.dirname(problem.source))
 
 
 @cli.command()
