@@ -312,7 +312,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if store.read_only:
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
                          "cannot ingest; searching works", path=store.path)
-    # as given: discover names "" no such file (Path("") is "."); a sync keeps a gone folder's
+    # as given (discover names "" no such file: Path("") is "."); a sync fails a gone folder
     paths, gone = split_gone(store, paths) if sync else (list(paths), [])
     roots = [Path(p) for p in paths]
     links: list[tuple[Path, Path, Path]] = []

@@ -231,8 +231,8 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
     A folder that holds no files at all while the index has documents from it keeps them and
     is reported FAILED (exit 1): an unmounted drive or share looks like an empty folder. Pass
     --allow-empty when it really is empty. A folder gone keeps its documents and fails too;
-    one that never held any stops the sync (a typo). A file that failed is remembered: later syncs
-    skip it with its reason (exit 0) until it changes. With --check, a folder failing again
+    one that never held any stops the sync (a typo). A file that failed is remembered: later
+    syncs skip it with its reason (exit 0) until it changes. With --check, a folder failing again
     exits 0 too: only new problems exit 1.
     """
     if not cli_settings(ctx).db.exists():
