@@ -15,7 +15,9 @@ the top ``JUDGE_TOP_N`` candidates:
    of two or three letters, "IP", not one holding every other focus term); so does a
    passage that writes none of the numbers the question names (``kb.retrieve.numbers``:
    "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
-   constraint: "737" in a 737 MAX directive); so does a passage in the question's script of
+   constraint: "737" in a 737 MAX directive), dates by other months only ("March" against
+   "30 April"), or numbers the kind asked by other ordinals only (第二季度 against a report
+   of 第一季度, "the 11th century" against the 10th); so does a passage in the question's script of
    a document titled by another name that writes none of the names other candidates'
    documents are about (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技); so does
    a passage that holds no date, or no number in the unit asked, where the question asks for
@@ -78,6 +80,7 @@ from kb.retrieve.numbers import (
     missing_numbers,
     months_apart,
     named_numbers,
+    ordinals_apart,
     sibling_written,
 )
 from kb.retrieve.relations import asked_unnamed, holds_focus
@@ -92,13 +95,7 @@ from kb.retrieve.subject import (
     subject_terms,
     unwritten_names,
 )
-from kb.retrieve.terms import (
-    Term,
-    coverage,
-    idf_of,
-    passage_terms,
-    term_df,
-)
+from kb.retrieve.terms import Term, coverage, idf_of, passage_terms, term_df
 
 JUDGE_TOP_N = 10  # candidates judged per query; bench/fit_judge.py fits on the same 10
 # Evidence gate: the idf share a passage must hold. 0.2 kept 94% of the answerable training
@@ -304,7 +301,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         p_script = script_of(p.text)
         crossed = "none" not in (q_script, p_script) and q_script != p_script
         titled = f"{p.text}\n{p.context}"  # the passage with its title and headings
-        lacking: tuple[str, ...] = months_apart(query, titled)  # "March" against "30 April"
+        lacking: tuple[str, ...] = months_apart(query, titled) or ordinals_apart(query, titled)
         if numbers and not lacking:  # those its document writes set the scene ("737" in a
             # 737 MAX directive, "50 L" in an abstract's first chunk): it must write another
             exempt = document_numbers(terms, p.doc_id, stats.doc_chunks,

@@ -172,6 +172,67 @@ def written_numbers(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# an ordinal of a kind: 第三部, 第一季度, 第 2 届, 首届 (the first: 首 before a counter); "the
+# third Crusade", "fourth quarter", "3rd edition" (the kind: the word after it)
+_ZH_ORDINAL = re.compile(rf"(?:第\s*([{_ZH_NUMERAL}\d]+)|(首))\s*([\u4e00-\u9fff])")
+_ZH_FIRST_COUNTERS = frozenset("次届部个批期季位款场轮座条家代")  # 首都 is no "first"
+_EN_ORDINAL = re.compile(r"\b(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))[\s-]+([A-Za-z]{3,})",
+                         re.I)
+
+
+def _ordinals(text: str, *, asked: bool) -> set[tuple[str, str]]:
+    """The (number, kind) of each ordinal ``text`` writes: ``("3", "部")``, ``("4", "quarter")``.
+
+    With ``asked`` (a question's), English "first" is left out, as ``named_numbers`` does
+    ("When was it first used?"); a Chinese 第一 / 首 before a counter is an ordinal.
+    """
+    out = set()
+    for m in _ZH_ORDINAL.finditer(unicodedata.normalize("NFKC", text)):
+        value = "1" if m.group(2) else arabic_numerals(m.group(1))
+        if value.isdigit() and (m.group(1) or m.group(3) in _ZH_FIRST_COUNTERS):
+            out.add((value.lstrip("0") or "0", m.group(3)))
+    listed: list[str] = []  # "the third and fourth films": the third's kind is the films
+    for m in _EN_ORDINAL.finditer(text):
+        word, kind = m.group(1).lower(), m.group(2).lower()
+        value = WORD_VALUE.get(word) or word.rstrip("stndrh")
+        if kind in ("and", "or"):
+            listed.append(value)
+            continue
+        values, listed = [*listed, value], []
+        if kind in _NOT_KINDS:
+            continue
+        kind = kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
+        out.update((v, kind) for v in values if not (asked and v == "1" and word == "first"))
+    return out
+
+
+# words after an ordinal that name no kind ("the third and fourth", "second of all")
+_NOT_KINDS = frozenset("and the for with than from that this which who was were has had are "
+                       "one time times".split())
+
+
+def ordinals_apart(query: str, text: str) -> tuple[str, ...]:
+    """The ordinals a question asks of when ``text`` numbers their kind by others only.
+
+    "第二季度的营业收入" against a report writing 第一季度 alone, "the third Crusade" against a
+    passage on the First and Second Crusades: the passage tells of another of the kind. A
+    passage that writes one of the ordinals asked, or never numbers a kind asked, decides
+    nothing (it may tell of it in other words: "the last film", "Q2").
+
+    Returns:
+        ``"3 部"``-like strings, sorted, when every ordinal asked is apart; else ``()``.
+    """
+    asked = _ordinals(query, asked=True)
+    if not asked:
+        return ()
+    written = _ordinals(text, asked=False)
+    for value, kind in asked:
+        numbered = {v for v, k in written if k == kind}
+        if not numbered or value in numbered:
+            return ()
+    return tuple(sorted(f"{v} {k}" for v, k in asked))
+
+
 def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
     """The numbers of ``named`` when ``text`` writes none of them, sorted; else empty.
 

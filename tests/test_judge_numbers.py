@@ -4,7 +4,13 @@ fails a passage that writes none of them (hand-checked cases, real jieba)."""
 import pytest
 
 from kb.retrieve.judge import IndexStats, Passage, passage_signals
-from kb.retrieve.numbers import missing_numbers, months_apart, named_numbers, written_numbers
+from kb.retrieve.numbers import (
+    missing_numbers,
+    months_apart,
+    named_numbers,
+    ordinals_apart,
+    written_numbers,
+)
 from kb.retrieve.siblings import numbered_names, siblings_filled
 from kb.retrieve.terms import content_terms
 
@@ -133,6 +139,51 @@ def test_missing_numbers(query, passage, missing):
 ])
 def test_months_a_question_names_and_a_passage_dates_otherwise(query, text, apart):
     assert months_apart(query, text) == apart
+
+
+@pytest.mark.parametrize("query, text, apart", [
+    # the kind asked is numbered by others only: another item of it
+    ("第三届读书节是哪一天举办的？", "第二届读书节于2019年4月23日举办，第四届改在秋季。",
+     ("3 届",)),
+    ("What did the band release on its second album?", "Their first album sold well; the third "
+     "album was recorded in Oslo.", ("2 album",)),
+    ("What was revenue in the 3rd quarter?", "Revenue in the fourth quarter rose 5%.",
+     ("3 quarter",)),
+    ("Who ruled Sicily in the 12th century?", "In the 11th century the Normans came.",
+     ("12 century",)),
+    ("首届读书节在哪里举办？", "第二届读书节在图书馆举办。", ("1 届",)),
+    # written as asked, in any form: nothing decided
+    ("第三届读书节是哪一天举办的？", "第 3 届读书节于2021年举办，第二届在2019年。", ()),
+    ("What was revenue in the third quarter?", "Third-quarter revenue: 3rd quarter up 2%; "
+     "the fourth quarter fell.", ()),
+    ("首届读书节在哪里举办？", "第一届读书节在图书馆举办，第二届在公园。", ()),
+    ("第一次去哪里？", "首次在北京，第二次在上海。", ()),
+    # the kind never numbered, or several asked and one written, or no ordinal asked
+    ("第三届读书节是哪一天举办的？", "读书节每年四月举办。", ()),
+    ("第二届和第三届读书节在哪里举办？", "第三届在公园，第四届在图书馆。", ()),
+    ("When was the library founded?", "The second floor opened in 1990.", ()),
+    # English "first" is no ordinal asked ("first used"); 首都 no "first"
+    ("When was the first album released?", "The second album came out in 2001.", ()),
+    ("哪个城市是首都？", "第二大城市是上海。", ()),
+    # "the third and fourth films": both of the films (one written is enough)
+    ("What happened to the third and fourth films?", "The second and fifth films flopped.",
+     ("3 film", "4 film")),
+    ("What happened to the third and fourth films?", "The third film and the fifth film.", ()),
+])
+def test_ordinals_a_question_names_and_a_passage_numbers_otherwise(query, text, apart):
+    assert ordinals_apart(query, text) == apart
+
+
+def test_the_judge_fails_a_passage_on_another_item_of_the_kind_asked():
+    q = "第三届读书节是哪一天举办的？"
+    terms = content_terms(q)
+    stats = IndexStats(n_chunks=100, df={tok: 3 for t in terms for tok in t.index_tokens},
+                       doc_chunks={1: 10, 2: 10}, doc_term_chunks={})
+    other, asked = passage_signals(q, terms, [
+        Passage(1, 1, "第二届读书节于2019年4月23日举办。", "读书节", 0.8, 0.5, 0.5, 1.0),
+        Passage(2, 2, "第三届读书节于2021年4月23日举办。", "读书节", 0.8, 0.5, 0.5, 1.0)], stats)
+    assert not other.gate and other.numbers_missing == ("3 届",)
+    assert asked.gate and asked.numbers_missing == ()
 
 
 def _passage(cid, text, doc=1):
