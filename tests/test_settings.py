@@ -196,12 +196,32 @@ def test_install_hints_name_commands_that_work_from_a_wheel_and_a_checkout() -> 
 def test_serve_and_mcp_take_their_ingest_roots_from_the_config_file(home: Path) -> None:
     import click
 
-    from kb.cli.serve import ingest_roots
+    from kb.cli.ingest import ingest_roots
 
     user_file(home, '[ingest]\nroots = ["~/notes", "/srv/docs"]\n')
     ctx = click.Context(cli, obj=load_settings({}, {}, Path.cwd()))
     assert ingest_roots(ctx, ()) == (str(Path.home() / "notes"), "/srv/docs")
     assert ingest_roots(ctx, ("given",)) == ("given",)  # --root wins
+
+
+def test_sync_and_watch_without_folders_take_the_config_files_roots(home: Path) -> None:
+    # a user's first week: `kb sync` after editing notes said "Missing argument 'FOLDERS...'"
+    r = kb("--embedder", "none", "sync")
+    assert r.exit_code == 2 and "name the folders, or set roots in a config file's [ingest]" \
+        in r.output, r.output
+    write(home / "project" / "docs" / "kites.md", "# Kites\n\nBox kites fly.\n")
+    write(home / "project" / "docs" / "tea.md", "# Tea\n\nOolong is partly oxidised.\n")
+    project_file(home, '[ingest]\nroots = ["docs"]\n')
+    r = kb("--embedder", "none", "sync")
+    assert r.exit_code == 0 and "2 added" in r.output, r.output
+    (home / "project" / "docs" / "kites.md").unlink()
+    r = kb("--embedder", "none", "sync", "--json")
+    assert json.loads(r.output.splitlines()[-1])["removed"] == [
+        str(home / "project" / "docs" / "kites.md")]
+    project_file(home, '[ingest]\nroots = ["docs", "gone"]\n')  # a root that is not there
+    r = kb("--embedder", "none", "watch")
+    assert r.exit_code == 2 and f"ingest root '{home / 'project' / 'gone'}' is not a folder" \
+        in r.output, r.output
 
 
 def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from types import FrameType
 
 import click
@@ -212,8 +213,21 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     sys.exit(1 if report.count("failed") else 0)
 
 
+def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders given, else the config file's ``[ingest] roots`` (``~`` expanded)."""
+    return given or tuple(str(Path(r).expanduser()) for r in cli_settings(ctx).roots)
+
+
+def folders_or_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
+    """``ingest_roots``; a usage error when there are none (`kb sync`, `kb watch`)."""
+    if not (folders := ingest_roots(ctx, given)):
+        raise click.UsageError("name the folders, or set roots in a config file's [ingest] "
+                               "table (`kb config` shows where the files are)")
+    return folders
+
+
 @cli.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path(readable=False))
+@click.argument("folders", nargs=-1, type=click.Path(readable=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines output.")
 @click.option("--allow-empty", is_flag=True,
               help="A folder that holds no files is really empty: remove its documents too "
@@ -233,8 +247,9 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
     --allow-empty when it really is empty. A folder gone keeps its documents and fails too;
     one that never held any stops the sync (a typo). A file that failed is remembered: later
     syncs skip it with its reason (exit 0) until it changes. With --check, a folder failing again
-    exits 0 too: only new problems exit 1.
+    exits 0 too: only new problems exit 1. Without FOLDERS: the config file's ingest roots.
     """
+    folders = folders_or_roots(ctx, folders)
     if not cli_settings(ctx).db.exists():
         check_given(folders)  # a mistyped folder stops before the index file is created
     with open_kb(ctx, create=True) as kb:  # a gone folder it has documents from fails alone

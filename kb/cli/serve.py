@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 
 from kb.cli.common import (
     cli,
-    cli_settings,
     errors_as_one_line,
     open_kb,
     scope_options,
     server_scope,
 )
-from kb.cli.ingest import terminate_as_interrupt
+from kb.cli.ingest import ingest_roots, terminate_as_interrupt
 from kb.errors import KbError
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
@@ -24,11 +22,6 @@ from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME
 _ROOT_HELP = ("A folder the ingest tool/endpoint may read (repeatable); paths outside every "
               "root, also through symlinks, are refused. Default: the config file's [ingest] "
               "roots; without any, ingest is off.")
-
-
-def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
-    """The --root folders, else the config file's ``[ingest] roots`` (``~`` expanded)."""
-    return given or tuple(str(Path(r).expanduser()) for r in cli_settings(ctx).roots)
 
 
 @cli.command()

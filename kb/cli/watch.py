@@ -20,7 +20,7 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
-from kb.cli.ingest import print_report, run_ingest, terminate_as_interrupt
+from kb.cli.ingest import folders_or_roots, print_report, run_ingest, terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
 from kb.ingest.extract import SUPPORTED_SUFFIXES
@@ -49,8 +49,7 @@ def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
 
 
 @cli.command()
-@click.argument("folders", nargs=-1, required=True,
-                type=click.Path(exists=True, file_okay=False))
+@click.argument("folders", nargs=-1, type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: each batch's files, then its summary.")
 @click.option("--debounce-ms", default=DEBOUNCE_MS, show_default=True,
@@ -63,8 +62,11 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
 
     Created and edited files are ingested, deleted ones removed, under the same ignore rules
     as `kb sync` (.gitignore, .kbignore, built-in excludes). A file that fails is reported
-    once, as by `kb sync`.
+    once, as by `kb sync`. Without FOLDERS: the config file's ingest roots.
     """
+    folders = folders_or_roots(ctx, folders)
+    for missing in [f for f in folders if not Path(f).is_dir()]:  # a config root (click
+        raise click.UsageError(f"ingest root {missing!r} is not a folder")  # checked the rest)
     roots = [Path(f).expanduser().resolve() for f in folders]
     # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
     # is folded into the file, so a copy of the one file holds every document
