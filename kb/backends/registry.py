@@ -15,6 +15,7 @@ environment (``OLLAMA_HOST``) is read only at the CLI edge (``kb.cli.settings``)
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,6 +58,25 @@ class RemoteSpec:
     provider: Provider
     model: str
     base_url: str | None = None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an IP literal or ``localhost``) names this machine's loopback only."""
+    host = host.strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve anywhere
+
+
+def loopback_url(url: str) -> bool:
+    """Whether ``url``'s host is this machine's loopback (``False`` for a malformed URL)."""
+    try:
+        return is_loopback(urlsplit(url).hostname or "")
+    except ValueError:  # malformed, e.g. an unclosed "[::1"
+        return False
 
 
 def parse_spec(spec: str) -> RemoteSpec:

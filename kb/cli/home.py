@@ -9,10 +9,10 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, settings_problem
+from kb.cli.config_file import SECRET_KEYS
 from kb.cli.settings import (
     CONFIG_FILE,
     PROJECT_DIR,
-    SECRET_KEYS,
     collection_path,
     collections_dir,
     find_project,

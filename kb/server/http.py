@@ -34,7 +34,6 @@ encoded with unpaired UTF-16 surrogates replaced by U+FFFD, so no text can fail 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import re
 import socket
@@ -48,6 +47,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from kb.api import KnowledgeBase
+from kb.backends.registry import is_loopback, loopback_url
 from kb.jsonshape import to_json
 from kb.server import reading
 from kb.server.arguments import parse_search_arguments
@@ -88,24 +88,6 @@ class ServeSettings:
     port: int = DEFAULT_PORT
     token: str | None = None
     roots: tuple[Path, ...] = ()
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (an IP literal or ``localhost``) names this machine's loopback only."""
-    host = host.strip("[]")
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve anywhere
-
-
-def _loopback_url(url: str) -> bool:
-    try:
-        return is_loopback(urlsplit(url).hostname or "")
-    except ValueError:  # malformed, e.g. an unclosed "[::1"
-        return False
 
 
 def check_settings(settings: ServeSettings) -> None:
@@ -196,8 +178,8 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             return True
         origin = self.headers.get("Origin")
-        if not _loopback_url("//" + self.headers.get("Host", "")) or (
-                origin and not _loopback_url(origin)):
+        if not loopback_url("//" + self.headers.get("Host", "")) or (
+                origin and not loopback_url(origin)):
             self._fail(403, "forbidden", "only loopback Host/Origin may use a server "
                                          "without a token")
             return False
