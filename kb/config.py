@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from math import inf
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -176,8 +177,8 @@ def check_pipeline_value(name: str, value: object) -> None:
     if name not in PIPELINE_RANGES or value is None:
         return
     low, high = PIPELINE_RANGES[name]
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < low or (
-            high is not None and value > high):
+    if not isinstance(value, int | float) or isinstance(value, bool) or not low <= value < inf or (
+            high is not None and value > high):  # nan and inf: no number to run with
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise ValueError(f"{name} must be {bound}, got {value!r}")
 
@@ -234,6 +235,11 @@ class Config:
     ingest_ignore: tuple[str, ...] = ()
     cache_dir: Path = field(default_factory=default_cache_dir)
     exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS
+
+    def __post_init__(self) -> None:
+        if not 0 < self.extract_timeout_s < inf:  # nan, inf: every extraction would fail
+            raise ValueError(f"extract_timeout_s must be a positive, finite number of seconds, "
+                             f"got {self.extract_timeout_s!r}")
 
 
 def type_name(value: object) -> str:

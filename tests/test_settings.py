@@ -103,7 +103,13 @@ def test_the_loaded_config_carries_every_layer_to_the_knowledge_base(home: Path)
     ('embeder = "none"', "unknown setting 'embeder'; known: collection, embedder"),
     ("[pipeline]\nrerank = 'best'", "pipeline.rerank must be one of auto, mmr, off, got 'best'"),
     ("[pipeline]\njudge = 1", "pipeline.judge must be bool, got 1"),
-    ("[pipeline]\nhelper_timeout_s = 0", "pipeline.helper_timeout_s must be positive"),
+    ("[pipeline]\nhelper_timeout_s = 0", "pipeline.helper_timeout_s must be a positive, finite"),
+    # a trial: inf failed every PDF with an OverflowError, nan every ingest with no name
+    ("[ingest]\nextract_timeout_s = inf", "ingest.extract_timeout_s must be a positive, finite "
+     "number of seconds, got inf"),
+    ("[pipeline]\nhelper_timeout_s = nan", "pipeline.helper_timeout_s must be a positive, finite"),
+    # a trial: "unknown setting 'pipeline'", though it is a table
+    ("pipeline = 3", "pipeline is a table: write [pipeline] on a line of its own"),
     ("[pipeline]\nrrf_k = -1", "pipeline.rrf_k: rrf_k must be at least 0, got -1"),
     ("[pipeline]\nmmr_lambda = 7.0", "mmr_lambda must be between 0.0 and 1.0, got 7.0"),
     ("[ingest]\nignore = 'build/'", "ingest.ignore must be a list of strings"),
@@ -146,11 +152,14 @@ def test_a_broken_config_file_leaves_kb_config_and_help_working(home: Path, text
 
 def test_bad_environment_values_are_one_line_errors(home: Path) -> None:
     r = kb("status", env={"KB_HELPER_TIMEOUT_S": "soon"})
-    assert r.exit_code == 2 and r.output == ("kb: error: KB_HELPER_TIMEOUT_S must be a positive "
-                                             "number, got 'soon'\n")
+    assert r.exit_code == 2 and r.output == ("kb: error: KB_HELPER_TIMEOUT_S must be a positive, "
+                                             "finite number, got 'soon'\n")
     r = kb("config", env={"KB_HELPER_TIMEOUT_S": "soon"})
     assert r.exit_code == 2 and r.output.endswith("kb: error: KB_HELPER_TIMEOUT_S must be a "
-                                                  "positive number, got 'soon'\n")
+                                                  "positive, finite number, got 'soon'\n")
+    for text in ("inf", "nan", "-1"):  # a trial: inf and nan were taken
+        r = kb("status", env={"KB_EXTRACT_TIMEOUT_S": text})
+        assert r.exit_code == 2 and "KB_EXTRACT_TIMEOUT_S must be a positive, finite" in r.output
     r = kb("status", env={"KB_EXACT_SCAN_MAX_VECTORS": "-3"})
     assert r.exit_code == 2 and r.output == ("kb: error: KB_EXACT_SCAN_MAX_VECTORS must be a "
                                              "whole number, at least 1, got '-3'\n")
@@ -237,9 +246,64 @@ def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:
 
 
 def test_relative_roots_in_a_project_file_are_under_the_project_folder(home: Path) -> None:
-    project_file(home, '[ingest]\nroots = ["docs", "/abs/papers", "~/notes"]\n')
+    inside = str(home / "project" / "papers")
+    project_file(home, f'[ingest]\nroots = ["docs", "{inside}", "sub/../notes"]\n')
     roots = config_rows()["ingest.roots"]["value"]  # run from project/sub
-    assert roots == [str(home / "project" / "docs"), "/abs/papers", "~/notes"]
+    assert roots == [str(home / "project" / "docs"), inside,
+                     str(home / "project" / "sub/../notes")]
+
+
+@pytest.mark.parametrize("root", ["../outside", "/", "~", "~/notes", "docs/../../x"])
+def test_a_project_file_may_not_open_folders_outside_the_project(home: Path, root: str) -> None:
+    # a trial: a cloned project's roots = ["/"] let `kb serve` callers ingest and read any file
+    path = project_file(home, f'[ingest]\nroots = ["docs", "{root}"]\n')
+    r = kb("status")
+    assert r.exit_code == 2 and r.output.startswith(
+        f"kb: error: {path}, line 2: ingest.roots entry "), r.output
+    assert f"is outside the project ({home / 'project'}); a folder elsewhere goes in your " \
+        "user config file" in r.output
+    user_file(home, f'[ingest]\nroots = ["{home}/notes"]\n')  # the user's own file may
+    project_file(home, "")
+    assert config_rows()["ingest.roots"]["value"] == [f"{home}/notes"]
+
+
+@pytest.mark.parametrize(("text", "url"), [
+    ('embedder = "openai:http://203.0.113.5:8080/v1#m"', "http://203.0.113.5:8080/v1"),
+    ('llm = "openai:https://llm.example.com/v1#qwen"', "https://llm.example.com/v1"),
+    ('reranker = "tei:http://rr.example.com#bge"', "http://rr.example.com"),
+    ('vision = "openai:http://[2001:db8::1]:8080/v1#llava"', "http://[2001:db8::1]:8080/v1"),
+    ('ollama_host = "http://gpu-box:11434"', "http://gpu-box:11434"),
+])
+def test_a_project_file_names_no_model_server_off_this_machine(home: Path, text: str,
+                                                                url: str) -> None:
+    # a trial: a project's embedder = "openai:http://their-host/..." got the user's
+    # KB_API_KEY as its bearer token, with the text of every chunk ingested
+    path = project_file(home, text + "\n")
+    r = kb("status", env={"KB_API_KEY": "my-private-key"})
+    assert r.exit_code == 2 and r.output.startswith(f"kb: error: {path}, line 1: "), r.output
+    assert f"a project's config file names a server on this machine only, not {url}" in r.output
+    assert "my-private-key" not in r.output
+    user_file(home, text + "\n")  # the user's own file may name it
+    project_file(home, "")
+    key = text.split(" =")[0]
+    assert url in str(config_rows()[key]["value"])
+
+
+def test_a_project_file_may_name_a_server_on_this_machine(home: Path) -> None:
+    project_file(home, 'embedder = "openai:http://127.0.0.1:8080/v1#e5"\n'
+                       'llm = "openai:http://localhost:8081/v1#qwen"\n'
+                       'reranker = "openai:http://[::1]:8082/v1#bge"\n'
+                       'ollama_host = "http://127.0.0.1:11434"\nvision = "ollama:llava"\n')
+    rows = config_rows()
+    assert rows["embedder"]["source"] == rows["reranker"]["source"] == "project file"
+    assert rows["ollama_host"]["value"] == "http://127.0.0.1:11434"
+
+
+def test_a_config_file_may_open_with_a_byte_order_mark(home: Path) -> None:
+    # a trial: Notepad's UTF-8 BOM gave "Invalid statement (at line 1, column 1)"
+    (home / "config" / "kb").mkdir(parents=True)
+    (home / "config" / "kb" / "config.toml").write_bytes(b'\xef\xbb\xbfembedder = "none"\n')
+    assert config_rows()["embedder"]["value"] == "none"
 
 
 def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path) -> None:
@@ -307,3 +371,16 @@ def test_the_exact_scan_threshold_comes_from_the_index_table_or_the_environment(
     assert flag["index.exact_scan_max_vectors"]["value"] == 12
     r = kb("--exact-scan-max-vectors", "0", "status")
     assert r.exit_code == 2 and "0 is not in the range x>=1" in r.output
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 0.0, -1.0])
+def test_the_python_config_refuses_a_timeout_that_is_no_budget(bad: float) -> None:
+    # a trial: extract_timeout_s = inf failed every PDF, DOCX and HTML file with an
+    # OverflowError (a traceback each), and the failures were remembered
+    from kb.config import Config
+
+    with pytest.raises(ValueError, match="extract_timeout_s must be a positive, finite"):
+        Config(extract_timeout_s=bad)
+    with pytest.raises(ValueError, match="helper_timeout_s must be at least 0.001"):
+        PipelineSettings(helper_timeout_s=bad)
+    assert Config(extract_timeout_s=1e6).extract_timeout_s == 1e6

@@ -11,14 +11,16 @@ server of its choosing, nor open folders outside itself to ``kb serve`` and ``kb
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import tomllib
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from kb.backends.registry import SpecRole, check_spec
+from kb.backends.registry import SpecRole, check_spec, loopback_url
 from kb.config import (
     DEFAULT_EMBEDDER,
     DEFAULT_OLLAMA_HOST,
@@ -72,11 +74,12 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
     Raises:
         ValueError: the file is not TOML, names an unknown setting, a value has the wrong
             type, a model spec is malformed (``kb.backends.registry.check_spec``; no server
-            is contacted), or a relative root has no base (the message names the file, line
-            and setting).
+            is contacted), a relative root has no base, or a project file names a server
+            off this machine or a root outside the project (``_project_checked``; the
+            message names the file, line and setting).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is skipped
         data = tomllib.loads(text)
     except FileNotFoundError:
         return {}
@@ -84,8 +87,11 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
         raise ValueError(f"{path}: cannot read the config file: {exc}") from None
     flat: dict[str, Any] = {}
     for name, value in data.items():
-        if isinstance(value, dict) and name in ("ingest", "pipeline", "index"):
+        if isinstance(value, dict) and name in TABLES:
             flat.update({f"{name}.{k}": v for k, v in value.items()})
+        elif name in TABLES:  # `pipeline = 3`: not an unknown setting
+            raise ValueError(f"{path}, line {_line_of(text, name)}: {name} is a table: write "
+                             f"[{name}] on a line of its own, then its settings")
         else:
             flat[name] = value
     for key, value in flat.items():
@@ -99,7 +105,39 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
         flat["ingest.roots"] = tuple(
             _root(r, roots_base, f"{path}, line {_line_of(text, 'ingest.roots')}")
             for r in flat["ingest.roots"])
+    if roots_base is not None:
+        _project_checked(flat, roots_base, lambda key: f"{path}, line {_line_of(text, key)}")
     return flat
+
+
+def _project_checked(flat: dict[str, Any], project: Path, where: Callable[[str], str]) -> None:
+    """Refuse what a project's config file must not set (a project folder may come from anyone).
+
+    A model server off this machine (an ``openai:`` or ``tei:`` URL, ``ollama_host``) would
+    receive the user's documents and questions, with the user's ``KB_API_KEY`` as its bearer
+    token; a root outside the project would open that folder to ``kb serve`` and ``kb mcp``
+    callers (and ``kb sync``). Servers on this machine (localhost, 127.0.0.1, ::1) and
+    folders inside the project are the project's to name; the rest belongs in the user's own
+    config file, a variable or a flag.
+
+    Raises:
+        ValueError: naming the line (``where``), the setting and where to set it instead.
+    """
+    for key, value in flat.items():
+        url = value if key == "ollama_host" else (
+            getattr(check_spec(value, _SPEC_ROLES[key]), "base_url", None)
+            if key in _SPEC_ROLES and value else None)
+        if url and not loopback_url(url):
+            raise ValueError(f"{where(key)}: {key}: a project's config file names a server on "
+                             f"this machine only, not {url} (it would receive your documents, "
+                             "questions and KB_API_KEY): set it in your user config file, "
+                             "a variable or a flag")
+    inside = project.resolve()
+    for root in flat.get("ingest.roots", ()):
+        if not Path(root).expanduser().resolve().is_relative_to(inside):
+            raise ValueError(f"{where('ingest.roots')}: ingest.roots entry {root!r} is outside "
+                             f"the project ({inside}); a folder elsewhere goes in your user "
+                             "config file")
 
 
 def _root(root: str, base: Path | None, where: str) -> str:
@@ -159,8 +197,8 @@ def check_value(key: str, value: Any, where: str) -> Any:
           isinstance(value, hint) and not isinstance(value, bool))
     if not ok:
         raise ValueError(f"{where} must be {hint.__name__}, got {value!r}")
-    if key in _POSITIVE and value <= 0:
-        raise ValueError(f"{where} must be positive, got {value!r}")
+    if key in _POSITIVE and not 0 < value < math.inf:  # nan, inf: no budget at all
+        raise ValueError(f"{where} must be a positive, finite number of seconds, got {value!r}")
     if key == "index.exact_scan_max_vectors" and value < 1:
         raise ValueError(f"{where} must be at least 1 (live vectors scanned exactly), "
                          f"got {value!r}")
