@@ -333,7 +333,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         raise FileNotFoundError(f"{exc}; nothing was written: every path given is checked "
                                 "before any file is read") from None
     resolved = [r.expanduser().resolve() for r in roots]
-    problems = ProblemLog(store, {r for r in resolved if r.is_file()})
+    problems = ProblemLog(store, {r for r in resolved if r.is_file()}, timeout_s=extract_timeout_s)
     outcomes: list[FileOutcome] = []
     embedded = [0]  # chunks embedded and committed, for an interrupted run's report
     current: list[tuple[Path, datetime | None]] = []

@@ -4,7 +4,8 @@ A file that failed for a reason of its own (an encrypted PDF, a DOCX without tex
 extraction over its time budget, a file over the size budget) is recorded in the store
 (``kb.store.problems``) with its size and modification time. Later batches skip it, without
 reading it, as ``skipped`` with the remembered reason, until either changes: a sync over a
-folder with such a file exits 0 from the second run on. A file given directly (``kb ingest
+folder with such a file exits 0 from the second run on. One over its time budget is read
+again by a batch with a larger budget (the reason says to raise it). A file given directly (``kb ingest
 FILE``) is always read again. A file kb may not read (``cannot read: ...``, which a ``chmod``
 fixes without touching the file) is read, and fails, every time, but its record makes it new
 only the first time; a storage fault and the files it left unattempted are not recorded.
@@ -17,6 +18,7 @@ met in this batch from one reported before (``kb sync --check`` exits 1 only on 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 from kb.store import Store
@@ -31,6 +33,9 @@ from kb.types import FileOutcome
 
 NOT_REMEMBERED = "not attempted"  # a storage fault's files: not recorded
 RETRIED = "cannot read"  # recorded (`kb sync --check`), yet read every run: chmod fixes it
+# an extraction over its time budget (kb.ingest.worker): read again under a larger budget, as
+# its reason advises ("--extract-timeout-s raises it")
+_TIMED_OUT = re.compile(r"extraction exceeded (\d+(?:\.\d+)?(?:e[+-]?\d+)?) s\b")
 
 
 def storable(source: str) -> bool:
@@ -84,9 +89,10 @@ class ProblemLog:
         given: the resolved paths given directly (their files are always read again).
     """
 
-    def __init__(self, store: Store, given: set[Path]) -> None:
+    def __init__(self, store: Store, given: set[Path], *, timeout_s: float | None = None) -> None:
         self.store = store
         self.given = given
+        self.timeout_s = timeout_s
         self.new: list[str] = []  # failed sources not reported before, in batch order
         self._met: set[str] = set()  # sources with a problem in this batch
         self._remember: list[tuple[str, int, float, str]] = []
@@ -101,7 +107,7 @@ class ProblemLog:
             return None
         problem = get_problem(self.store, str(path))
         if (problem is None or problem.size == FOLDER_SIZE
-                or problem.reason.startswith(RETRIED)):
+                or problem.reason.startswith(RETRIED) or self._budget_raised(problem.reason)):
             return None
         try:
             stat = path.stat()
@@ -113,6 +119,11 @@ class ProblemLog:
         return FileOutcome(problem.source, "skipped", reason=(
             f"{problem.reason} (reported {problem.reported_at:%Y-%m-%d}; skipped until the "
             "file changes)"))
+
+    def _budget_raised(self, reason: str) -> bool:
+        """Whether a file that ran out of time ran out of a smaller budget than this batch's."""
+        spent = _TIMED_OUT.match(reason)
+        return bool(spent and self.timeout_s is not None and self.timeout_s > float(spent[1]))
 
     def file_done(self, path: Path, outcome: FileOutcome, *, remember: bool = True) -> None:
         """Note ``outcome`` of the file ``path``: a failure is remembered, a success forgets.

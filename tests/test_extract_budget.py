@@ -140,3 +140,21 @@ def test_a_script_without_a_main_guard_can_ingest(tmp_path):
                          timeout=300, env={"KB_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["1", "0"]
+
+
+def test_a_file_over_its_budget_is_read_again_under_a_larger_budget(tmp_path):
+    # a trial: "--extract-timeout-s raises it", but the next sync with 600 s skipped the file
+    # as "reported ... skipped until the file changes", exit 0: it never got indexed
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a-kites.md").write_text("# Box kites\n\nLawrence Hargrave invented the box kite.\n")
+    busy = busy_pdf(docs / "busy.pdf", operators=10_000, pages=10)  # about 2 s to extract
+    outcome = {}
+    for budget, action in ((0.3, "failed"), (0.3, "skipped"), (0.2, "skipped"), (600, "failed")):
+        with KnowledgeBase(tmp_path / "kb.db",
+                           Config(embedder="none", extract_timeout_s=budget)) as kb:
+            outcome = {Path(o.path).name: o for o in kb.sync([docs]).outcomes}
+        assert outcome["busy.pdf"].action == action, (budget, outcome["busy.pdf"])
+    # read to its end this time: its 1 pt text is hidden text, dropped (not the budget)
+    assert outcome["busy.pdf"].path == str(busy)
+    assert outcome["busy.pdf"].reason == "no text layer on any page (scanned PDF?)"
