@@ -5,10 +5,11 @@ extraction over its time budget, a file over the size budget) is recorded in the
 (``kb.store.problems``) with its size and modification time. Later batches skip it, without
 reading it, as ``skipped`` with the remembered reason, until either changes: a sync over a
 folder with such a file exits 0 from the second run on. One over its time budget is read
-again by a batch with a larger budget (the reason says to raise it). A file given directly (``kb ingest
-FILE``) is always read again. A file kb may not read (``cannot read: ...``, which a ``chmod``
-fixes without touching the file) is read, and fails, every time, but its record makes it new
-only the first time; a storage fault and the files it left unattempted are not recorded.
+again by a batch with a larger budget (the reason says to raise it). A file given directly
+(``kb ingest FILE``) is always read again. A file kb may not read (``cannot read: ...``,
+which a ``chmod`` fixes without touching the file) is read, and fails, every time, but its
+record makes it new only the first time; a storage fault and the files it left unattempted
+are not recorded.
 
 A folder the walk could not read and a folder kept because it looks unmounted fail every time
 (their documents are at stake), and are recorded too, so that ``new`` tells a problem first
