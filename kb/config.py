@@ -6,6 +6,7 @@ receives these objects explicitly.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -346,6 +347,9 @@ class SearchOptions:
         if relative is not None:  # it can never match: a search would only say "no evidence"
             raise ValueError(f"sources must be absolute paths or URIs (a document's source is "
                              f"its absolute path, see list_documents), got {relative[:80]!r}")
+        object.__setattr__(self, "sources", tuple(  # "//", "/./", "/../" as a path reads them
+            "/" + posixpath.normpath(s).lstrip("/") if s.startswith("/") else s
+            for s in self.sources))
         if self.doc_ids is not None:
             object.__setattr__(self, "doc_ids", _ids(self.doc_ids))
         if not all(map(tag_key, self.tags)):
