@@ -79,6 +79,9 @@ def test_errors_are_json_with_status(client: httpx.Client) -> None:
         assert r.status_code == 400, r.text
         assert r.json()["error"] == {"type": "invalid_arguments",
                                      "message": "the query has no searchable words"}
+        assert r.json()["query"] == "???"  # its own shape (a trial: /context's was bare)
+    assert set(r.json()) == {"query", "context", "insufficient_evidence", "error"}
+    assert r.json()["insufficient_evidence"] is False and r.json()["context"] == ""
     r = client.post("/search", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400
     r = client.post("/search", content=b'{"query": "k"}', headers={"Content-Type": "text/plain"})

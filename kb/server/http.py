@@ -53,7 +53,13 @@ from kb.server import reading
 from kb.server.arguments import parse_search_arguments
 from kb.server.openapi import openapi_schema
 from kb.server.request_json import decode_json, encode_json
-from kb.server.tool import error_result, knowledge_ingest, knowledge_search, server_version
+from kb.server.tool import (
+    error_result,
+    knowledge_ingest,
+    knowledge_search,
+    server_version,
+    shown_query,
+)
 from kb.shapes import ContextJSON, DocumentsJSON, HealthJSON
 
 log = logging.getLogger(__name__)
@@ -267,8 +273,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             try:
                 request = parse_search_arguments(body)
-            except ValueError as exc:
-                self._result(error_result("invalid_arguments", str(exc)))
+            except ValueError as exc:  # the shape /context answers with (and kb context --json)
+                self._result(to_json(ContextJSON.invalid(shown_query(body), str(exc))))
                 return
             self._result(to_json(ContextJSON.of(kb.search(request.query, request.options))))
 

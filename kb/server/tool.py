@@ -102,6 +102,12 @@ def error_result(kind: ErrorType, message: str, **empty: Any) -> dict[str, Any]:
     return {**empty, "error": {"type": kind, "message": message}}
 
 
+def shown_query(arguments: object) -> str:
+    """The query an answer echoes: the arguments' ``query`` when it is a string, else ``""``."""
+    query = arguments.get("query") if isinstance(arguments, Mapping) else None
+    return well_formed(query) if isinstance(query, str) else ""
+
+
 def knowledge_search(kb: KnowledgeBase, arguments: object) -> dict[str, Any]:
     """Handle a ``knowledge_search`` call; never raises.
 
@@ -113,8 +119,7 @@ def knowledge_search(kb: KnowledgeBase, arguments: object) -> dict[str, Any]:
         ``SearchResultJSON`` as JSON-ready data, with an error of type ``invalid_arguments``
         or ``failed`` when the search did not run or failed.
     """
-    query = arguments.get("query") if isinstance(arguments, Mapping) else None
-    shown = well_formed(query) if isinstance(query, str) else ""
+    shown = shown_query(arguments)
     try:
         request = parse_search_arguments(arguments)
     except ValueError as exc:

@@ -187,6 +187,12 @@ class ContextJSON:
     error: ErrorDetailJSON | None
 
     @classmethod
+    def invalid(cls, query: str, message: str) -> ContextJSON:
+        """A search that did not run for the caller's mistake (as ``SearchResultJSON.empty``)."""
+        return cls(query=query, context="", insufficient_evidence=False,
+                   error=ErrorDetailJSON("invalid_arguments", message))
+
+    @classmethod
     def of(cls, result: SearchResult) -> ContextJSON:
         """The context of a ``SearchResult``; a search that failed gets an error."""
         failed = result.diagnostics.error
