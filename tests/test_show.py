@@ -308,11 +308,18 @@ def test_http_reads_chunks_documents_and_status_as_the_openapi_says(
     # a query parameter an endpoint does not take is refused by name (a trial: /documents
     # ignored ?limit=3, as the README says no endpoint does)
     for url in ("/documents?limit=3", f"/documents/{md_id}?full=1", "/status?verbose",
-                "/health?x=1"):
+                "/health?x=1", f"/chunks/{chunk_id}?neighbors=2",
+                f"/chunks/{chunk_id}?chunk_id=3"):
         r = httpx.get(server.url + url)
         assert r.status_code == 400, (url, r.text)
         assert r.json()["error"]["type"] == "invalid_arguments"
         assert "unknown query parameter(s)" in r.json()["error"]["message"]
+    # a trial: "?neighbors" named chunk_id as allowed; "neighbours" twice took the last
+    r = httpx.get(server.url + f"/chunks/{chunk_id}?neighbors=2")
+    assert r.json()["error"]["message"] == ("unknown query parameter(s) neighbors: "
+                                            "/chunks/{chunk_id} takes neighbours")
+    r = httpx.get(server.url + f"/chunks/{chunk_id}?neighbours=1&neighbours=2")
+    assert r.status_code == 400 and "more than once" in r.json()["error"]["message"]
 
 
 def test_http_search_mistakes_are_400_never_insufficient_evidence(

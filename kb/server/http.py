@@ -253,9 +253,14 @@ class Handler(BaseHTTPRequestHandler):
             return int(text) if text.isascii() and text.isdigit() else text
         if kind == "documents":
             return reading.get_document(self.server.kb, {"doc_id": number(ident)})
+        given = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+        if unknown := sorted(set(given) - {"neighbours"}):  # "neighbors", or the id by name
+            return error_result("invalid_arguments", f"unknown query parameter(s) "
+                                f"{', '.join(unknown)}: /chunks/{{chunk_id}} takes neighbours")
+        if len(given.get("neighbours", ())) > 1:
+            return error_result("invalid_arguments", "neighbours is given more than once")
         arguments: dict[str, Any] = {"chunk_id": number(ident)}
-        for name, values in parse_qs(urlsplit(self.path).query, keep_blank_values=True).items():
-            arguments[name] = number(values[-1])  # an unknown parameter is refused by name
+        arguments.update((name, number(values[0])) for name, values in given.items())
         return reading.get_chunk(self.server.kb, arguments)
 
     def _post(self, path: str) -> None:
