@@ -102,7 +102,8 @@ def test_with_json_an_error_is_json_on_stdout_too(db, tmp_path, command):
                                               "message": "the query is empty"}}
     for query in ("???", "...", "?! ..."):  # punctuation only: a caller mistake too
         r = run("--db", db, command, query, "--json")
-        assert r.exit_code == 2 and "the query has no searchable words" in r.stderr
+        # one line, no usage block: not an option mistake (a trial)
+        assert r.exit_code == 2 and r.stderr == "kb: error: the query has no searchable words\n"
         assert json.loads(r.stdout) == {"error": {"type": "invalid_arguments",
                                                   "message": "the query has no searchable words"}}
     for query in ("中", "\U0001fa81", "7"):  # one letter of any script, an emoji, a digit

@@ -75,12 +75,14 @@ def joined_text(words: tuple[str, ...], what: str = "query") -> str:
     """The words of a ``QueryCommand``'s free text, joined by spaces.
 
     Raises:
-        click.UsageError: no text but spaces ("the ``what`` is empty"), or no letter, digit
-            or emoji ("the ``what`` has no searchable words": ``...``, ``???``).
+        click.UsageError: no text but spaces ("the ``what`` is empty": the argument missing,
+            with click's usage hint).
+        ValueError: no letter, digit or emoji ("the ``what`` has no searchable words": ``...``,
+            ``???``): a value to fix, one line, as a query over 2,000 characters is.
     """
     text = " ".join(words)
     if not text.strip():
         raise click.UsageError(f"the {what} is empty")
     if not has_search_text(text):
-        raise click.UsageError(f"the {what} {NO_SEARCHABLE_WORDS}")
+        raise ValueError(f"the {what} {NO_SEARCHABLE_WORDS}")
     return text
