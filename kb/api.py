@@ -180,8 +180,13 @@ class KnowledgeBase:
 
         A folder that holds no files at all while the index has documents from it keeps them
         and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
-        ``allow_empty`` is set: then they are removed too. ``ignore`` and ``on_file``: as
-        ``ingest``.
+        ``allow_empty`` is set: then they are removed too. A folder gone while the index has
+        documents from it keeps them and is a ``failed`` outcome too (``allow_empty`` or not:
+        ``remove_under`` removes them). ``ignore`` and ``on_file``: as ``ingest``.
+
+        Raises:
+            FileNotFoundError: a path given does not exist and the index has no document from
+                under it (a typo), before anything is written.
         """
         return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress,
                            ignore=ignore, on_file=on_file)
