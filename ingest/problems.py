@@ -32,7 +32,8 @@ from kb.store.problems import (
 )
 from kb.types import FileOutcome
 
-NOT_REMEMBERED = "not attempted"  # a storage fault's files: not recorded
+# not recorded: a storage fault's files, and kb's own crash on a file (its bug, not the file's)
+NOT_REMEMBERED = ("not attempted", "unexpected ")
 RETRIED = "cannot read"  # recorded (`kb sync --check`), yet read every run: chmod fixes it
 # an extraction over its time budget (kb.ingest.worker): read again under a larger budget, as
 # its reason advises ("--extract-timeout-s raises it")

@@ -46,8 +46,8 @@ NEAR_DUPLICATE_COSINE = 0.95  # issue 3: cosine above which two chunks are near-
 # queries reached 0.51 (bench/README.md); cosine cannot tell them apart (0.977-0.986 against
 # distinct CMRC passages at up to 0.98).
 NEAR_DUPLICATE_JACCARD = 0.8
-# ... between chunks of at least this many characters: in a short chunk one word is much of what
-# it says (monthly reports differing only by the month's name are distinct answers).
+# ... between chunks of at least this many characters: in a short chunk one word is much of
+# what it says (monthly reports differing only by the month's name are distinct answers)
 NEAR_DUPLICATE_MIN_CHARS = 200
 SHINGLE_CHARS = 5  # characters per shingle: language-agnostic (no tokenizer, CJK and Thai too)
 MAX_QUERIES = 5  # DESIGN 4.1: original + 3 paraphrases + 1 HyDE
@@ -67,10 +67,9 @@ EXACT_SCAN_MAX_VECTORS = 100_000
 RERANK_MIN_SCORE = 0.5
 KEYWORD_MIN = 0.25  # floor: BM25 s_norm below this is not keyword evidence (a quarter of the idf)
 HELPER_TIMEOUT_S = 2.5  # DESIGN 5: helper model calls at query time are capped at 2.5 s
-# Issue 11: extraction budget per PDF/DOCX/HTML file, wall-clock seconds (bench/README.md:
-# the slowest legitimate file measured here takes a small fraction of it).
-EXTRACT_TIMEOUT_S = 120.0
+EXTRACT_TIMEOUT_S = 120.0  # issue 11: wall-clock s per PDF/DOCX/HTML file (bench/README.md)
 EXTRACT_MEMORY_MIB = 4096  # issue 11: address-space cap of the extraction worker (Linux)
+MAX_TIMEOUT_S = 1e6  # 11.6 days; a longer wait overflows poll's 2**31 ms (inf, nan: no budget)
 
 EmbedderSpec = str
 SOURCE_TYPES: tuple[str, ...] = get_args(SourceType)
@@ -158,7 +157,7 @@ class PipelineSettings:
 PIPELINE_RANGES: dict[str, tuple[float, float | None]] = {
     "w_bm25": (0.0, None), "w_vector": (0.0, None), "pool": (1, None), "rrf_k": (0, None),
     "mmr_lambda": (0.0, 1.0), "rerank_min_score": (0.0, 1.0), "keyword_min": (0.0, 1.0),
-    "helper_timeout_s": (1e-3, None),
+    "helper_timeout_s": (1e-3, MAX_TIMEOUT_S),
 }
 
 
@@ -179,7 +178,7 @@ def check_pipeline_value(name: str, value: object) -> None:
         return
     low, high = PIPELINE_RANGES[name]
     if not isinstance(value, int | float) or isinstance(value, bool) or not low <= value < inf or (
-            high is not None and value > high):  # nan and inf: no number to run with
+            high is not None and value > high):  # nan: no number to run with
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise ValueError(f"{name} must be {bound}, got {value!r}")
 
@@ -238,9 +237,9 @@ class Config:
     exact_scan_max_vectors: int = EXACT_SCAN_MAX_VECTORS
 
     def __post_init__(self) -> None:
-        if not 0 < self.extract_timeout_s < inf:  # nan, inf: every extraction would fail
-            raise ValueError(f"extract_timeout_s must be a positive, finite number of seconds, "
-                             f"got {self.extract_timeout_s!r}")
+        if not 0 < self.extract_timeout_s <= MAX_TIMEOUT_S:  # nan, inf: no budget at all
+            raise ValueError(f"extract_timeout_s must be a positive number of seconds, at most "
+                             f"{MAX_TIMEOUT_S:,.0f}, got {self.extract_timeout_s!r}")
 
 
 def type_name(value: object) -> str:

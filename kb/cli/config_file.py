@@ -11,7 +11,6 @@ server of its choosing, nor open folders outside itself to ``kb serve`` and ``kb
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import tomllib
 import types
@@ -26,6 +25,7 @@ from kb.config import (
     DEFAULT_OLLAMA_HOST,
     EXACT_SCAN_MAX_VECTORS,
     EXTRACT_TIMEOUT_S,
+    MAX_TIMEOUT_S,
     PipelineSettings,
     check_pipeline_value,
     default_cache_dir,
@@ -197,8 +197,9 @@ def check_value(key: str, value: Any, where: str) -> Any:
           isinstance(value, hint) and not isinstance(value, bool))
     if not ok:
         raise ValueError(f"{where} must be {hint.__name__}, got {value!r}")
-    if key in _POSITIVE and not 0 < value < math.inf:  # nan, inf: no budget at all
-        raise ValueError(f"{where} must be a positive, finite number of seconds, got {value!r}")
+    if key in _POSITIVE and not 0 < value <= MAX_TIMEOUT_S:  # nan, inf: no budget at all
+        raise ValueError(f"{where} must be a positive number of seconds, at most "
+                         f"{MAX_TIMEOUT_S:,.0f}, got {value!r}")
     if key == "index.exact_scan_max_vectors" and value < 1:
         raise ValueError(f"{where} must be at least 1 (live vectors scanned exactly), "
                          f"got {value!r}")

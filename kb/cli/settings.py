@@ -160,7 +160,7 @@ def _from_env(key: str, text: str) -> Any:
         try:
             return check_value(key, float(text), where)
         except ValueError:
-            raise ValueError(f"{where} must be a positive, finite number, got {text!r}") from None
+            raise ValueError(f"{where} must be a positive number, got {text!r}") from None
     if KEYS.get(key, (str,))[0] is int:
         if not text.isdigit():
             raise ValueError(f"{where} must be a whole number, at least 1, got {text!r}")
