@@ -173,42 +173,57 @@ def written_numbers(text: str) -> frozenset[str]:
 
 
 # an ordinal of a kind: 第三部, 第一季度, 第 2 届, 首届 (the first: 首 before a counter); "the
-# third Crusade", "fourth quarter", "3rd edition" (the kind: the word after it)
-_ZH_ORDINAL = re.compile(rf"(?:第\s*([{_ZH_NUMERAL}\d]+)|(首))\s*([\u4e00-\u9fff])")
+# third Crusade", "fourth quarter", "3rd edition", "twenty-first century" (the kind: the word
+# after it)
+_ZH_ORDINAL = re.compile(rf"(?:第\s*([{_ZH_NUMERAL}廿\d]+)|(首))\s*([\u4e00-\u9fff]?)")
 _ZH_FIRST_COUNTERS = frozenset("次届部个批期季位款场轮座条家代")  # 首都 is no "first"
-_EN_ORDINAL = re.compile(r"\b(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))[\s-]+([A-Za-z]{3,})",
-                         re.I)
+# 第二、三季度, 第二至四届: the numbers listed after the first share its 第 and its counter
+_ZH_LISTED = re.compile(rf"第\s*[{_ZH_NUMERAL}廿\d]+\s*((?:[、,，和及与至到~～-]\s*"
+                        rf"[{_ZH_NUMERAL}廿\d]+\s*)+)([\u4e00-\u9fff])")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_EN_ORDINAL = re.compile(rf"(?<![\w-])(?:({'|'.join(_TENS)})[\s-])?({'|'.join(_ORDINALS)}|"
+                         r"\d+(?:st|nd|rd|th))\b(?:[\s-]+([A-Za-z]{3,}))?", re.I)
+# kinds too general to tell two items apart: "the second time", 第一名 (a rank), 第二天 (the next
+# day), "World War II" (written as a Roman numeral)
+_NOT_KINDS = frozenset("and the for with than from that this which who was were has had are "
+                       "one time times place day half world 次 名 位 个 天 年 种 点".split())
 
 
-def _ordinals(text: str, *, asked: bool) -> set[tuple[str, str]]:
-    """The (number, kind) of each ordinal ``text`` writes: ``("3", "部")``, ``("4", "quarter")``.
+def _ordinals(text: str, *, asked: bool) -> tuple[set[tuple[str, str]], set[str]]:
+    """The (number, kind) of each ordinal ``text`` writes of a kind, and every ordinal's number.
 
+    Kinds: ``("3", "部")``, ``("4", "quarter")``; numbers of a kind or not (第二, "fourth").
     With ``asked`` (a question's), English "first" is left out, as ``named_numbers`` does
     ("When was it first used?"); a Chinese 第一 / 首 before a counter is an ordinal.
     """
-    out = set()
-    for m in _ZH_ORDINAL.finditer(unicodedata.normalize("NFKC", text)):
-        value = "1" if m.group(2) else arabic_numerals(m.group(1))
-        if value.isdigit() and (m.group(1) or m.group(3) in _ZH_FIRST_COUNTERS):
-            out.add((value.lstrip("0") or "0", m.group(3)))
+    kinds, values = set(), set()
+    text = unicodedata.normalize("NFKC", text)
+    for m in _ZH_LISTED.finditer(text):
+        for n in re.findall(rf"[{_ZH_NUMERAL}廿\d]+", m[1]):
+            if (value := arabic_numerals(n.replace("廿", "二十"))).isdigit():
+                values.add(value.lstrip("0") or "0")
+                kinds.update([(value.lstrip("0") or "0", m[2])] if m[2] not in _NOT_KINDS else [])
+    for m in _ZH_ORDINAL.finditer(text):
+        value = "1" if m[2] else arabic_numerals(m[1].replace("廿", "二十"))
+        if not value.isdigit() or m[2] and m[3] not in _ZH_FIRST_COUNTERS:
+            continue
+        values.add(value := value.lstrip("0") or "0")
+        if m[3] and m[3] not in _NOT_KINDS:
+            kinds.add((value, m[3]))
     listed: list[str] = []  # "the third and fourth films": the third's kind is the films
     for m in _EN_ORDINAL.finditer(text):
-        word, kind = m.group(1).lower(), m.group(2).lower()
-        value = WORD_VALUE.get(word) or word.rstrip("stndrh")
+        word, kind = m[2].lower(), (m[3] or "").lower()
+        number = int(WORD_VALUE.get(word) or word.rstrip("stndrh"))
+        value = str(number + 10 * (_TENS.index(m[1].lower()) + 2) if m[1] else number)
+        values.add(value)
         if kind in ("and", "or"):
             listed.append(value)
             continue
-        values, listed = [*listed, value], []
-        if kind in _NOT_KINDS:
-            continue
-        kind = kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
-        out.update((v, kind) for v in values if not (asked and v == "1" and word == "first"))
-    return out
-
-
-# words after an ordinal that name no kind ("the third and fourth", "second of all")
-_NOT_KINDS = frozenset("and the for with than from that this which who was were has had are "
-                       "one time times".split())
+        held, listed = [*listed, value], []
+        if kind and kind not in _NOT_KINDS:
+            kind = kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
+            kinds.update((v, kind) for v in held if not (asked and v == "1" and word == "first"))
+    return kinds, values
 
 
 def ordinals_apart(query: str, text: str) -> tuple[str, ...]:
@@ -216,21 +231,31 @@ def ordinals_apart(query: str, text: str) -> tuple[str, ...]:
 
     "第二季度的营业收入" against a report writing 第一季度 alone, "the third Crusade" against a
     passage on the First and Second Crusades: the passage tells of another of the kind. A
-    passage that writes one of the ordinals asked, or never numbers a kind asked, decides
+    passage that writes one of the ordinals asked in any way ("the fourth and final film",
+    位居第二, "the 3rd", "Film 3", "twenty-first"), or never numbers a kind asked, decides
     nothing (it may tell of it in other words: "the last film", "Q2").
 
     Returns:
         ``"3 部"``-like strings, sorted, when every ordinal asked is apart; else ``()``.
     """
-    asked = _ordinals(query, asked=True)
+    asked, _ = _ordinals(query, asked=True)
     if not asked:
         return ()
-    written = _ordinals(text, asked=False)
+    written, values = _ordinals(text, asked=False)
     for value, kind in asked:
         numbered = {v for v, k in written if k == kind}
-        if not numbered or value in numbered:
+        if not numbered or value in values or value in _numbered_after(kind, text):
             return ()
     return tuple(sorted(f"{v} {k}" for v, k in asked))
+
+
+def _numbered_after(kind: str, text: str) -> set[str]:
+    """The numbers ``text`` writes right after the word ``kind``: "Film 3", "Part II" -> 3, 2."""
+    found = set()
+    for n in re.findall(rf"(?i)\b{re.escape(kind)}s?\b\W{{0,2}}(\d+|[IVX]+)\b", text):
+        roman = re.fullmatch(r"(X{0,3})(IX|IV|V?I{0,3})", n)
+        found.add(n.lstrip("0") if n.isdigit() else _roman_value(roman) if roman else "")
+    return found
 
 
 def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:

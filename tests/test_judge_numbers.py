@@ -169,6 +169,20 @@ def test_months_a_question_names_and_a_passage_dates_otherwise(query, text, apar
     ("What happened to the third and fourth films?", "The second and fifth films flopped.",
      ("3 film", "4 film")),
     ("What happened to the third and fourth films?", "The third film and the fifth film.", ()),
+    # a review's false refusals: the ordinal asked written some other way, or a kind too general
+    ("When did the fourth film come out?", "The third film came in 2005. The fourth and final "
+     "film came out in 2008.", ()),
+    ("What are the challenges of the 21st century?", "In the twenty-first century, as in the "
+     "20th century", ()),
+    ("When did the Second World War end?", "The First World War ended in 1918; World War II "
+     "in 1945.", ()),
+    ("What did the band release on its second album?", "The first album sold; the third album "
+     "too. Album 2 flopped.", ()),
+    ("谁获得了第二名？", "张三获得第一名，李四位居第二。", ()),
+    ("他第二次访问中国是哪一年？", "第一次访华在1972年，再次访华在1975年。", ()),
+    ("第三季度的收入是多少？", "第一季度收入100万，第二、三季度收入各200万。", ()),
+    ("第三季度的收入是多少？", "第一季度收入100万，第二季度收入200万。", ("3 季",)),
+    ("第廿一届运动会在哪里举办？", "第二十届运动会在北京举办。", ("21 届",)),
 ])
 def test_ordinals_a_question_names_and_a_passage_numbers_otherwise(query, text, apart):
     assert ordinals_apart(query, text) == apart
