@@ -287,6 +287,14 @@ def test_utf16_without_a_byte_order_mark_is_read_and_said_guessed(tmp_path: Path
     # small numbers in two bytes each: NULs at one parity, but no text
     with pytest.raises(CorruptError, match="binary content"):
         extract(_write(tmp_path, "samples.txt", bytes([1, 0, 2, 0, 3, 0, 200, 0]) * 100))
+    # a review: NUL-ended words of one length put their NULs at one parity too; valid UTF-8,
+    # they stay UTF-8 (they had been read as CJK-looking pairs, or failed when of odd length)
+    words = b"".join(w + b"\0" for w in (b"apple", b"grape", b"lemon", b"melon") * 30)
+    for data in (words, words + b"\n"):
+        assert extract(_write(tmp_path, "words.txt", data)).text.startswith("apple grape lemon")
+    # a UTF-16 file cut one byte short is read, not failed
+    cut = "Kettles are descaled monthly with citric acid.\n".encode("utf-16-le") * 20 + b"K"
+    assert "descaled monthly" in extract(_write(tmp_path, "cut.txt", cut)).text
 
 
 def test_binary_content_without_nul_bytes_is_still_binary(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> Decoded:
             except UnicodeDecodeError as exc:
                 raise ValueError(f"starts with a {encoding} byte-order mark but {exc}") from exc
     if utf16 := utf16_without_bom(data):
-        return Decoded(data.decode(utf16), utf16, guessed=True)
+        return Decoded(data.decode(utf16, errors="replace"), utf16, guessed=True)
     try:
         return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
@@ -116,14 +116,17 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> Decoded:
 
 
 def utf16_without_bom(data: bytes) -> str | None:
-    """``"utf-16-le"`` or ``"utf-16-be"`` when ``data`` is UTF-16 without a byte-order mark.
+    r"""``"utf-16-le"`` or ``"utf-16-be"`` when ``data`` is UTF-16 without a byte-order mark.
 
     Such text in Latin letters has every other byte NUL: its code units' high bytes. At
     least ``UTF16_MIN_NUL_SHARE`` of the units must have a NUL there, a tenth as many at
     most one in their low byte ("一" is U+4E00), and the text decoded must be printable but
-    for 1% at most (a binary array of small numbers is no text). A NUL-separated list has
-    its NULs at both parities. UTF-16 text of Chinese alone has no such NULs and is left to
-    detection. ``None`` otherwise.
+    for 1% at most (a binary array of small numbers is no text). Bytes that are valid UTF-8
+    too (ASCII in UTF-16 is: NUL is a character) must hold no NUL at the other parity and
+    decode to ASCII for half their units at least: a list of NUL-ended words of one length
+    ("apple\0grape\0") puts its NULs at one parity too, and decodes to CJK-looking pairs.
+    UTF-16 text of Chinese alone has no such NULs and is left to detection. ``None``
+    otherwise.
     """
     units = len(data) // 2
     if units < 2:
@@ -136,8 +139,21 @@ def utf16_without_bom(data: bytes) -> str | None:
             except UnicodeDecodeError:
                 return None
             unprintable = sum(1 for c in text if not c.isprintable() and c not in "\t\n\r\f")
-            return encoding if unprintable <= 0.01 * len(text) else None
+            if unprintable > 0.01 * len(text):
+                return None
+            if _is_utf8(data) and (other or sum(c.isascii() for c in text) < 0.5 * len(text)):
+                return None
+            return encoding
     return None
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8 (a sequence cut at its end allowed: a sample's)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class Decoded(NamedTuple):

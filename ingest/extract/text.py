@@ -141,7 +141,7 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
                     return encoding, len(bom), "strict"
             fh.seek(0)
             if utf16 := utf16_without_bom(fh.read(DETECT_SAMPLE_BYTES)):
-                return utf16, 0, "strict"
+                return utf16, 0, "replace"  # an odd last byte (a file cut short) is no error
             fh.seek(0)
             decoder = codecs.getincrementaldecoder("utf-8")()
             try:
