@@ -299,6 +299,20 @@ def test_a_project_file_may_name_a_server_on_this_machine(home: Path) -> None:
     rows = config_rows()
     assert rows["embedder"]["source"] == rows["reranker"]["source"] == "project file"
     assert rows["ollama_host"]["value"] == "http://127.0.0.1:11434"
+    for host in ("localhost:11434", "127.0.0.1", "localhost"):  # OLLAMA_HOST's short forms
+        project_file(home, f'ollama_host = "{host}"\n')  # (a review: refused as written)
+        assert config_rows()["ollama_host"]["source"] == "project file"
+
+
+@pytest.mark.parametrize("text", ['api_key = "ATTACKER-KEY"', 'cache_dir = "/tmp/elsewhere"',
+                                  'cache_dir = "cachex"'])
+def test_a_project_file_sets_no_api_key_nor_cache_folder(home: Path, text: str) -> None:
+    # a trial: a cloned project's api_key replaced the user's for the user's own server (the
+    # documents went out under a stranger's account); its cache_dir had kb write anywhere
+    path = project_file(home, text + "\n")
+    r = kb("status", env={"KB_API_KEY": "mine"})
+    assert r.exit_code == 2 and r.output.startswith(f"kb: error: {path}, line 1: "), r.output
+    assert "a project's config file may not set it" in r.output and "ATTACKER" not in r.output
 
 
 def test_a_config_file_may_open_with_a_byte_order_mark(home: Path) -> None:

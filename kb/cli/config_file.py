@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from kb.backends.ollama import ollama_base_url
 from kb.backends.registry import SpecRole, check_spec, loopback_url
 from kb.config import (
     DEFAULT_EMBEDDER,
@@ -115,16 +116,22 @@ def _project_checked(flat: dict[str, Any], project: Path, where: Callable[[str],
 
     A model server off this machine (an ``openai:`` or ``tei:`` URL, ``ollama_host``) would
     receive the user's documents and questions, with the user's ``KB_API_KEY`` as its bearer
-    token; a root outside the project would open that folder to ``kb serve`` and ``kb mcp``
-    callers (and ``kb sync``). Servers on this machine (localhost, 127.0.0.1, ::1) and
-    folders inside the project are the project's to name; the rest belongs in the user's own
-    config file, a variable or a flag.
+    token; a project's ``api_key`` would send them under a stranger's account; ``cache_dir``
+    would have kb write (and read back) its caches anywhere; a root outside the project
+    would open that folder to ``kb serve`` and ``kb mcp`` callers (and ``kb sync``). Servers
+    on this machine (localhost, 127.0.0.0/8, ::1) and folders inside the project are the
+    project's to name; the rest belongs in the user's own config file, a variable or a flag.
+    On a machine shared with other users, a loopback port may be another user's server.
 
     Raises:
         ValueError: naming the line (``where``), the setting and where to set it instead.
     """
+    for key in ("api_key", "cache_dir"):  # a stranger's account for your data; files anywhere
+        if key in flat:
+            raise ValueError(f"{where(key)}: {key}: a project's config file may not set it: set "
+                             "it in your user config file or a variable")
     for key, value in flat.items():
-        url = value if key == "ollama_host" else (
+        url = ollama_base_url(value) if key == "ollama_host" else (
             getattr(check_spec(value, _SPEC_ROLES[key]), "base_url", None)
             if key in _SPEC_ROLES and value else None)
         if url and not loopback_url(url):
