@@ -376,6 +376,8 @@ def test_nul_and_the_separators_between_words_keep_them_apart(tmp_path: Path, na
                                          b"\x00\x00\nrecord\x1eunit\x1ffield\x0bend \x00 here\n"))
     assert "Kettles descaled monthly: ./kettle.md ./tea.md" in doc.text
     assert "record unit field end here" in doc.text
+    tsv = extract(_write(tmp_path, "table" + Path(name).suffix, b"bob\t\0\tparis\n"))
+    assert tsv.text == "bob\t \tparis"  # columns kept (a review: the tabs went)
     assert doc.warnings == ("8 NUL or control characters dropped (binary bytes in a text "
                             "file?)",)
     # a PDF's NUL is an unmapped glyph inside a word: dropped (test_extract_pdf), not a space

@@ -14,9 +14,10 @@ import unicodedata
 # C0 controls except tab and newline, DEL, and lone surrogates (unencodable as UTF-8).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
 # In a text file, NUL, VT and the information separators (FS, GS, RS, US) separate words
-# (``find -print0``, /proc's environ, a database's export): a run, with the blanks around it,
-# is one space, so that "nul\0bytes" is two words and "a\0 b" no double space.
-_SEPARATOR_RE = re.compile("[ \t]*[\x00\x0b\x1c-\x1f]+[ \t]*")
+# (``find -print0``, /proc's environ, a database's export): a run, with a space on each side,
+# is one space, so that "nul\0bytes" is two words and "a\0 b" no double space (tabs stay:
+# "bob\t\0\tparis" keeps its columns)
+_SEPARATOR_RE = re.compile(" ?[\x00\x0b\x1c-\x1f]+ ?")
 # A terminal's escape sequences (ECMA-48: CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles
 # ended within a line, two-byte ones such as tput's "ESC ( B"): a saved log is text, "[31m" no
 # word. An unended OSC stays (its ESC dropped), never eating the text after it.

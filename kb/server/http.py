@@ -278,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             try:
                 request = parse_search_arguments(body)
-            except ValueError as exc:  # the shape /context answers with (and kb context --json)
+            except ValueError as exc:  # in the shape /context answers with, as /search does
                 self._result(to_json(ContextJSON.invalid(shown_query(body), str(exc))))
                 return
             self._result(to_json(ContextJSON.of(kb.search(request.query, request.options))))
