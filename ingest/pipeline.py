@@ -354,7 +354,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
     for folder in (*gone, *kept):
         problems.folder_failed(folder)
-    problems.save(resolved)
+    problems.save([r for r in resolved if str(r) not in {o.path for o in kept}])  # kept: theirs too
     outcomes[:0] = gone
     outcomes += kept
     removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())

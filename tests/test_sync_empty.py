@@ -167,3 +167,22 @@ def test_a_dangling_link_to_a_gone_drive_keeps_what_it_led_to(tmp_path, kb_bm25)
     assert failed.action == "failed" and failed.path == str(link)
     assert "2 documents from it: kept" in failed.reason and f"`kb rm {drive}/`" in failed.reason
     assert len(kb_bm25.documents()) == 2 and not report.removed
+
+
+def test_a_drive_back_after_looking_empty_brings_no_new_problem(tmp_path):
+    # a trial: an emptied mount point's sync forgot the records of its failed files, so the
+    # next `kb sync --check` after the remount reported them as new (a false cron alarm)
+    db, drive, away = str(tmp_path / "kb.db"), tmp_path / "drive", tmp_path / "away"
+    _notes(drive, 2)
+    (drive / "broken.pdf").write_bytes(b"%PDF-1.4 truncated")
+    assert run("--db", db, "sync", str(drive)).exit_code == 1  # the PDF fails, reported
+    assert run("--db", db, "sync", "--check", str(drive)).exit_code == 0  # known
+    away.mkdir()
+    for f in list(drive.iterdir()):  # unmounted: the mount point is an empty folder
+        f.rename(away / f.name)
+    r = run("--db", db, "sync", "--check", str(drive))
+    assert r.exit_code == 1 and "the folder holds no files" in r.output  # new, once
+    for f in list(away.iterdir()):  # mounted again
+        f.rename(drive / f.name)
+    r = run("--db", db, "sync", "--check", str(drive))
+    assert r.exit_code == 0 and "SKIPPED" in r.output and "broken.pdf" in r.output, r.output

@@ -103,11 +103,12 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
                                         rust_timeout=WAKE_MS, yield_on_timeout=True,
                                         raise_interrupt=False):
             if moved := [r for r in roots if _identity(r) != watched[r]]:
-                others = sum(r.is_dir() for r in roots if r != moved[0])
-                event, said = _change_said(moved[0], watched[moved[0]], others)
-                click.echo(f"kb: {moved[0]}: {said}", err=True)
-                if as_json:  # a JSON Lines reader hears of it too
-                    emit_json({"type": "folder", "path": str(moved[0]), "event": event})
+                for root in moved:  # each (two drives unplugged at once: two lines)
+                    others = sum(r.is_dir() for r in roots if r != root)
+                    event, said = _change_said(root, watched[root], others)
+                    click.echo(f"kb: {root}: {said}", err=True)
+                    if as_json:  # a JSON Lines reader hears of it too
+                        emit_json({"type": "folder", "path": str(root), "event": event})
                 return True  # the next first sync catches up on what this batch held
             synced = _batch(kb, present, as_json, changes, synced)
     except FileNotFoundError:  # a folder went before the watcher started: watch the others
