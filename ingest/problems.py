@@ -25,6 +25,7 @@ from pathlib import Path
 from kb.store import Store
 from kb.store.problems import (
     FOLDER_SIZE,
+    Problem,
     forget_problems,
     get_problem,
     problems_under,
@@ -83,6 +84,15 @@ def _key(path: Path | str) -> str:
     return source if storable(source) else shown(source) + "/"
 
 
+def _unchanged(path: Path, before: Problem) -> bool:
+    """Whether ``path`` has the size and modification time ``before`` recorded."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return (stat.st_size, stat.st_mtime) == (before.size, before.mtime)
+
+
 class ProblemLog:
     """The problems of one batch against those remembered in ``store``.
 
@@ -139,10 +149,12 @@ class ProblemLog:
         if outcome.action != "failed":
             self._forget.append(source)
             return
+        before = get_problem(self.store, source)
         if storable(str(path)) and not outcome.reason.startswith(RETRIED):
-            self.new.append(outcome.path)
+            # read again (given by name, or changed): new unless the same file failed so before
+            if before is None or before.reason != outcome.reason or not _unchanged(path, before):
+                self.new.append(outcome.path)
         else:  # failing every run (``known``), new only when first met or for a new reason
-            before = get_problem(self.store, source)
             if before is None or before.reason != outcome.reason:
                 self.new.append(outcome.path)
             outcome = dataclasses.replace(outcome, path=source)

@@ -77,6 +77,17 @@ def test_a_file_given_directly_is_always_read_again(tmp_path: Path) -> None:
     assert r.exit_code == 1 and f"FAILED   {pdf}: encrypted" in r.output, r.output
 
 
+def test_check_on_a_file_given_by_name_is_new_once(tmp_path: Path) -> None:
+    # a trial: `kb sync --check FILE` read the file again, as a file given is, and called the
+    # same failure new on every run (exit 1 every time)
+    db = tmp_path / "kb.db"
+    _, pdf, _ = _folder(tmp_path)
+    assert [_sync(db, pdf, "--check").exit_code for _ in range(3)] == [1, 0, 0]
+    assert f"FAILED   {pdf}: encrypted" in _sync(db, pdf).output  # still read, still said
+    os.utime(pdf, (1_000_000_000, 1_000_000_000))  # changed: new again
+    assert _sync(db, pdf, "--check").exit_code == 1
+
+
 def test_check_exits_1_only_on_new_problems_of_folders_too(tmp_path: Path) -> None:
     db = tmp_path / "kb.db"
     folder = (tmp_path / "mount").resolve()
