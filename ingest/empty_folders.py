@@ -15,11 +15,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kb.ingest.discover import check_given, split_given
+from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
 from kb.types import FileOutcome
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
+# a folder whose every indexed document (this many at least) is gone, though it holds other
+# files, looks unmounted too: a mount point with a placeholder file ("NOT_MOUNTED.txt")
+ALL_GONE_MIN = 3
 
 
 def _held(sources: list[str], folder: str) -> int:
@@ -80,17 +84,19 @@ def holds_no_files(folder: Path, suffixes: frozenset[str]) -> bool:
     return next(walk_files(folder, suffixes, on_error=on_error), None) is None and not unlisted
 
 
-def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[str]
-                       ) -> list[FileOutcome]:
+def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[str],
+                       added: Iterable[str] = ()) -> list[FileOutcome]:
     """The folders among ``roots`` a sync must not empty, each as a ``failed`` outcome.
 
     A folder qualifies when it holds no file with one of ``suffixes`` while the index holds
-    documents under it (see the module docstring).
+    documents under it (see the module docstring), or when none of the ``ALL_GONE_MIN`` or
+    more documents the index has from it is there any more, though it holds other files.
 
     Args:
         store: the open store.
         roots: the paths given to the sync; files among them are ignored.
         suffixes: the file suffixes kb reads, lower case with the dot.
+        added: the sources this batch added (the placeholder file is no document of the drive).
 
     Returns:
         One outcome per such folder, in the order given: its resolved path, action
@@ -101,13 +107,19 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
     folders = list(dict.fromkeys(f for f in folders if f.is_dir()))
     if not folders:
         return []
-    sources = [d.source for d in store.documents()]
+    new = set(added)
+    sources = [d.source for d in store.documents() if d.source not in new]
     outcomes = []
     for folder in folders:
-        held = _held(sources, str(folder))
-        if held and holds_no_files(folder, suffixes):
-            noun = "document" if held == 1 else "documents"
-            outcomes.append(FileOutcome(str(folder), "failed", reason=(
-                f"the folder holds no files, but the index has {held} {noun} from it: kept "
-                f"(is a drive or share not mounted?); {ALLOW_EMPTY_HINT}")))
+        under = [s for s in sources if s.startswith(str(folder).rstrip("/") + "/")]
+        noun = "document" if len(under) == 1 else "documents"
+        if under and holds_no_files(folder, suffixes):
+            why = f"the folder holds no files, but the index has {len(under)} {noun} from it"
+        elif len(under) >= ALL_GONE_MIN and all(file_gone(Path(s)) for s in under):
+            why = (f"none of the {len(under)} {noun} the index has from it is there any more "
+                   "(the folder holds other files)")
+        else:
+            continue
+        outcomes.append(FileOutcome(str(folder), "failed", reason=(
+            f"{why}: kept (is a drive or share not mounted?); {ALLOW_EMPTY_HINT}")))
     return outcomes

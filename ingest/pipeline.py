@@ -351,7 +351,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if fault is not None:
         return stopped_report(store, outcomes, service)
     record_links(store, ((str(link), str(real)) for link, real, _ in links))
-    kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES)
+    kept = [] if allow_empty else kept_empty_folders(
+        store, roots, SUPPORTED_SUFFIXES, added=(o.path for o in outcomes if o.action == "added"))
     for folder in (*gone, *kept):
         problems.folder_failed(folder)
     problems.save([r for r in resolved if str(r) not in {o.path for o in kept}])  # kept: theirs too

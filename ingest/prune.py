@@ -42,7 +42,7 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
     removed = []
     for doc in store.documents():
         inside = any(doc.source.startswith(f + "/") for f in folders)
-        if inside and _gone(Path(doc.source)):
+        if inside and file_gone(Path(doc.source)):
             store.delete_document(doc.source)
             removed.append(doc.source)
     if not links:
@@ -50,11 +50,11 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
     for folder in folders:
         forget = []
         for link, source in links_under(store, folder):
-            if _gone(Path(source)):
+            if file_gone(Path(source)):
                 if store.delete_document(source):
                     removed.append(source)
                 forget.append(link)
-            elif _gone(Path(link)) or os.path.realpath(link) != source:
+            elif file_gone(Path(link)) or os.path.realpath(link) != source:
                 forget.append(link)
         forget_links(store, forget)
     return tuple(removed)
@@ -87,7 +87,7 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     return tuple(removed)
 
 
-def _gone(path: Path) -> bool:
+def file_gone(path: Path) -> bool:
     """Whether no regular file is at ``path`` (``False`` when that cannot be told).
 
     ``os.stat`` rather than ``Path.is_file``: from Python 3.13 ``is_file`` answers ``False``

@@ -186,3 +186,23 @@ def test_a_drive_back_after_looking_empty_brings_no_new_problem(tmp_path):
         f.rename(drive / f.name)
     r = run("--db", db, "sync", "--check", str(drive))
     assert r.exit_code == 0 and "SKIPPED" in r.output and "broken.pdf" in r.output, r.output
+
+
+def test_a_mount_point_with_a_placeholder_file_keeps_the_drives_documents(tmp_path):
+    # a trial: an empty mount point holding "NOT_MOUNTED.txt" got past the guard (the folder
+    # held a file), and `kb sync` removed every document of the drive, exit 0
+    db, drive = str(tmp_path / "kb.db"), tmp_path / "drive"
+    notes = _notes(drive, 4)
+    assert run("--db", db, "sync", str(drive)).exit_code == 0
+    for f in notes:
+        f.unlink()
+    write(drive / "NOT_MOUNTED.txt", "The backup drive is not mounted.\n")
+    r = run("--db", db, "sync", str(drive))
+    assert r.exit_code == 1 and "REMOVED" not in r.output, r.output
+    assert (f"FAILED   {drive.resolve()}: none of the 4 documents the index has from it is "
+            "there any more (the folder holds other files): kept") in r.output
+    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
+    # one note of four left: a user's deletions, synced as before
+    write(notes[0], "# Note 0\n\nGannets dive for fish, note 0.\n")
+    r = run("--db", db, "sync", str(drive))
+    assert r.exit_code == 0 and r.output.count("REMOVED") == 3, r.output
