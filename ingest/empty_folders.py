@@ -5,7 +5,9 @@ file kb would read at all while the index holds documents from it, the likelier 
 drive or share that is not mounted (its mount point is an empty folder) than a user who deleted
 every file. The documents are then kept and the folder becomes a ``failed`` outcome naming it,
 so the command exits 1, unless the caller says the folder really is empty (``allow_empty``;
-``kb sync --allow-empty``).
+``kb sync --allow-empty``). The same holds when none of ``ALL_GONE_MIN`` or more documents
+is left though the folder holds other files (a mount point with a placeholder file), and
+for a folder given that is gone (``split_gone``).
 """
 
 from __future__ import annotations
