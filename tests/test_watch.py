@@ -231,3 +231,40 @@ def test_while_one_folder_is_gone_the_other_is_still_watched(tmp_path: Path) -> 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_folder_not_there_at_the_start_is_watched_once_it_is(tmp_path: Path) -> None:
+    # a trial: `kb watch` with a drive not plugged in at boot exited 2 ("does not exist"),
+    # though the README says a folder gone is synced and watched again once it is back
+    birds, fish = (tmp_path / "birds").resolve(), (tmp_path / "fish").resolve()
+    write(birds / "tern.md", "# Tern\n\nTerns migrate from pole to pole.\n")
+    write(fish / "cod.md", "# Cod\n\nCod spawn in cold water.\n")
+    db = tmp_path / "kb.db"
+    subprocess.run([sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "sync",
+                    str(birds), str(fish)], check=True, capture_output=True, timeout=120)
+    shutil.move(fish, tmp_path / "fish.unplugged")
+    typo = subprocess.run([sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none",
+                           "watch", str(birds), str(tmp_path / "fsh")], capture_output=True,
+                          text=True, timeout=120)
+    assert typo.returncode == 2 and "is not a folder" in typo.stderr  # never held a document
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kb", "--db", str(db), "--embedder", "none", "watch",
+         str(birds), str(fish), "--debounce-ms", "100"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stderr is not None
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    try:
+        assert lines.get(timeout=TIMEOUT_S * 2).startswith(f"kb: {fish}: not there; its "
+                                                           "documents are kept")
+        assert lines.get(timeout=TIMEOUT_S * 2).startswith("kb: watching ")
+        assert "cod.md" in _indexed(db)
+        shutil.move(tmp_path / "fish.unplugged", fish)
+        write(fish / "eel.md", "# Eel\n\nEels cross the Sargasso Sea.\n")
+        _until(lambda: "eel.md" in _indexed(db), "the folder plugged in was not synced")
+        os.kill(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.common import cli, emit_json, errors_as_one_line, open_kb
+from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, open_kb
 from kb.cli.ingest import folders_or_roots, print_report, run_ingest, terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
@@ -49,7 +49,7 @@ def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
 
 
 @cli.command()
-@click.argument("folders", nargs=-1, type=click.Path(exists=True, file_okay=False))
+@click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: each batch's files, then its summary.")
 @click.option("--debounce-ms", default=DEBOUNCE_MS, show_default=True,
@@ -65,12 +65,20 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     once, as by `kb sync`. Without FOLDERS: the config file's ingest roots.
     """
     folders = folders_or_roots(ctx, folders)
-    for missing in [f for f in folders if not Path(f).is_dir()]:  # a config root (click
-        raise click.UsageError(f"ingest root {missing!r} is not a folder")  # checked the rest)
     roots = [Path(f).expanduser().resolve() for f in folders]
+    missing = [f for f, r in zip(folders, roots, strict=True) if not r.is_dir()]
+    if missing and not cli_settings(ctx).db.exists():
+        raise click.UsageError(f"{missing[0]!r} is not a folder")  # and no index is made
     # SIGTERM (kill, a service manager) stops it as Ctrl-C does, closing the index: its -wal
     # is folded into the file, so a copy of the one file holds every document
     with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
+        sources = [d.source for d in kb.documents()] if missing else []
+        for name, root in zip(folders, roots, strict=True):  # a drive not plugged in yet: its
+            if name in missing and not any(s.startswith(f"{root}/") for s in sources):  # own
+                raise click.UsageError(f"{name!r} is not a folder")  # documents; else a typo
+            if name in missing:
+                click.echo(f"kb: {root}: not there; its documents are kept, and it is synced "
+                           "and watched once it is", err=True)
         try:
             while _any_present(roots) and _watch(kb, roots, as_json, debounce_ms):
                 pass  # a folder went, came back or was replaced: the folders there are watched
