@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -124,6 +125,14 @@ def test_a_failed_file_on_a_drive_gone_is_still_listed(tmp_path):
     assert r.stdout.startswith(f"FAILED  {broken}: "), r.output
     os.rename(tmp_path / "away", drive)
     broken.unlink()  # deleted from a folder still there: not listed
+    assert run("--db", db, "docs", "--failed").stdout == ""
+    # a review: a folder that held only failed files, deleted whole, was listed for ever (it
+    # has no documents to keep: no drive to wait for)
+    (bad := tmp_path / "t2" / "bad" / "y.pdf").parent.mkdir(parents=True)
+    bad.write_bytes(b"%PDF-1.4 x")
+    assert run("--db", db, "sync", str(tmp_path / "t2")).exit_code == 1
+    assert run("--db", db, "docs", "--failed").stdout.startswith(f"FAILED  {bad}: ")
+    shutil.rmtree(tmp_path / "t2")
     assert run("--db", db, "docs", "--failed").stdout == ""
 
 

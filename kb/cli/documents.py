@@ -74,15 +74,21 @@ def _still_there(source: str) -> bool:
 def _still_listed(problem: Problem, sources: list[str]) -> bool:
     """Whether ``kb docs --failed`` lists ``problem``: not a file deleted from its folder.
 
-    A file is listed while it is there, or its folder is gone too (deleted, or a drive not
-    mounted: which, kb cannot tell); a folder while it is there, or the index still has
-    documents from it (``sources``: kept as an unmounted drive's).
+    A file is listed while it is there, or while its folder is gone too and the index still
+    has documents from the outermost folder gone (a drive not mounted; a folder deleted with
+    all its documents synced away is no longer listed); a folder while it is there, or the
+    index still has documents from it (``sources``: kept as an unmounted drive's).
     """
     if _still_there(problem.source):
         return True
-    if problem.size == FOLDER_SIZE:
-        return any(s.startswith(problem.source.rstrip("/") + "/") for s in sources)
-    return not _still_there(os.path.dirname(problem.source))
+    gone = problem.source.rstrip("/")
+    if problem.size != FOLDER_SIZE:
+        gone = os.path.dirname(gone)
+        if _still_there(gone):
+            return False  # a file deleted from a folder that is there
+        while (parent := os.path.dirname(gone)) != gone and not _still_there(parent):
+            gone = parent
+    return any(s.startswith(gone + "/") for s in sources)
 
 
 @cli.command()
