@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -247,14 +248,22 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
     --allow-empty when it really is empty. A folder gone keeps its documents and fails too;
     one that never held any stops the sync (a typo). A file that failed is remembered: later
     syncs skip it with its reason (exit 0) until it changes. With --check, a folder failing again
-    exits 0 too: only new problems exit 1. Without FOLDERS: the config file's ingest roots.
+    exits 0 too: only new problems exit 1. Without FOLDERS: the config file's ingest roots
+    (one not there fails alone, whether it held documents or not: a drive not plugged in).
     """
-    folders = folders_or_roots(ctx, folders)
-    if not cli_settings(ctx).db.exists():
+    typed, folders = bool(folders), folders_or_roots(ctx, folders)
+    if typed and not cli_settings(ctx).db.exists():
         check_given(folders)  # a mistyped folder stops before the index file is created
     with open_kb(ctx, create=True) as kb:  # a gone folder it has documents from fails alone
+        sources = [] if typed else [d.source for d in kb.documents()]
+        absent = tuple(FileOutcome(f, "failed", reason="no such folder (an ingest root of the "
+                                   "config file; nothing indexed from it)") for f in folders
+                       if not typed and not os.path.lexists(f)
+                       and not any(s.startswith(f.rstrip("/") + "/") for s in sources))
         report = run_ingest(as_json, lambda **shown: kb.sync(
-            folders, allow_empty=allow_empty, **shown))
+            [f for f in folders if all(o.path != f for o in absent)], allow_empty=allow_empty,
+            **shown))
+    report = replace(report, outcomes=(*absent, *report.outcomes))
     print_report(report, as_json)
     if check:
         sys.exit(1 if report.new_problems else 0)
