@@ -22,7 +22,6 @@ from kb.cli.common import (
     emit_json,
     errors_as_one_line,
     open_kb,
-    progress_bar,
 )
 from kb.cli.printable import shown
 from kb.cli.progress import ingest_progress
@@ -285,8 +284,9 @@ def reembed(ctx: click.Context, as_json: bool, discard_staged: bool) -> None:
     beside the stored ones (searches keep using those) and switch when every chunk has one;
     an interrupted run resumes where it stopped. Exits 1 when it stopped early.
     """
-    with open_kb(ctx) as kb, progress_bar(not as_json) as bar:
-        report = kb.reembed(discard_staged=discard_staged, on_progress=bar)
+    with open_kb(ctx) as kb, ingest_progress(not as_json) as shown:  # a pipe: a few lines
+        report = kb.reembed(discard_staged=discard_staged,
+                            on_progress=shown.on_progress if shown else None)
     if as_json:
         emit_json({**to_json(report), "complete": report.complete})
     else:
