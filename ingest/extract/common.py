@@ -177,6 +177,10 @@ def guessed_warning(encoding: str) -> str:
     Single-byte code pages read any bytes, so a short or unusual text can be guessed wrongly
     (cp1252 for cp1250); the file is indexed either way, and the user is told how to be sure.
     """
+    try:  # one spelling whoever guessed it: "utf-16-be", not also "utf_16_be"
+        encoding = codecs.lookup(encoding).name
+    except LookupError:
+        pass
     return (f"not UTF-8: read as {encoding}, guessed from its bytes; if its words look wrong, "
             "save it as UTF-8 and ingest it again")
 
