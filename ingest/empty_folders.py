@@ -20,7 +20,8 @@ from kb.ingest.discover import check_given, split_given
 from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
-from kb.types import FileOutcome
+from kb.store.problems import FOLDER_SIZE, get_problem
+from kb.types import Document, FileOutcome
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 # a folder whose every indexed document (this many at least) is gone, though it holds other
@@ -70,6 +71,16 @@ def split_gone(store: Store, paths: Iterable[Path | str]
     return found, list(gone.values())
 
 
+def _moved(gone: list[Document], docs: list[Document]) -> bool:
+    """Whether one of the documents ``gone`` is indexed again from a file that is there.
+
+    The same bytes under another name: notes moved into a subfolder or renamed, no drive gone.
+    """
+    left = {g.source for g in gone}
+    there = {d.content_hash for d in docs if d.source not in left and not file_gone(Path(d.source))}
+    return any(d.content_hash in there for d in gone)
+
+
 def holds_no_files(folder: Path, suffixes: frozenset[str]) -> bool:
     """Whether a walk of ``folder`` finds no file with one of ``suffixes`` (stops at the first).
 
@@ -110,14 +121,19 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
     if not folders:
         return []
     new = set(added)
-    sources = [d.source for d in store.documents() if d.source not in new]
+    docs = store.documents()
     outcomes = []
     for folder in folders:
-        under = [s for s in sources if s.startswith(str(folder).rstrip("/") + "/")]
+        # while kept, files that came since (the placeholder) are none of the drive's
+        kept = get_problem(store, str(folder))
+        since = kept.reported_at if kept is not None and kept.size == FOLDER_SIZE else None
+        under = [d for d in docs if d.source.startswith(str(folder).rstrip("/") + "/")
+                 and d.source not in new and (since is None or d.ingested_at < since)]
         noun = "document" if len(under) == 1 else "documents"
         if under and holds_no_files(folder, suffixes):
             why = f"the folder holds no files, but the index has {len(under)} {noun} from it"
-        elif len(under) >= ALL_GONE_MIN and all(file_gone(Path(s)) for s in under):
+        elif len(under) >= ALL_GONE_MIN and all(file_gone(Path(d.source)) for d in under) and (
+                not _moved(under, docs)):
             why = (f"none of the {len(under)} {noun} the index has from it is there any more "
                    "(the folder holds other files)")
         else:

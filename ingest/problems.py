@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from kb.store import Store
@@ -105,6 +106,7 @@ class ProblemLog:
         self.store = store
         self.given = given
         self.timeout_s = timeout_s
+        self.started = datetime.now(UTC)  # a record's date: a file indexed since came after it
         self.new: list[str] = []  # failed sources not reported before, in batch order
         self._met: set[str] = set()  # sources with a problem in this batch
         self._remember: list[tuple[str, int, float, str]] = []
@@ -178,7 +180,7 @@ class ProblemLog:
 
     def save(self, folders: list[Path]) -> None:
         """Write what the batch learnt; records under ``folders`` not met again are dropped."""
-        remember_problems(self.store, self._remember)
+        remember_problems(self.store, self._remember, at=self.started)
         stale = [s for f in folders for s in problems_under(self.store, shown(str(f)).rstrip("/"))
                  if s not in self._met]
         forget_problems(self.store, [*self._forget, *stale])

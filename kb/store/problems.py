@@ -56,9 +56,13 @@ def all_problems(store: Store) -> list[Problem]:
     return [_problem(r) for r in store.conn.execute(f"{_SELECT} ORDER BY source")]
 
 
-def remember_problems(store: Store, problems: Iterable[tuple[str, int, float, str]]) -> None:
-    """Record (source, size, mtime, reason) problems; an unchanged record keeps its date."""
-    now = datetime.now(UTC).isoformat()
+def remember_problems(store: Store, problems: Iterable[tuple[str, int, float, str]],
+                      at: datetime | None = None) -> None:
+    """Record (source, size, mtime, reason) problems; an unchanged record keeps its date.
+
+    ``at``: when they were met (the batch's start, UTC; default now).
+    """
+    now = (at or datetime.now(UTC)).isoformat()
     rows = [(source, size, mtime, reason, now) for source, size, mtime, reason in problems]
     if rows:
         with store.write(bump=False) as c:
