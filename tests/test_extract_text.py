@@ -292,6 +292,10 @@ def test_utf16_without_a_byte_order_mark_is_read_and_said_guessed(tmp_path: Path
     words = b"".join(w + b"\0" for w in (b"apple", b"grape", b"lemon", b"melon") * 30)
     for data in (words, words + b"\n"):
         assert extract(_write(tmp_path, "words.txt", data)).text.startswith("apple grape lemon")
+    # a second review: ASCII text with one 一 (U+4E00: a NUL low byte) is valid UTF-8 too
+    step = ("Kettles are descaled monthly with citric acid.\n" * 20 + "Step 一 is to boil.\n")
+    assert "Step 一 is to boil." in extract(_write(tmp_path, "step.txt",
+                                                  step.encode("utf-16-le"))).text
     # a UTF-16 file cut one byte short is read, not failed
     cut = "Kettles are descaled monthly with citric acid.\n".encode("utf-16-le") * 20 + b"K"
     assert "descaled monthly" in extract(_write(tmp_path, "cut.txt", cut)).text

@@ -122,9 +122,9 @@ def utf16_without_bom(data: bytes) -> str | None:
     least ``UTF16_MIN_NUL_SHARE`` of the units must have a NUL there, a tenth as many at
     most one in their low byte ("一" is U+4E00), and the text decoded must be printable but
     for 1% at most (a binary array of small numbers is no text). Bytes that are valid UTF-8
-    too (ASCII in UTF-16 is: NUL is a character) must hold no NUL at the other parity and
-    decode to ASCII for half their units at least: a list of NUL-ended words of one length
-    ("apple\0grape\0") puts its NULs at one parity too, and decodes to CJK-looking pairs.
+    too (ASCII in UTF-16 is: NUL is a character) must decode to ASCII for half their units at
+    least: a list of NUL-ended words of one length ("apple\0grape\0") puts its NULs at one
+    parity too, and decodes to CJK-looking pairs.
     UTF-16 text of Chinese alone has no such NULs and is left to detection. ``None``
     otherwise.
     """
@@ -141,7 +141,7 @@ def utf16_without_bom(data: bytes) -> str | None:
             unprintable = sum(1 for c in text if not c.isprintable() and c not in "\t\n\r\f")
             if unprintable > 0.01 * len(text):
                 return None
-            if _is_utf8(data) and (other or sum(c.isascii() for c in text) < 0.5 * len(text)):
+            if _is_utf8(data) and sum(c.isascii() for c in text) < 0.5 * len(text):
                 return None
             return encoding
     return None
