@@ -7,9 +7,9 @@ reading it, as ``skipped`` with the remembered reason, until either changes: a s
 folder with such a file exits 0 from the second run on. One over its time budget is read
 again by a batch with a larger budget (the reason says to raise it). A file given directly
 (``kb ingest FILE``) is always read again. A file kb may not read (``cannot read: ...``,
-which a ``chmod`` fixes without touching the file) is read, and fails, every time, but its
-record makes it new only the first time; a storage fault and the files it left unattempted
-are not recorded.
+which a ``chmod`` fixes without touching the file), or one kb crashed on (``unexpected ...``:
+kb's bug), is read, and fails, every time, but its record makes it new only the first
+time; a storage fault and the files it left unattempted are not recorded.
 
 A folder the walk could not read and a folder kept because it looks unmounted fail every time
 (their documents are at stake), and are recorded too, so that ``new`` tells a problem first
@@ -34,9 +34,10 @@ from kb.store.problems import (
 )
 from kb.types import FileOutcome
 
-# not recorded: a storage fault's files, and kb's own crash on a file (its bug, not the file's)
-NOT_REMEMBERED = ("not attempted", "unexpected ")
-RETRIED = "cannot read"  # recorded (`kb sync --check`), yet read every run: chmod fixes it
+NOT_REMEMBERED = "not attempted"  # a storage fault's files: not recorded
+# recorded (new once for `kb sync --check`), yet read every run: a chmod fixes the first, and
+# the second is kb's own crash on a file (its bug, not the file's: a new kb may read it)
+RETRIED = ("cannot read", "unexpected ")
 # an extraction over its time budget (kb.ingest.worker): read again under a larger budget, as
 # its reason advises ("--extract-timeout-s raises it")
 _TIMED_OUT = re.compile(r"extraction exceeded (\d+(?:\.\d+)?(?:e[+-]?\d+)?) s\b")
