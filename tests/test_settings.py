@@ -231,11 +231,13 @@ def test_sync_and_watch_without_folders_take_the_config_files_roots(home: Path) 
         str(home / "project" / "docs" / "kites.md")]
     project_file(home, '[ingest]\nroots = ["docs", "gone"]\n')  # a root that is not there
     write(home / "project" / "docs" / "eel.md", "# Eel\n\nEels cross the Sargasso Sea.\n")
-    r = kb("--embedder", "none", "sync")  # a review: it stopped the sync of every root
+    # a review: it stopped the sync of every root; a second: --check never heard of it
+    r = kb("--embedder", "none", "sync", "--check")
     assert r.exit_code == 1 and "1 added" in r.output, r.output
     assert f"FAILED   {home / 'project' / 'gone'}: no such folder (an ingest root of the " \
         "config file; nothing indexed from it)" in r.output
-    assert kb("--embedder", "none", "sync", "--check").exit_code == 0  # no problem of the index
+    assert kb("--embedder", "none", "sync", "--check").exit_code == 0  # known now
+    assert kb("--embedder", "none", "sync").exit_code == 1  # a plain sync says it fails
     r = kb("--embedder", "none", "sync", str(home / "project" / "gone"))  # typed: a typo
     assert r.exit_code == 1 and "no such file or folder" in r.output
     r = kb("--embedder", "none", "watch")
