@@ -80,9 +80,9 @@ from kb.retrieve.numbers import (
     missing_numbers,
     months_apart,
     named_numbers,
-    ordinals_apart,
     sibling_written,
 )
+from kb.retrieve.ordinals import ordinals_apart
 from kb.retrieve.relations import asked_unnamed, holds_focus
 from kb.retrieve.relatives import event_of_another, relative_elsewhere
 from kb.retrieve.roles import roles_swapped

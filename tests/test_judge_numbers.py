@@ -8,9 +8,9 @@ from kb.retrieve.numbers import (
     missing_numbers,
     months_apart,
     named_numbers,
-    ordinals_apart,
     written_numbers,
 )
+from kb.retrieve.ordinals import ordinals_apart
 from kb.retrieve.siblings import numbered_names, siblings_filled
 from kb.retrieve.terms import content_terms
 
@@ -182,6 +182,18 @@ def test_months_a_question_names_and_a_passage_dates_otherwise(query, text, apar
     ("他第二次访问中国是哪一年？", "第一次访华在1972年，再次访华在1975年。", ()),
     ("第三季度的收入是多少？", "第一季度收入100万，第二、三季度收入各200万。", ()),
     ("第三季度的收入是多少？", "第一季度收入100万，第二季度收入200万。", ("3 季",)),
+    # a second review: number words, Q3, 三季度 without 第, ranges, short forms, full width
+    ("Who won the second round?", "In round one Jones led; in round two, Smith won.", ()),
+    ("What happened in the fifth season?", "Season five opened; the fourth season closed.", ()),
+    ("What was revenue in the third quarter?", "First quarter revenue was 5M; Q3 revenue "
+     "was 7M.", ()),
+    ("第三季度收入是多少？", "第一季度收入100万元，三季度收入300万元。", ()),
+    ("第三届在哪里举办？", "第二至四届运动会均在北京举办。", ()),
+    ("第三届在哪里举办？", "第1-5届运动会均在北京举办。", ()),
+    ("Where were the third Games held?", "The second to fifth Games were held in Athens; the "
+     "first Games in Paris.", ()),
+    ("What is in the fourth volume?", "The first volume covers A; Vol. 4 covers D.", ()),
+    ("What happened in the third film?", "The second film flopped; Film Ⅲ was a hit.", ()),
     ("第廿一届运动会在哪里举办？", "第二十届运动会在北京举办。", ("21 届",)),
 ])
 def test_ordinals_a_question_names_and_a_passage_numbers_otherwise(query, text, apart):

@@ -33,9 +33,9 @@ from kb.ingest.extract.common import (
     read_bytes,
     replaced_warning,
     require_nonempty,
-    utf16_without_bom,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
+from kb.ingest.extract.utf16 import utf16_without_bom
 from kb.types import Block, ExtractedDocument
 
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
