@@ -247,8 +247,8 @@ _CHANGED = re.compile(r"[涨降提调]价|价格?(?:上涨|下降|上调|下调)
                       r"increase[ds]?|decrease[ds]?|raised?|cut|up|down)\b", re.I)
 
 
-# "1200多平方公里", "8800余米": a unit after "more than"; "四个半小时", "两年半": "and a half"
-_ABOUT = re.compile(r"^(?:[多余]|个?半)")
+# "1200多平方公里", "8800余米", "四个多小时": a unit after "more than"; "四个半小时": "and a half"
+_ABOUT = re.compile(r"^个?[多余半]")
 
 
 @lru_cache(maxsize=64)

@@ -522,6 +522,7 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     # a trial: "and a half" before the unit (refused at 0%; 四小时 and 4.5个小时 were found)
     ("高铁最快大约四个半小时。", "北京到上海的高铁要多久？", "四"),
     ("高铁最快大约4个半小时。", "北京到上海的高铁要多少小时？", "4"),
+    ("高铁最快大约四个多小时。", "北京到上海的高铁要多久？", "四"),  # a review: "over four"
     ("占地600亩。", "碧澄湖的面积是多少？", "600"),
     # a noun asks no unit word: a bare number answers (a formula's result), a year does not
     ("圆面积约12.57。", "半径为2的圆面积是多少？", "12.57"),

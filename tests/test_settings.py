@@ -312,6 +312,10 @@ def test_a_project_file_may_name_a_server_on_this_machine(home: Path) -> None:
     for host in ("localhost:11434", "127.0.0.1", "localhost"):  # OLLAMA_HOST's short forms
         project_file(home, f'ollama_host = "{host}"\n')  # (a review: refused as written)
         assert config_rows()["ollama_host"]["source"] == "project file"
+    path = project_file(home, 'embedder = "none"\nollama_host = "localhost:99999"\n')
+    r = kb("status")  # a second review: the error named no file nor line
+    assert r.exit_code == 2 and r.output.startswith(f"kb: error: {path}, line 2: ollama_host"), \
+        r.output
 
 
 @pytest.mark.parametrize("text", ['api_key = "ATTACKER-KEY"', 'cache_dir = "/tmp/elsewhere"',

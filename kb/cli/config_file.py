@@ -131,7 +131,11 @@ def _project_checked(flat: dict[str, Any], project: Path, where: Callable[[str],
             raise ValueError(f"{where(key)}: {key}: a project's config file may not set it: set "
                              "it in your user config file or a variable")
     for key, value in flat.items():
-        url = ollama_base_url(value) if key == "ollama_host" else (
+        try:
+            url = ollama_base_url(value) if key == "ollama_host" else None
+        except ValueError as exc:  # "", "localhost:99999": named with the file and line
+            raise ValueError(f"{where(key)}: {key}: {exc}") from None
+        url = url or (
             getattr(check_spec(value, _SPEC_ROLES[key]), "base_url", None)
             if key in _SPEC_ROLES and value else None)
         if url and not loopback_url(url):
