@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kb.ingest.discover import check_given, split_given
+from kb.ingest.problems import storable
 from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
@@ -125,7 +126,7 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
     outcomes = []
     for folder in folders:
         # while kept, files that came since (the placeholder) are none of the drive's
-        kept = get_problem(store, str(folder))
+        kept = get_problem(store, str(folder)) if storable(str(folder)) else None  # not UTF-8
         since = kept.reported_at if kept is not None and kept.size == FOLDER_SIZE else None
         under = [d for d in docs if d.source.startswith(str(folder).rstrip("/") + "/")
                  and d.source not in new and (since is None or d.ingested_at < since)]
