@@ -147,6 +147,8 @@ def immediate(conn: sqlite3.Connection, path: Path, wait_s: float = WRITE_WAIT_S
             closed; nothing of it was written. Other errors propagate as they are.
     """
     try:
+        if conn.in_transaction:  # left open by a Ctrl-C between a BEGIN and its body: undo
+            rollback(conn)  # (its writes were never committed) before this one begins
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.ProgrammingError as exc:  # "Cannot operate on a closed database."
         raise StoreError(f"{path}: {CLOSED}", path=path) from exc

@@ -1,0 +1,27 @@
+"""A write transaction an interrupt left open is undone by the next write (kb.store.connection).
+
+A Ctrl-C landing between a ``BEGIN IMMEDIATE`` and the body that writes left the writer
+connection in a transaction: the ingest's own report of what was committed then failed with
+"cannot start a transaction within a transaction" and a traceback (a fresh clone's suite caught
+it, once in several runs). Real SQLite files throughout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from kb.store.connection import immediate
+
+
+def test_a_transaction_left_open_is_rolled_back_before_the_next(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.execute("BEGIN IMMEDIATE")  # interrupted here: its body never ran to COMMIT
+    conn.execute("INSERT INTO notes VALUES ('half-written')")
+    with immediate(conn, path) as c:
+        c.execute("INSERT INTO notes VALUES ('whole')")
+    assert not conn.in_transaction
+    other = sqlite3.connect(path)  # what another reader sees: only the committed row
+    assert other.execute("SELECT text FROM notes").fetchall() == [("whole",)]
