@@ -121,14 +121,8 @@ class ProblemLog:
         if path in self.given or not storable(str(path)):  # a misnamed one fails each time
             return None
         problem = get_problem(self.store, str(path))
-        if (problem is None or problem.size == FOLDER_SIZE
-                or problem.reason.startswith(RETRIED) or self._budget_raised(problem.reason)):
-            return None
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        if (stat.st_size, stat.st_mtime) != (problem.size, problem.mtime):
+        if (problem is None or problem.size == FOLDER_SIZE or problem.reason.startswith(RETRIED)
+                or self._budget_raised(problem.reason) or not _unchanged(path, problem)):
             return None
         self._met.add(problem.source)
         return FileOutcome(problem.source, "skipped", reason=(
