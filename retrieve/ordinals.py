@@ -40,10 +40,10 @@ def _ordinals(text: str, *, asked: bool) -> tuple[set[tuple[str, str]], set[str]
 
     Kinds: ``("3", "部")``, ``("4", "quarter")``; numbers of a kind or not (第二, "fourth").
     With ``asked`` (a question's), English "first" is left out, as ``named_numbers`` does
-    ("When was it first used?"); a Chinese 第一 / 首 before a counter is an ordinal.
+    ("When was it first used?"); a Chinese 第一 / 首 before a counter is an ordinal. ``text``
+    is NFKC-normalised (``ordinals_apart``).
     """
     kinds, values = set(), set()
-    text = unicodedata.normalize("NFKC", text)
     for m in _ZH_LISTED.finditer(text):  # 第二至四届: the third too
         numbers = [int(v) for n in re.findall(rf"[{_ZH_NUMERAL}廿\d]+", m[0][:-1])
                    if (v := arabic_numerals(n.replace("廿", "二十"))).isdigit()]
@@ -89,9 +89,10 @@ def ordinals_apart(query: str, text: str) -> tuple[str, ...]:
     Returns:
         ``"3 部"``-like strings, sorted, when every ordinal asked is apart; else ``()``.
     """
-    asked, _ = _ordinals(query, asked=True)
+    asked, _ = _ordinals(unicodedata.normalize("NFKC", query), asked=True)
     if not asked:
         return ()
+    text = unicodedata.normalize("NFKC", text)  # once, for every reading below ("Film Ⅲ")
     written, values = _ordinals(text, asked=False)
     for value, kind in asked:
         numbered = {v for v, k in written if k == kind}
@@ -109,9 +110,9 @@ def _numbered_after(kind: str, text: str) -> set[str]:
     """The numbers ``text`` gives the kind in other forms than an ordinal before it.
 
     After the word or its short form ("Film 3", "Part II", "round two", "Vol. 4"), before a
-    Chinese counter without 第 (三季度 in a report), and a quarter as "Q3" or "3Q".
+    Chinese counter without 第 (三季度 in a report), and a quarter as "Q3" or "3Q". ``text``
+    is NFKC-normalised.
     """
-    text = unicodedata.normalize("NFKC", text)
     found = set()
     names = "|".join(re.escape(k) for k in (kind, _KIND_SHORT.get(kind)) if k)
     for n in re.findall(rf"(?i)\b(?:{names})s?\b\W{{0,2}}(\d+|[IVX]+|[a-z]+)\b", text):
