@@ -22,7 +22,7 @@ from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
 from kb.store.problems import FOLDER_SIZE, get_problem
-from kb.types import Document, FileOutcome
+from kb.types import Document, FileOutcome, folder_prefix
 
 ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 # a folder whose every indexed document (this many at least) is gone, though it holds other
@@ -30,9 +30,9 @@ ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 ALL_GONE_MIN = 3
 
 
-def _held(sources: list[str], folder: str) -> int:
-    """How many of ``sources`` lie under ``folder``."""
-    prefix = folder.rstrip("/") + "/"
+def held_under(sources: list[str], folder: str) -> int:
+    """How many of ``sources`` (stored documents' sources) lie under the folder ``folder``."""
+    prefix = folder_prefix(folder)
     return sum(1 for s in sources if s.startswith(prefix))
 
 
@@ -61,7 +61,7 @@ def split_gone(store: Store, paths: Iterable[Path | str]
         found += there
         for o in missing:
             real = os.path.realpath(o.path)  # a dangling link: where it led
-            if not (held := _held(sources, real)):
+            if not (held := held_under(sources, real)):
                 typos.append(raw)
                 continue
             noun = "document" if held == 1 else "documents"
@@ -128,7 +128,8 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
         # while kept, files that came since (the placeholder) are none of the drive's
         kept = get_problem(store, str(folder)) if storable(str(folder)) else None  # not UTF-8
         since = kept.reported_at if kept is not None and kept.size == FOLDER_SIZE else None
-        under = [d for d in docs if d.source.startswith(str(folder).rstrip("/") + "/")
+        prefix = folder_prefix(str(folder))
+        under = [d for d in docs if d.source.startswith(prefix)
                  and d.source not in new and (since is None or d.ingested_at < since)]
         noun = "document" if len(under) == 1 else "documents"
         if under and holds_no_files(folder, suffixes):

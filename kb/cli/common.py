@@ -38,7 +38,7 @@ from kb.jsonshape import to_json
 from kb.periods import parse_instant, parse_period
 from kb.scoped import DocumentScope, ScopedKnowledgeBase
 from kb.shapes import ErrorDetailJSON, ErrorJSON
-from kb.types import WAITING, ProgressFn
+from kb.types import WAITING, ProgressFn, folder_prefix
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
@@ -320,7 +320,7 @@ def _source_prefix(value: str) -> str:
     if not value:
         raise ValueError("--source '': an empty path (write '.' for the current folder)")
     path = Path(value).expanduser().resolve()
-    return str(path).rstrip("/") + "/" if path.is_dir() else str(path)
+    return folder_prefix(str(path)) if path.is_dir() else str(path)
 
 
 def server_scope(source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str, ...]

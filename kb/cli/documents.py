@@ -11,6 +11,7 @@ import click
 from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_line, open_kb
 from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
+from kb.ingest.empty_folders import held_under
 from kb.store.problems import FOLDER_SIZE, Problem, all_problems
 
 
@@ -88,7 +89,7 @@ def _still_listed(problem: Problem, sources: list[str]) -> bool:
             return False  # a file deleted from a folder that is there
         while (parent := os.path.dirname(gone)) != gone and not _still_there(parent):
             gone = parent
-    return any(s.startswith(gone + "/") for s in sources)
+    return held_under(sources, gone) > 0
 
 
 @cli.command()

@@ -14,7 +14,6 @@ from types import FrameType
 
 import click
 
-from kb.api import KnowledgeBase
 from kb.cli.common import (
     INTERRUPTED_EXIT,
     cli,
@@ -27,11 +26,12 @@ from kb.cli.common import (
 from kb.cli.printable import shown
 from kb.cli.progress import ingest_progress
 from kb.ingest.discover import check_given, split_given
+from kb.ingest.empty_folders import held_under
 from kb.ingest.ignore import ROUTINE_REASONS
+from kb.ingest.problems import ProblemLog
 from kb.ingest.report import IngestInterrupted
 from kb.jsonshape import to_json
 from kb.shapes import IngestSummaryJSON
-from kb.store.problems import FOLDER_SIZE, get_problem, remember_problems
 from kb.types import FileOutcome, IngestReport
 
 TERMINATED_EXIT = 143  # 128 + SIGTERM
@@ -260,28 +260,21 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
         absent = tuple(FileOutcome(f, "failed", reason="no such folder (an ingest root of the "
                                    "config file; nothing indexed from it)") for f in folders
                        if not typed and not os.path.lexists(f)
-                       and not any(s.startswith(f.rstrip("/") + "/") for s in sources))
+                       and not held_under(sources, f))
         report = run_ingest(as_json, lambda **shown: kb.sync(
             [f for f in folders if all(o.path != f for o in absent)], allow_empty=allow_empty,
             **shown))
-        report = replace(report, outcomes=(*absent, *report.outcomes), new_problems=(
-            *_first_met(kb, absent), *report.new_problems))
+        known = ProblemLog(kb.store, set())  # new once for --check, as a folder the sync fails
+        for outcome in absent:
+            known.folder_failed(outcome)
+        known.save([])  # (a root back forgets its record: its sync did not meet it)
+        report = replace(report, outcomes=(*absent, *report.outcomes),
+                         new_problems=(*known.new, *report.new_problems))
     print_report(report, as_json)
     if check:
         sys.exit(1 if report.new_problems else 0)
     # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
     sys.exit(1 if report.count("failed") else 0)
-
-
-def _first_met(kb: KnowledgeBase, absent: tuple[FileOutcome, ...]) -> list[str]:
-    """The config roots ``absent`` not reported before (new for ``--check``), now recorded.
-
-    The record goes when the root is there again (its sync forgets what it did not meet).
-    """
-    new = [o.path for o in absent if (before := get_problem(kb.store, o.path)) is None
-           or before.reason != o.reason]
-    remember_problems(kb.store, [(o.path, FOLDER_SIZE, 0.0, o.reason) for o in absent])
-    return new
 
 
 @cli.command()

@@ -23,6 +23,7 @@ from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, open
 from kb.cli.ingest import folders_or_roots, print_report, run_ingest, terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
+from kb.ingest.empty_folders import held_under
 from kb.ingest.extract import SUPPORTED_SUFFIXES
 from kb.types import IngestReport
 
@@ -73,12 +74,13 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     # is folded into the file, so a copy of the one file holds every document
     with terminate_as_interrupt(), open_kb(ctx, create=True) as kb:
         sources = [d.source for d in kb.documents()] if missing else []
-        for name, root in zip(folders, roots, strict=True):  # a drive not plugged in yet: its
-            if name in missing and not any(s.startswith(f"{root}/") for s in sources):  # own
-                raise click.UsageError(f"{name!r} is not a folder")  # documents; else a typo
-            if name in missing:
-                click.echo(f"kb: {root}: not there; its documents are kept, and it is synced "
-                           "and watched once it is", err=True)
+        for name, root in zip(folders, roots, strict=True):
+            if name not in missing:
+                continue
+            if not held_under(sources, str(root)):  # never held a document: a typo
+                raise click.UsageError(f"{name!r} is not a folder")
+            click.echo(f"kb: {root}: not there; its documents are kept, and it is synced "  # a
+                       "and watched once it is", err=True)  # drive not plugged in yet
         try:
             while _any_present(roots) and _watch(kb, roots, as_json, debounce_ms):
                 pass  # a folder went, came back or was replaced: the folders there are watched
