@@ -336,6 +336,32 @@ def test_a_config_file_may_open_with_a_byte_order_mark(home: Path) -> None:
     assert config_rows()["embedder"]["value"] == "none"
 
 
+@pytest.mark.parametrize(("data", "said"), [
+    ('embedder = "none"\n'.encode("utf-16"), "it is saved as UTF-16"),
+    (b'embedder = "n\xe9"\n', "byte 14 is not UTF-8")])
+def test_a_config_file_not_in_utf8_is_one_line_saying_so(home: Path, data: bytes,
+                                                         said: str) -> None:
+    # a trial: Notepad's "Unicode" (UTF-16) gave "'utf-8' codec can't decode byte 0xff ..."
+    path = user_file(home, "")
+    path.write_bytes(data)
+    r = kb("status")
+    assert r.exit_code == 2 and r.output == (f"kb: error: {path}: cannot read the config file: "
+                                             f"{said}; a TOML file is UTF-8 text: save it as "
+                                             "UTF-8\n"), r.output
+
+
+@pytest.mark.parametrize(("host", "said"), [
+    ("ftp://x", "Ollama host must be http(s)://host[:port], got 'ftp://x'"),
+    ("localhost:99999", "Port out of range")])
+def test_a_bad_ollama_host_in_the_user_file_names_the_file_and_line(home: Path, host: str,
+                                                                     said: str) -> None:
+    # a trial: the user file's ollama_host = "ftp://x" was reported without file or line
+    path = user_file(home, f'embedder = "none"\nollama_host = "{host}"\n')
+    r = kb("status")
+    assert r.exit_code == 2 and r.output.startswith(
+        f"kb: error: {path}, line 2: ollama_host: {said}"), r.output
+
+
 def test_relative_roots_in_the_user_file_are_an_error_naming_the_line(home: Path) -> None:
     path = user_file(home, 'embedder = "none"\n[ingest]\nroots = ["docs"]\n')
     r = kb("status")

@@ -10,6 +10,7 @@ server of its choosing, nor open folders outside itself to ``kb serve`` and ``kb
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import re
 import tomllib
@@ -84,7 +85,12 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
         data = tomllib.loads(text)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except UnicodeDecodeError as exc:  # Windows editors may save UTF-16; TOML is UTF-8
+        utf16 = exc.object[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+        raise ValueError(f"{path}: cannot read the config file: " + (
+            "it is saved as UTF-16" if utf16 else f"byte {exc.start + 1} is not UTF-8")
+            + "; a TOML file is UTF-8 text: save it as UTF-8") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the config file: {exc}") from None
     flat: dict[str, Any] = {}
     for name, value in data.items():
@@ -131,10 +137,7 @@ def _project_checked(flat: dict[str, Any], project: Path, where: Callable[[str],
             raise ValueError(f"{where(key)}: {key}: a project's config file may not set it: set "
                              "it in your user config file or a variable")
     for key, value in flat.items():
-        try:
-            url = ollama_base_url(value) if key == "ollama_host" else None
-        except ValueError as exc:  # "", "localhost:99999": named with the file and line
-            raise ValueError(f"{where(key)}: {key}: {exc}") from None
+        url = ollama_base_url(value) if key == "ollama_host" else None  # checked on reading
         url = url or (
             getattr(check_spec(value, _SPEC_ROLES[key]), "base_url", None)
             if key in _SPEC_ROLES and value else None)
@@ -222,6 +225,8 @@ def check_value(key: str, value: Any, where: str) -> Any:
     try:
         if key == "collection":
             check_collection_name(value)
+        if key == "ollama_host":
+            ollama_base_url(value)
         if key in _SPEC_ROLES:
             check_spec(value, _SPEC_ROLES[key])
     except ValueError as exc:
