@@ -13,6 +13,7 @@ for a folder given that is gone (``split_gone``).
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -24,7 +25,6 @@ from kb.store import Store
 from kb.store.problems import FOLDER_SIZE, get_problem
 from kb.types import Document, FileOutcome, folder_prefix
 
-ALLOW_EMPTY_HINT = "`kb sync --allow-empty` removes them"
 # a folder whose every indexed document (this many at least) is gone, though it holds other
 # files, looks unmounted too: a mount point with a placeholder file ("NOT_MOUNTED.txt")
 ALL_GONE_MIN = 3
@@ -141,5 +141,6 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
         else:
             continue
         outcomes.append(FileOutcome(str(folder), "failed", reason=(
-            f"{why}: kept (is a drive or share not mounted?); {ALLOW_EMPTY_HINT}")))
+            f"{why}: kept (is a drive or share not mounted?); `kb sync --allow-empty "
+            f"{shlex.quote(str(folder))}` removes them")))
     return outcomes

@@ -47,7 +47,9 @@ def test_a_second_sync_skips_known_problems_and_exits_0(tmp_path: Path) -> None:
     assert f"SKIPPED  {pdf}: encrypted" in second.output
     assert "skipped until the file changes" in second.output
     assert "0 failed" in second.output
-    assert _sync(db, folder, "--check").exit_code == 0
+    quiet = _sync(db, folder, "--check")
+    # a trial: cron mails whatever a job prints, so the report came every run
+    assert quiet.exit_code == 0 and quiet.output == "", quiet.output
 
 
 def test_a_changed_file_is_read_again_and_a_fixed_one_forgotten(tmp_path: Path) -> None:
@@ -123,8 +125,8 @@ def test_check_exits_1_once_for_a_file_kb_may_not_read(tmp_path: Path) -> None:
     try:
         first = sync("--check")
         assert first.returncode == 1 and f"{secret}: cannot read" in first.stdout, first.stdout
-        again = sync("--check")  # read again, failing again, but reported before
-        assert again.returncode == 0 and f"{secret}: cannot read" in again.stdout, again.stdout
+        again = sync("--check")  # read again, failing again, but reported before: silent
+        assert again.returncode == 0 and again.stdout == "", again.stdout
         assert sync().returncode == 1  # a plain sync says it fails, every run
     finally:
         secret.chmod(0o644)

@@ -30,7 +30,9 @@ def test_sync_of_an_emptied_folder_keeps_its_documents_and_fails_naming_it(tmp_p
     assert r.exit_code == 1, r.output
     assert (f"FAILED   {folder.resolve()}: the folder holds no files, but the index has 5 "
             "documents from it: kept") in r.output
-    assert "--allow-empty" in r.output and "REMOVED" not in r.output
+    # the hint names the folder (a trial ran `kb sync --allow-empty` alone: the config roots)
+    assert f"`kb sync --allow-empty {folder.resolve()}` removes them" in r.output
+    assert "REMOVED" not in r.output
     assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
     r = run("--db", db, "sync", str(folder), "--json")
     lines = [json.loads(x) for x in r.output.splitlines()]
@@ -193,8 +195,11 @@ def test_a_drive_back_after_looking_empty_brings_no_new_problem(tmp_path):
     assert r.exit_code == 1 and "the folder holds no files" in r.output  # new, once
     for f in list(away.iterdir()):  # mounted again
         f.rename(drive / f.name)
-    r = run("--db", db, "sync", "--check", str(drive))
-    assert r.exit_code == 0 and "SKIPPED" in r.output and "broken.pdf" in r.output, r.output
+    r = run("--db", db, "sync", "--check", "--json", str(drive))
+    lines = [json.loads(line) for line in r.output.splitlines()]
+    assert r.exit_code == 0 and lines[-1]["new_problems"] == [], r.output
+    assert any(o["action"] == "skipped" and o["path"].endswith("broken.pdf")
+               for o in lines[:-1]), r.output
 
 
 def test_a_mount_point_with_a_placeholder_file_keeps_the_drives_documents(tmp_path):
@@ -212,8 +217,10 @@ def test_a_mount_point_with_a_placeholder_file_keeps_the_drives_documents(tmp_pa
             "there any more (the folder holds other files): kept") in r.output
     assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
     for _ in range(2):  # a review: the next sync counted the placeholder, indexed by the first
-        r = run("--db", db, "sync", "--check", str(drive))
-        assert r.exit_code == 0 and "REMOVED" not in r.output and "kept" in r.output, r.output
+        r = run("--db", db, "sync", "--check", "--json", str(drive))
+        lines = [json.loads(line) for line in r.output.splitlines()]
+        assert r.exit_code == 0 and lines[-1]["removed"] == [], r.output
+        assert any("kept" in o["reason"] for o in lines[:-1]), r.output
     assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
     # one note of four left: a user's deletions, synced as before
     write(notes[0], "# Note 0\n\nGannets dive for fish, note 0.\n")

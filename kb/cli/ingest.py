@@ -237,7 +237,8 @@ def folders_or_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, .
                    "empty).")
 @click.option("--check", is_flag=True,
               help="For cron: exit 1 only on new problems (a file or folder failing that no "
-                   "earlier sync reported), else 0.")
+                   "earlier sync reported), with the report; else exit 0 and print nothing "
+                   "(--json still prints).")
 @click.pass_context
 @errors_as_one_line
 def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empty: bool,
@@ -270,6 +271,8 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
         known.save([])  # (a root back forgets its record: its sync did not meet it)
         report = replace(report, outcomes=(*absent, *report.outcomes),
                          new_problems=(*known.new, *report.new_problems))
+    if check and not report.new_problems and not as_json:
+        sys.exit(0)  # cron mails whatever a job prints: nothing new, nothing said
     print_report(report, as_json)
     if check:
         sys.exit(1 if report.new_problems else 0)
