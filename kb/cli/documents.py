@@ -110,25 +110,32 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
     if roots:  # `kb rm "$UNSET/"` is `kb rm /`: every document, in silence
         raise ValueError(f"refusing to remove every document under {roots[0]!r} (an "
                          "unset variable?); name the folder, or `kb rm` each document")
-    unmatched = []
+    unmatched: list[str] = []
+    gone: list[str] = []  # folders no longer there: a sync naming one now stops (a typo)
     with open_kb(ctx) as kb:
         for ref in refs:
             ref = ref.removeprefix(DOC_PREFIX)
-            docs = []
+            docs, folder = [], False
             for name in spellings(ref):  # as given, then as `kb docs` shows it
                 try:
                     docs = [kb.remove(name)]
                 except DocumentNotFound:
-                    docs = kb.remove_under(name)
+                    docs, folder = kb.remove_under(name), True
                 if docs:
                     break
             if not docs:
                 unmatched.append(ref)
+            elif folder and not os.path.lexists(Path(ref).expanduser()):
+                gone.append(ref)
             for doc in docs:
                 if as_json:
                     emit_json({"removed": doc.source, "id": doc.id})
                 else:
                     click.echo(f"removed {shown(doc.source)}")
+    for folder in gone if not as_json else ():
+        click.echo(f"note: {folder} is gone and the index has nothing from it now: take it out "
+                   "of the `kb sync` and `kb watch` commands that name it (they stop on it as "
+                   "on a mistyped folder) and of a config file's roots", err=True)
     if unmatched:
         raise DocumentNotFound(", ".join(unmatched)) if len(unmatched) == 1 else KbError(
             f"no document matches {', '.join(map(repr, unmatched))}")
