@@ -214,6 +214,19 @@ def test_a_web_page_saved_under_a_text_suffix_is_read_as_html(tmp_path: Path, na
     assert doc.warnings[0].startswith(f"an HTML page in a {path.suffix} file: read as HTML")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_web_page_saved_as_utf16_text_is_read_as_html(tmp_path: Path, encoding: str) -> None:
+    # a trial: Notepad's "Unicode" (UTF-16) kept the page's markup in the index
+    path = tmp_path / "saved.txt"
+    path.write_bytes(PAGE.lstrip("\ufeff").encode(encoding))  # "utf-16" writes a BOM
+    doc = extract(path)
+    assert read_as(path) == ".html" and doc.title == "Kite history"
+    assert "Lawrence Hargrave in 1893" in doc.text and "<" not in doc.text
+    text = tmp_path / "plain.txt"  # UTF-16 prose that names a tag stays text
+    text.write_bytes("Write <html> first.\n".encode(encoding))
+    assert read_as(text) == ".txt" and "<html>" in extract(text).text
+
+
 def test_a_note_opening_with_many_comments_is_read_at_once_as_text(tmp_path: Path) -> None:
     path = tmp_path / "lint.md"
     path.write_text("".join(f"<!-- lint-disable rule{i} -->\n" for i in range(60))

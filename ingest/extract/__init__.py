@@ -8,6 +8,7 @@ A returned document always has at least one block, and no block is blank or hold
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import re
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from kb.ingest.extract.docx import extract_docx
 from kb.ingest.extract.html import extract_html
 from kb.ingest.extract.pdf import extract_pdf
 from kb.ingest.extract.text import extract_markdown, extract_text
+from kb.ingest.extract.utf16 import utf16_without_bom
 from kb.types import ExtractedDocument
 
 EXTRACTORS: dict[str, Callable[[Path], ExtractedDocument]] = {
@@ -52,7 +54,21 @@ def read_as(path: Path) -> str:
             head = fh.read(_SNIFF_BYTES)
     except OSError:
         return suffix
-    return ".html" if _opens_html(head) else suffix
+    return ".html" if _opens_html(_as_utf8(head)) else suffix
+
+
+def _as_utf8(head: bytes) -> bytes:
+    """``head`` re-encoded as UTF-8 when it is UTF-16 (with or without a byte-order mark).
+
+    Notepad's "Unicode" is UTF-16: a web page saved so was indexed with its markup.
+    """
+    bom = next((c for b, c in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE,
+                                                                   "utf-16-be"))
+                if head.startswith(b)), None)
+    encoding = bom or utf16_without_bom(head)
+    if encoding is None:
+        return head
+    return head[2 if bom else 0:].decode(encoding, errors="ignore").encode("utf-8")
 
 
 def _opens_html(head: bytes) -> bool:
