@@ -251,10 +251,15 @@ _CHANGED = re.compile(r"[涨降提调]价|价格?(?:上涨|下降|上调|下调)
 _ABOUT = re.compile(r"^个?[多余半]")
 
 
+# "4 and a half hours", "two and three-quarter miles": a part before the unit (as 个半)
+_AND_A_PART = r"(?:and[\s-]+(?:a|one|three)[\s-]+(?:half|quarter|third)s?[\s-]+)?"
+
+
 @lru_cache(maxsize=64)
 def _latin_unit(form: str) -> re.Pattern[str]:
-    """``form`` (or its plural) as the next word, after a hyphen or at most two qualifiers."""
-    return re.compile(r"[\s-]*(?:" + _UNIT_QUALIFIERS + r")[\s-]+){0,2}?" + re.escape(form)
+    """``form`` (or its plural) next: after a hyphen, a part ("and a half"), two qualifiers."""
+    return re.compile(r"[\s-]*" + _AND_A_PART + r"(?:" + _UNIT_QUALIFIERS + r")[\s-]+){0,2}?"
+                      + re.escape(form)
                       + r"s?(?![a-z0-9²³])")  # "km2", "m³": an area, a volume
 
 

@@ -523,6 +523,11 @@ def test_the_events_a_passage_dates_instead(query, text, apart):
     ("高铁最快大约四个半小时。", "北京到上海的高铁要多久？", "四"),
     ("高铁最快大约4个半小时。", "北京到上海的高铁要多少小时？", "4"),
     ("高铁最快大约四个多小时。", "北京到上海的高铁要多久？", "四"),  # a review: "over four"
+    # the same in English (a trial's note: "4 and a half hours" was no duration)
+    ("The train takes about 4 and a half hours.", "How many hours does the train take?", "4"),
+    ("It takes four and a half hours.", "How long does the train take?", "four"),
+    ("The trail is two and three-quarter miles.", "How many miles is the trail?", "two"),
+    ("The trail is 4 and a half km long.", "How many hours does the walk take?", None),
     ("占地600亩。", "碧澄湖的面积是多少？", "600"),
     # a noun asks no unit word: a bare number answers (a formula's result), a year does not
     ("圆面积约12.57。", "半径为2的圆面积是多少？", "12.57"),
