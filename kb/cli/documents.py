@@ -115,17 +115,17 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
     with open_kb(ctx) as kb:
         for ref in refs:
             ref = ref.removeprefix(DOC_PREFIX)
-            docs, folder = [], False
+            docs, is_folder = [], False
             for name in spellings(ref):  # as given, then as `kb docs` shows it
                 try:
                     docs = [kb.remove(name)]
                 except DocumentNotFound:
-                    docs, folder = kb.remove_under(name), True
+                    docs, is_folder = kb.remove_under(name), True
                 if docs:
                     break
             if not docs:
                 unmatched.append(ref)
-            elif folder and not os.path.lexists(Path(ref).expanduser()):
+            elif is_folder and not os.path.lexists(Path(ref).expanduser()):
                 gone.append(ref)
             for doc in docs:
                 if as_json:
