@@ -149,8 +149,8 @@ LinkOut = Callable[[Path, Path, Path], None]  # (symlink as found, its real file
 
 def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
              on_link: LinkOut | None = None, ignore: Sequence[str] = (),
-             on_ignored: Callable[[Path, str], None] | None = None
-             ) -> Iterator[Path | FileOutcome]:
+             on_ignored: Callable[[Path, str], None] | None = None,
+             inside: Path | None = None) -> Iterator[Path | FileOutcome]:
     """Yield resolved files under ``paths`` whose suffix is supported, each once, sorted per folder.
 
     Folders are walked by ``kb.ingest.walk.walk_files`` under ``kb.ingest.ignore`` rules
@@ -169,6 +169,10 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
         ignore: extra gitignore patterns, each relative to the folder walked.
         on_ignored: called with (entry, reason) for each entry a folder's walk left out
             (see ``kb.ingest.walk.walk_files``).
+        inside: a file whose real path lies outside this resolved folder (a symlink leading
+            out of it, found in a walk or given) is a ``skipped`` outcome, not yielded: the
+            folders of a project's config file, which may come from anyone (a link to
+            ``~/.ssh/id_rsa``). ``None``: links are followed.
 
     Raises:
         FileNotFoundError: a given path does not exist, is a dangling symlink or a symlink
@@ -182,10 +186,19 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
             reported.add(str(error.path))
             yield walk_outcome(error)
 
+    def outside(given: Path | str, real: Path) -> FileOutcome | None:
+        if inside is None or real.is_relative_to(inside):
+            return None
+        return FileOutcome(shown(str(Path(given).expanduser().absolute())), "skipped", reason=(
+            f"a symlink to {real}, outside {inside}: a project's config roots follow none "
+            "(a folder you name to `kb sync` or `kb ingest` follows it)"))
+
     for raw in paths:
         path = _given(raw)
         if path.is_file():
-            if path not in seen:
+            if (refused := outside(raw, path)) is not None:
+                yield refused
+            elif path not in seen:
                 seen.add(path)
                 yield path
             continue
@@ -210,6 +223,9 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
                     yield from report(link_error(found, exc))
                 continue
             if not f.is_file():
+                continue
+            if (refused := outside(found, f)) is not None:
+                yield refused
                 continue
             if on_link is not None and not f.is_relative_to(path):
                 on_link(found, f, path)

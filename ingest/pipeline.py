@@ -40,11 +40,11 @@ Then, once for the batch:
    (``kb.ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``. A file
    reached through a symlink out of a folder is reported (its document's source is its real
    path) and the link recorded (``kb.store.links``); a sync also removes such documents once
-   their files are gone.
+   their files are gone. With ``inside`` (a project's roots), one out of it is skipped.
 
 Ctrl-C raises ``kb.ingest.report.IngestInterrupted`` with what was committed (files whole,
 vectors by page); the next run resumes: unchanged files are skipped, missing vectors embedded.
-Model calls are made outside any write transaction. An unchanged file is skipped by its
+An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
 plain prefixes until it changes. The report says so: a batch without an LLM counts indexed
 documents that have situating sentences (the prefixes are mixed); a batch with an LLM counts
@@ -91,13 +91,7 @@ from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
 from kb.store.links import record_links
 from kb.store.llm_cache import cached_reply
-from kb.types import (
-    ChunkDraft,
-    DocumentRow,
-    FileOutcome,
-    IngestReport,
-    ProgressFn,
-)
+from kb.types import ChunkDraft, DocumentRow, FileOutcome, IngestReport, ProgressFn
 
 log = logging.getLogger(__name__)
 
@@ -266,7 +260,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  vision: VisionModel | None = None,
                  extract_timeout_s: float = EXTRACT_TIMEOUT_S,
                  allow_empty: bool = False, ignore: Sequence[str] = (),
-                 on_file: Callable[[str], None] | None = None) -> IngestReport:
+                 on_file: Callable[[str], None] | None = None,
+                 inside: Path | None = None) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -292,6 +287,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             (``kb.ingest.ignore``; ``.gitignore``, ``.kbignore`` and built-in excludes apply
             whatever they are).
         on_file: called with each file's path before it is read.
+        inside: files whose real path is outside it are skipped (``kb.ingest.discover``).
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
@@ -325,7 +321,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
 
     try:
         found = list(discover(paths, SUPPORTED_SUFFIXES, on_link=lambda *link: links.append(link),
-                              ignore=ignore, on_ignored=on_ignored))
+                              ignore=ignore, on_ignored=on_ignored, inside=inside))
     except FileNotFoundError as exc:
         if len(roots) == 1:
             raise

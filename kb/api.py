@@ -135,8 +135,8 @@ class KnowledgeBase:
 
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False, on_progress: ProgressFn | None = None,
-               ignore: Sequence[str] = (),
-               on_file: Callable[[str], None] | None = None) -> IngestReport:
+               ignore: Sequence[str] = (), on_file: Callable[[str], None] | None = None,
+               inside: PathArg | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``kb.ingest.pipeline``.
 
         ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
@@ -146,7 +146,8 @@ class KnowledgeBase:
         rules say (``kb.ingest.ignore``), plus the gitignore patterns of
         ``Config.ingest_ignore`` and ``ignore``, relative to each folder given. ``on_file``
         is called with each file's path before it is read; ``on_progress`` with (phase, done,
-        total) for ``files``, ``vectors`` and ``waiting`` (see ``kb.ingest.pipeline``).
+        total) for ``files``, ``vectors`` and ``waiting`` (see ``kb.ingest.pipeline``). With
+        ``inside`` (a folder), a file whose real path is outside it is skipped, not followed.
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.
@@ -168,28 +169,30 @@ class KnowledgeBase:
                                   llm=self.ingest_llm, vision=self.vision,
                                   extract_timeout_s=self.config.extract_timeout_s,
                                   allow_empty=allow_empty,
-                                  ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file)
+                                  ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file,
+                                  inside=Path(inside).expanduser().resolve() if inside else None)
             if service is not None:  # a store past the threshold written without the bit index
                 bitindex.ensure(self.store, service.fingerprint.key)
             return report
 
     def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None, ignore: Sequence[str] = (),
-             on_file: Callable[[str], None] | None = None) -> IngestReport:
+             on_file: Callable[[str], None] | None = None,
+             inside: PathArg | None = None) -> IngestReport:
         """Ingest folders and remove documents whose files are gone from them.
 
         A folder that holds no files at all while the index has documents from it keeps them
         and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
         ``allow_empty`` is set: then they are removed too. A folder gone while the index has
         documents from it keeps them and is a ``failed`` outcome too (``allow_empty`` or not:
-        ``remove_under`` removes them). ``ignore`` and ``on_file``: as ``ingest``.
+        ``remove_under`` removes them). ``ignore``, ``on_file`` and ``inside``: as ``ingest``.
 
         Raises:
             FileNotFoundError: a path given does not exist and the index has no document from
                 under it (a typo), before anything is written.
         """
         return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress,
-                           ignore=ignore, on_file=on_file)
+                           ignore=ignore, on_file=on_file, inside=inside)
 
     def reembed(self, *, discard_staged: bool = False,
                 on_progress: ProgressFn | None = None) -> ReembedReport:

@@ -333,6 +333,25 @@ def test_symlink_loops_and_dangling_links_in_a_folder_are_skipped_with_the_reaso
     assert kb_bm25.ingest([top, top]).count("skipped") == 3  # each reported once
 
 
+def test_inside_leaves_out_files_whose_real_path_is_elsewhere(tmp_path, kb_bm25):
+    # a project's config roots (`kb sync`, and `kb watch`, which ingests changed files given
+    # by path) follow no symlink out of the project
+    project = tmp_path / "project"
+    secret = write(tmp_path / "private" / "key.md", "# Key\n\nThe vault code is swordfish.\n")
+    note = write(project / "notes" / "a.md", "# A\n\nAnchors hold the boat.\n")
+    (project / "notes" / "key.md").symlink_to(secret)
+    (project / "notes" / "alias.md").symlink_to(note)
+    link = str(project.resolve() / "notes" / "key.md")
+    for paths in ([project / "notes"], [project / "notes" / "key.md", note]):  # walked; given
+        report = kb_bm25.ingest(paths, inside=project)
+        skipped = [(o.path, o.reason.split(",")[0]) for o in report.outcomes
+                   if o.action == "skipped"]
+        assert skipped == [(link, f"a symlink to {secret.resolve()}")], report.outcomes
+        assert report.count("failed") == 0
+        assert {d.source for d in kb_bm25.documents()} == {str(note.resolve())}
+    assert kb_bm25.ingest([project / "notes" / "key.md"]).count("added") == 1  # no inside
+
+
 def test_a_given_symlink_loop_or_dangling_link_is_named(tmp_path, kb_bm25):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "loop_a").symlink_to("loop_b")

@@ -245,6 +245,30 @@ def test_sync_and_watch_without_folders_take_the_config_files_roots(home: Path) 
         r.output
 
 
+def test_a_project_roots_sync_follows_no_symlink_out_of_the_project(home: Path) -> None:
+    # a trial: a cloned project's `.kb/config.toml` roots held a link to the user's private
+    # file, and `kb sync` indexed it (with a WARN) into an index its agent searches
+    secret = write(home / "private" / "key.md", "# Key\n\nThe vault code is swordfish.\n")
+    shared = write(home / "project" / "shared" / "tea.md", "# Tea\n\nOolong is oxidised.\n")
+    write(home / "project" / "docs" / "kites.md", "# Kites\n\nBox kites fly.\n")
+    (home / "project" / "docs" / "key.md").symlink_to(secret)
+    (home / "project" / "docs" / "tea.md").symlink_to(shared)  # inside the project: followed
+    project_file(home, '[ingest]\nroots = ["docs"]\n')
+    r = kb("--embedder", "none", "sync")
+    assert r.exit_code == 0 and "2 added" in r.output and "1 skipped" in r.output, r.output
+    assert (f"SKIPPED  {home / 'project' / 'docs' / 'key.md'}: a symlink to {secret}, outside "
+            f"{home / 'project'}: a project's config roots follow none") in r.output
+    assert "swordfish" not in kb("--embedder", "none", "search", "vault code swordfish").output
+    r = kb("--embedder", "none", "sync", str(home / "project" / "docs"))  # named: followed
+    assert r.exit_code == 0 and "1 added" in r.output and "a symlink out of" in r.output, r.output
+    user_file(home, f'[ingest]\nroots = ["{home / "project" / "docs"}"]\n')
+    project_file(home, "")  # the user's own roots follow links too
+    (home / "project" / "docs" / "key.md").unlink()
+    (home / "project" / "docs" / "key2.md").symlink_to(secret)
+    r = kb("--embedder", "none", "sync")
+    assert r.exit_code == 0 and "SKIPPED" not in r.output, r.output
+
+
 def test_the_lexicon_cache_follows_kb_cache_dir(home: Path) -> None:
     notes = write(home / "notes" / "kites.md", "# Kites\n\nBox kites were invented by Lawrence "
                                                "Hargrave in 1893.\n")

@@ -220,6 +220,19 @@ def ingest_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
     return given or tuple(str(Path(r).expanduser()) for r in cli_settings(ctx).roots)
 
 
+def project_of_roots(ctx: click.Context, given: tuple[str, ...]) -> Path | None:
+    """The project folder when the folders are a project config file's roots, else ``None``.
+
+    A project folder may come from anyone (a cloned repository): its roots are synced without
+    following a symlink out of the project (a link to ``~/.ssh/id_rsa``; ``KnowledgeBase.sync``
+    ``inside``). Folders the user names, or the user's own roots, follow links.
+    """
+    roots = next(e for e in cli_settings(ctx).entries if e.key == "ingest.roots")
+    if given or roots.source != "project file":
+        return None
+    return Path(roots.origin).parent.parent  # <project>/.kb/config.toml
+
+
 def folders_or_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, ...]:
     """``ingest_roots``; a usage error when there are none (`kb sync`, `kb watch`)."""
     if not (folders := ingest_roots(ctx, given)):
@@ -253,6 +266,7 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
     exits 0 too: only new problems exit 1. Without FOLDERS: the config file's ingest roots
     (one not there fails alone, whether it held documents or not: a drive not plugged in).
     """
+    inside = project_of_roots(ctx, folders)
     typed, folders = bool(folders), folders_or_roots(ctx, folders)
     if typed and not cli_settings(ctx).db.exists():
         check_given(folders)  # a mistyped folder stops before the index file is created
@@ -264,7 +278,7 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
                        and not held_under(sources, f))
         report = run_ingest(as_json, lambda **shown: kb.sync(
             [f for f in folders if all(o.path != f for o in absent)], allow_empty=allow_empty,
-            **shown))
+            inside=inside, **shown))
         known = ProblemLog(kb.store, set())  # new once for --check, as a folder the sync fails
         for outcome in absent:
             known.folder_failed(outcome)

@@ -20,7 +20,13 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, open_kb
-from kb.cli.ingest import folders_or_roots, print_report, run_ingest, terminate_as_interrupt
+from kb.cli.ingest import (
+    folders_or_roots,
+    print_report,
+    project_of_roots,
+    run_ingest,
+    terminate_as_interrupt,
+)
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
 from kb.ingest.empty_folders import held_under
@@ -33,10 +39,10 @@ KINDS: dict[int, ChangeKind] = {1: "added", 2: "modified", 3: "deleted"}  # watc
 
 
 def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
-           as_json: bool) -> IngestReport:
+           as_json: bool, inside: Path | None) -> IngestReport:
     """Carry out ``plan``: a full sync, or the removals and then the ingest it lists."""
     if plan.resync:
-        return run_ingest(as_json, lambda **shown: kb.sync(folders, **shown))
+        return run_ingest(as_json, lambda **shown: kb.sync(folders, inside=inside, **shown))
     removed = []
     for path in plan.remove:
         try:
@@ -45,7 +51,8 @@ def _apply(kb: KnowledgeBase, plan: ChangePlan, folders: list[Path],
             pass  # never indexed (empty, failed, or gone before it was)
     report = IngestReport(embedder=kb.config.embedder)  # a batch of removals only
     if plan.ingest:
-        report = run_ingest(as_json, lambda **shown: kb.ingest(plan.ingest, **shown))
+        report = run_ingest(as_json, lambda **shown: kb.ingest(plan.ingest, inside=inside,
+                                                               **shown))
     return dataclasses.replace(report, removed=(*removed, *report.removed))
 
 
@@ -65,6 +72,7 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
     as `kb sync` (.gitignore, .kbignore, built-in excludes). A file that fails is reported
     once, as by `kb sync`. Without FOLDERS: the config file's ingest roots.
     """
+    inside = project_of_roots(ctx, folders)  # a project's roots: no symlink out of it
     folders = folders_or_roots(ctx, folders)
     roots = [Path(f).expanduser().resolve() for f in folders]
     missing = [f for f, r in zip(folders, roots, strict=True) if not r.is_dir()]
@@ -82,14 +90,15 @@ def watch(ctx: click.Context, folders: tuple[str, ...], as_json: bool, debounce_
             click.echo(f"kb: {root}: not there; its documents are kept, and it is synced "  # a
                        "and watched once it is", err=True)  # drive not plugged in yet
         try:
-            while _any_present(roots) and _watch(kb, roots, as_json, debounce_ms):
+            while _any_present(roots) and _watch(kb, roots, as_json, debounce_ms, inside):
                 pass  # a folder went, came back or was replaced: the folders there are watched
         except KeyboardInterrupt:  # between a batch's steps, each committed: stopped, exit 0 as
             pass  # while waiting (within a batch's ingest, that ingest reports it: 130 / 143)
     click.echo("kb: watch stopped", err=True)
 
 
-def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int) -> bool:
+def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int,
+           inside: Path | None) -> bool:
     """Sync the roots there, apply their changes until Ctrl-C (``False``) or one changes (``True``).
 
     A root changes when it goes, is replaced or comes back.
@@ -120,7 +129,7 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
                     if as_json:  # a JSON Lines reader hears of it too
                         emit_json({"type": "folder", "path": str(root), "event": event})
                 return True  # the next first sync catches up on what this batch held
-            synced = _batch(kb, present, as_json, changes, synced)
+            synced = _batch(kb, present, as_json, changes, synced, inside)
     except FileNotFoundError:  # a folder went before the watcher started: watch the others
         if all(r.is_dir() for r in present):
             raise
@@ -164,13 +173,14 @@ def _identity(folder: Path) -> tuple[int, int] | None:
 
 
 def _batch(kb: KnowledgeBase, roots: list[Path], as_json: bool,
-           changes: Iterable[tuple[int, str]], synced: bool) -> bool:
+           changes: Iterable[tuple[int, str]], synced: bool, inside: Path | None) -> bool:
     """The first sync (``synced`` false), then one batch of changes; ``True`` once synced."""
     if not synced:
-        print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, **shown)), as_json)
+        print_report(run_ingest(as_json, lambda **shown: kb.sync(roots, inside=inside,
+                                                                 **shown)), as_json)
         click.echo(f"kb: watching {', '.join(map(str, roots))}; Ctrl-C stops", err=True)
     plan = plan_changes(((KINDS[int(kind)], Path(p)) for kind, p in changes), roots,
                         SUPPORTED_SUFFIXES, ignore=kb.config.ingest_ignore)
     if plan:
-        print_report(_apply(kb, plan, roots, as_json), as_json, name_changes=True)
+        print_report(_apply(kb, plan, roots, as_json, inside), as_json, name_changes=True)
     return True
