@@ -44,11 +44,10 @@ Then, once for the batch:
 
 Ctrl-C raises ``kb.ingest.report.IngestInterrupted`` with what was committed (files whole,
 vectors by page); the next run resumes: unchanged files are skipped, missing vectors embedded.
-An unchanged file is skipped by its
+Model calls are made outside any write transaction. An unchanged file is skipped by its
 content hash whatever models are configured now: a file ingested without an LLM keeps its
 plain prefixes until it changes. The report says so: a batch without an LLM counts indexed
-documents that have situating sentences (the prefixes are mixed); a batch with an LLM counts
-indexed documents that have none (``kb rm`` and ingest again to add them).
+documents with situating sentences (the prefixes are mixed); a batch with one, those without.
 """
 
 from __future__ import annotations
