@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EMBED_PAGE = 64  # chunks read, embedded and committed per round trip (the unit of resumption)
+SMALL_DOC_CHUNKS = 256  # documents of at most this many chunks are embedded first
 SWITCH_ROUNDS = 3  # staging passes before giving up when chunks keep arriving at the switch
 EMBED_LOCK_SUFFIX = ".embed-lock"  # the embedding turn's lock file: beside the database
 
@@ -138,10 +139,12 @@ def backfill_vectors(service: EmbeddingService, on_progress: ProgressFn | None =
     written only where ``kb.store.vectors.destination`` says they are live: during a
     re-embed to this model, new chunks are left to ``kb reembed`` (which stages them).
 
-    One pass, by chunk id, in the index's embedding turn (``embedding_turn``: another
-    process embedding the same index is waited for, and its chunks are not embedded twice): a
-    chunk whose document was replaced while it was embedded gets no vector of its old text
-    and waits for the next pass (the message counts such chunks).
+    One pass, by chunk id (the chunks of documents of at most ``SMALL_DOC_CHUNKS`` first,
+    so a huge file does not hold up the notes of its batch), in the index's embedding turn
+    (``embedding_turn``: another process embedding the same index is waited for, and its
+    chunks are not embedded twice): a chunk whose document was replaced while it was embedded
+    gets no vector of its old text and waits for the next pass (the message counts such
+    chunks).
 
     Returns:
         (vectors written, message or ``None``). On a model failure the remaining chunks keep
@@ -173,8 +176,13 @@ def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
     if on_progress and total:  # at once: the first page can take a while
         on_progress("vectors", 0, total)
     written = changed = cursor = 0
-    while True:
-        rows = vectors.missing_live(store, fp, EMBED_PAGE, after_id=cursor)
+    passes = [SMALL_DOC_CHUNKS, None]  # small documents first: a huge one does not hold up
+    while True:  # the notes of its batch (Ctrl-C during it left them all without vectors)
+        rows = vectors.missing_live(store, fp, EMBED_PAGE, after_id=cursor,
+                                    max_doc_chunks=passes[0])
+        if not rows and len(passes) > 1:
+            passes, cursor = passes[1:], 0
+            continue
         if not rows:
             return written, _changed(changed) if changed else None
         try:

