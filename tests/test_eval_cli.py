@@ -159,6 +159,9 @@ def test_gate_fails_naming_the_metric_when_fusion_is_broken(good_run, tiny):
     assert failures and any(" tiny ndcg@10 " in f and "< min 0.9500" in f for f in failures)
     assert "kb eval: gate failed:" in r.stderr.splitlines()[-1]
     assert "faithfulness skipped, not passed" in r.stderr.splitlines()[-1]
+    # a trial: minutes of silence into a log; each set is named as it starts (not a terminal)
+    assert r.stderr.splitlines()[0] == "kb: eval: tiny (1 of 1)", r.stderr
+    assert "kb: eval:" not in good_run.stderr  # JSON: the report alone
     out = r.stdout
     assert "pipeline settings: w_bm25=0.0, w_vector=0.0" in out  # says what was measured
     assert "nDCG@10" in out and "\ntiny " in out

@@ -344,7 +344,9 @@ def eval_(ctx: click.Context, sets: tuple[str, ...], as_json: bool, gate: bool, 
                              f"runs on {', '.join(judged_sets)} with --llm; add one or pass "
                              "--thresholds")
     reports = []
-    for set_name, folder in chosen:
+    for number, (set_name, folder) in enumerate(chosen, start=1):
+        if not as_json and not sys.stderr.isatty():  # a log: minutes of silence otherwise
+            click.echo(f"kb: eval: {set_name} ({number} of {len(chosen)})", err=True)
         with progress_bar(not as_json) as bar:
             if set_name == ANSWERABILITY:
                 reports.append(evaluate_answerability(set_name, folder, cache_dir,
