@@ -17,7 +17,7 @@ from kb.config import NEAR_DUPLICATE_COSINE, SearchOptions
 from kb.retrieve.calibration import near_duplicate_cosine
 from kb.retrieve.handout import hand_out
 from kb.retrieve.injection import flag_fields
-from kb.retrieve.judge import Verdict
+from kb.retrieve.judge_data import Verdict
 from kb.retrieve.ranked import Ranking
 from kb.retrieve.tables import TableContext
 from kb.retrieve.trace import Trace

@@ -29,7 +29,8 @@ from kb.config import RERANK_TOP_N
 from kb.retrieve.calibration import load_judge_model
 from kb.retrieve.freshness import FileCheck, check_files
 from kb.retrieve.indexstats import IndexStatsReader
-from kb.retrieve.judge import JUDGE_TOP_N, IndexStats, Passage
+from kb.retrieve.judge import JUDGE_TOP_N
+from kb.retrieve.judge_data import IndexStats, Passage
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.tables import (
     LOOKBACK_CHARS,

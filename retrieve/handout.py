@@ -30,7 +30,7 @@ import numpy as np
 from kb.config import SearchOptions
 from kb.retrieve import rerank
 from kb.retrieve.floor import RELAX_KEEP
-from kb.retrieve.judge import Verdict
+from kb.retrieve.judge_data import Verdict
 from kb.types import Candidate
 
 # A passing passage is handed out when its answer_p is at least half the best one's: on the

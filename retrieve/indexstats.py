@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from kb.retrieve.judge import IndexStats
+from kb.retrieve.judge_data import IndexStats
 from kb.retrieve.terms import Term, index_tokens, phrase_tokens
 from kb.store import Store
 from kb.store.search import ChunkSpan

@@ -17,9 +17,10 @@ the top ``JUDGE_TOP_N`` candidates:
    "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
    constraint: "737" in a 737 MAX directive), dates by other months only ("March" against
    "30 April"), or numbers the kind asked by other ordinals only (第二季度 against a report
-   of 第一季度, "the 11th century" against the 10th); so does a passage in the question's script of
-   a document titled by another name that writes none of the names other candidates'
-   documents are about (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技); so does
+   of 第一季度, "the 11th century" against the 10th); so does a passage in the question's script
+   of a document that writes none of the names other candidates' documents are about, when
+   its title names another or a passage of such a document passed (``kb.retrieve.subject``:
+   "Tidewell 有多少员工" on 青禾科技; Falcon项目的负责人 on other minutes); so does
    a passage that holds no date, or no number in the unit asked, where the question asks for
    one outright (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a
    passage with no year), or whose dated (or numbered) clauses each tell of another event
@@ -37,25 +38,24 @@ the top ``JUDGE_TOP_N`` candidates:
    sibling ("Does the Lumo 2 support Matter?" against "The Lumo 3 supports Matter"), and one
    where the name asked is on the other side of the verb or role asked (``kb.retrieve.roles``).
 2. **Signals**: coverage of the query's terms, and of its *focus* terms, those its document is
-   not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent): "who
-   founded", "default port"; the idf mass of the focus terms missing; the share of the query
-   no chunk holds; the best sentence's focus coverage; the expected answer type and whether a
-   filler of it sits near that sentence (``kb.retrieve.answer_types``); the vector and BM25
-   scores, the cosine above the median, the fused score against the best, the rank, scripts.
+   not about (``kb.retrieve.subject``: not in its title or heading path, nor frequent); the
+   idf mass of the focus terms missing; the share of the query no chunk holds; the best
+   sentence's focus coverage; the answer type expected and a filler of it near that sentence
+   (``kb.retrieve.answer_types``); vector and BM25 scores, the cosine above the median, the
+   fused score against the best, the rank, scripts.
 3. **Model**: a logistic regression (``kb.retrieve.judge_model``, fitted offline by
    ``bench/fit_judge.py`` on the ``train`` split of ``golden/answerability``; only numpy at
    query time; each feature held to its fitted range first) gives ``answer_p`` in [0, 1],
    higher is better. A passage passes at ``answer_p`` >= the threshold; passing passages
    within ``kb.retrieve.handout.HAND_OUT_SHARE`` of the best are handed out, and none
-   passing flags the search ``insufficient_evidence``.
-
-Each signal's AUC alone, the model's and the refusal rates are in ``bench/README.md``.
+   passing flags the search ``insufficient_evidence``. Each signal's AUC alone, the model's
+   and the refusal rates are in ``bench/README.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -73,6 +73,7 @@ from kb.retrieve.answer_types import (
 from kb.retrieve.contrasts import contrast_filled
 from kb.retrieve.crosslang import script_of
 from kb.retrieve.events import other_dimensions_measured, other_events_dated
+from kb.retrieve.judge_data import IndexStats, Passage, Signals, Verdict
 from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.listmates import mates_filled
 from kb.retrieve.numbers import (
@@ -92,8 +93,10 @@ from kb.retrieve.subject import (
     named_terms,
     names_elsewhere,
     other_subject,
+    owner_answers,
     subject_terms,
     unwritten_names,
+    writes_none,
 )
 from kb.retrieve.terms import Term, coverage, idf_of, passage_terms, term_df
 
@@ -113,130 +116,6 @@ FEATURES: tuple[str, ...] = (
     "evidence", "focus_coverage", "focus_missing", "absent", "sentence_focus", "typed",
     "type_found", "vector", "cosine_rel", "keyword", "fused_rel", "rank", "cross_language",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    """One candidate as the judge sees it (plain data gathered by the orchestrator).
-
-    Attributes:
-        chunk_id: the chunk.
-        doc_id: its document.
-        text: the chunk text (as cited; a continued table's header row and rule before it).
-        context: its document's title and heading path (no LLM situating sentence).
-        cosine: best raw cosine to the query over the vector lists, or ``None``.
-        vector: vector s_norm in [0, 1] (cosine above the query's baseline).
-        keyword: keyword s_norm in [0, 1] (BM25 share of the query's idf).
-        fused: fused score before time decay, >= 0.
-    """
-
-    chunk_id: int
-    doc_id: int
-    text: str
-    context: str
-    cosine: float | None
-    vector: float
-    keyword: float
-    fused: float
-
-
-@dataclass(frozen=True, slots=True)
-class IndexStats:
-    """What the judge reads about the index.
-
-    Attributes:
-        n_chunks: chunks in the index.
-        df: index token -> chunks holding it (for the query terms' tokens and translations).
-        doc_chunks: document id -> its number of chunks (for the documents judged).
-        doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
-        complete: ``df`` was read (``False`` when FTS5 failed: then no term is known absent).
-    """
-
-    n_chunks: int
-    df: Mapping[str, int]
-    doc_chunks: Mapping[int, int]
-    doc_term_chunks: Mapping[tuple[int, str], int]
-    complete: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Signals:
-    """Why a passage got its ``answer_p`` (diagnostics; see module docstring).
-
-    Attributes:
-        focus_found: focus terms the passage holds (as the query wrote them).
-        focus_missing: focus terms it lacks.
-        topic: topic terms (the passage's document is about them).
-        best_sentence: the sentence covering the most focus weight (``best_sentence``; for
-            a passage failing the gate, its first sentence that is no heading).
-        answer_type: the type the question asks for (``other``: none checkable).
-        type_found: a filler of that type near the best sentence, if any.
-        gate: the passage passed the evidence gate.
-        features: feature name -> value, as the model saw them: shares in [0, 1] except
-            ``focus_missing`` (idf mass over the log of the index size, >= 0), ``cosine_rel``
-            (a cosine difference) and the 0/1 flags.
-        numbers_missing: the numbers the question names when the passage writes none of
-            them (``kb.retrieve.numbers``; then it fails the gate), else empty.
-        type_missing: the question asks outright for a date or a number
-            (``kb.retrieve.answer_types.gated_type``) and the passage holds none that the
-            question does not name (then it fails the gate).
-        events_apart: the question asks the date of an event (a birth, a founding, ...) and
-            each of the passage's dated sentences tells of one of these others, or of
-            another person's birth or death (``kb.retrieve.events``,
-            ``kb.retrieve.relatives``; then it fails the gate), else empty.
-        dimensions_apart: the same for a length asked in a dimension (depth, height, width)
-            where each number in the unit asked measures another.
-        subject_apart: the terms other judged documents are about, when the passage is in
-            the question's script, its document writes none of them and its title names
-            another (``kb.retrieve.subject``; then it fails the gate), else empty.
-        siblings_apart: each clause holding a date or number asked (or, asking neither, its
-            focus) names a sibling of the numbered name asked ("Seahound 3" for the Seahound
-            2: ``kb.retrieve.siblings``), the other side of a contrast asked ("first" for
-            the last bus: ``kb.retrieve.contrasts``) or another item of a list the passage
-            makes (``kb.retrieve.listmates``); then it fails the gate; else empty.
-        asked_unnamed: the events (a birth, a founding, ...) and attributes (a headcount, a
-            revenue, ...) the question asks of that the passage names in no word
-            (``kb.retrieve.events.events_unnamed``, ``kb.retrieve.relations``; then it fails
-            the gate; a yes-or-no question's focus names: ``kb.retrieve.relations``; a
-            relative named only of someone else: ``kb.retrieve.relatives``), else empty.
-        roles_swapped: the verb or role word whose sides the passage swaps ("The Lumo 3
-            replaced ..." for "What will replace the Lumo 3?": ``kb.retrieve.roles``; then it
-            fails the gate), else empty.
-    """
-
-    focus_found: tuple[str, ...]
-    focus_missing: tuple[str, ...]
-    topic: tuple[str, ...]
-    best_sentence: str
-    answer_type: AnswerType
-    type_found: str | None
-    gate: bool
-    features: dict[str, float] = field(default_factory=dict)
-    numbers_missing: tuple[str, ...] = ()
-    type_missing: bool = False
-    events_apart: tuple[str, ...] = ()
-    dimensions_apart: tuple[str, ...] = ()
-    subject_apart: tuple[str, ...] = ()
-    siblings_apart: tuple[str, ...] = ()
-    asked_unnamed: tuple[str, ...] = ()
-    roles_swapped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The judge's word on one passage.
-
-    Attributes:
-        chunk_id: the chunk.
-        answer_p: probability in [0, 1] that it holds the answer (higher is better).
-        passed: past the gate and ``answer_p`` at least the threshold.
-        signals: the evidence behind it.
-    """
-
-    chunk_id: int
-    answer_p: float
-    passed: bool
-    signals: Signals
 
 
 def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats: IndexStats,
@@ -292,7 +171,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)
     subject = subject_terms(topics, named_terms(query, terms) - common, frozenset(
         t.text for t in terms if term_df(t, stats.df) > 0))
-    out = []
+    out: list[Signals] = []
+    unwritten: list[bool] = []  # same-script passages whose document never writes the subject
     for rank, (p, context, topic) in enumerate(zip(passages, contexts, topics, strict=True)):
         holder = passage_terms(p.text)
         full = holder.union(context)
@@ -315,6 +195,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         elsewhere = () if crossed or not stats.complete else other_subject(
             terms, subject, p.doc_id, full, stats.doc_term_chunks,
             names_elsewhere(p.context, p.text, query) if subject else ())
+        unwritten.append(not crossed and stats.complete and writes_none(
+            [t for t in terms if t.text in subject], p.doc_id, full, stats.doc_term_chunks))
         # the event or attribute a typed question asks of, named nowhere ("How do I launch
         # the server?" asks of no event)
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
@@ -389,7 +271,11 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
             subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed,
             roles_swapped=swapped))
-    return out
+    owned = owner_answers(subject, [p.doc_id for p in passages], topics, [s.gate for s in out],
+                          unwritten)  # another project's minutes, when Falcon's note passed
+    asked = tuple(t.surface or t.text for t in terms if t.text in subject)
+    return [replace(s, gate=False, subject_apart=asked) if o else s
+            for s, o in zip(out, owned, strict=True)]
 
 
 def _fills(text: str, kind: AnswerType, query: str, terms: Sequence[Term]) -> bool:

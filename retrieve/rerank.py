@@ -40,7 +40,8 @@ from kb.config import (
 )
 from kb.errors import SearchCancelled
 from kb.retrieve.evidence import Evidence
-from kb.retrieve.judge import Verdict, judge
+from kb.retrieve.judge import judge
+from kb.retrieve.judge_data import Verdict
 from kb.retrieve.llm_rerank import LLM_RERANK_MAX, llm_grades
 from kb.retrieve.terms import Term
 from kb.retrieve.trace import Trace

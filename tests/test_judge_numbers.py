@@ -3,7 +3,8 @@ fails a passage that writes none of them (hand-checked cases, real jieba)."""
 
 import pytest
 
-from kb.retrieve.judge import IndexStats, Passage, passage_signals
+from kb.retrieve.judge import passage_signals
+from kb.retrieve.judge_data import IndexStats, Passage
 from kb.retrieve.numbers import (
     missing_numbers,
     months_apart,

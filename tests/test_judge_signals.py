@@ -26,13 +26,10 @@ from kb.retrieve.judge import (
     FEATURES,
     MEDIAN_MIN_CANDIDATES,
     MIN_EVIDENCE,
-    IndexStats,
-    Passage,
-    Signals,
-    Verdict,
     judge,
     passage_signals,
 )
+from kb.retrieve.judge_data import IndexStats, Passage, Signals, Verdict
 from kb.retrieve.judge_model import (
     LEXICAL,
     JudgeModel,

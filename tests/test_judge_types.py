@@ -5,7 +5,8 @@ import pytest
 
 from kb.retrieve.answer_types import answer_type, fillers, gated_type, novel_filler
 from kb.retrieve.events import events_unnamed, other_dimensions_measured, other_events_dated
-from kb.retrieve.judge import IndexStats, Passage, passage_signals
+from kb.retrieve.judge import passage_signals
+from kb.retrieve.judge_data import IndexStats, Passage
 from kb.retrieve.terms import content_terms
 from kb.retrieve.units import asked_date_grain, asked_units, dates_in_grain
 

@@ -100,7 +100,8 @@ def test_names_are_capitalised_words_inside_the_question_and_acronyms(query, nam
 
 
 def test_a_name_the_index_never_mentions_fails_the_gate():
-    from kb.retrieve.judge import IndexStats, Passage, passage_signals
+    from kb.retrieve.judge import passage_signals
+    from kb.retrieve.judge_data import IndexStats, Passage
 
     # (it names a place: the question asks for one, so only the name decides)
     text = "Spending rose in the third quarter in Sydney, a state capital, the report says."

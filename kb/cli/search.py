@@ -109,8 +109,8 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its numbers measure another dimension than the one asked "
                           f"({', '.join(j.dimensions_apart)}); "
                           if j.dimensions_apart else "")
-                       + (f"its document, titled by another name, writes nothing of the "
-                          f"subject asked ({', '.join(j.subject_apart)}); "
+                       + (f"its document writes nothing of the subject asked "
+                          f"({', '.join(j.subject_apart)}): it is about another; "
                           if j.subject_apart else "")
                        + (f"what it says is of a sibling name, the other side of a "
                           f"contrast or another item of its list, not the one asked "
