@@ -99,7 +99,9 @@ def render_text(reports: Sequence[SetReport], *, embedder: str, settings: Pipeli
         Lines of text without trailing newlines.
 
     """
-    lines = [f"embedder: {embedder}   pipeline settings: {describe_settings(settings)}", ""]
+    lines = [f"embedder: {embedder}   pipeline settings: {describe_settings(settings)}   "
+             "judge threshold: shipped (each set's own index; `kb calibrate` applies to yours)",
+             ""]
     headers = ["set", "queries"] + [h for _, h in TABLE_COLUMNS]
     rows = [[r.name, str(r.queries)] + [_fmt(r.metrics.get(m), m) for m, _ in TABLE_COLUMNS]
             for r in reports]

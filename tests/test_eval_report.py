@@ -46,7 +46,10 @@ def test_text_table_with_stage_check():
     lines = render_text([make_report(check)], embedder="none", settings=PipelineSettings(),
                         faithfulness=FAITHFULNESS_SKIPPED)
     text = "\n".join(lines)
-    assert lines[0] == "embedder: none   pipeline settings: defaults"
+    # a trial: `kb eval --set mine` after `kb calibrate --set mine` showed the shipped
+    # threshold's figures without saying so
+    assert lines[0] == ("embedder: none   pipeline settings: defaults   judge threshold: "
+                        "shipped (each set's own index; `kb calibrate` applies to yours)")
     header = lines[2].split()
     assert header[:4] == ["set", "queries", "nDCG@10", "R@10"]
     row = lines[3].split()
