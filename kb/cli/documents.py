@@ -12,6 +12,7 @@ from kb.cli.common import DOC_PREFIX, cli, counted, emit_json, errors_as_one_lin
 from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
 from kb.ingest.empty_folders import held_under
+from kb.store.compact import compact as compact_index
 from kb.store.problems import FOLDER_SIZE, Problem, all_problems
 
 
@@ -168,3 +169,22 @@ def status(ctx: click.Context, as_json: bool) -> None:
                 click.echo(f"{name:{width}}{'-' if value is None else value}")  # "-": not set
     if info.fts_integrity.startswith("FAILED"):
         raise StoreError(f"{info.path}: the full-text index is damaged: {info.fts_integrity}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON output: bytes before and after.")
+@click.pass_context
+@errors_as_one_line
+def compact(ctx: click.Context, as_json: bool) -> None:
+    """Give the space of removed documents back: rewrite the index file without it.
+
+    The file keeps the space a removal frees for later writes (it never shrinks by itself).
+    Exits 1 when the file is read-only or another kb process keeps it busy; nothing changes
+    then.
+    """
+    with open_kb(ctx) as kb:  # refuses a missing file
+        before, after = compact_index(kb.store)
+    if as_json:
+        emit_json({"path": str(kb.store.path), "bytes_before": before, "bytes_after": after})
+    else:
+        click.echo(f"compacted {kb.store.path}: {before / 1e6:,.1f} MB -> {after / 1e6:,.1f} MB")
