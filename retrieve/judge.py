@@ -273,8 +273,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             roles_swapped=swapped))
     owned = owner_answers(subject, [p.doc_id for p in passages], topics, [s.gate for s in out],
                           unwritten)  # another project's minutes, when Falcon's note passed
-    asked = tuple(t.surface or t.text for t in terms if t.text in subject)
-    return [replace(s, gate=False, subject_apart=asked) if o else s
+    of_subject = tuple(t.surface or t.text for t in terms if t.text in subject)
+    return [replace(s, gate=False, subject_apart=of_subject) if o else s
             for s, o in zip(out, owned, strict=True)]
 
 
