@@ -18,9 +18,8 @@ the top ``JUDGE_TOP_N`` candidates:
    constraint: "737" in a 737 MAX directive), dates by other months only ("March" against
    "30 April"), or numbers the kind asked by other ordinals only (第二季度 against a report
    of 第一季度, "the 11th century" against the 10th); so does a passage in the question's script
-   of a document that writes none of the names other candidates' documents are about, when
-   its title names another or a passage of such a document passed (``kb.retrieve.subject``:
-   "Tidewell 有多少员工" on 青禾科技; Falcon项目的负责人 on other minutes); so does
+   of a document titled by another name that writes none of the names other candidates'
+   documents are about (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技); so does
    a passage that holds no date, or no number in the unit asked, where the question asks for
    one outright (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a
    passage with no year), or whose dated (or numbered) clauses each tell of another event
@@ -55,7 +54,6 @@ the top ``JUDGE_TOP_N`` candidates:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -93,10 +91,8 @@ from kb.retrieve.subject import (
     named_terms,
     names_elsewhere,
     other_subject,
-    owner_answers,
     subject_terms,
     unwritten_names,
-    writes_none,
 )
 from kb.retrieve.terms import Term, coverage, idf_of, passage_terms, term_df
 
@@ -171,8 +167,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)
     subject = subject_terms(topics, named_terms(query, terms) - common, frozenset(
         t.text for t in terms if term_df(t, stats.df) > 0))
-    out: list[Signals] = []
-    unwritten: list[bool] = []  # same-script passages whose document never writes the subject
+    out = []
     for rank, (p, context, topic) in enumerate(zip(passages, contexts, topics, strict=True)):
         holder = passage_terms(p.text)
         full = holder.union(context)
@@ -195,8 +190,6 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         elsewhere = () if crossed or not stats.complete else other_subject(
             terms, subject, p.doc_id, full, stats.doc_term_chunks,
             names_elsewhere(p.context, p.text, query) if subject else ())
-        unwritten.append(not crossed and stats.complete and writes_none(
-            [t for t in terms if t.text in subject], p.doc_id, full, stats.doc_term_chunks))
         # the event or attribute a typed question asks of, named nowhere ("How do I launch
         # the server?" asks of no event)
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
@@ -271,11 +264,7 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
             subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed,
             roles_swapped=swapped))
-    owned = owner_answers(subject, [p.doc_id for p in passages], topics, [s.gate for s in out],
-                          unwritten)  # another project's minutes, when Falcon's note passed
-    of_subject = tuple(t.surface or t.text for t in terms if t.text in subject)
-    return [replace(s, gate=False, subject_apart=of_subject) if o else s
-            for s, o in zip(out, owned, strict=True)]
+    return out
 
 
 def _fills(text: str, kind: AnswerType, query: str, terms: Sequence[Term]) -> bool:

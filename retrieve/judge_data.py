@@ -84,9 +84,8 @@ class Signals:
         dimensions_apart: the same for a length asked in a dimension (depth, height, width)
             where each number in the unit asked measures another.
         subject_apart: the terms other judged documents are about, when the passage is in
-            the question's script, its document writes none of them, and its title names
-            another or a passage of a document about them passed the gate
-            (``kb.retrieve.subject``; then it fails the gate), else empty.
+            the question's script, its document writes none of them and its title names
+            another (``kb.retrieve.subject``; then it fails the gate), else empty.
         siblings_apart: each clause holding a date or number asked (or, asking neither, its
             focus) names a sibling of the numbered name asked ("Seahound 3" for the Seahound
             2: ``kb.retrieve.siblings``), the other side of a contrast asked ("first" for

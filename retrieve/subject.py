@@ -12,9 +12,7 @@ among its candidates, so "Tidewell" is the subject; a note about another company
 that never writes "Tidewell" answers a headcount, but of its own company, however well its
 numbers and its 员工 fit. ``other_subject`` fails such a passage: its whole document writes
 none of the question's subject terms and its title names another (``names_elsewhere``; a
-note that merely never writes its subject, a leave policy, is left alone, unless a passage of
-a document about the subject passed: ``owner_answers``, Falcon项目的负责人 against another
-project's minutes when the Falcon kickoff note is among the candidates). Entity linking
+note that merely never writes its subject, a leave policy, is left alone). Entity linking
 reads the same way (a mention is resolved to the document whose title names it; Bunescu &
 Pașca, EACL 2006); here only its negative is used, and only within the question's script
 (a document in another script writes the subject its own way, which the per-document counts
@@ -242,29 +240,3 @@ def writes_none(named: Sequence[Term], doc_id: int, full: PassageTerms,
     return bool(named) and not any(
         full.has(t) or doc_term_chunks.get((doc_id, t.text), 0) for t in named)
 
-
-def owner_answers(subject: frozenset[str], doc_ids: Sequence[int], topics: Sequence[set[str]],
-                  gates: Sequence[bool], unwritten: Sequence[bool]) -> list[bool]:
-    """Which passages a passage of the subject's own document outranks (then each fails).
-
-    "谁是Falcon项目的负责人？" over a kickoff note titled "Project Falcon" and another
-    project's minutes that never write "Falcon": the minutes' lead is another project's,
-    however well 负责人 fits. ``other_subject`` leaves such a passage alone when its title
-    names nothing else (a leave policy never writing its company's name); here it fails
-    only when a passage of a document *about* the subject passed the gate, so the question
-    is still answered from there.
-
-    Args:
-        subject: ``subject_terms`` of the question.
-        doc_ids: each passage's document.
-        topics: each passage's ``document_topics``.
-        gates: each passage's evidence gate so far.
-        unwritten: whether each passage's document writes none of the subject terms, in the
-            question's script (a passage in another script: ``False``).
-
-    Returns:
-        One flag per passage: ``True`` when it fails for this.
-    """
-    owners = {d for d, t, g in zip(doc_ids, topics, gates, strict=True) if g and t & subject}
-    return [bool(subject) and g and u and bool(owners - {d})
-            for d, g, u in zip(doc_ids, gates, unwritten, strict=True)]

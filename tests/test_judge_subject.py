@@ -26,7 +26,6 @@ from kb.retrieve.subject import (
     named_terms,
     names_elsewhere,
     other_subject,
-    owner_answers,
     subject_terms,
 )
 from kb.retrieve.terms import content_terms, is_name, passage_terms
@@ -150,46 +149,6 @@ def test_the_gate_fails_the_other_subject_in_the_question_script_only():
     failed = IndexStats(n_chunks=10, df={}, doc_chunks={1: 1, 2: 1, 3: 1}, doc_term_chunks={},
                         complete=False)
     assert passage_signals(query, terms, passages, failed)[1].subject_apart == ()
-
-
-def test_owner_answers_fails_unwritten_passages_only_when_a_subject_document_passed():
-    subject = frozenset({"falcon"})
-    docs, topics = [1, 2, 3], [set(), {"falcon", "kickoff"}, set()]
-    # passage 1 (minutes never writing Falcon) and 3 (its document writes it): Falcon's own
-    # kickoff note (2) passed, so 1 fails; 3 writes the subject, so it stays
-    assert owner_answers(subject, docs, topics, [True, True, True],
-                         [True, False, False]) == [True, False, False]
-    # Falcon's note failed its gate: nothing outranks the minutes (the model judges them)
-    assert owner_answers(subject, docs, topics, [True, False, True],
-                         [True, False, False]) == [False, False, False]
-    # no document about the subject among the passages, or no subject: nothing fails
-    assert owner_answers(subject, docs, [set(), set(), set()], [True] * 3,
-                         [True, True, True]) == [False] * 3
-    assert owner_answers(frozenset(), docs, topics, [True] * 3, [True, False, False]) == [
-        False] * 3
-    # a passage failing already stays failed (not named again); the owner's own passage: no
-    assert owner_answers(subject, [2, 2], [{"falcon"}, {"falcon"}], [True, True],
-                         [False, False]) == [False, False]
-
-
-def test_the_gate_fails_another_projects_minutes_when_the_projects_note_passed():
-    # a trial: "谁是Falcon项目的负责人？" answered at 75% from another project's minutes (its
-    # lead 张伟, its title naming nothing), over the English kickoff note naming Priya Raman
-    query = "谁是Falcon项目的负责人？"
-    terms = content_terms(query)
-    minutes = Passage(1, 1, "本次季度会议的负责人是张伟。项目预算为12万元。", "季度会议纪要",
-                      0.8, .6, .6, 1.)
-    kickoff = Passage(2, 2, "Project Falcon kickoff. The project lead is Priya Raman.",
-                      "Project Falcon kickoff", 0.7, .5, .5, .9)
-    falcon = next(t.text for t in terms if t.surface == "Falcon")
-    df = {t.text: 1 for t in terms} | {falcon: 1}
-    stats = IndexStats(n_chunks=10, df=df, doc_chunks={1: 1, 2: 1},
-                       doc_term_chunks={(2, falcon): 1})
-    other, own = passage_signals(query, terms, [minutes, kickoff], stats)
-    assert own.gate and not other.gate and other.subject_apart == ("Falcon",)
-    # the minutes alone (the kickoff note not among the passages): left to the model
-    (alone,) = passage_signals(query, terms, [minutes], stats)
-    assert alone.gate and alone.subject_apart == ()
 
 
 # --- real notes through the real command ------------------------------------------------------
