@@ -6,9 +6,8 @@ drive or share that is not mounted (its mount point is an empty folder) than a u
 every file. The documents are then kept and the folder becomes a ``failed`` outcome naming it,
 so the command exits 1, unless the caller says the folder really is empty (``allow_empty``;
 ``kb sync --allow-empty``). The same holds when none of ``ALL_GONE_MIN`` or more documents
-is left though the folder holds other files (a mount point with a placeholder file), for
-an empty folder inside one with ``ALL_GONE_MIN`` or more documents gone (a drive mounted at
-``~/notes/usb``), and for a folder given that is gone (``split_gone``).
+is left though the folder holds other files (a mount point with a placeholder file), and
+for a folder given that is gone (``split_gone``).
 """
 
 from __future__ import annotations
@@ -106,8 +105,6 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
     A folder qualifies when it holds no file with one of ``suffixes`` while the index holds
     documents under it (see the module docstring), or when none of the ``ALL_GONE_MIN`` or
     more documents the index has from it is there any more, though it holds other files.
-    Inside a root that does not, a folder that holds no files while ``ALL_GONE_MIN`` or more
-    documents under it are gone qualifies too (``_emptied_subfolders``).
 
     Args:
         store: the open store.
@@ -142,37 +139,8 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
             why = (f"none of the {len(under)} {noun} the index has from it is there any more "
                    "(the folder holds other files)")
         else:
-            outcomes += [_kept(sub, held, "the folder holds no files, but the index has "
-                               f"{held} documents from it")
-                         for sub, held in _emptied_subfolders(folder, under, suffixes)]
             continue
-        outcomes.append(_kept(folder, len(under), why))
+        outcomes.append(FileOutcome(str(folder), "failed", reason=(
+            f"{why}: kept (is a drive or share not mounted?); `kb sync --allow-empty "
+            f"{shlex.quote(str(folder))}` removes them")))
     return outcomes
-
-
-def _kept(folder: Path, held: int, why: str) -> FileOutcome:
-    """The ``failed`` outcome of a folder whose ``held`` documents a sync keeps."""
-    return FileOutcome(str(folder), "failed", reason=(
-        f"{why}: kept (is a drive or share not mounted?); `kb sync --allow-empty "
-        f"{shlex.quote(str(folder))}` removes them"))
-
-
-def _emptied_subfolders(root: Path, under: list[Document],
-                        suffixes: frozenset[str]) -> list[tuple[Path, int]]:
-    """Folders inside ``root`` holding no files but ``ALL_GONE_MIN`` or more of ``under``.
-
-    Such a folder is likely a drive mounted inside a folder synced (``~/notes/usb``). Each
-    document whose file is gone is counted in the nearest folder above it that is there; a
-    folder deleted whole (its parent holds other files) is a user's deletion.
-    """
-    counts: dict[Path, int] = {}
-    for doc in under:
-        if not file_gone(Path(doc.source)):
-            continue
-        parent = Path(doc.source).parent
-        while parent != root and parent.is_relative_to(root) and not parent.is_dir():
-            parent = parent.parent
-        if parent != root and parent.is_relative_to(root):
-            counts[parent] = counts.get(parent, 0) + 1
-    return [(folder, held) for folder, held in sorted(counts.items())
-            if held >= ALL_GONE_MIN and holds_no_files(folder, suffixes)]

@@ -185,47 +185,6 @@ def test_a_dangling_link_to_a_gone_drive_keeps_what_it_led_to(tmp_path, kb_bm25)
     assert len(kb_bm25.documents()) == 2 and not report.removed
 
 
-def test_an_empty_mount_point_inside_a_folder_synced_keeps_its_documents(tmp_path):
-    # a drive mounted inside the folder synced (~/notes/usb): unmounted, its mount point is an
-    # empty subfolder, and the sync of ~/notes removed every document it held
-    db, notes = str(tmp_path / "kb.db"), tmp_path / "notes"
-    top = _notes(notes, 2)
-    usb = notes / "usb"
-    _notes(usb / "deep", 2)
-    _notes(usb, 2)
-    (usb / "broken.pdf").write_bytes(b"%PDF-1.4 truncated")
-    assert run("--db", db, "sync", str(notes)).exit_code == 1  # the PDF fails, reported
-    away = tmp_path / "away"
-    usb.rename(away)
-    usb.mkdir()  # unmounted: the mount point is there, empty
-    top[0].unlink()  # a user's deletion meanwhile
-    r = run("--db", db, "sync", "--json", str(notes))
-    lines = [json.loads(line) for line in r.output.splitlines()]
-    assert r.exit_code == 1 and lines[-1]["removed"] == [str(top[0].resolve())], r.output
-    assert [(o["path"], o["reason"]) for o in lines if o.get("action") == "failed"] == [
-        (str(usb.resolve()), "the folder holds no files, but the index has 4 documents from "
-         f"it: kept (is a drive or share not mounted?); `kb sync --allow-empty {usb.resolve()}` "
-         "removes them")]
-    assert lines[-1]["new_problems"] == [str(usb.resolve())]
-    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
-    assert run("--db", db, "sync", "--check", str(notes)).exit_code == 0  # known
-    usb.rmdir()
-    away.rename(usb)  # mounted again: nothing new (the PDF's failure was kept too)
-    r = run("--db", db, "sync", "--check", "--json", str(notes))
-    assert r.exit_code == 0 and json.loads(r.output.splitlines()[-1])["new_problems"] == []
-    shutil.rmtree(usb / "deep")  # a folder deleted whole while its parent holds files
-    r = run("--db", db, "sync", str(notes))
-    assert r.exit_code == 0 and r.output.count("REMOVED") == 2, r.output
-    for f in usb.iterdir():  # a folder of one or two documents emptied: a user's deletion
-        f.unlink()
-    _notes(notes / "few", 2)
-    assert run("--db", db, "sync", str(notes)).exit_code == 0
-    for f in (notes / "few").iterdir():
-        f.unlink()
-    r = run("--db", db, "sync", str(notes))
-    assert r.exit_code == 0 and r.output.count("REMOVED") == 2, r.output
-
-
 def test_a_drive_back_after_looking_empty_brings_no_new_problem(tmp_path):
     # a trial: an emptied mount point's sync forgot the records of its failed files, so the
     # next `kb sync --check` after the remount reported them as new (a false cron alarm)
