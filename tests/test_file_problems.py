@@ -52,6 +52,23 @@ def test_a_second_sync_skips_known_problems_and_exits_0(tmp_path: Path) -> None:
     assert quiet.exit_code == 0 and quiet.output == "", quiet.output
 
 
+@pytest.mark.slow  # embeds 1,001 small notes with the real model (about 10 s)
+def test_check_says_nothing_of_a_long_embedding_either(tmp_path: Path) -> None:
+    # a review: cron mails stderr too, and --check still printed the long embedding's
+    # progress lines there
+    from kb.cli.progress import LONG_EMBED_CHUNKS
+
+    folder = tmp_path / "many"
+    for i in range(LONG_EMBED_CHUNKS + 1):
+        write(folder / f"n{i}.md", f"# Note {i}\n\nword{i} gannet\n")
+    db = str(tmp_path / "kb.db")
+    r = CliRunner().invoke(cli, ["--db", db, "sync", "--check", str(folder)])
+    assert r.exit_code == 0 and r.stdout == "" and r.stderr == "", r.output
+    write(folder / "n0.md", "# Note 0\n\nword0 gannet, edited\n")
+    r = CliRunner().invoke(cli, ["--db", db, "sync", str(folder)])  # a plain sync reports
+    assert r.exit_code == 0 and "1 updated" in r.stdout, r.output
+
+
 def test_a_changed_file_is_read_again_and_a_fixed_one_forgotten(tmp_path: Path) -> None:
     db = tmp_path / "kb.db"
     folder, pdf, empty = _folder(tmp_path)

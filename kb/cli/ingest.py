@@ -131,10 +131,14 @@ def _stop_exit(terminated: list[bool] | None) -> int:
     return TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT
 
 
-def run_ingest(as_json: bool, call: Callable[..., IngestReport]) -> IngestReport:
-    """``call(on_progress=..., on_file=...)`` with a progress display and Ctrl-C reported."""
+def run_ingest(as_json: bool, call: Callable[..., IngestReport], *,
+               progress: bool = True) -> IngestReport:
+    """``call(on_progress=..., on_file=...)`` with progress shown and Ctrl-C reported.
+
+    No progress with ``as_json`` or without ``progress`` (``kb sync --check``: cron mails it).
+    """
     with terminate_as_interrupt() as terminated, interruption_reported(as_json, terminated), \
-            ingest_progress(not as_json) as shown:
+            ingest_progress(progress and not as_json) as shown:
         if shown is None:
             return call()
         return call(on_progress=shown.on_progress, on_file=shown.on_file)
@@ -276,9 +280,9 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
                                    "config file; nothing indexed from it)") for f in folders
                        if not typed and not os.path.lexists(f)
                        and not held_under(sources, f))
-        report = run_ingest(as_json, lambda **shown: kb.sync(
+        report = run_ingest(as_json, lambda **shown: kb.sync(  # --check: cron mails stderr
             [f for f in folders if all(o.path != f for o in absent)], allow_empty=allow_empty,
-            inside=inside, **shown))
+            inside=inside, **shown), progress=not check)
         known = ProblemLog(kb.store, set())  # new once for --check, as a folder the sync fails
         for outcome in absent:
             known.folder_failed(outcome)
