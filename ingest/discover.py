@@ -190,8 +190,7 @@ def discover(paths: Iterable[Path | str], suffixes: frozenset[str], *,
         if inside is None or real.is_relative_to(inside):
             return None
         return FileOutcome(shown(str(Path(given).expanduser().absolute())), "skipped", reason=(
-            f"a symlink to {real}, outside {inside}: a project's config roots follow none "
-            "(a folder you name to `kb sync` or `kb ingest` follows it)"))
+            f"a symlink to {real}, outside {inside}: a project's config roots follow none"))
 
     for raw in paths:
         path = _given(raw)

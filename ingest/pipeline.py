@@ -74,7 +74,7 @@ from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
-from kb.ingest.prune import remove_ignored, remove_missing
+from kb.ingest.prune import remove_ignored, remove_links_out, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
     WRITTEN_MEANWHILE,
@@ -286,7 +286,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             (``kb.ingest.ignore``; ``.gitignore``, ``.kbignore`` and built-in excludes apply
             whatever they are).
         on_file: called with each file's path before it is read.
-        inside: files whose real path is outside it are skipped (``kb.ingest.discover``).
+        inside: files whose real path is outside it are skipped (``kb.ingest.discover``);
+            with ``sync``, documents a link under the folders brought in from outside go.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
@@ -358,6 +359,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                                      not in held], links=sync)
     if sync:  # a plain ingest never drops what the user added by hand under ignored paths
         removed += remove_ignored(store, resolved, ignore)
+        removed += remove_links_out(store, resolved, inside) if inside else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
     warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
                 "removes it once that file is gone)" for link, real, folder in links]

@@ -60,6 +60,32 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
     return tuple(removed)
 
 
+def remove_links_out(store: Store, roots: Iterable[Path], inside: Path) -> tuple[str, ...]:
+    """Delete the documents a symlink under ``roots`` brought in from outside ``inside``.
+
+    A project's config roots follow no such link (``kb.ingest.discover``): what an earlier
+    sync (or a folder named by hand) indexed through one goes too, with its record, so a
+    cloned project's link to a private file does not stay searchable.
+
+    Args:
+        store: the open store.
+        roots: the folders synced, resolved.
+        inside: the project folder, resolved.
+
+    Returns:
+        The removed sources.
+    """
+    removed, forget = [], []
+    for folder in (str(r).rstrip("/") for r in roots if r.is_dir()):
+        for link, source in links_under(store, folder):
+            if not Path(source).is_relative_to(inside):
+                forget.append(link)
+                if store.delete_document(source):
+                    removed.append(source)
+    forget_links(store, forget)
+    return tuple(removed)
+
+
 def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = ()
                    ) -> tuple[str, ...]:
     """Delete documents under any folder in ``roots`` that its ignore rules now leave out.

@@ -261,6 +261,10 @@ def test_a_project_roots_sync_follows_no_symlink_out_of_the_project(home: Path) 
     assert "swordfish" not in kb("--embedder", "none", "search", "vault code swordfish").output
     r = kb("--embedder", "none", "sync", str(home / "project" / "docs"))  # named: followed
     assert r.exit_code == 0 and "1 added" in r.output and "a symlink out of" in r.output, r.output
+    # a review: what a link had brought in stayed searchable; the project's sync removes it
+    r = kb("--embedder", "none", "sync")
+    assert r.exit_code == 0 and f"REMOVED  {secret.resolve()}" in r.output, r.output
+    assert "swordfish" not in kb("--embedder", "none", "search", "vault code swordfish").output
     user_file(home, f'[ingest]\nroots = ["{home / "project" / "docs"}"]\n')
     project_file(home, "")  # the user's own roots follow links too
     (home / "project" / "docs" / "key.md").unlink()
