@@ -184,7 +184,9 @@ def _backfill(service: EmbeddingService, on_progress: ProgressFn | None
             passes, cursor = passes[1:], 0
             continue
         if not rows:
-            return written, _changed(changed) if changed else None
+            # a changed chunk of pass 1 may have been embedded by pass 2: count what is left
+            left = min(changed, vectors.count_missing_live(store, fp)) if changed else 0
+            return written, _changed(left) if left else None
         try:
             matrix = service.embed_documents(_texts(rows))
         except Exception as exc:  # any backend failure leaves NULL vectors, never lost text
