@@ -366,6 +366,7 @@ def test_a_config_file_may_open_with_a_byte_order_mark(home: Path) -> None:
 
 @pytest.mark.parametrize(("data", "said"), [
     ('embedder = "none"\n'.encode("utf-16"), "it is saved as UTF-16"),
+    ('embedder = "none"\n'.encode("utf-16-le"), "it is saved as UTF-16"),  # no BOM (review)
     (b'embedder = "n\xe9"\n', "byte 14 is not UTF-8")])
 def test_a_config_file_not_in_utf8_is_one_line_saying_so(home: Path, data: bytes,
                                                          said: str) -> None:

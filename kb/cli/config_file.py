@@ -32,6 +32,7 @@ from kb.config import (
     check_pipeline_value,
     default_cache_dir,
 )
+from kb.ingest.extract.utf16 import utf16_without_bom
 
 DEFAULT_COLLECTION = "default"
 COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -81,16 +82,22 @@ def read_config_file(path: Path, roots_base: Path | None = None) -> dict[str, An
             message names the file, line and setting).
     """
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is skipped
-        data = tomllib.loads(text)
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}
-    except UnicodeDecodeError as exc:  # Windows editors may save UTF-16; TOML is UTF-8
-        utf16 = exc.object[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-        raise ValueError(f"{path}: cannot read the config file: " + (
-            "it is saved as UTF-16" if utf16 else f"byte {exc.start + 1} is not UTF-8")
-            + "; a TOML file is UTF-8 text: save it as UTF-8") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the config file: {exc}") from None
+    save_as = "; a TOML file is UTF-8 text: save it as UTF-8"
+    if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) or utf16_without_bom(raw):
+        raise ValueError(f"{path}: cannot read the config file: it is saved as UTF-16{save_as}")
+    try:  # Windows editors may save UTF-16 (above) or a legacy code page
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Notepad) is skipped
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: cannot read the config file: byte {exc.start + 1} is not "
+                         f"UTF-8{save_as}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: cannot read the config file: {exc}") from None
     flat: dict[str, Any] = {}
     for name, value in data.items():
