@@ -67,7 +67,7 @@ def split_gone(store: Store, paths: Iterable[Path | str]
             noun = "document" if held == 1 else "documents"
             gone[o.path] = FileOutcome(o.path, "failed", reason=(
                 f"{o.reason}, but the index has {held} {noun} from it: kept (is a drive or "
-                f"share not mounted?); `kb rm {real}/` removes them"))
+                f"share not mounted?); `kb rm {shlex.quote(real + '/')}` removes them"))
     check_given(typos)
     return found, list(gone.values())
 

@@ -119,6 +119,20 @@ def test_a_gone_folder_keeps_its_documents_and_the_others_are_synced(tmp_path):
     assert r.exit_code == 0 and r.stderr == "", r.output
 
 
+def test_the_commands_a_kept_folder_names_are_quoted_for_the_shell(tmp_path):
+    # a review: the hints named a folder with a space unquoted (copied, it was two arguments)
+    db, drive = str(tmp_path / "kb.db"), tmp_path / "my drive"
+    notes = _notes(drive, 3)
+    assert run("--db", db, "sync", str(drive)).exit_code == 0
+    for f in notes:
+        f.unlink()
+    r = run("--db", db, "sync", str(drive))
+    assert f"`kb sync --allow-empty '{drive.resolve()}'` removes them" in r.output, r.output
+    os.rename(drive, tmp_path / "away")
+    r = run("--db", db, "sync", str(drive))
+    assert f"`kb rm '{drive}/'` removes them" in r.output, r.output
+
+
 def test_a_failed_file_on_a_drive_gone_is_still_listed(tmp_path):
     # a review: `kb docs --failed` hid a failure whose path did not exist, so an unmounted
     # drive's failures vanished from the list as deleted files' do
