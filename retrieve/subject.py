@@ -226,17 +226,7 @@ def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
         subject, the document writes one, or its title names nothing else.
     """
     named = [t for t in terms if t.text in subject]
-    if not elsewhere or not writes_none(named, doc_id, full, doc_term_chunks):
+    if not named or not elsewhere or any(
+            full.has(t) or doc_term_chunks.get((doc_id, t.text), 0) for t in named):
         return ()
     return tuple(t.surface or t.text for t in named)
-
-
-def writes_none(named: Sequence[Term], doc_id: int, full: PassageTerms,
-                doc_term_chunks: Mapping[tuple[int, str], int]) -> bool:
-    """Whether a passage (``full``: with title and headings) and its document write no ``named``.
-
-    ``False`` when ``named`` is empty (no subject asked).
-    """
-    return bool(named) and not any(
-        full.has(t) or doc_term_chunks.get((doc_id, t.text), 0) for t in named)
-
