@@ -8,13 +8,13 @@ A returned document always has at least one block, and no block is blank or hold
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 from kb.errors import UnsupportedTypeError
+from kb.ingest.extract.common import BOMS
 from kb.ingest.extract.docx import extract_docx
 from kb.ingest.extract.html import extract_html
 from kb.ingest.extract.pdf import extract_pdf
@@ -58,17 +58,15 @@ def read_as(path: Path) -> str:
 
 
 def _as_utf8(head: bytes) -> bytes:
-    """``head`` re-encoded as UTF-8 when it is UTF-16 (with or without a byte-order mark).
+    """``head`` re-encoded as UTF-8 when a byte-order mark (``BOMS``) or its NULs say UTF-16.
 
     Notepad's "Unicode" is UTF-16: a web page saved so was indexed with its markup.
     """
-    bom = next((c for b, c in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE,
-                                                                   "utf-16-be"))
-                if head.startswith(b)), None)
-    encoding = bom or utf16_without_bom(head)
+    bom, encoding = next(((b, e) for b, e in BOMS if head.startswith(b)),
+                         (b"", utf16_without_bom(head)))
     if encoding is None:
         return head
-    return head[2 if bom else 0:].decode(encoding, errors="ignore").encode("utf-8")
+    return head[len(bom):].decode(encoding, errors="ignore").encode("utf-8")
 
 
 def _opens_html(head: bytes) -> bool:
