@@ -352,11 +352,11 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     for folder in (*gone, *kept):
         problems.folder_failed(folder)
     held = {o.path for o in kept}  # folders kept: their documents and their files' records
-    problems.save([r for r in resolved if str(r) not in held])
+    synced = [r for r in resolved if str(r) not in held]
+    problems.save(synced)
     outcomes[:0] = gone
     outcomes += kept
-    removed = remove_missing(store, [r for r in roots if str(r.expanduser().resolve())
-                                     not in held], links=sync)
+    removed = remove_missing(store, synced, links=sync)
     if sync:  # a plain ingest never drops what the user added by hand under ignored paths
         removed += remove_ignored(store, resolved, ignore)
         removed += remove_links_out(store, resolved, inside) if inside else ()
