@@ -137,7 +137,7 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
     headers = table_headers(store, chunks, files.documents)
     judged = None
     if judge and top:
-        passages = judge_passages(head, chunks, headers)
+        passages = judge_passages(head, chunks, headers, files.documents)
         reader = stats if stats is not None else IndexStatsReader(store)
         index, problem = reader.stats(terms, [p.doc_id for p in passages])
         if confined:
@@ -167,13 +167,16 @@ def table_headers(store: Store, chunks: Mapping[int, Chunk],
 
 
 def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
-                   headers: Mapping[int, TableContext] | None = None) -> list[Passage]:
+                   headers: Mapping[int, TableContext] | None = None,
+                   documents: Mapping[int, Document] | None = None) -> list[Passage]:
     """The judge's view of ``candidates`` (those without a chunk row are left out).
 
     A chunk continuing a table (``headers``) is judged as it is cited: its table's header row
     (and rule) first, the columns its rows fill, and the beginning of a row it opens inside.
+    ``documents`` (id -> row) gives each passage its document's source path.
     """
     headers = headers or {}
+    documents = documents or {}
 
     def text(cid: int) -> str:
         table = headers.get(cid)
@@ -183,5 +186,6 @@ def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
     return [Passage(c.chunk_id, c.doc_id, text(c.chunk_id),
                     # title and heading path: an LLM's situating sentence follows them
                     chunks[c.chunk_id].context_prefix.split("\n", 1)[0], c.cosine,
-                    c.vector, c.keyword, c.evidence)
+                    c.vector, c.keyword, c.evidence,
+                    doc.source if (doc := documents.get(c.doc_id)) else "")
             for c in candidates if c.chunk_id in chunks]

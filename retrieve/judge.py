@@ -18,8 +18,10 @@ the top ``JUDGE_TOP_N`` candidates:
    constraint: "737" in a 737 MAX directive), dates by other months only ("March" against
    "30 April"), or numbers the kind asked by other ordinals only (第二季度 against a report
    of 第一季度, "the 11th century" against the 10th); so does a passage in the question's script
-   of a document titled by another name that writes none of the names other candidates'
-   documents are about (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技); so does
+   of a document that writes none of the names other candidates' documents are about
+   (nor do its folders), when its title names another or a passage of such a document
+   passes the judge (``kb.retrieve.subject``: "Tidewell 有多少员工" on 青禾科技; Falcon项目的
+   负责人 on other minutes when the Falcon note answers); so does
    a passage that holds no date, or no number in the unit asked, where the question asks for
    one outright (``kb.retrieve.answer_types.gated_type``: "In what year ...?" against a
    passage with no year), or whose dated (or numbered) clauses each tell of another event
@@ -54,6 +56,7 @@ the top ``JUDGE_TOP_N`` candidates:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -91,8 +94,10 @@ from kb.retrieve.subject import (
     named_terms,
     names_elsewhere,
     other_subject,
+    owner_outranks,
     subject_terms,
     unwritten_names,
+    unwritten_subject,
 )
 from kb.retrieve.terms import Term, coverage, idf_of, passage_terms, term_df
 
@@ -129,11 +134,16 @@ def judge(query: str, terms: Sequence[Term], passages: Sequence[Passage], stats:
         One verdict per passage, in the order given; ``answer_p`` is 0 for a passage that
         fails the evidence gate.
     """
-    out = []
-    for p, s in zip(passages, passage_signals(query, terms, passages, stats), strict=True):
-        prob = model.probability(s.features) if s.gate else 0.0
-        out.append(Verdict(p.chunk_id, prob, s.gate and prob >= model.threshold, s))
-    return out
+    signals = passage_signals(query, terms, passages, stats)
+    probs = [model.probability(s.features) if s.gate else 0.0 for s in signals]
+    passed = [s.gate and prob >= model.threshold for s, prob in zip(signals, probs, strict=True)]
+    # another project's minutes, when the Falcon note answers too (kb.retrieve.subject)
+    outranked = owner_outranks([p.doc_id for p in passages], [s.about_subject for s in signals],
+                               passed, [s.subject_unwritten for s in signals])
+    return [Verdict(p.chunk_id, 0.0, False, replace(
+                s, gate=False, subject_apart=s.subject_unwritten))
+            if o else Verdict(p.chunk_id, prob, ok, s)
+            for p, s, prob, ok, o in zip(passages, signals, probs, passed, outranked, strict=True)]
 
 
 def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passage],
@@ -187,9 +197,10 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             if lacking and sibling_written(terms, term_numbers, free, titled):
                 lacking = ()
         # about another subject ("Tidewell 有多少员工" on 青禾科技's note: kb.retrieve.subject)
-        elsewhere = () if crossed or not stats.complete else other_subject(
-            terms, subject, p.doc_id, full, stats.doc_term_chunks,
-            names_elsewhere(p.context, p.text, query) if subject else ())
+        unwritten = () if crossed or not stats.complete else unwritten_subject(
+            terms, subject, p.doc_id, full, stats.doc_term_chunks, p.source)
+        elsewhere = other_subject(unwritten, names_elsewhere(p.context, p.text, query)
+                                  if unwritten else ())
         # the event or attribute a typed question asks of, named nowhere ("How do I launch
         # the server?" asks of no event)
         focus = [(t, w) for t, w in zip(terms, weights, strict=True) if t.text not in topic]
@@ -263,7 +274,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
             subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed,
-            roles_swapped=swapped))
+            roles_swapped=swapped, subject_unwritten=unwritten,
+            about_subject=bool(topic & subject)))
     return out
 
 

@@ -25,6 +25,7 @@ class Passage:
         vector: vector s_norm in [0, 1] (cosine above the query's baseline).
         keyword: keyword s_norm in [0, 1] (BM25 share of the query's idf).
         fused: fused score before time decay, >= 0.
+        source: its document's file path or URI (its folders may name its subject), or "".
     """
 
     chunk_id: int
@@ -35,6 +36,7 @@ class Passage:
     vector: float
     keyword: float
     fused: float
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +86,9 @@ class Signals:
         dimensions_apart: the same for a length asked in a dimension (depth, height, width)
             where each number in the unit asked measures another.
         subject_apart: the terms other judged documents are about, when the passage is in
-            the question's script, its document writes none of them and its title names
-            another (``kb.retrieve.subject``; then it fails the gate), else empty.
+            the question's script, its document (nor its path) writes none of them, and its
+            title names another or a passage of a document about them passes the judge
+            (``kb.retrieve.subject``; then it fails the gate), else empty.
         siblings_apart: each clause holding a date or number asked (or, asking neither, its
             focus) names a sibling of the numbered name asked ("Seahound 3" for the Seahound
             2: ``kb.retrieve.siblings``), the other side of a contrast asked ("first" for
@@ -99,6 +102,11 @@ class Signals:
         roles_swapped: the verb or role word whose sides the passage swaps ("The Lumo 3
             replaced ..." for "What will replace the Lumo 3?": ``kb.retrieve.roles``; then it
             fails the gate), else empty.
+        subject_unwritten: the question's subject terms when the passage is in its script
+            and its document, its title and its path write none of them
+            (``kb.retrieve.subject.unwritten_subject``), else empty.
+        about_subject: the passage's document is about one of the subject terms (its title,
+            headings or frequent terms name it).
     """
 
     focus_found: tuple[str, ...]
@@ -117,6 +125,8 @@ class Signals:
     siblings_apart: tuple[str, ...] = ()
     asked_unnamed: tuple[str, ...] = ()
     roles_swapped: tuple[str, ...] = ()
+    subject_unwritten: tuple[str, ...] = ()
+    about_subject: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,10 @@ among its candidates, so "Tidewell" is the subject; a note about another company
 that never writes "Tidewell" answers a headcount, but of its own company, however well its
 numbers and its 员工 fit. ``other_subject`` fails such a passage: its whole document writes
 none of the question's subject terms and its title names another (``names_elsewhere``; a
-note that merely never writes its subject, a leave policy, is left alone). Entity linking
+note that merely never writes its subject, a leave policy, is left alone, unless a passage of
+the subject's own document passes the judge: ``owner_outranks``, Falcon项目的负责人 against
+another project's minutes when the Falcon kickoff note answers; a note's folders and file
+name count as written, ``notes/falcon/``). Entity linking
 reads the same way (a mention is resolved to the document whose title names it; Bunescu &
 Pașca, EACL 2006); here only its negative is used, and only within the question's script
 (a document in another script writes the subject its own way, which the per-document counts
@@ -31,12 +34,13 @@ from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.numbers import MONTH_NAMES
 from kb.retrieve.siblings import proper_numbered_names
-from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop, term_df
+from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop, passage_terms, term_df
 
 TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is its topic
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday".split()) | set(MONTH_NAMES)
+_PATH_SEPARATORS = re.compile(r"[\\/_.:\-]+")  # a path's folders and file name as words
 _HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in its chunk's text
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
@@ -202,16 +206,35 @@ def subject_terms(topics: Iterable[set[str]], names: frozenset[str],
     return (frozenset().union(*topics) & names) or (names & written)
 
 
-def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
-                  full: PassageTerms, doc_term_chunks: Mapping[tuple[int, str], int],
-                  elsewhere: Sequence[str]) -> tuple[str, ...]:
+def other_subject(unwritten: tuple[str, ...], elsewhere: Sequence[str]) -> tuple[str, ...]:
     """The subject terms when the passage is about another subject, else ``()``.
 
-    About another: its whole document writes none of the question's subject terms, and its
-    title names something else (``names_elsewhere``). A document that only omits the name
-    (a leave policy never writing its company's name, a note written under a pronoun) is
-    left to the model. Call it for a passage in the question's script only (the per-document
-    counts are of the terms' own forms, not their translations), with complete counts.
+    About another: its whole document writes none of the question's subject terms
+    (``unwritten_subject``), and its title names something else (``names_elsewhere``). A
+    document that only omits the name (a leave policy never writing its company's name, a
+    note written under a pronoun) is left to the model, unless a passage of the subject's
+    own document answers (``owner_outranks``).
+
+    Args:
+        unwritten: ``unwritten_subject`` of the passage.
+        elsewhere: ``names_elsewhere`` of the passage.
+
+    Returns:
+        ``unwritten`` when the title names something else, else empty.
+    """
+    return unwritten if elsewhere else ()
+
+
+def unwritten_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
+                      full: PassageTerms, doc_term_chunks: Mapping[tuple[int, str], int],
+                      source: str = "") -> tuple[str, ...]:
+    """The subject terms when the passage's document writes none of them, else ``()``.
+
+    Written: in the passage with its title and heading path (``full``), in any chunk of its
+    document (``doc_term_chunks``), or in its source path's folder and file names
+    (``notes/falcon/minutes.md`` names Falcon). Call it for a passage in the question's
+    script only (the per-document counts are of the terms' own forms, not their
+    translations), with complete counts.
 
     Args:
         terms: the question's content terms.
@@ -219,14 +242,44 @@ def other_subject(terms: Sequence[Term], subject: frozenset[str], doc_id: int,
         doc_id: the passage's document.
         full: the passage with its title and heading path, as passage terms.
         doc_term_chunks: (document id, term text) -> chunks of that document holding the term.
-        elsewhere: ``names_elsewhere`` of the passage.
+        source: the document's file path or URI ("" when unknown).
 
     Returns:
         The subject terms as the question wrote them, in its order; empty when there is no
-        subject, the document writes one, or its title names nothing else.
+        subject or the document writes one.
     """
     named = [t for t in terms if t.text in subject]
-    if not named or not elsewhere or any(
-            full.has(t) or doc_term_chunks.get((doc_id, t.text), 0) for t in named):
+    if not named:
+        return ()
+    path = passage_terms(_PATH_SEPARATORS.sub(" ", source)) if source else None
+    if any(full.has(t) or doc_term_chunks.get((doc_id, t.text), 0)
+           or path is not None and path.has(t) for t in named):
         return ()
     return tuple(t.surface or t.text for t in named)
+
+
+def owner_outranks(doc_ids: Sequence[int], about: Sequence[bool], passed: Sequence[bool],
+                   unwritten: Sequence[tuple[str, ...]]) -> list[bool]:
+    """Which passing passages a passing passage of the subject's own document outranks.
+
+    "谁是Falcon项目的负责人？" over a kickoff note titled "Project Falcon" and another
+    project's minutes that never write "Falcon": the minutes' lead is another project's,
+    however well 负责人 fits. ``other_subject`` leaves such a passage alone when its title
+    names nothing else (a leave policy never writing its company's name); it is outranked
+    only when a passage of a document *about* the subject passes the judge itself (past
+    the model's threshold, not the gate alone), so the question is still answered, from
+    there. Read it as entity linking's tie-break (``other_subject``): the mention goes to
+    the document whose title names it, when that document has an answer.
+
+    Args:
+        doc_ids: each passage's document.
+        about: whether each passage's document is about the subject (``document_topics``).
+        passed: whether each passage passed the judge (gate and threshold).
+        unwritten: ``unwritten_subject`` of each passage (empty in another script).
+
+    Returns:
+        One flag per passage: ``True`` when it is outranked (then it fails).
+    """
+    owners = {d for d, a, p in zip(doc_ids, about, passed, strict=True) if a and p}
+    return [p and bool(u) and bool(owners - {d})
+            for d, p, u in zip(doc_ids, passed, unwritten, strict=True)]

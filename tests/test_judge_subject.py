@@ -18,15 +18,18 @@ from click.testing import CliRunner, Result
 from conftest import write
 
 from kb.cli import cli
-from kb.retrieve.judge import passage_signals
+from kb.retrieve.judge import judge, passage_signals
 from kb.retrieve.judge_data import IndexStats, Passage
+from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.subject import (
     TOPIC_SHARE,
     document_topics,
     named_terms,
     names_elsewhere,
     other_subject,
+    owner_outranks,
     subject_terms,
+    unwritten_subject,
 )
 from kb.retrieve.terms import content_terms, is_name, passage_terms
 
@@ -110,16 +113,40 @@ def test_a_document_writing_none_of_the_subject_is_about_another():
     terms = content_terms("Tidewell 有多少员工？")  # tidewel, 员工
     other = passage_terms("青禾科技共有员工4,800人。")
     subject, titled = frozenset({"tidewel"}), ("青禾",)
-    assert other_subject(terms, subject, 7, other, {}, titled) == ("Tidewell",)
+    assert unwritten_subject(terms, subject, 7, other, {}) == ("Tidewell",)
+    assert other_subject(("Tidewell",), titled) == ("Tidewell",)
     # its document writes it in another chunk: no decision
-    assert other_subject(terms, subject, 7, other, {(7, "tidewel"): 1}, titled) == ()
+    assert unwritten_subject(terms, subject, 7, other, {(7, "tidewel"): 1}) == ()
     # the passage (or its title) writes it
-    assert other_subject(terms, subject, 7, passage_terms("Tidewell 共有员工80人"), {},
-                         titled) == ()
-    assert other_subject(terms, frozenset(), 7, other, {}, titled) == ()  # no subject
+    assert unwritten_subject(terms, subject, 7, passage_terms("Tidewell 共有员工80人"), {}) == ()
+    assert unwritten_subject(terms, frozenset(), 7, other, {}) == ()  # no subject
+    # its folders or file name write it (notes kept in a project's folder)
+    for source in ("/home/a/notes/tidewell/员工.md", "C:\\notes\\Tidewell\\hr.md",
+                   "/home/a/notes/tidewell-hr.md", "https://wiki.example/tidewell/hr"):
+        assert unwritten_subject(terms, subject, 7, other, {}, source) == (), source
+    assert unwritten_subject(terms, subject, 7, other, {}, "/home/a/notes/hr/员工.md") == (
+        "Tidewell",)
     # a title naming nothing else (a leave policy never writing its company's name): no
     # decision, the model judges it
-    assert other_subject(terms, subject, 7, other, {}, ()) == ()
+    assert other_subject(("Tidewell",), ()) == ()
+    assert other_subject((), titled) == ()
+
+
+def test_a_passing_passage_of_the_subjects_own_document_outranks_the_unwritten_ones():
+    docs, about = [1, 2, 3], [False, True, False]
+    unwritten = [("Falcon",), (), ()]
+    # the minutes (1) never write Falcon; Falcon's kickoff note (2) passed: 1 fails; 3
+    # writes the subject, it stays
+    assert owner_outranks(docs, about, [True, True, True], unwritten) == [True, False, False]
+    # the kickoff note did not pass the judge (the gate alone is not enough): nothing fails
+    assert owner_outranks(docs, about, [True, False, True], unwritten) == [False] * 3
+    # no document about the subject among the passages: nothing fails
+    assert owner_outranks(docs, [False] * 3, [True] * 3, unwritten) == [False] * 3
+    # a passage failing already is not named again; a document about the subject and
+    # writing none of it (its title in another script) is not outranked by itself
+    assert owner_outranks(docs, about, [False, True, True], unwritten) == [False] * 3
+    assert owner_outranks([2, 2], [True, True], [True, True], [("Falcon",)] * 2) == [
+        False, False]
 
 
 def test_the_gate_fails_the_other_subject_in_the_question_script_only():
@@ -299,3 +326,51 @@ def test_an_acronym_the_index_never_writes_is_all_a_passage_may_lack():
     (signals,) = passage_signals(query, content_terms(query),
                                  [Passage(1, 1, text, "王立军 体检", 0.8, .5, .5, 1.)], zh)
     assert not signals.gate
+
+
+# --- the subject's own note outranks one that never names it (a trial's case) -----------------
+
+MINUTES = ("# Quarterly meeting minutes\n\nThe project lead is Zhang Wei. The project budget is "
+           "120,000 yuan. The project deadline is 31 December 2025.\n")
+KICKOFF = ("# Project Falcon kickoff\n\nThe project lead is Priya Raman. The approved budget is "
+           "$48,000. The project deadline for the first release is 30 September 2025.\n")
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("Who is the project lead for Falcon?", "Priya Raman"),
+    ("What is the project deadline of Falcon?", "30 September 2025"),
+])
+def test_another_projects_minutes_give_way_to_the_projects_own_note(
+        tmp_path: Path, query: str, answer: str) -> None:
+    db = indexed_notes(tmp_path, {"archive/minutes.md": MINUTES, "kickoff.md": KICKOFF})
+    data = search(db, query)
+    assert _passing_titles(data) == ["Project Falcon kickoff"]
+    assert answer in data["references"][0]["text"]
+    judged = {ref["title"]: j for ref, j in zip(data["references"],
+                                               data["diagnostics"]["judge"], strict=True)}
+    minutes = judged["Quarterly meeting minutes"]
+    assert not minutes["passed"] and minutes["subject_apart"] == ["Falcon"]
+
+
+def test_the_judge_fails_the_outranked_passage_unless_its_folder_names_the_subject():
+    # a review's case: the team note lives in falcon/ and never writes the name; it must
+    # not lose to the kickoff note. Elsewhere it gives way
+    query = "Who is the project lead for Falcon?"
+    terms = content_terms(query)
+    falcon = next(t.text for t in terms if t.surface == "Falcon")
+    stats = IndexStats(n_chunks=10, df={t.text: 2 for t in terms}, doc_chunks={1: 1, 2: 1},
+                       doc_term_chunks={(2, falcon): 1})
+    lenient = JudgeModel(("evidence",), (0.0,), (1.0,), (1.0,), 0.0, 0.5)
+    kickoff = Passage(2, 2, "The project lead is Priya Raman.", "Project Falcon kickoff",
+                      0.7, .5, .5, .9, "/home/a/notes/kickoff.md")
+    for source, outranked in (("/home/a/notes/falcon/team.md", False),
+                              ("/home/a/notes/team.md", True)):
+        team = Passage(1, 1, "The project lead is Li Na.", "Team and roles", 0.8, .5, .5, 1.,
+                       source)
+        mine, own = judge(query, terms, [team, kickoff], stats, lenient)
+        assert own.passed
+        assert mine.passed is not outranked and (mine.answer_p == 0.0) is outranked
+        assert mine.signals.subject_apart == (("Falcon",) if outranked else ())
+    # without the kickoff note among the passages, the model decides
+    (alone,) = judge(query, terms, [team], stats, lenient)
+    assert alone.passed and alone.signals.subject_apart == ()
