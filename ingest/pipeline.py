@@ -260,7 +260,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  extract_timeout_s: float = EXTRACT_TIMEOUT_S,
                  allow_empty: bool = False, ignore: Sequence[str] = (),
                  on_file: Callable[[str], None] | None = None,
-                 inside: Path | None = None) -> IngestReport:
+                 inside: Path | None = None, named: Iterable[Path] | None = None) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -288,6 +288,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         on_file: called with each file's path before it is read.
         inside: files whose real path is outside it are skipped (``kb.ingest.discover``);
             with ``sync``, documents a link under the folders brought in from outside go.
+        named: the files given by name, read again even when they failed before and are
+            unchanged (``kb.ingest.problems``); ``None``: the files among ``paths``.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
@@ -329,7 +331,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         raise FileNotFoundError(f"{exc}; nothing was written: every path given is checked "
                                 "before any file is read") from None
     resolved = [r.expanduser().resolve() for r in roots]
-    problems = ProblemLog(store, {r for r in resolved if r.is_file()}, timeout_s=extract_timeout_s)
+    given = resolved if named is None else [Path(n).expanduser().resolve() for n in named]
+    problems = ProblemLog(store, {r for r in given if r.is_file()}, timeout_s=extract_timeout_s)
     outcomes: list[FileOutcome] = []
     embedded = [0]  # chunks embedded and committed, for an interrupted run's report
     current: list[tuple[Path, datetime | None]] = []

@@ -136,7 +136,8 @@ class KnowledgeBase:
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False, on_progress: ProgressFn | None = None,
                ignore: Sequence[str] = (), on_file: Callable[[str], None] | None = None,
-               inside: PathArg | None = None) -> IngestReport:
+               inside: PathArg | None = None,
+               named: Iterable[PathArg] | None = None) -> IngestReport:
         """Ingest files and folders (recursively); see ``kb.ingest.pipeline``.
 
         ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
@@ -148,6 +149,8 @@ class KnowledgeBase:
         is called with each file's path before it is read; ``on_progress`` with (phase, done,
         total) for ``files``, ``vectors`` and ``waiting`` (see ``kb.ingest.pipeline``). With
         ``inside`` (a folder), a file whose real path is outside it is skipped, not followed.
+        A file that failed before and is unchanged is skipped unless ``named`` (default: the
+        files in ``paths``) holds it: a caller that walked folders itself names the rest.
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.
@@ -170,7 +173,8 @@ class KnowledgeBase:
                                   extract_timeout_s=self.config.extract_timeout_s,
                                   allow_empty=allow_empty,
                                   ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file,
-                                  inside=Path(inside).expanduser().resolve() if inside else None)
+                                  inside=Path(inside).expanduser().resolve() if inside else None,
+                                  named=None if named is None else [Path(n) for n in named])
             if service is not None:  # a store past the threshold written without the bit index
                 bitindex.ensure(self.store, service.fingerprint.key)
             return report

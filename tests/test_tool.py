@@ -233,3 +233,26 @@ def test_ingest_is_confined_to_roots(kb_bm25: KnowledgeBase, corpus: Path, tmp_p
     assert out["error"] is None and out["summary"]["added"] == 2
     assert {Path(f["path"]).name for f in out["files"]} == {"kites.md", "history.txt"}
     assert json.loads(json.dumps(out)) == out
+
+
+def test_a_folders_known_bad_file_is_skipped_until_it_changes_one_named_is_read_again(
+        kb_bm25: KnowledgeBase, corpus: Path) -> None:
+    # a trial: each /ingest of a folder read its broken PDF again and reported it failed,
+    # where `kb ingest FOLDER` skips it as known (the server passed the files it found)
+    bad = corpus / "notes" / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\nthis is no PDF at all\n")
+    roots = (corpus.resolve(),)
+
+    def action(out: dict[str, Any]) -> str:
+        return next(f["action"] for f in out["files"] if Path(f["path"]).name == "broken.pdf")
+
+    assert action(knowledge_ingest(kb_bm25, {"paths": ["notes"]}, roots)) == "failed"
+    again = knowledge_ingest(kb_bm25, {"paths": ["notes"]}, roots)
+    assert action(again) == "skipped" and again["summary"]["failed"] == 0
+    assert "skipped until the file changes" in next(
+        f["reason"] for f in again["files"] if f["action"] == "skipped")
+    # named, it is read again (the caller asks for that file)
+    assert action(knowledge_ingest(kb_bm25, {"paths": ["notes/broken.pdf"]}, roots)) == "failed"
+    # changed, the folder reads it again
+    bad.write_bytes(b"%PDF-1.4\nstill no PDF, but other bytes\n")
+    assert action(knowledge_ingest(kb_bm25, {"paths": ["notes"]}, roots)) == "failed"

@@ -42,10 +42,14 @@ class ConfinedFiles:
         refused: ``(path, reason)`` for what a walked folder held that was left out: files
             resolving outside the roots, and what the walk could not read or follow
             (``cannot read folder: ...``, ``symlink loop``, ``dangling symlink``).
+        named: those of ``files`` given by name, not found in a folder (the ingest reads
+            them again even when they failed before; a walked folder's known-bad files are
+            skipped until they change, as ``kb ingest FOLDER`` skips them).
     """
 
     files: tuple[Path, ...]
     refused: tuple[tuple[str, str], ...] = ()
+    named: tuple[Path, ...] = ()
 
 
 def check_roots(roots: Iterable[Path | str]) -> tuple[Path, ...]:
@@ -181,9 +185,11 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
     def left_out(error: WalkError) -> None:
         refused.append((str(error.path), error.reason))
 
+    named: list[Path] = []
     for top in resolved:
         if not top.is_dir():
             add(top)
+            named.append(top)
             continue
         for found in walk_files(top, suffixes, on_error=left_out):
             try:
@@ -197,7 +203,7 @@ def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
                 refused.append((str(found), "resolves outside the ingest roots (symlink)"))
                 continue
             add(real)
-    return ConfinedFiles(tuple(files), tuple(refused))
+    return ConfinedFiles(tuple(files), tuple(refused), tuple(named))
 
 
 def check_ingest_roots(scope: DocumentScope, roots: Sequence[Path]) -> None:

@@ -160,7 +160,7 @@ def knowledge_ingest(kb: KnowledgeBase, arguments: object,
     except ValueError as exc:
         return to_json(IngestResultJSON.failure("invalid_arguments", str(exc)))
     try:
-        report = kb.ingest(confined.files)
+        report = kb.ingest(confined.files, named=confined.named)
     except Exception as exc:  # e.g. FingerprintMismatch: one line for the agent
         log.exception("knowledge_ingest failed")
         return to_json(IngestResultJSON.failure(
