@@ -156,8 +156,17 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
              '{"jsonrpc":"1.0","id":5,"method":"ping"}',
              # a lone surrogate's escape is valid JSON (a trial: answered -32700, id null)
              json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-                 "name": "knowledge_search", "arguments": {"query": "box kites \ud800"}}})]
-    assert "\\ud800" in lines[-1]
+                 "name": "knowledge_search", "arguments": {"query": "box kites \ud800"}}}),
+             # ids of 1.5, true or an object, or none, on a request method: the SDK read
+             # them as notifications and dropped them (a trial); a real notification (a
+             # cancel of an id never sent) still gets no answer
+             '{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}',
+             '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+             '{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}',
+             '{"jsonrpc":"2.0","method":"tools/list"}',
+             '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}',
+             '{"jsonrpc":"2.0","id":6,"method":"ping"}']
+    assert "\\ud800" in lines[-7]
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "--db", db, "--embedder", "none", "mcp"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -169,7 +178,7 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         proc.stdin.flush()  # stdin stays open: at its end the server stops answering
         timer = threading.Timer(TIMEOUT_S, proc.kill)  # a missing answer fails, never hangs
         timer.start()
-        while not ({1, 2, 3, 4, 5} <= by_id.keys() and len(by_id.get(None, [])) >= 2):
+        while not ({1, 2, 3, 4, 5, 6} <= by_id.keys() and len(by_id.get(None, [])) >= 6):
             line = proc.stdout.readline()
             if not line:
                 break
@@ -181,8 +190,10 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
         proc.wait()
     assert "result" in by_id[1][0] and "result" in by_id[3][0]  # the session goes on
     assert not by_id[4][0]["result"].get("isError"), by_id[4]  # searched, U+FFFD for it
-    assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
+    assert [a["error"]["code"] for a in by_id[None]] == [-32700] + [-32600] * 5
+    assert "tools/list needs an id" in by_id[None][2]["error"]["message"]
     assert by_id[2][0]["error"]["code"] == -32600 and by_id[5][0]["error"]["code"] == -32600
+    assert "result" in by_id[6][0] and set(by_id) == {1, 2, 3, 4, 5, 6, None}
 
 
 @pytest.mark.slow  # a kb MCP server process

@@ -261,7 +261,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
     the server only logs it, so a client waiting for an answer would wait forever. JSON-RPC
     2.0 (section 5.1) answers such a line: ``-32700`` (parse error) when it is not JSON,
     ``-32600`` (invalid request) when it is JSON but no message; with the line's ``id`` when
-    it has one, else ``null``.
+    it has one, else ``null``. A request method with no usable id is answered ``-32600``
+    too (``_request_without_id``).
 
     Args:
         incoming: the transport's read stream (``SessionMessage`` or ``Exception`` items).
@@ -277,21 +278,39 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
         async for item in incoming:
             if isinstance(item, Exception) and (message := _reparsed(item)) is not None:
                 item = SessionMessage(message)  # a lone surrogate's escape: valid JSON
-            if not isinstance(item, Exception):
+            if not isinstance(item, Exception) and not _request_without_id(item.message):
                 if in_flight is not None:
                     in_flight.read(item.message)
                 await forward.send(item)
                 continue
-            answer = _malformed(item)
+            answer = _malformed(item) if isinstance(item, Exception) else (
+                types.INVALID_REQUEST, None)
             if answer is None:  # an empty line asks nothing: no answer
                 continue
             code, message_id = answer
             error = types.JSONRPCError(jsonrpc="2.0", id=message_id, error=types.ErrorData(
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
-                else "invalid request: not a JSON-RPC 2.0 message"))
+                else "invalid request: not a JSON-RPC 2.0 message" if isinstance(item, Exception)
+                else f"invalid request: {item.message.method} needs an id that is a string or "
+                     "an integer (without one it reads as a notification, never answered)"))
             await outgoing.send(SessionMessage(error))
         if in_flight is not None:
             await in_flight.drained()
+
+
+def _request_without_id(message: Any) -> bool:
+    """A request method read as a notification: its id was missing, or no string or integer.
+
+    The SDK reads ``{"id": 1.5, "method": "tools/list"}`` (an id of 1.5, ``true`` or an
+    object) as a notification and drops it, so the client waits forever. Every MCP
+    notification's method starts with ``notifications/``; any other method needs an id
+    (MCP: "Requests MUST include a string or integer ID"), and the line is answered as an
+    invalid request, with a ``null`` id (JSON-RPC 2.0, section 5: the id could not be read).
+    """
+    from mcp import types
+
+    return isinstance(message, types.JSONRPCNotification) and not message.method.startswith(
+        "notifications/")
 
 
 def _reparsed(exc: Exception) -> Any:
