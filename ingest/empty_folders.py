@@ -8,20 +8,29 @@ so the command exits 1, unless the caller says the folder really is empty (``all
 ``kb sync --allow-empty``). The same holds when none of ``ALL_GONE_MIN`` or more documents
 is left though the folder holds other files (a mount point with a placeholder file), and
 for a folder given that is gone (``split_gone``).
+
+Inside a folder synced, a subfolder is kept the same way when the documents gone from it were
+on another file system than the folder now there (``unmounted_folders``): a drive mounted at
+``~/notes/usb`` and now unmounted leaves an empty folder of the outer file system, where notes
+moved or deleted leave their folder's own. Each ingest records the file system of the folders
+it read files in (``record_folder_devices``, ``kb.store.devices``).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kb.ingest.discover import check_given, split_given
+from kb.ingest.extract import SUPPORTED_SUFFIXES
 from kb.ingest.problems import storable
 from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
+from kb.store.devices import devices_of, record_devices
 from kb.store.problems import FOLDER_SIZE, get_problem
 from kb.types import Document, FileOutcome, folder_prefix
 
@@ -138,9 +147,80 @@ def kept_empty_folders(store: Store, roots: Iterable[Path], suffixes: frozenset[
                 not _moved(under, docs)):
             why = (f"none of the {len(under)} {noun} the index has from it is there any more "
                    "(the folder holds other files)")
-        else:
+        else:  # a drive mounted inside it (~/notes/usb) and not now
+            outcomes += unmounted_folders(store, folder, docs)
             continue
         outcomes.append(FileOutcome(str(folder), "failed", reason=(
             f"{why}: kept (is a drive or share not mounted?); `kb sync --allow-empty "
             f"{shlex.quote(str(folder))}` removes them")))
     return outcomes
+
+
+def guard_folders(store: Store, roots: Iterable[Path], found: Iterable[Path | FileOutcome], *,
+                  allow_empty: bool, added: Iterable[str] = ()) -> list[FileOutcome]:
+    """The folders a sync keeps (``kept_empty_folders``; none with ``allow_empty``).
+
+    Then the file systems of the folders holding the files ``found`` are recorded for the
+    next sync (``record_folder_devices``).
+    """
+    roots = list(roots)
+    kept = [] if allow_empty else kept_empty_folders(store, roots, SUPPORTED_SUFFIXES, added)
+    record_folder_devices(store, found)
+    return kept
+
+
+def record_folder_devices(store: Store, found: Iterable[Path | FileOutcome]) -> None:
+    """Record the file system of each folder holding one of the files ``found``.
+
+    Call it after ``kept_empty_folders``, which compares with what the last batch recorded (a
+    placeholder file in an unmounted drive's mount point would record the outer one first).
+    """
+    devices = {}
+    for folder in {p.parent for p in found if isinstance(p, Path)}:
+        try:
+            if storable(str(folder)):
+                devices[str(folder)] = folder.stat().st_dev
+        except OSError:  # gone meanwhile: nothing to record
+            continue
+    record_devices(store, devices)
+
+
+def unmounted_folders(store: Store, root: Path, docs: Sequence[Document]) -> list[FileOutcome]:
+    """Folders inside ``root`` whose documents are gone with the file system they were on.
+
+    A document whose file is gone counts for the nearest folder above it that is there (or,
+    when that is the root, the root's subfolder on its path: the mount point itself went),
+    when the folder it was in was recorded on another file system than that folder's now.
+    Documents indexed before their folder's file system was recorded are not counted.
+
+    Args:
+        store: the open store.
+        root: a folder synced, resolved.
+        docs: the index's documents.
+
+    Returns:
+        One ``failed`` outcome per such folder, sorted by path, its reason counting the
+        documents kept and naming the ways to remove them.
+    """
+    prefix = folder_prefix(str(root))
+    gone = [Path(d.source) for d in docs
+            if d.source.startswith(prefix) and file_gone(Path(d.source))]
+    recorded = devices_of(store, {str(g.parent) for g in gone}) if gone else {}
+    points: Counter[Path] = Counter()
+    for path in gone:
+        if (device := recorded.get(str(path.parent))) is None:
+            continue
+        there = path.parent
+        while there != root and not there.is_dir():
+            there = there.parent
+        try:
+            if there.stat().st_dev == device:  # the same file system: moved or deleted
+                continue
+        except OSError:
+            continue
+        points[there if there != root else root / path.relative_to(root).parts[0]] += 1
+    return [FileOutcome(str(point), "failed", reason=(
+        f"{held} {'document' if held == 1 else 'documents'} indexed from here, on another file "
+        "system than the folder now here, are gone: kept (is a drive or share not mounted "
+        f"here?); `kb rm {shlex.quote(str(point) + '/')}` or `kb sync --allow-empty "
+        f"{shlex.quote(str(root))}` removes them")) for point, held in sorted(points.items())]

@@ -37,17 +37,18 @@ Then, once for the batch:
    (``kb.ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
 9. **Prune**: documents under a folder given whose files are gone are removed with their chunks,
    FTS rows and vectors; a folder that holds no files at all keeps its documents and fails
-   (``kb.ingest.empty_folders``: an unmounted drive looks empty) unless ``allow_empty``. A file
+   (``kb.ingest.empty_folders``: an unmounted drive looks empty; so does a subfolder one was
+   mounted on) unless ``allow_empty``. A file
    reached through a symlink out of a folder is reported (its document's source is its real
    path) and the link recorded (``kb.store.links``); a sync also removes such documents once
    their files are gone. With ``inside`` (a project's roots), one out of it is skipped.
 
 Ctrl-C raises ``kb.ingest.report.IngestInterrupted`` with what was committed (files whole,
 vectors by page); the next run resumes: unchanged files are skipped, missing vectors embedded.
-Model calls are made outside any write transaction. An unchanged file is skipped by its
-content hash whatever models are configured now: a file ingested without an LLM keeps its
-plain prefixes until it changes. The report says so: a batch without an LLM counts indexed
-documents with situating sentences (the prefixes are mixed); a batch with one, those without.
+Model calls are made outside any write transaction. An unchanged file is skipped by its content
+hash whatever models are configured now: a file ingested without an LLM keeps its plain prefixes
+until it changes. The report says so: a batch without an LLM counts indexed documents with
+situating sentences (the prefixes are mixed); a batch with one, those without.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ from kb.ingest.chunk import chunk_document
 from kb.ingest.contextualize import SITUATE_TIMEOUT_S, situate_chunks
 from kb.ingest.discover import MAX_FILE_BYTES, discover
 from kb.ingest.embed import backfill_vectors
-from kb.ingest.empty_folders import kept_empty_folders, split_gone
+from kb.ingest.empty_folders import guard_folders, split_gone
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract, read_as
 from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
@@ -288,8 +289,8 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         on_file: called with each file's path before it is read.
         inside: files whose real path is outside it are skipped (``kb.ingest.discover``);
             with ``sync``, documents a link under the folders brought in from outside go.
-        named: the files given by name, read again even when they failed before and are
-            unchanged (``kb.ingest.problems``); ``None``: the files among ``paths``.
+        named: files given by name, read again though they failed before and are unchanged
+            (``kb.ingest.problems``); ``None``: the files among ``paths``.
 
     Returns:
         The batch report; a failed file is an outcome, never an exception, and so is a
@@ -326,8 +327,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                               ignore=ignore, on_ignored=on_ignored, inside=inside))
     except FileNotFoundError as exc:
         if len(roots) == 1:
-            raise
-        # say that the other paths were not read either
+            raise  # else say that the other paths were not read either
         raise FileNotFoundError(f"{exc}; nothing was written: every path given is checked "
                                 "before any file is read") from None
     resolved = [r.expanduser().resolve() for r in roots]
@@ -350,16 +350,16 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if fault is not None:
         return stopped_report(store, outcomes, service)
     record_links(store, ((str(link), str(real)) for link, real, _ in links))
-    kept = [] if allow_empty else kept_empty_folders(
-        store, roots, SUPPORTED_SUFFIXES, added=(o.path for o in outcomes if o.action == "added"))
+    kept = guard_folders(store, roots, found, allow_empty=allow_empty,
+                         added=(o.path for o in outcomes if o.action == "added"))
     for folder in (*gone, *kept):
         problems.folder_failed(folder)
     held = {o.path for o in kept}  # folders kept: their documents and their files' records
     synced = [r for r in resolved if str(r) not in held]
-    problems.save(synced)
+    problems.save(synced, keep=held)
     outcomes[:0] = gone
     outcomes += kept
-    removed = remove_missing(store, synced, links=sync)
+    removed = remove_missing(store, synced, links=sync, keep=held)
     if sync:  # a plain ingest never drops what the user added by hand under ignored paths
         removed += remove_ignored(store, resolved, ignore)
         removed += remove_links_out(store, resolved, inside) if inside else ()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from kb.store.problems import (
     problems_under,
     remember_problems,
 )
-from kb.types import FileOutcome
+from kb.types import FileOutcome, folder_prefix
 
 NOT_REMEMBERED = "not attempted"  # a storage fault's files: not recorded
 # recorded (new once for `kb sync --check`), yet read every run: a chmod fixes the first, and
@@ -173,9 +174,13 @@ class ProblemLog:
         self._met.add(source)
         self._remember.append((source, FOLDER_SIZE, 0.0, outcome.reason))
 
-    def save(self, folders: list[Path]) -> None:
-        """Write what the batch learnt; records under ``folders`` not met again are dropped."""
+    def save(self, folders: list[Path], keep: Iterable[str] = ()) -> None:
+        """Write what the batch learnt; records under ``folders`` not met again are dropped.
+
+        Those under ``keep`` stay: folders kept as looking unmounted, their files unseen.
+        """
         remember_problems(self.store, self._remember, at=self.started)
+        kept = tuple(folder_prefix(k) for k in keep)
         stale = [s for f in folders for s in problems_under(self.store, shown(str(f)).rstrip("/"))
-                 if s not in self._met]
+                 if s not in self._met and not s.startswith(kept)]
         forget_problems(self.store, [*self._forget, *stale])

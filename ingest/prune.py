@@ -18,10 +18,11 @@ from kb.ingest.ignore import IgnoreRules, is_unread_rules
 from kb.ingest.problems import storable
 from kb.store import Store
 from kb.store.links import forget_links, links_under
+from kb.types import folder_prefix
 
 
-def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
-                   ) -> tuple[str, ...]:
+def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False,
+                   keep: Iterable[str] = ()) -> tuple[str, ...]:
     """Delete documents stored under any folder in ``roots`` whose file no longer exists.
 
     A document whose file kb cannot look at (e.g. in a folder it may not read, which the
@@ -33,16 +34,19 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False
         links: also delete the documents recorded as reached through a symlink under one of
             the folders (``kb.store.links``) whose files are gone; the records of links that
             are gone, or lead elsewhere now, are dropped (their documents stay).
+        keep: folders whose documents stay whatever their files (folders kept as looking
+            unmounted, ``kb.ingest.empty_folders``).
 
     Returns:
         The removed sources.
     """
     folders = [f for p in roots if p.is_dir()  # a name not UTF-8 has no documents stored
                and storable(f := str(p.resolve()).rstrip("/"))]
+    kept = tuple(folder_prefix(k) for k in keep)
     removed = []
     for doc in store.documents():
         inside = any(doc.source.startswith(f + "/") for f in folders)
-        if inside and file_gone(Path(doc.source)):
+        if inside and not doc.source.startswith(kept) and file_gone(Path(doc.source)):
             store.delete_document(doc.source)
             removed.append(doc.source)
     if not links:

@@ -41,6 +41,9 @@ class MetaKey(StrEnum):
     """Prefix: JSON judge threshold of one fingerprint, or of ``lexical`` (BM25 only)."""
     SYMLINK = "symlink:"
     """Prefix: the source of the document a symlink brought in, keyed by the link's path."""
+    DEVICE = "device:"
+    """Prefix: the file system (``st_dev``) a folder holding indexed files was on at its last
+    ingest, keyed by the folder's path (``kb.store.devices``)."""
 
     def of(self, suffix: str) -> str:
         """The key of one row of a prefix family, e.g. ``calibration:<fingerprint>``.

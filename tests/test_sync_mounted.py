@@ -1,0 +1,108 @@
+"""`kb sync` of a folder with a drive mounted inside it (``~/notes/usb``): a real tmpfs mount.
+
+Unmounted, the drive leaves an empty folder of the outer file system; its documents are kept
+and the folder fails, while notes moved or deleted on one file system are synced as before.
+Mounting needs privileges: without them the mount tests are skipped (the moves still run).
+"""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import write
+
+from kb.cli import cli
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"KB_EMBEDDER": "none"})
+
+
+def _mount(point: Path) -> None:
+    point.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(point)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+
+
+def _umount(point: Path) -> None:
+    subprocess.run(["umount", str(point)], check=True)
+
+
+def _drive_notes(point: Path) -> None:
+    write(point / "trip.md", "# Trip\n\nThe ferry to Skye leaves at nine in the morning.\n")
+    write(point / "sub" / "boat.md", "# Boat\n\nThe dinghy's outboard takes two-stroke fuel.\n")
+
+
+def _count(db: str) -> int:
+    return int(json.loads(run("--db", db, "status", "--json").output)["documents"])
+
+
+def test_an_unmounted_drive_inside_a_synced_folder_keeps_its_documents(tmp_path: Path) -> None:
+    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
+    write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
+    usb = notes / "usb"
+    _mount(usb)
+    try:
+        _drive_notes(usb)
+        assert run("--db", db, "sync", str(notes)).exit_code == 0
+        assert _count(db) == 3
+    finally:
+        _umount(usb)
+    r = run("--db", db, "sync", str(notes))  # the mount point is an empty folder now
+    assert r.exit_code == 1, r.output
+    assert f"FAILED   {usb.resolve()}: 2 documents indexed from here, on another file system" \
+        in r.output
+    assert f"`kb rm {usb.resolve()}/` or `kb sync --allow-empty {notes.resolve()}`" in r.output
+    assert "REMOVED" not in r.output and _count(db) == 3
+    # the drive back: synced as before, nothing failed
+    _mount(usb)
+    try:
+        _drive_notes(usb)
+        r = run("--db", db, "sync", str(notes))
+        assert r.exit_code == 0 and "FAILED" not in r.output, r.output
+        assert _count(db) == 3
+    finally:
+        _umount(usb)
+    # the user says it is gone for good
+    r = run("--db", db, "sync", "--allow-empty", str(notes))
+    assert r.exit_code == 0 and r.output.count("REMOVED") == 2, r.output
+    assert _count(db) == 1
+
+
+def test_the_mount_point_itself_removed_names_it(tmp_path: Path) -> None:
+    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
+    write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
+    usb = notes / "usb"
+    _mount(usb)
+    try:
+        _drive_notes(usb)
+        assert run("--db", db, "sync", str(notes)).exit_code == 0
+    finally:
+        _umount(usb)
+    usb.rmdir()  # an automounter removes its mount point
+    r = run("--db", db, "sync", str(notes))
+    assert r.exit_code == 1 and f"FAILED   {usb.resolve()}: 2 documents" in r.output, r.output
+    assert _count(db) == 3
+
+
+def test_notes_moved_or_deleted_on_one_file_system_are_synced(tmp_path: Path) -> None:
+    # the review's cases against the reverted guard: a move between subfolders and a routine
+    # `rm drafts/*` are no drive gone (the same file system), whatever the counts
+    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
+    drafts = [write(notes / "drafts" / f"d{i}.md", f"# Draft {i}\n\nGannets, draft {i}.\n")
+              for i in range(4)]
+    old = [write(notes / "a" / f"n{i}.md", f"# Note {i}\n\nPuffins nest in burrows, {i}.\n")
+           for i in range(3)]
+    assert run("--db", db, "sync", str(notes)).exit_code == 0
+    (notes / "b").mkdir()
+    for f in old:
+        f.rename(notes / "b" / f.name)
+    for f in drafts:
+        f.unlink()
+    r = run("--db", db, "sync", str(notes))
+    assert r.exit_code == 0 and "FAILED" not in r.output, r.output
+    assert r.output.count("REMOVED") == 7 and _count(db) == 3
