@@ -133,3 +133,11 @@ def test_a_missing_index_names_the_file_and_an_old_local_kb_db(home: Path) -> No
     assert r.output == (f"kb: error: {default}: no knowledge base here (collection default); "
                         "run `kb ingest PATH` first, or pass --db PATH / --collection NAME; "
                         "kb.db here is an index: pass --db kb.db\n")
+    # a path the user named: a typo, or an index not made yet (a trial: "pass --db kb.db"
+    # read as if --db had not been given)
+    missing = home / "no such" / "kb.db"
+    r = kb("--db", str(missing), "search", "kites")
+    assert r.exit_code == 1
+    assert r.output == (f"kb: error: {missing}: no knowledge base here (--db); check the path, "
+                        f"or make it with `kb --db '{missing}' ingest PATH`; kb.db in this "
+                        "folder is an index (--db kb.db)\n")

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import click
 
 from kb.api import KnowledgeBase
-from kb.cli.settings import Settings, collections_dir, load_settings
+from kb.cli.settings import Settings, collections_dir, load_settings, missing_index
 from kb.config import (
     DEFAULT_EMBEDDER,
     EXACT_SCAN_MAX_VECTORS,
@@ -41,7 +41,6 @@ from kb.shapes import ErrorDetailJSON, ErrorJSON
 from kb.types import WAITING, ProgressFn, folder_prefix
 
 F = TypeVar("F", bound=Callable[..., Any])
-DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
 
 
 def counted(n: int, noun: str) -> str:
@@ -159,16 +158,6 @@ def settings_problem(ctx: click.Context) -> str | None:
     """Why the settings could not be loaded (a file, variable or flag), or ``None``."""
     settings = ctx.find_root().obj
     return str(settings) if isinstance(settings, ValueError) else None
-
-
-def missing_index(settings: Settings) -> str:
-    """One line for an index that does not exist: which file, why that one, what to do."""
-    hint = ""
-    local = Path(DEFAULT_DB).absolute()
-    if local.is_file() and local != settings.db:
-        hint = f"; {DEFAULT_DB} here is an index: pass --db {DEFAULT_DB}"
-    return (f"{settings.db}: no knowledge base here ({settings.db_origin}); run `kb ingest "
-            f"PATH` first, or pass --db PATH / --collection NAME{hint}")
 
 
 @contextmanager

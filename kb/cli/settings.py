@@ -38,6 +38,7 @@ A config file (TOML)::
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,8 @@ ENV_VARS: dict[str, str] = {
     "ingest.extract_timeout_s": "KB_EXTRACT_TIMEOUT_S",
     "index.exact_scan_max_vectors": "KB_EXACT_SCAN_MAX_VECTORS",
 }
+
+DEFAULT_DB = "kb.db"  # where kb before collections kept its index: the current folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +245,15 @@ def _index(flags: Mapping[str, tuple[Any, str]], env: Mapping[str, str], named: 
     origin = f"{named.origin} " if named.origin else ""
     return collection_path(named.value), f"{origin}collection {named.value}", named.value
 
+
+def missing_index(settings: Settings) -> str:
+    """One line for an index that does not exist: which file, why that one, what to do."""
+    local = Path(DEFAULT_DB).absolute()
+    there = local.is_file() and local != settings.db
+    if settings.db_origin == "--db":  # the user named it: a typo, or an index not made yet
+        return (f"{settings.db}: no knowledge base here (--db); check the path, or make it with "
+                f"`kb --db {shlex.quote(str(settings.db))} ingest PATH`" + (
+                    f"; {DEFAULT_DB} in this folder is an index (--db {DEFAULT_DB})" if there else ""))
+    return (f"{settings.db}: no knowledge base here ({settings.db_origin}); run `kb ingest "
+            "PATH` first, or pass --db PATH / --collection NAME" + (
+                f"; {DEFAULT_DB} here is an index: pass --db {DEFAULT_DB}" if there else ""))
