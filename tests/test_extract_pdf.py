@@ -231,3 +231,52 @@ def test_a_page_that_fails_to_extract_does_not_lose_the_others(tmp_path: Path) -
     only_broken.write_bytes(_hand_made_pdf(broken))
     with pytest.raises(CorruptError, match="NoSuchFilter"):
         extract(only_broken)
+
+
+def _chinese_pdf(path: Path) -> Path:
+    """A reportlab page: a heading, a paragraph wrapped over four lines, a short last line."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    body = ParagraphStyle("body", fontName="STSong-Light", fontSize=12, leading=18,
+                          wordWrap="CJK")
+    head = ParagraphStyle("head", parent=body, fontSize=16, leading=24)
+    paragraph = ("本展区的核心展品是一台按原尺寸复原的清代花楼织机。这台织机高四米二、长五米六，"
+                 "织造时需要两个人配合：一人坐在高处的花楼上提拉经线，另一人在下方投梭打纬。"
+                 "一天只能织出几厘米的复杂花纹。研究会的老织工每天在这里进行现场织造演示，"
+                 "每场约三十分钟，观众可以近距离观看。")
+    SimpleDocTemplate(str(path), pagesize=A4).build(
+        [Paragraph("第二展区：织机", head), Paragraph(paragraph, body),
+         Paragraph("第三展区：纹样", head), Paragraph("纹样展区陈列了历代丝织品。", body)])
+    return path
+
+
+def test_a_chinese_paragraphs_wrapped_lines_are_joined(tmp_path: Path) -> None:
+    # a trial: "织\n造" in a reportlab PDF's text: 织造 unfound, its sentence cut in two
+    path = _chinese_pdf(tmp_path / "guide.pdf")
+    raw = PdfReader(path).pages[0].extract_text()
+    assert raw.count("\n") >= 5  # the paragraph really wraps on the page
+    text = extract(path).text
+    lines = text.splitlines()
+    assert "第二展区:织机" in lines and "第三展区:纹样" in lines  # headings keep their breaks
+    para = next(x for x in lines if x.startswith("本展区"))
+    assert para.endswith("观众可以近距离观看。")  # one line, the whole paragraph
+    assert "织造时需要两个人配合" in para
+
+
+@pytest.mark.slow  # a 22-page PDF
+def test_a_real_chinese_reports_paragraphs_join_and_its_table_cells_do_not() -> None:
+    text = extract(PDF / "pdfplumber-issue-67-example.pdf").text
+    # a paragraph wrapped at 《上 / 市公司收购管理办法》
+    assert "也不属于《上市公司收购管理办法》规定的一致行动人。" in text
+    assert "于2018年1月16日上午开市起复牌" in text  # a digit before the break
+    lines = text.splitlines()
+    # the page header stays its own line, above the centred title and the section heading
+    assert lines[:2] == ["东北电气发展股份有限公司 2018 年第一季度报告全文",
+                         "东北电气发展股份有限公司"]
+    assert "第一节 重要提示" in lines
+    assert "单位:元" in lines  # a table's unit line is no paragraph of the next cell

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pdfminer.converter import PDFPageAggregator
-from pdfminer.layout import LAParams, LTTextBox
+from pdfminer.layout import LAParams, LTTextBox, LTTextBoxVertical, LTTextLine
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
@@ -53,6 +53,13 @@ _FILENAME_TITLE_RE = re.compile(
 _PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document", "title", "document", "slide 1"})
 _MAX_TITLE_CHARS = 300
 _MAX_XOBJECT_DEPTH = 8  # form XObjects nested deeper than this are not searched for images
+
+# Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
+# Korean spaces its words, so Hangul is not here)
+_CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+_QUOTES = re.compile("[\u2014\u2018-\u201d\u2026]")  # dashes, curly quotes: either script
+_ENDS_SENTENCE = frozenset("。！？!?")  # a break after one splits no word: kept
+WRAP_SLACK_CHARS = 2.0  # a line ending this many average characters short of the edge is full
 
 
 def extract_pdf(path: Path) -> ExtractedDocument:
@@ -191,13 +198,54 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
                 device.unmapped = 0
                 interpreter.process_page(page)
                 # Boxes in layout order; each ends with a newline, as pypdf's lines do.
-                texts.append(("".join(item.get_text() for item in device.get_result()
-                                      if isinstance(item, LTTextBox)), device.unmapped))
+                texts.append((_page_text([item for item in device.get_result()
+                                          if isinstance(item, LTTextBox)]), device.unmapped))
             except Exception:  # one page pdfminer cannot lay out: pypdf reads it
                 texts.append(None)
     except Exception:  # the document as a whole: pypdf reads every page
         return None
     return texts if len(texts) == pages else None
+
+
+def _page_text(boxes: Sequence[LTTextBox]) -> str:
+    r"""A page's text boxes in layout order, a CJK paragraph's wrapped lines joined.
+
+    Chinese and Japanese put no space between words, so a line break the page's width put
+    inside a paragraph splits a word in two ("织\n造": 织造 unfound, a sentence cut). A line
+    loses its break when one side of it is a CJK character and the other one too, or a
+    letter, digit, curly quote or dash ("于2018年1月16\n日"; a sentence's end keeps it), and
+    the line is full: it reaches, within ``WRAP_SLACK_CHARS`` of its average character width,
+    the right edge of the lines starting where it starts (its column; pdfminer often puts
+    each such line in a box of its own), and the next line is right below it, starting
+    where it starts (a table's next cell, a page header over a centred title: not). A short
+    line, such as a heading or a paragraph's last line, keeps its break; Latin text keeps
+    every break (it separates words already); vertical boxes are left as pdfminer lays
+    them out.
+    """
+    lines = [(line, isinstance(box, LTTextBoxVertical)) for box in boxes
+             for line in box if isinstance(line, LTTextLine)]
+    right: dict[int, float] = {}  # a line's start, to the point, -> the furthest line end
+    for line, vertical in lines:
+        if not vertical:
+            right[round(line.x0)] = max(right.get(round(line.x0), 0.0), line.x1)
+    out = []
+    for i, (line, vertical) in enumerate(lines):
+        text = str(line.get_text())
+        body = text.rstrip("\n")
+        after = lines[i + 1][0] if i + 1 < len(lines) else None
+        ends, starts = body[-1:], str(after.get_text()).lstrip()[:1] if after else ""
+        if after is not None and not vertical and ends and starts and (
+                ends not in _ENDS_SENTENCE) and all(
+                _CJK.match(c) or _QUOTES.match(c) or c.isalnum() for c in (ends, starts)) and (
+                _CJK.match(ends) or _CJK.match(starts)):
+            slack = WRAP_SLACK_CHARS * (line.x1 - line.x0) / max(len(body), 1)
+            edge = max(x1 for x0, x1 in right.items() if abs(x0 - line.x0) <= slack + 1)
+            gap = line.y0 - after.y1  # the next line right below, where this one starts
+            if line.x1 >= edge - slack and abs(after.x0 - line.x0) <= slack and (
+                    -0.5 * line.height <= gap <= line.height):
+                text = body
+        out.append(text)
+    return "".join(out)
 
 
 def _unlock(path: Path, reader: PdfReader) -> None:
