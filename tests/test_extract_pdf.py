@@ -280,3 +280,33 @@ def test_a_real_chinese_reports_paragraphs_join_and_its_table_cells_do_not() -> 
                          "东北电气发展股份有限公司"]
     assert "第一节 重要提示" in lines
     assert "单位:元" in lines  # a table's unit line is no paragraph of the next cell
+
+
+def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
+    # migration 10: indexed before the join, a Chinese PDF's chunks kept "织\n造" until its
+    # file changed; it is read again at the next ingest, other PDFs are not
+    import sqlite3
+    from contextlib import closing
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    docs, db = tmp_path / "docs", tmp_path / "kb.db"
+    docs.mkdir()
+    _chinese_pdf(docs / "guide.pdf")
+    page = Canvas(str(docs / "kites.pdf"))
+    page.drawString(72, 720, "Lawrence Hargrave invented the box kite in 1893.")
+    page.save()
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([docs])
+    with closing(sqlite3.connect(db)) as conn, conn:  # as a kb of schema 9 left it
+        conn.execute("DELETE FROM migrations WHERE version = 10")
+        conn.execute("PRAGMA user_version = 9")
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        hashes = {Path(d.source).name: d.content_hash for d in kb.documents()}
+        assert hashes["guide.pdf"] == "" and hashes["kites.pdf"] != ""
+        report = kb.ingest([docs])
+        assert {Path(o.path).name: o.action for o in report.outcomes} == {
+            "guide.pdf": "updated", "kites.pdf": "unchanged"}

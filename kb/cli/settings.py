@@ -251,9 +251,10 @@ def missing_index(settings: Settings) -> str:
     local = Path(DEFAULT_DB).absolute()
     there = local.is_file() and local != settings.db
     if settings.db_origin == "--db":  # the user named it: a typo, or an index not made yet
+        local_hint = f"; {DEFAULT_DB} in this folder is an index (--db {DEFAULT_DB})"
         return (f"{settings.db}: no knowledge base here (--db); check the path, or make it with "
-                f"`kb --db {shlex.quote(str(settings.db))} ingest PATH`" + (
-                    f"; {DEFAULT_DB} in this folder is an index (--db {DEFAULT_DB})" if there else ""))
+                f"`kb --db {shlex.quote(str(settings.db))} ingest PATH`"
+                + (local_hint if there else ""))
     return (f"{settings.db}: no knowledge base here ({settings.db_origin}); run `kb ingest "
             "PATH` first, or pass --db PATH / --collection NAME" + (
                 f"; {DEFAULT_DB} here is an index: pass --db {DEFAULT_DB}" if there else ""))

@@ -255,6 +255,19 @@ def _m009_chunk_page_end(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m010_cjk_pdf_reread(conn: sqlite3.Connection) -> None:
+    r"""Chinese and Japanese PDFs are read again: their wrapped lines are joined now.
+
+    ``kb.ingest.extract.pdf`` joins a CJK paragraph's lines without the line break that split
+    its words ("织\n造"). A PDF document with Han or kana text loses its ``content_hash``
+    (as in migration 9), so the next ingest of its folder reads it again; vectors of chunks
+    whose text is unchanged come back from the embedding cache. Other PDFs are not re-read.
+    """
+    conn.execute(
+        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND id IN "
+        "(SELECT doc_id FROM chunks WHERE text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*')")
+
+
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
@@ -265,6 +278,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (7, "chunk bits", _m007_chunk_bits),
     (8, "chunk codes", _m008_chunk_codes),
     (9, "chunk page end", _m009_chunk_page_end),
+    (10, "cjk pdf re-read", _m010_cjk_pdf_reread),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
