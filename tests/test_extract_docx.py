@@ -243,3 +243,24 @@ def test_a_damaged_entry_while_naming_the_package_is_still_a_corrupt_docx(tmp_pa
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptError, match="not a valid DOCX file"):
         extract(path)
+
+
+def test_a_python_docx_files_template_date_is_no_creation_date(tmp_path: Path) -> None:
+    # a trial: a DOCX a script wrote today carried python-docx's blank template's date
+    # (2013-12-23) and dropped out of `kb search --after 2026-01-01` without a word
+    path = tmp_path / "lab-wiki.docx"
+    made = docx.Document()
+    made.add_paragraph("Lab meetings are on Tuesdays at ten in room 4.12.")
+    made.save(str(path))
+    assert made.core_properties.created == datetime(2013, 12, 23, 23, 15, tzinfo=UTC)
+    assert extract(path).created_at is None  # the caller takes the file's time instead
+    db = str(tmp_path / "kb.db")
+    env = {"KB_EMBEDDER": "none"}
+    assert CliRunner().invoke(cli, ["--db", db, "ingest", str(path)], env=env).exit_code == 0
+    r = CliRunner().invoke(cli, ["--db", db, "search", "--after", "2020-01-01", "--json",
+                                 "lab meetings Tuesdays"], env=env)
+    assert r.exit_code == 0 and "lab-wiki.docx" in r.output
+    # a date the author's tool set is kept
+    made.core_properties.created = datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
+    made.save(str(path))
+    assert extract(path).created_at == datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
