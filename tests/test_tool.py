@@ -227,6 +227,11 @@ def test_ingest_is_confined_to_roots(kb_bm25: KnowledgeBase, corpus: Path, tmp_p
     assert kb_bm25.documents() == []
     out = knowledge_ingest(kb_bm25, {"paths": ["missing.md"]}, roots)
     assert out["error"]["type"] == "not_found"
+    # a relative path is read from each root: the message says where it looked (a trial
+    # sent the root's own folder name first, "notes/x.md" under the root "notes")
+    assert out["error"]["message"] == ("missing.md: no such file or folder under the ingest "
+                                       f"roots (a relative path is read from each root: "
+                                       f"{corpus.resolve()})")
     out = knowledge_ingest(kb_bm25, {"paths": "notes"}, roots)
     assert out["error"]["type"] == "invalid_arguments"
     out = knowledge_ingest(kb_bm25, {"paths": ["notes"]}, roots)

@@ -147,7 +147,9 @@ def resolve_under_roots(path: Path | str, roots: Sequence[Path | str]) -> Path:
         if not _inside(real, real_roots):
             raise PathRefused(path, "resolves outside the ingest roots (symlink)")
         return real
-    raise FileNotFoundError(f"{path}: no such file or folder under the ingest roots")
+    shown = ", ".join(str(r) for r in real_roots[:3]) + (", ..." if len(real_roots) > 3 else "")
+    raise FileNotFoundError(f"{path}: no such file or folder under the ingest roots (a relative "
+                            f"path is read from each root: {shown})")
 
 
 def confine(paths: Iterable[Path | str], roots: Sequence[Path | str], *,
