@@ -26,6 +26,7 @@ answerable queries that passed the gate (the rule the shipped threshold was fitt
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,6 +137,9 @@ class JudgeCalibration:
         answerable: answerable queries measured.
         unanswerable: unanswerable queries measured.
         source: where the threshold comes from (``kb calibrate <date> on <set>``).
+        best_answerable: each answerable query's best ``answer_p`` (0: nothing passed the
+            gate), for ``rates_at``.
+        best_unanswerable: the same for the unanswerable queries.
     """
 
     threshold: float
@@ -144,6 +148,18 @@ class JudgeCalibration:
     answerable: int
     unanswerable: int
     source: str
+    best_answerable: tuple[float, ...] = ()
+    best_unanswerable: tuple[float, ...] = ()
+
+    def rates_at(self, threshold: float) -> tuple[float | None, float]:
+        """(refusal, false refusal) of the measured queries at ``threshold``.
+
+        At the shipped threshold: what the calibration changes. Refusal is ``None`` without
+        unanswerable queries.
+        """
+        a, u = np.array(self.best_answerable), np.array(self.best_unanswerable)
+        return (float(((u < threshold) | (u <= 0)).mean()) if u.size else None,
+                float(((a < threshold) | (a <= 0)).mean()) if a.size else 0.0)
 
 
 def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
@@ -217,13 +233,11 @@ def calibrate_judge(index: KnowledgeBase, dataset: Path) -> JudgeCalibration:
         (answerable if relevant else unanswerable).append(best)
     if not answerable:
         raise ValueError(f"{dataset}: no query has a relevant document")
-    a, u = np.array(answerable), np.array(unanswerable)
-    t = judge_threshold(a, u)
-    return JudgeCalibration(
-        threshold=round(t, 6),
-        refusal_rate=float(((u < t) | (u <= 0)).mean()) if u.size else None,
-        false_refusal_rate=float(((a < t) | (a <= 0)).mean()), answerable=a.size,
-        unanswerable=u.size, source=_source(dataset))
+    t = judge_threshold(np.array(answerable), np.array(unanswerable))
+    measured = JudgeCalibration(round(t, 6), None, 0.0, len(answerable), len(unanswerable),
+                                _source(dataset), tuple(answerable), tuple(unanswerable))
+    refusal, false_refusal = measured.rates_at(t)
+    return dataclasses.replace(measured, refusal_rate=refusal, false_refusal_rate=false_refusal)
 
 
 def _source(dataset: Path) -> str:

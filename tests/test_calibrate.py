@@ -1,6 +1,7 @@
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from http_doubles import closed_port_url
 
@@ -190,6 +191,10 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
     assert 0 < out["judge_threshold"] <= 1
     assert out["judge_threshold_shipped"] == shipped_model(None).threshold
     assert (out["answerable"], out["unanswerable"]) == (20, 1)
+    # the rates at the shipped threshold too: what the calibration changed (a trial could
+    # not tell whether its calibration helped)
+    assert out["judge_refusal_rate_shipped"] in (0.0, 1.0)  # one unanswerable question
+    assert 0 <= out["judge_false_refusal_rate_shipped"] <= 1
     assert out["judge_source"].startswith("kb calibrate ") and out["judge_source"].endswith(" set")
     assert f"kb: note: created {db}" in r.stderr  # a new index, holding only the calibration
     store = Store(str(db))
@@ -270,3 +275,14 @@ def test_an_index_path_that_is_a_folder_is_refused_before_anything_is_measured(t
     r = CliRunner().invoke(cli, ["calibrate", "--set", str(tmp_path / "set")],
                            env={"KB_EMBEDDER": "none", "KB_DB": str(tmp_path / "dir.db")})
     assert r.exit_code == 1 and "not a file" in r.stderr
+
+
+def test_rates_at_a_threshold_count_a_question_below_it_or_at_zero_as_refused() -> None:
+    from kb.eval.calibrate import JudgeCalibration
+
+    measured = JudgeCalibration(0.1, None, 0.0, 3, 2, "test", best_answerable=(0.5, 0.0, 0.05),
+                                best_unanswerable=(0.02, 0.3))
+    # refused: unanswerable 0.02 (of 0.02, 0.3); answerable 0.0 and 0.05 (of three)
+    assert measured.rates_at(0.1) == (0.5, pytest.approx(2 / 3))
+    assert measured.rates_at(0.01) == (0.0, pytest.approx(1 / 3))  # 0 is refused at any
+    assert JudgeCalibration(0.1, None, 0.0, 1, 0, "t", (0.5,), ()).rates_at(0.1) == (None, 0.0)

@@ -98,8 +98,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     then fingerprint (the model's key, or "lexical"), judge_threshold, judge_source,
     judge_threshold_shipped (the one searches use without a calibration), the answerable and
     unanswerable questions counted, judge_refusal_rate and judge_false_refusal_rate at the
-    threshold fitted, and stored. A new index file is made to hold the calibration (said on
-    stderr).
+    threshold fitted, the same at the shipped threshold (..._shipped: what the calibration
+    changes on your questions), and stored. A new index file is made to hold the calibration
+    (said on stderr).
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question,
@@ -173,6 +174,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
            "judge_refusal_rate": (None if judged.refusal_rate is None
                                   else round(judged.refusal_rate, 4)),
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
+           **dict(zip(("judge_refusal_rate_shipped", "judge_false_refusal_rate_shipped"),
+                      (None if r is None else round(r, 4)
+                       for r in judged.rates_at(shipped.threshold)), strict=True)),
            "stored": not dry_run}
     if as_json:
         emit_json(out)
