@@ -30,8 +30,11 @@ def test_ingest_search_docs_status_rm_roundtrip(tmp_path):
     doc = write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")
     r = run("--db", db, "ingest", str(tmp_path / "d"), "--json")
     assert r.exit_code == 0, r.output
-    lines = [json.loads(x) for x in r.output.splitlines()]
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert lines[-1]["type"] == "summary" and lines[-1]["added"] == 1
+    # a new index is said on stderr (a trial: a mistyped --db made one without a word)
+    assert r.stderr.startswith(f"kb: note: created {db}, a new index (--db)\n")
+    assert "created" not in run("--db", db, "ingest", str(tmp_path / "d")).stderr
     r = run("--db", db, "search", "who invented box kites", "--json")
     data = json.loads(r.output)
     assert data["references"][0]["source"] == str(doc.resolve())

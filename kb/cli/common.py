@@ -100,7 +100,7 @@ def errors_as_one_line(fn: F) -> F:
 
 
 @contextmanager
-def open_kb(ctx: click.Context, *, create: bool = False,
+def open_kb(ctx: click.Context, *, create: bool = False, announce: bool = True,
             scope: DocumentScope | None = None) -> Iterator[KnowledgeBase]:
     """Open the knowledge base the settings name (``kb.cli.settings``).
 
@@ -112,7 +112,8 @@ def open_kb(ctx: click.Context, *, create: bool = False,
     ingest) create a missing file (and a collection's folder); the others refuse it, so a
     search run from the wrong folder says so instead of creating an empty index and
     answering "not in your knowledge base". A new file named by path (``--db``, ``KB_DB``)
-    goes only into a folder that exists: a mistyped path makes no folders.
+    goes only into a folder that exists: a mistyped path makes no folders. A new file is said
+    on stderr (unless ``announce`` is false: the caller says it its own way).
 
     Raises:
         kb.errors.KbError: the file does not exist (or is empty) and ``create`` is false, or
@@ -122,7 +123,8 @@ def open_kb(ctx: click.Context, *, create: bool = False,
     if not create and settings.db.is_file() and settings.db.stat().st_size == 0:
         raise KbError(f"{settings.db}: the file is empty, no kb index (a command that reads "
                       "one writes nothing into it; `kb ingest` makes it an index)")
-    if not settings.db.exists():
+    made = not settings.db.exists()
+    if made:
         if not create:
             raise KbError(missing_index(settings))
         if settings.collection is not None:
@@ -132,6 +134,9 @@ def open_kb(ctx: click.Context, *, create: bool = False,
     with (ScopedKnowledgeBase(settings.db, settings.config, scope=scope)
           if scope is not None and scope.active
           else KnowledgeBase(settings.db, settings.config)) as kb:
+        if made and announce:  # a trial: a mistyped --db made a second index without a word
+            click.echo(f"kb: note: created {settings.db}, a new index ({settings.db_origin})",
+                       err=True)
         for problem in kb.problems:
             click.echo(f"kb: warning: {problem}", err=True)
         if isinstance(kb, ScopedKnowledgeBase) and not kb.doc_ids():

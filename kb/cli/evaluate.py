@@ -155,7 +155,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     fingerprint = service.fingerprint.key if service is not None else None
     if not dry_run:
         created = not settings.db.exists()
-        with open_kb(ctx, create=True) as kb:
+        with open_kb(ctx, create=True, announce=False) as kb:
             if report is not None and fingerprint is not None:
                 save_calibration(kb.store, fingerprint, report.calibration)
             save_judge_threshold(kb.store, fingerprint, judged.threshold, judged.source)
