@@ -108,6 +108,9 @@ def test_without_roots_ingest_is_not_listed(kb_bm25: KnowledgeBase) -> None:
             names = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("knowledge_ingest", {"paths": ["x"]})
             assert result.is_error
+            # a trial: nothing said how to turn it on
+            assert "knowledge_ingest is off: start the server with --root FOLDER" in json.loads(
+                result.content[0].text)["error"]["message"]
             return names
 
     assert anyio.run(tools) == ["knowledge_search", *READING_TOOLS]
@@ -191,7 +194,8 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(tmp_path: P
     assert "result" in by_id[1][0] and "result" in by_id[3][0]  # the session goes on
     assert not by_id[4][0]["result"].get("isError"), by_id[4]  # searched, U+FFFD for it
     assert [a["error"]["code"] for a in by_id[None]] == [-32700] + [-32600] * 5
-    assert "tools/list needs an id" in by_id[None][2]["error"]["message"]
+    assert "tools/list needs an id that is a string or an integer" in by_id[None][2]["error"][
+        "message"]
     assert by_id[2][0]["error"]["code"] == -32600 and by_id[5][0]["error"]["code"] == -32600
     assert "result" in by_id[6][0] and set(by_id) == {1, 2, 3, 4, 5, 6, None}
 

@@ -117,8 +117,10 @@ def build_server(kb: KnowledgeBase, roots: Sequence[Path] = ()) -> Server[Any]:
             data = await anyio.to_thread.run_sync(HANDLERS[params.name], kb, arguments)
         else:
             names = ", ".join(t.name for t in tools)
+            off = (f" ({INGEST_TOOL_NAME} is off: start the server with --root FOLDER)"
+                   if params.name == INGEST_TOOL_NAME else "")
             data = error_result("invalid_arguments",
-                                f"unknown tool {params.name!r}; this server has {names}")
+                                f"unknown tool {params.name!r}; this server has {names}{off}")
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=data,
@@ -292,7 +294,8 @@ async def answer_malformed(incoming: Any, forward: Any, outgoing: Any,
                 code=code, message="parse error: the line is not JSON" if code == types.PARSE_ERROR
                 else "invalid request: not a JSON-RPC 2.0 message" if isinstance(item, Exception)
                 else f"invalid request: {item.message.method} needs an id that is a string or "
-                     "an integer (without one it reads as a notification, never answered)"))
+                     "an integer; this one has none, or one of another type (1.5, true, an "
+                     "object), so the answer's id is null"))
             await outgoing.send(SessionMessage(error))
         if in_flight is not None:
             await in_flight.drained()
