@@ -131,7 +131,8 @@ def gather(store: Store, kept: Sequence[Candidate], *, fingerprint: str | None,
     if files.gone:
         shown = ", ".join(files.gone[:2]) + (", ..." if len(files.gone) > 2 else "")
         trace.degraded.append(f"files: {len(files.gone)} document(s) left out, their files are "
-                              f"gone ({shown}); `kb sync` of their folder removes them")
+                              f"gone ({shown}); mount the drive or share they were on, if "
+                              "it is not, or `kb sync` their folder to remove them")
     top += late
     chunks, vectors = store.chunk_rows([c.chunk_id for c in top], fingerprint)
     headers = table_headers(store, chunks, files.documents)
