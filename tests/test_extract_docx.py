@@ -264,3 +264,24 @@ def test_a_python_docx_files_template_date_is_no_creation_date(tmp_path: Path) -
     made.core_properties.created = datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
     made.save(str(path))
     assert extract(path).created_at == datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
+
+
+def test_a_generators_placeholder_title_is_no_title(tmp_path: Path) -> None:
+    # a trial: a DOCX without core properties was titled "Word Document" (python-docx's
+    # default), and "search word document" passed it
+    import re
+
+    made = tmp_path / "made.docx"
+    document = docx.Document()
+    document.add_paragraph("Gannets dive from thirty metres.")
+    document.save(str(made))
+    bare = tmp_path / "ferry-notes.docx"
+    with zipfile.ZipFile(made) as z, zipfile.ZipFile(bare, "w") as out:
+        for item in z.infolist():
+            if item.filename != "docProps/core.xml":
+                data = z.read(item.filename)
+                if item.filename == "_rels/.rels":  # its relationship goes with it
+                    data = re.sub(rb"<Relationship [^>]*core-properties[^>]*/>", b"", data)
+                out.writestr(item, data)
+    assert docx.Document(str(bare)).core_properties.title == "Word Document"
+    assert extract(bare).title == "ferry-notes"

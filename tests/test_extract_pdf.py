@@ -310,3 +310,15 @@ def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
         report = kb.ingest([docs])
         assert {Path(o.path).name: o.action for o in report.outcomes} == {
             "guide.pdf": "updated", "kites.pdf": "unchanged"}
+
+
+def test_reportlabs_placeholder_title_is_no_title(tmp_path: Path) -> None:
+    # a trial: every reportlab PDF was titled "(anonymous)" and "who is anonymous" passed it
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    path = tmp_path / "gannets.pdf"
+    SimpleDocTemplate(str(path)).build(
+        [Paragraph("Gannets dive from thirty metres.", getSampleStyleSheet()["Normal"])])
+    assert PdfReader(path).metadata.title == "(anonymous)"
+    assert extract(path).title == "gannets"

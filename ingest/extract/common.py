@@ -249,6 +249,19 @@ def images_not_indexed(count: int) -> str:
     return f"{count} images not indexed (no vision model configured)"
 
 
+# titles a file's metadata holds that name no document: a generator's default ("Word Document"
+# is python-docx's for a file without core properties, "(anonymous)" reportlab's) or a template's
+PLACEHOLDER_TITLES = frozenset({
+    "untitled", "untitled document", "title", "document", "slide 1", "word document",
+    "(anonymous)", "anonymous", "(untitled)", "(unspecified)", "unspecified", "document1",
+    "presentation", "powerpoint presentation", "microsoft word document"})
+
+
+def placeholder_title(title: str) -> bool:
+    """Whether ``title`` (from a file's metadata) is a generator's placeholder, no title."""
+    return title.strip().lower() in PLACEHOLDER_TITLES
+
+
 def one_line(text: str) -> str:
     """Collapse all whitespace (newlines included) to single spaces and strip."""
     return " ".join(clean_text(text).split())

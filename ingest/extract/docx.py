@@ -26,6 +26,7 @@ from kb.ingest.extract.common import (
     images_not_indexed,
     make_block,
     one_line,
+    placeholder_title,
     require_nonempty,
 )
 from kb.ingest.extract.wordml import (
@@ -150,7 +151,8 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
     properties = document.core_properties
     return build_document(
         path,
-        title=one_line(properties.title or "") or walker.first_heading,
+        title=(None if placeholder_title(title := one_line(properties.title or ""))
+               else title) or walker.first_heading,
         blocks=blocks,
         source_type="docx",
         warnings=[*([image_note] if images else []), *([hidden_note] if hidden else [])],

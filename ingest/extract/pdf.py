@@ -37,6 +37,7 @@ from kb.ingest.extract.common import (
     images_not_indexed,
     make_block,
     one_line,
+    placeholder_title,
     require_nonempty,
 )
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
@@ -50,7 +51,6 @@ UNMAPPED_REASON = ("its fonts have no Unicode map (no ToUnicode): the text layer
 _FILENAME_TITLE_RE = re.compile(
     r"\.(?:exe|docx?|rtf|odt|pdf|tex|dvi|ps|indd|qxd|pptx?|xlsx?|txt|html?)$", re.I
 )
-_PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document", "title", "document", "slide 1"})
 _MAX_TITLE_CHARS = 300
 _MAX_XOBJECT_DEPTH = 8  # form XObjects nested deeper than this are not searched for images
 
@@ -363,7 +363,7 @@ def _title(reader: PdfReader) -> str | None:
         len(title) > _MAX_TITLE_CHARS
         or not any(ch.isalpha() for ch in title)
         or _FILENAME_TITLE_RE.search(title)
-        or title.lower() in _PLACEHOLDER_TITLES
+        or placeholder_title(title)
     ):
         return None
     return title
