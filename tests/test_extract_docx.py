@@ -285,3 +285,24 @@ def test_a_generators_placeholder_title_is_no_title(tmp_path: Path) -> None:
                 out.writestr(item, data)
     assert docx.Document(str(bare)).core_properties.title == "Word Document"
     assert extract(bare).title == "ferry-notes"
+
+
+def test_a_metadata_date_in_the_future_is_said_and_a_zero_date_is_none(tmp_path: Path) -> None:
+    # a trial: a DOCX dated 2035 outranked the note that replaced it, without a warning (a
+    # front matter's date in the future has one); Windows' zero date 1601-01-01 was a date
+    for created, kept, said in ((datetime(2035, 1, 1, tzinfo=UTC), True, "in the future"),
+                                (datetime(1601, 1, 1, tzinfo=UTC), False, "is no date"),
+                                (datetime(2021, 6, 1, tzinfo=UTC), True, None)):
+        path = tmp_path / f"gate-{created.year}.docx"
+        made = docx.Document()
+        made.add_paragraph("The marina gate code is 4412.")
+        made.core_properties.created = created
+        made.save(str(path))
+        doc = extract(path)
+        assert doc.created_at == (created if kept else None), created
+        notes = [w for w in doc.warnings if "creation date" in w]
+        if said is None:
+            assert notes == []
+        else:
+            assert len(notes) == 1 and created.date().isoformat() in notes[0], notes
+            assert said in notes[0]

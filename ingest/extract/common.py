@@ -15,6 +15,7 @@ from charset_normalizer.utils import is_multi_byte_encoding
 
 from kb.errors import CorruptError, EmptyDocumentError
 from kb.ingest.extract.cleaning import clean_text
+from kb.ingest.extract.dates import METADATA_DATED, checked_metadata_date
 from kb.ingest.extract.utf16 import utf16_without_bom
 from kb.types import Block, ExtractedDocument, ImageRef, SourceType
 
@@ -313,7 +314,8 @@ def build_document(
             the kept blocks only).
         source_type: the format.
         warnings: human-readable notes, de-duplicated in order.
-        created_at: creation time; a naive value is taken as UTC.
+        created_at: creation time; a naive value is taken as UTC. From a PDF's, DOCX's or
+            web page's metadata it is checked (``checked_metadata_date``).
         empty_reason: the reason given when no block has text.
         images: the images that can be described, in document order.
         image_count: all images in the file (at least ``len(images)``).
@@ -328,6 +330,9 @@ def build_document(
     clean_title = one_line(title or "") or one_line(path.stem) or one_line(path.name)
     if created_at is not None and created_at.tzinfo is None:
         created_at = created_at.replace(tzinfo=UTC)
+    if created_at is not None and source_type in METADATA_DATED:
+        created_at, note = checked_metadata_date(created_at)
+        warnings = [*warnings, *([note] if note else [])]
     refs = tuple(images)
     return ExtractedDocument(
         title=clean_title,

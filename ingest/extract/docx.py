@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from kb.ingest.extract.common import (
     placeholder_title,
     require_nonempty,
 )
+from kb.ingest.extract.dates import authored_at
 from kb.ingest.extract.wordml import (
     W,
     container_lines,
@@ -161,23 +161,6 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
         images=walker.images,
         image_count=images,
     )
-
-
-# (creator, created) of blank templates that generators copy without stamping a date: python-docx's
-# default.docx says "python-docx", 2013-12-23 23:15 UTC whatever day a script writes the file
-TEMPLATE_STAMPS = frozenset({("python-docx", datetime(2013, 12, 23, 23, 15, tzinfo=UTC))})
-
-
-def authored_at(creator: str | None, created: datetime | None) -> datetime | None:
-    """A DOCX's creation time, or ``None`` when it is a blank template's (``TEMPLATE_STAMPS``).
-
-    Then the file's time stands for it (``build_document``'s caller). A trial's DOCX, written
-    by a python-docx script that day, was dated 2013 and left out of ``--after`` searches.
-    """
-    if created is None:
-        return None
-    stamp = created if created.tzinfo else created.replace(tzinfo=UTC)
-    return None if (creator or "", stamp) in TEMPLATE_STAMPS else created
 
 
 def _image_resolver(document: Any) -> Callable[[str], str | None]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 
 import yaml
+
+from kb.ingest.extract.dates import FUTURE_SLACK
 
 # The block opens on the first line and closes on a line of the same fence (YAML may also
 # close with "..."); the body starts after the closing line.
@@ -23,7 +25,6 @@ _TOML_RE = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.S)
 # nothing)
 _UNCLOSED_RE = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:[A-Za-z_][\w-]*[ \t]*[:=][^\n]*\n){2}")
 DATE_KEYS = ("date", "created", "published", "created_at")  # first present wins
-FUTURE_SLACK = timedelta(days=2)  # a date past now by more (time zones aside) is a typo
 
 
 class _PlainScalars(yaml.SafeLoader):
