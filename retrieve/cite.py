@@ -101,7 +101,9 @@ def cite(query: str, ranking: Ranking, options: SearchOptions, *, rerank_min_sco
                        judged_out=out.judged_out, gone=files.gone,
                        judge=judge_records(refs, verdicts), notes=tuple(notes),
                        best_answer_p=None if verdicts is None else round(max(
-                           (v.answer_p for v in verdicts.values()), default=0.0), 4))
+                           (v.answer_p for v in verdicts.values()), default=0.0), 4),
+                       judge_threshold=None if verdicts is None or evidence.judge is None
+                       else evidence.judge.model.threshold)
     return SearchResult(query, tuple(refs), context_block(refs, weak=insufficient),
                         insufficient, diag)
 

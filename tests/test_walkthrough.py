@@ -45,7 +45,7 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
                           text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
-    assert "Hargrave" in out and "WEAK EVIDENCE: no passage passed the judge" in out
+    assert "Hargrave" in out and "WEAK EVIDENCE: no passage reached the judge's threshold (" in out
     assert "1066" not in out  # the ignored draft was never indexed
     assert str(home / ".local" / "share" / "kb") in out  # kb status: absolute paths, data folder
     assert re.search(r"^\*\s*default", out, re.MULTILINE) and "work" in out

@@ -66,7 +66,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         out.line(Text("No relevant references found: the knowledge base does not hold the "
                       "answer."))
     if result.references and result.insufficient_evidence:
-        out.line(Text("WEAK EVIDENCE: no passage passed the judge; these are the closest and "
+        bar = result.diagnostics.judge_threshold  # calibrated, it may be far from 7%
+        passed = "passed the judge" if bar is None else f"reached the judge's threshold ({bar:.0%})"
+        out.line(Text(f"WEAK EVIDENCE: no passage {passed}; these are the closest and "
                       "probably do not answer the question" + (
                           f" ({len(result.diagnostics.gone)} document(s) left out: their "
                           "files are gone)." if result.diagnostics.gone else "."),

@@ -95,6 +95,8 @@ class DiagnosticsJSON:
         judge: per reference, the offline judge's reasons (empty when it did not run).
         best_answer_p: the best ``answer_p`` the offline judge gave, or null when it did not
             run.
+        judge_threshold: the ``answer_p`` from which it passed a passage (shipped or
+            calibrated), or null when it did not run.
         gone: sources left out because their files are gone from disk.
         notes: why the list is empty or short when a filter or a cap is the reason (a tag no
             document carries, passages left out by the per-document cap).
@@ -112,6 +114,7 @@ class DiagnosticsJSON:
     judged_out: int
     judge: tuple[JudgeRecord, ...]
     best_answer_p: float | None
+    judge_threshold: float | None
     gone: tuple[str, ...]
     notes: tuple[str, ...]
 
@@ -126,7 +129,7 @@ class DiagnosticsJSON:
                                                           for cid, score in items))
                                  for stage, items in d.explain),
                    judged_out=d.judged_out, judge=d.judge, best_answer_p=d.best_answer_p,
-                   gone=d.gone, notes=d.notes)
+                   judge_threshold=d.judge_threshold, gone=d.gone, notes=d.notes)
 
 
 @dataclass(frozen=True, slots=True)

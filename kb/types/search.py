@@ -252,6 +252,8 @@ class Diagnostics:
         judge: per reference, the offline judge's reasons (empty when it did not run).
         best_answer_p: the best ``answer_p`` among the candidates the offline judge scored
             (0 when none passed its evidence gate), or ``None`` when it did not run.
+        judge_threshold: the ``answer_p`` from which the offline judge passed a passage (the
+            shipped one, or one ``kb calibrate`` stored), or ``None`` when it did not run.
         gone: sources of documents left out because their files are gone from disk since
             they were indexed (``kb sync`` of their folder removes them).
         notes: why the list is empty or short, when a filter or a cap is the reason (e.g.
@@ -271,6 +273,7 @@ class Diagnostics:
     judged_out: int = 0
     judge: tuple[JudgeRecord, ...] = ()
     best_answer_p: float | None = None
+    judge_threshold: float | None = None
     gone: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
