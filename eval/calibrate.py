@@ -21,7 +21,9 @@ unanswerable queries in the set (no qrels row), the threshold maximises the refu
 unanswerable ones minus the false refusal of the answerable ones, with false refusal at most
 ``MAX_FALSE_REFUSAL``; without them, it refuses at most ``GATED_FALSE_REFUSAL`` of the
 answerable queries that passed the gate (the rule the shipped threshold was fitted with,
-``bench/fit_judge.py``). It is stored per fingerprint (``kb.retrieve.calibration``).
+``bench/fit_judge.py``). It is stored per fingerprint (``kb.retrieve.calibration``). Its rates
+on the set flatter it (the threshold was fitted on those questions), so ``held_out_rates``
+also judges each question by a threshold fitted without it (k-fold cross-validation).
 """
 
 from __future__ import annotations
@@ -195,6 +197,39 @@ def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
         if refusal - false_refusal > best[0]:
             best = (refusal - false_refusal, float(t))
     return best[1]
+
+
+HELD_OUT_FOLDS = 10
+
+
+def held_out_rates(answerable: np.ndarray, unanswerable: np.ndarray,
+                   folds: int = HELD_OUT_FOLDS) -> tuple[float | None, float]:
+    """(refusal, false refusal) with each question judged by a threshold fitted without it.
+
+    The questions (answerable and unanswerable, in the order given) are dealt into ``folds``
+    folds round-robin; each fold's questions are judged by ``judge_threshold`` fitted on the
+    others (k-fold cross-validation; Stone, J. R. Stat. Soc. B 36, 1974): what the threshold
+    does on new questions, not on those it was fitted on. A fold whose rest has no answerable
+    question past the gate is judged by the threshold fitted on all.
+
+    Returns:
+        Refusal of the unanswerable questions (``None`` without any) and false refusal of the
+        answerable ones, each in [0, 1].
+    """
+    best = np.concatenate([answerable, unanswerable])
+    label = np.concatenate([np.ones(answerable.size, bool), np.zeros(unanswerable.size, bool)])
+    fold = np.arange(best.size) % max(1, min(folds, best.size))
+    everyone = judge_threshold(answerable, unanswerable)
+    refused = np.zeros(best.size, bool)
+    for k in np.unique(fold):
+        rest = fold != k
+        try:
+            t = judge_threshold(best[rest & label], best[rest & ~label])
+        except ValueError:  # no answerable question of the rest passed the gate
+            t = everyone
+        refused[~rest] = (best[~rest] < t) | (best[~rest] <= 0)
+    return (float(refused[~label].mean()) if unanswerable.size else None,
+            float(refused[label].mean()))
 
 
 def check_set_size(dataset: Path, minimum: int = MIN_ANSWERABLE) -> None:

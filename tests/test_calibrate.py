@@ -195,6 +195,9 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
     # not tell whether its calibration helped)
     assert out["judge_refusal_rate_shipped"] in (0.0, 1.0)  # one unanswerable question
     assert 0 <= out["judge_false_refusal_rate_shipped"] <= 1
+    # and with each question judged by a threshold fitted without it (what new ones would see)
+    assert out["judge_refusal_rate_held_out"] in (0.0, 1.0)
+    assert 0 <= out["judge_false_refusal_rate_held_out"] <= 1
     assert out["judge_source"].startswith("kb calibrate ") and out["judge_source"].endswith(" set")
     assert f"kb: note: created {db}" in r.stderr  # a new index, holding only the calibration
     store = Store(str(db))
@@ -286,3 +289,16 @@ def test_rates_at_a_threshold_count_a_question_below_it_or_at_zero_as_refused() 
     assert measured.rates_at(0.1) == (0.5, pytest.approx(2 / 3))
     assert measured.rates_at(0.01) == (0.0, pytest.approx(1 / 3))  # 0 is refused at any
     assert JudgeCalibration(0.1, None, 0.0, 1, 0, "t", (0.5,), ()).rates_at(0.1) == (None, 0.0)
+
+
+def test_held_out_rates_judge_each_question_by_a_threshold_fitted_without_it() -> None:
+    from kb.eval.calibrate import held_out_rates, judge_threshold
+
+    a, u = np.array([0.9, 0.8, 0.7]), np.array([0.1, 0.2])
+    # fitted on all five: 0.7 refuses both unanswerable questions and no answerable one
+    assert judge_threshold(a, u) == 0.7
+    # one question per fold: without 0.7 the threshold fitted is 0.8, which refuses it; the
+    # others are judged at 0.7 (0.9 and 0.8 pass, 0.1 and 0.2 are refused)
+    assert held_out_rates(a, u, folds=5) == (1.0, pytest.approx(1 / 3))
+    assert held_out_rates(a, u) == held_out_rates(a, u, folds=5)  # no more folds than questions
+    assert held_out_rates(a, np.array([])) [0] is None  # no unanswerable question

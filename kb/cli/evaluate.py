@@ -98,8 +98,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     then fingerprint (the model's key, or "lexical"), judge_threshold, judge_source,
     judge_threshold_shipped (the one searches use without a calibration), the answerable and
     unanswerable questions counted, judge_refusal_rate and judge_false_refusal_rate at the
-    threshold fitted, the same at the shipped threshold (..._shipped: what the calibration
-    changes on your questions), and stored. A new index file is made to hold the calibration
+    threshold fitted (on the questions it was fitted on: they flatter it), the same with
+    each question judged by a threshold fitted without it (..._held_out, 10-fold
+    cross-validation: what to expect on new questions) and at the shipped threshold
+    (..._shipped), and stored. A new index file is made to hold the calibration
     (said on stderr).
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
@@ -116,8 +118,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         return
     import tempfile
 
+    import numpy as np
+
     from kb.eval.calibrate import calibrate as run_calibration
-    from kb.eval.calibrate import calibrate_judge, check_set_size
+    from kb.eval.calibrate import calibrate_judge, check_set_size, held_out_rates
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
     from kb.retrieve.judge_model import shipped_model
@@ -174,9 +178,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
            "judge_refusal_rate": (None if judged.refusal_rate is None
                                   else round(judged.refusal_rate, 4)),
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
-           **dict(zip(("judge_refusal_rate_shipped", "judge_false_refusal_rate_shipped"),
-                      (None if r is None else round(r, 4)
-                       for r in judged.rates_at(shipped.threshold)), strict=True)),
+           **_rates("held_out", held_out_rates(np.array(judged.best_answerable),
+                                               np.array(judged.best_unanswerable))),
+           **_rates("shipped", judged.rates_at(shipped.threshold)),
            "stored": not dry_run}
     if as_json:
         emit_json(out)
@@ -185,6 +189,13 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         shown = {None: "n/a (no unanswerable question)", True: "yes", False: "no"}
         for k, v in out.items():
             click.echo(f"{k:{width}}{shown.get(v, v) if isinstance(v, bool) or v is None else v}")
+
+
+def _rates(suffix: str, rates: tuple[float | None, float]) -> dict[str, float | None]:
+    """``judge_refusal_rate_SUFFIX`` and ``judge_false_refusal_rate_SUFFIX``, rounded."""
+    refusal, false_refusal = rates
+    return {f"judge_refusal_rate_{suffix}": None if refusal is None else round(refusal, 4),
+            f"judge_false_refusal_rate_{suffix}": round(false_refusal, 4)}
 
 
 def _check_storable(settings: Settings) -> None:
