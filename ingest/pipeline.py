@@ -72,7 +72,7 @@ from kb.ingest.embed import backfill_vectors
 from kb.ingest.empty_folders import guard_folders, split_gone
 from kb.ingest.extract import SUPPORTED_SUFFIXES, extract, read_as
 from kb.ingest.extract.common import one_line
-from kb.ingest.extract.text import EMPTY_FILE, FRONT_MATTER_ONLY
+from kb.ingest.extract.text import EMPTY_DOCUMENT, EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
 from kb.ingest.prune import remove_ignored, remove_links_out, remove_missing
@@ -97,7 +97,7 @@ log = logging.getLogger(__name__)
 
 PENDING_NOTE = "image descriptions or situating sentences not finished; the next ingest redoes it"
 REMOVED_DURING_INGEST = "removed or moved while the ingest ran"
-EMPTY_REASONS = (EMPTY_FILE, FRONT_MATTER_ONLY)
+EMPTY_REASONS = (EMPTY_FILE, FRONT_MATTER_ONLY, EMPTY_DOCUMENT)
 RETRY_NOTE = ("model calls failed: the next ingest redoes this file (replies already received "
               "come from the cache)")
 

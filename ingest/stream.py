@@ -16,6 +16,7 @@ from kb.errors import EmptyDocumentError, ExtractError
 from kb.ingest.chunk import chunk_stream
 from kb.ingest.extract.common import guessed_warning
 from kb.ingest.extract.text import (
+    EMPTY_DOCUMENT,
     EMPTY_FILE,
     FRONT_MATTER_ONLY,
     TEXT_SUFFIXES,
@@ -91,11 +92,12 @@ def write_text_stream(store: Store, path: Path, row: DocumentRow, chunk: ChunkSe
 def no_text_outcome(source: str, path: Path, reason: str) -> FileOutcome:
     """The outcome of a file without text to index.
 
-    ``skipped`` ("empty file") when it is 0 bytes or whitespace only, or a note of front matter
-    alone (nothing was meant to be indexed, as for a broken symlink); otherwise ``failed``
+    ``skipped`` ("empty file") when it is 0 bytes or whitespace only, a note of front matter
+    alone or a DOCX without text or images (nothing was meant to be indexed, as for a broken
+    symlink); otherwise ``failed``
     with ``reason`` (a scanned PDF, a page of markup only: content kb could not read).
     """
-    if reason == FRONT_MATTER_ONLY:
+    if reason in (FRONT_MATTER_ONLY, EMPTY_DOCUMENT):  # a blank Word file: nothing meant
         return FileOutcome(source, "skipped", reason=reason)
     if path.suffix.lower() in TEXT_SUFFIXES and is_blank_text(path):
         return FileOutcome(source, "skipped", reason=EMPTY_FILE)

@@ -301,4 +301,4 @@ def test_held_out_rates_judge_each_question_by_a_threshold_fitted_without_it() -
     # others are judged at 0.7 (0.9 and 0.8 pass, 0.1 and 0.2 are refused)
     assert held_out_rates(a, u, folds=5) == (1.0, pytest.approx(1 / 3))
     assert held_out_rates(a, u) == held_out_rates(a, u, folds=5)  # no more folds than questions
-    assert held_out_rates(a, np.array([])) [0] is None  # no unanswerable question
+    assert held_out_rates(a, np.array([]))[0] is None  # no unanswerable question

@@ -151,8 +151,22 @@ def test_images_are_reported() -> None:
 
 
 def test_document_with_only_empty_tables_is_empty() -> None:
-    with pytest.raises(EmptyDocumentError, match="no text in the document"):
+    with pytest.raises(EmptyDocumentError, match=r"empty document \(no text, no images\)"):
         extract(DOCX / "python-docx-tbl-having-tables.docx")
+
+
+def test_a_blank_word_file_is_skipped_as_empty_one_of_images_fails(tmp_path: Path) -> None:
+    # a trial: a new, blank Word file in a notes folder made the first sync exit 1, where an
+    # empty text file is skipped
+    docx.Document().save(str(tmp_path / "blank.docx"))
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "ingest", str(tmp_path)],
+                           env={"KB_EMBEDDER": "none"})
+    assert r.exit_code == 0, r.output
+    assert f"SKIPPED  {(tmp_path / 'blank.docx').resolve()}: empty document (no text, no " \
+           "images)" in r.output
+    # images and no text: content kb cannot read without a vision model, a failure
+    with pytest.raises(EmptyDocumentError, match="no text in the document; 3 images"):
+        extract(DOCX / "python-docx-having-images.docx")
 
 
 def test_not_a_zip_is_corrupt(tmp_path: Path) -> None:

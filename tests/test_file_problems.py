@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from conftest import DOCS, write
-from docx import Document as DocxDocument
 
 from kb.cli import cli
 
@@ -30,8 +29,8 @@ def _folder(tmp_path: Path) -> tuple[Path, Path, Path]:
     write(folder / "good.md", "# Good\n\nGannets dive from thirty metres.\n")
     pdf = folder / "locked.pdf"
     shutil.copy(ENCRYPTED, pdf)
-    empty = folder / "empty.docx"
-    DocxDocument().save(str(empty))
+    empty = folder / "images.docx"  # images and no text: kb cannot read it (no vision model)
+    shutil.copy(DOCS / "docx" / "python-docx-having-images.docx", empty)
     return folder, pdf, empty
 
 
@@ -63,7 +62,9 @@ def test_check_says_nothing_of_a_long_embedding_either(tmp_path: Path) -> None:
         write(folder / f"n{i}.md", f"# Note {i}\n\nword{i} gannet\n")
     db = str(tmp_path / "kb.db")
     r = CliRunner().invoke(cli, ["--db", db, "sync", "--check", str(folder)])
-    assert r.exit_code == 0 and r.stdout == "" and r.stderr == "", r.output
+    # the one line: the index did not exist before (said once, as every command says it)
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr == f"kb: note: created {db}, a new index (--db)\n", r.stderr
     write(folder / "n0.md", "# Note 0\n\nword0 gannet, edited\n")
     r = CliRunner().invoke(cli, ["--db", db, "sync", str(folder)])  # a plain sync reports
     assert r.exit_code == 0 and "1 updated" in r.stdout, r.output

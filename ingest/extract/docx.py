@@ -29,6 +29,7 @@ from kb.ingest.extract.common import (
     require_nonempty,
 )
 from kb.ingest.extract.dates import authored_at
+from kb.ingest.extract.text import EMPTY_DOCUMENT
 from kb.ingest.extract.wordml import (
     W,
     container_lines,
@@ -157,7 +158,7 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
         source_type="docx",
         warnings=[*([image_note] if images else []), *([hidden_note] if hidden else [])],
         created_at=authored_at(properties.author, properties.created),
-        empty_reason="no text in the document" + (f"; {image_note}" if images else ""),
+        empty_reason=f"no text in the document; {image_note}" if images else EMPTY_DOCUMENT,
         images=walker.images,
         image_count=images,
     )

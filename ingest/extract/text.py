@@ -41,6 +41,7 @@ from kb.types import Block, ExtractedDocument
 PIECE_BYTES = 1 << 20  # plain text is read and decoded 1 MiB at a time
 EMPTY_FILE = "empty file"  # the reason an empty file is skipped, not failed
 FRONT_MATTER_ONLY = "empty file (front matter only)"  # a note with no body: skipped too
+EMPTY_DOCUMENT = "empty document (no text, no images)"  # a blank Word file: skipped too
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})  # may be blank text
 DETECT_SAMPLE_BYTES = 8 << 20  # a legacy encoding is detected on the first 8 MiB at most
 
