@@ -262,10 +262,11 @@ def test_a_chinese_paragraphs_wrapped_lines_are_joined(tmp_path: Path) -> None:
     assert raw.count("\n") >= 5  # the paragraph really wraps on the page
     text = extract(path).text
     lines = text.splitlines()
-    assert "第二展区:织机" in lines and "第三展区:纹样" in lines  # headings keep their breaks
+    assert "第二展区：织机" in lines and "第三展区：纹样" in lines  # headings keep their breaks
+    # full-width punctuation as written (NFKC folded it to ASCII: quotes were not verbatim)
     para = next(x for x in lines if x.startswith("本展区"))
     assert para.endswith("观众可以近距离观看。")  # one line, the whole paragraph
-    assert "织造时需要两个人配合" in para
+    assert "织造时需要两个人配合：一人坐在高处" in para
 
 
 @pytest.mark.slow  # a 22-page PDF
@@ -279,7 +280,7 @@ def test_a_real_chinese_reports_paragraphs_join_and_its_table_cells_do_not() -> 
     assert lines[:2] == ["东北电气发展股份有限公司 2018 年第一季度报告全文",
                          "东北电气发展股份有限公司"]
     assert "第一节 重要提示" in lines
-    assert "单位:元" in lines  # a table's unit line is no paragraph of the next cell
+    assert "单位：元" in lines  # a table's unit line is no paragraph of the next cell
 
 
 def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:

@@ -25,6 +25,10 @@ _ANSI_RE = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x
                       "\x1b[ -/]*[0-Z^-~]")
 
 
+# full-width punctuation (not letters or digits): U+FF01-FF0F, FF1A-FF20, FF3B-FF40, FF5B-FF65
+_NOT_FULLWIDTH_PUNCT = re.compile("[^\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
+
+
 def clean_text(text: str, *, nfkc: bool = False, separators: bool = False) -> str:
     """Normalise newlines to LF and drop NUL, other control characters and lone surrogates.
 
@@ -32,7 +36,9 @@ def clean_text(text: str, *, nfkc: bool = False, separators: bool = False) -> st
 
     Args:
         text: raw extracted text.
-        nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi").
+        nfkc: also apply Unicode NFKC normalisation (ligatures such as "ﬁ" become "fi"), but
+            to full-width punctuation (，：（）！？), which Chinese and Japanese text writes
+            (a Markdown note keeps it too); full-width letters and digits are folded.
         separators: a plain-text file's: NUL, VT and FS to US separate words, a run one
             space (``_SEPARATOR_RE``); else they are dropped (a PDF's NUL is an unmapped
             glyph within a word).
@@ -44,8 +50,8 @@ def clean_text(text: str, *, nfkc: bool = False, separators: bool = False) -> st
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
     text = _ANSI_RE.sub("", text)
     text = _CONTROL_RE.sub("", _SEPARATOR_RE.sub(" ", text) if separators else text)
-    if nfkc:
-        text = unicodedata.normalize("NFKC", text)
+    if nfkc:  # full-width punctuation kept: a Chinese PDF's "展期：" as written
+        text = _NOT_FULLWIDTH_PUNCT.sub(lambda m: unicodedata.normalize("NFKC", m[0]), text)
     return text
 
 
