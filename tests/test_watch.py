@@ -68,6 +68,8 @@ def watching(tmp_path: Path
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
     try:
         line = lines.get(timeout=TIMEOUT_S * 2)  # start-up imports; then the first sync
+        assert line == f"kb: note: created {db}, a new index (--db)\n", line
+        line = lines.get(timeout=TIMEOUT_S * 2)
         assert line.startswith("kb: watching "), line
         yield folder, db, proc, lines
     finally:
@@ -205,6 +207,7 @@ def test_while_one_folder_is_gone_the_other_is_still_watched(tmp_path: Path) -> 
     threading.Thread(target=lambda: [out.append(json.loads(x)) for x in proc.stdout],
                      daemon=True).start()
     try:
+        assert lines.get(timeout=TIMEOUT_S * 2).startswith("kb: note: created ")
         assert lines.get(timeout=TIMEOUT_S * 2).startswith("kb: watching ")
         backup = tmp_path / "fish.bak"
         shutil.copytree(fish, backup)
@@ -268,3 +271,38 @@ def test_a_folder_not_there_at_the_start_is_watched_once_it_is(tmp_path: Path) -
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_drive_mounted_inside_a_watched_folder_is_synced_and_watched(
+        watching: tuple[Path, Path, subprocess.Popen[str], queue.Queue[str]]) -> None:
+    # a trial: a tmpfs mounted at notes/usb after the watch started was never seen (no event
+    # reaches a watcher, and the new file system's files were not watched), nor its unmount
+    folder, db, proc, lines = watching
+    usb = folder / "usb"
+    usb.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(usb)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        said = lines.get(timeout=TIMEOUT_S)
+        assert said == (f"kb: {usb}: a drive or share was mounted here; the folders are synced "
+                        "and watched again\n"), said
+        write(usb / "kayak.md", "# Kayak\n\nThe kayak is stored under the stairs.\n")
+        _until(lambda: "kayak.md" in _indexed(db), "a file on the drive mounted was not seen")
+    finally:
+        subprocess.run(["umount", str(usb)], check=True)
+    said = lines.get(timeout=TIMEOUT_S)
+    while said.startswith("kb: watching "):  # the watch started again after the mount
+        said = lines.get(timeout=TIMEOUT_S)
+    assert said.startswith(f"kb: {usb}: a drive or share was unmounted here"), said
+    def kept() -> bool:  # the sync after it failed the folder, keeping its documents
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM file_problems WHERE source = ?",
+                                (str(usb),)).fetchone()[0] == 1
+        finally:
+            conn.close()
+
+    _until(kept, "the sync after the unmount did not keep the drive's documents")
+    assert "kayak.md" in _indexed(db) and proc.poll() is None

@@ -11,6 +11,7 @@ reports what a batch committed when it stops one.
 from __future__ import annotations
 
 import dataclasses
+import re
 import stat
 import time
 from collections.abc import Iterable
@@ -114,6 +115,7 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
     # each root's identity: one replaced (restored, moved back) is another folder, while the
     # watcher still follows the old one; the roots watched are those there at this look
     watched = {r: _identity(r) for r in roots}
+    mounted = mounts_under(roots)  # drives mounted inside: a new one's files are not watched
     present = [r for r in roots if watched[r] is not None]
     if not present:  # gone again since _any_present looked
         return True
@@ -129,12 +131,41 @@ def _watch(kb: KnowledgeBase, roots: list[Path], as_json: bool, debounce_ms: int
                     if as_json:  # a JSON Lines reader hears of it too
                         emit_json({"type": "folder", "path": str(root), "event": event})
                 return True  # the next first sync catches up on what this batch held
+            if (now := mounts_under(roots)) != mounted:
+                for point in sorted(now ^ mounted):
+                    event = "mounted" if point in now else "unmounted"
+                    click.echo(f"kb: {point}: a drive or share was {event} here; the folders "
+                               "are synced and watched again", err=True)
+                    if as_json:
+                        emit_json({"type": "folder", "path": str(point), "event": event})
+                return True
             synced = _batch(kb, present, as_json, changes, synced, inside)
     except FileNotFoundError:  # a folder went before the watcher started: watch the others
         if all(r.is_dir() for r in present):
             raise
         return True
     return False
+
+
+def mounts_under(roots: Iterable[Path]) -> frozenset[Path]:
+    """The mount points strictly inside ``roots`` (Linux's ``/proc/self/mountinfo``).
+
+    Mounting a drive at ``notes/usb`` makes no event a watcher sees, and the new file
+    system's files are not watched; unmounting it neither. A change of this set makes the
+    watch sync and start again. Empty where the file is missing (another system).
+    """
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    points = set()
+    for line in lines.splitlines():
+        fields = line.split()
+        if len(fields) > 4:  # field 5: the mount point, spaces and the like octal-escaped
+            point = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4]))
+            if any(point != r and point.is_relative_to(r) for r in roots):
+                points.add(point)
+    return frozenset(points)
 
 
 def _change_said(folder: Path, was: tuple[int, int] | None, others: int) -> tuple[str, str]:
