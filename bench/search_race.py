@@ -251,7 +251,10 @@ def run_http(work: Path, files: int, searches: int, embedder: str, searchers: in
     try:
         assert server.stderr is not None
         line = server.stderr.readline()
+        while line.startswith("kb: note: "):  # "created ..., a new index": then it serves
+            line = server.stderr.readline()
         if "serving http" not in line:
+            server.kill()  # its stderr ends with it: read what it said, never wait on it
             raise RuntimeError(f"kb serve did not start: {line}{server.stderr.read()}")
         url = line.split("serving ", 1)[1].split()[0]
 
