@@ -281,6 +281,8 @@ def test_a_real_chinese_reports_paragraphs_join_and_its_table_cells_do_not() -> 
                          "东北电气发展股份有限公司"]
     assert "第一节 重要提示" in lines
     assert "单位：元" in lines  # a table's unit line is no paragraph of the next cell
+    # a review: the shareholder table's rows and a column of dates were glued together
+    assert not [x for x in lines if x.count("人民币普通股") > 1 or x.count("日2") > 0]
 
 
 def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
@@ -323,3 +325,48 @@ def test_reportlabs_placeholder_title_is_no_title(tmp_path: Path) -> None:
         [Paragraph("Gannets dive from thirty metres.", getSampleStyleSheet()["Normal"])])
     assert PdfReader(path).metadata.title == "(anonymous)"
     assert extract(path).title == "gannets"
+
+
+def _drawn(path: Path, lines: list[tuple[float, float, str]]) -> Path:
+    """A page of ``(x, y, text)`` strings drawn where given (no layout of reportlab's)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    page = Canvas(str(path))
+    for x, y, text in lines:
+        page.setFont("STSong-Light", 12)
+        page.drawString(x, y, text)
+    page.save()
+    return path
+
+
+@pytest.mark.parametrize(("name", "lines", "expected"), [
+    # a review's cases: lines of one width, one below another, are no paragraph
+    ("toc", [(72, 720, "目录"), (72, 700, "第一章 总则"), (72, 684, "第二章 组织")],
+     "目录\n第一章 总则\n第二章 组织"),
+    ("table", [(72, 720, "城市"), (200, 720, "人口"), (72, 700, "北京市"), (200, 700, "2189万"),
+               (72, 684, "上海市"), (200, 684, "2487万")],
+     "城市\n北京市\n上海市\n人口\n2189万\n2487万"),
+    ("list", [(72, 720, "参会人员名单"), (72, 700, "1. 张伟 研发部"), (72, 684, "2. 李娜 市场部")],
+     "参会人员名单\n1. 张伟 研发部\n2. 李娜 市场部"),
+    # an English line ending with a Chinese name keeps its break (a space between words)
+    ("mixed", [(72, 720, "The company was founded in Shenzhen by 张伟"),
+               (72, 704, "and two partners in the spring of 2009, and it"), (72, 688, "grew.")],
+     "The company was founded in Shenzhen by 张伟\nand two partners in the spring of 2009, "
+     "and it\ngrew."),
+    # an indented first line joins its continuation; the next indented line opens a paragraph
+    ("quote", [(96, 720, "他站起来说道：“我们明天一早就出发去"),
+               (72, 704, "北京，路上大概要走三个小时才能到。”"),
+               (96, 688, "第二天早上，大家都按时到了车站集合。")],
+     "他站起来说道：“我们明天一早就出发去北京，路上大概要走三个小时才能到。”\n"
+     "第二天早上，大家都按时到了车站集合。"),
+    # two columns: each column's paragraph joined, the columns apart
+    ("columns", [(72, 720, "左栏第一行的文字内容在这里继续写"), (72, 704, "左栏第二行结束。"),
+                 (300, 720, "右栏第一行的文字内容在这里继续写"), (300, 704, "右栏第二行结束。")],
+     "左栏第一行的文字内容在这里继续写左栏第二行结束。\n右栏第一行的文字内容在这里继续写右栏第二行结束。"),
+])
+def test_only_a_paragraphs_wrapped_lines_are_joined(
+        tmp_path: Path, name: str, lines: list[tuple[float, float, str]], expected: str) -> None:
+    assert extract(_drawn(tmp_path / f"{name}.pdf", lines)).text == expected

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pdfminer.converter import PDFPageAggregator
-from pdfminer.layout import LAParams, LTTextBox, LTTextBoxVertical, LTTextLine
+from pdfminer.layout import LAParams, LTTextBox, LTTextLine
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
@@ -60,6 +60,10 @@ _CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\
 _QUOTES = re.compile("[\u2014\u2018-\u201d\u2026]")  # dashes, curly quotes: either script
 _ENDS_SENTENCE = frozenset("。！？!?")  # a break after one splits no word: kept
 WRAP_SLACK_CHARS = 2.0  # a line ending this many average characters short of the edge is full
+WRAP_MIN_CHARS = 10  # a wrapped line holds this many characters at least (a cell, an item: less)
+WRAP_MIN_WIDTH = 0.6  # ... and is this share of the page's widest line at least
+WRAP_INDENT_CHARS = 4.0  # a first line indented this much (two full-width characters) at most
+WRAP_GAP_LINES = 1.5  # the space between a line and the next, in line heights, at most
 
 
 def extract_pdf(path: Path) -> ExtractedDocument:
@@ -212,40 +216,52 @@ def _page_text(boxes: Sequence[LTTextBox]) -> str:
 
     Chinese and Japanese put no space between words, so a line break the page's width put
     inside a paragraph splits a word in two ("织\n造": 织造 unfound, a sentence cut). A line
-    loses its break when one side of it is a CJK character and the other one too, or a
-    letter, digit, curly quote or dash ("于2018年1月16\n日"; a sentence's end keeps it), and
-    the line is full: it reaches, within ``WRAP_SLACK_CHARS`` of its average character width,
-    the right edge of the lines starting where it starts (its column; pdfminer often puts
-    each such line in a box of its own), and the next line is right below it, starting
-    where it starts (a table's next cell, a page header over a centred title: not). A short
-    line, such as a heading or a paragraph's last line, keeps its break; Latin text keeps
-    every break (it separates words already); vertical boxes are left as pdfminer lays
-    them out.
+    loses its break when it wraps a paragraph:
+
+    * a CJK character on one side of the break, and a CJK character, a digit
+      ("于2018年1月16\n日"), a curly quote or a dash on the other; a sentence's end keeps it;
+    * the line is long: ``WRAP_MIN_CHARS`` characters or more, and ``WRAP_MIN_WIDTH`` of the
+      page's widest line or wider (a table's cells, a list's items, a contents page: not);
+    * it is full: it reaches, within ``WRAP_SLACK_CHARS`` of its average character width,
+      the right edge of the lines starting where it starts (its column);
+    * the next line is right below it (``WRAP_GAP_LINES`` line heights apart at most) and
+      starts where it starts, or up to ``WRAP_INDENT_CHARS`` characters to its left (after
+      an indented first line); one starting further right opens a paragraph.
+
+    Latin text keeps every break (it separates words already).
     """
-    lines = [(line, isinstance(box, LTTextBoxVertical)) for box in boxes
-             for line in box if isinstance(line, LTTextLine)]
+    lines = [line for box in boxes for line in box if isinstance(line, LTTextLine)]
     right: dict[int, float] = {}  # a line's start, to the point, -> the furthest line end
-    for line, vertical in lines:
-        if not vertical:
-            right[round(line.x0)] = max(right.get(round(line.x0), 0.0), line.x1)
+    for line in lines:
+        right[round(line.x0)] = max(right.get(round(line.x0), 0.0), line.x1)
+    widest = max((line.x1 - line.x0 for line in lines), default=0.0)
     out = []
-    for i, (line, vertical) in enumerate(lines):
+    for line, after in zip(lines, [*lines[1:], None], strict=True):
         text = str(line.get_text())
         body = text.rstrip("\n")
-        after = lines[i + 1][0] if i + 1 < len(lines) else None
         ends, starts = body[-1:], str(after.get_text()).lstrip()[:1] if after else ""
-        if after is not None and not vertical and ends and starts and (
-                ends not in _ENDS_SENTENCE) and all(
-                _CJK.match(c) or _QUOTES.match(c) or c.isalnum() for c in (ends, starts)) and (
-                _CJK.match(ends) or _CJK.match(starts)):
-            slack = WRAP_SLACK_CHARS * (line.x1 - line.x0) / max(len(body), 1)
-            edge = max(x1 for x0, x1 in right.items() if abs(x0 - line.x0) <= slack + 1)
-            gap = line.y0 - after.y1  # the next line right below, where this one starts
-            if line.x1 >= edge - slack and abs(after.x0 - line.x0) <= slack and (
-                    -0.5 * line.height <= gap <= line.height):
+        if after is not None and _wraps(ends, starts) and len(body.strip()) >= WRAP_MIN_CHARS \
+                and line.x1 - line.x0 >= WRAP_MIN_WIDTH * widest:
+            char = (line.x1 - line.x0) / max(len(body), 1)
+            edge = max(x1 for x0, x1 in right.items()
+                       if abs(x0 - line.x0) <= WRAP_SLACK_CHARS * char + 1)
+            shift = after.x0 - line.x0
+            gap = line.y0 - after.y1  # the next line right below
+            if line.x1 >= edge - WRAP_SLACK_CHARS * char and (
+                    -WRAP_INDENT_CHARS * char <= shift <= 0.5 * char) and (
+                    -0.5 * line.height <= gap <= WRAP_GAP_LINES * line.height):
                 text = body
         out.append(text)
     return "".join(out)
+
+
+def _wraps(ends: str, starts: str) -> bool:
+    """Whether a break between these two characters may be a CJK paragraph's wrap."""
+    def joinable(c: str) -> bool:
+        return bool(_CJK.match(c) or _QUOTES.match(c)) or c.isdigit()
+
+    return bool(ends and starts and ends not in _ENDS_SENTENCE and joinable(ends)
+                and joinable(starts) and (_CJK.match(ends) or _CJK.match(starts)))
 
 
 def _unlock(path: Path, reader: PdfReader) -> None:
