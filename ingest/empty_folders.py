@@ -188,9 +188,14 @@ def record_folder_devices(store: Store, found: Iterable[Path | FileOutcome]) -> 
 def unmounted_folders(store: Store, root: Path, docs: Sequence[Document]) -> list[FileOutcome]:
     """Folders inside ``root`` whose documents are gone with the file system they were on.
 
-    A document whose file is gone counts for the nearest folder above it that is there (or,
-    when that is the root, the root's subfolder on its path: the mount point itself went),
-    when the folder it was in was recorded on another file system than that folder's now.
+    A document whose file is gone, in a subfolder of ``root``, counts when its folder was
+    recorded on another file system than the root's, and the nearest folder above it that is
+    there is on the root's file system now: the drive mounted there is not (an empty mount
+    point, or none). It counts for that folder (or, when that is the root, the root's
+    subfolder on its path: the mount point itself went). A drive mounted again, under
+    another device number too, puts its folders on another file system than the root's:
+    files gone from it are gone. When the root's own file system was recorded under another
+    device number than its current one (a drive or share renumbered), nothing is counted.
     Documents indexed before their folder's file system was recorded are not counted.
 
     Args:
@@ -203,24 +208,34 @@ def unmounted_folders(store: Store, root: Path, docs: Sequence[Document]) -> lis
         documents kept and naming the ways to remove them.
     """
     prefix = folder_prefix(str(root))
-    gone = [Path(d.source) for d in docs
-            if d.source.startswith(prefix) and file_gone(Path(d.source))]
-    recorded = devices_of(store, {str(g.parent) for g in gone}) if gone else {}
+    gone = [Path(d.source) for d in docs if d.source.startswith(prefix)
+            and Path(d.source).parent != root and file_gone(Path(d.source))]
+    if not gone:
+        return []
+    recorded = devices_of(store, {str(root), *(str(g.parent) for g in gone)})
+    try:
+        outer = root.stat().st_dev
+    except OSError:
+        return []
+    if recorded.get(str(root), outer) != outer:  # renumbered: the devices say nothing
+        return []
     points: Counter[Path] = Counter()
     for path in gone:
-        if (device := recorded.get(str(path.parent))) is None:
+        device = recorded.get(str(path.parent))
+        if device is None or device == outer:  # on the root's file system: moved or deleted
             continue
         there = path.parent
         while there != root and not there.is_dir():
             there = there.parent
         try:
-            if there.stat().st_dev == device:  # the same file system: moved or deleted
+            if there.stat().st_dev != outer:  # a drive there now: its files really went
                 continue
         except OSError:
             continue
         points[there if there != root else root / path.relative_to(root).parts[0]] += 1
     return [FileOutcome(str(point), "failed", reason=(
         f"{held} {'document' if held == 1 else 'documents'} indexed from here, on another file "
-        "system than the folder now here, are gone: kept (is a drive or share not mounted "
-        f"here?); `kb rm {shlex.quote(str(point) + '/')}` or `kb sync --allow-empty "
-        f"{shlex.quote(str(root))}` removes them")) for point, held in sorted(points.items())]
+        f"system than the folder now here, {'is' if held == 1 else 'are'} gone: kept (is a "
+        f"drive or share not mounted here?); `kb rm {shlex.quote(str(point) + '/')}` or "
+        f"`kb sync --allow-empty {shlex.quote(str(root))}` removes them"))
+        for point, held in sorted(points.items())]

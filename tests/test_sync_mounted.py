@@ -106,3 +106,57 @@ def test_notes_moved_or_deleted_on_one_file_system_are_synced(tmp_path: Path) ->
     r = run("--db", db, "sync", str(notes))
     assert r.exit_code == 0 and "FAILED" not in r.output, r.output
     assert r.output.count("REMOVED") == 7 and _count(db) == 3
+
+
+def test_a_drive_back_under_another_device_number_is_synced_as_usual(tmp_path: Path) -> None:
+    # a review: device numbers change across mounts (another USB slot, NFS, tmpfs); a note
+    # deleted from the drive meanwhile was kept, and the sync failed, for good
+    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
+    write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
+    usb, other = notes / "usb", tmp_path / "other"
+    _mount(usb)
+    try:
+        _drive_notes(usb)
+        assert run("--db", db, "sync", str(notes)).exit_code == 0
+    finally:
+        _umount(usb)
+    _mount(other)  # takes the device number the drive had
+    try:
+        _mount(usb)
+        try:
+            _drive_notes(usb)
+            (usb / "sub" / "boat.md").unlink()  # deleted by the user meanwhile
+            r = run("--db", db, "sync", str(notes))
+            assert r.exit_code == 0 and "FAILED" not in r.output, r.output
+            assert r.output.count("REMOVED") == 1 and "boat.md" in r.output
+        finally:
+            _umount(usb)
+    finally:
+        _umount(other)
+
+
+def test_a_root_that_is_a_drive_back_under_another_number_is_synced_as_usual(
+        tmp_path: Path) -> None:
+    # a review: with the folder synced the drive itself, a file deleted from its top was
+    # "kept" and removed in one report, the file named as a folder
+    drive, db, other = tmp_path / "drive", str(tmp_path / "kb.db"), tmp_path / "other"
+    _mount(drive)
+    try:
+        _drive_notes(drive)
+        write(drive / "n3.md", "# N3\n\nThe tide tables are in the kitchen drawer.\n")
+        assert run("--db", db, "sync", str(drive)).exit_code == 0
+    finally:
+        _umount(drive)
+    _mount(other)
+    try:
+        _mount(drive)
+        try:
+            _drive_notes(drive)  # written again without n3.md; sub/boat.md deleted too
+            (drive / "sub" / "boat.md").unlink()
+            r = run("--db", db, "sync", str(drive))
+            assert r.exit_code == 0 and "FAILED" not in r.output, r.output
+            assert r.output.count("REMOVED") == 2
+        finally:
+            _umount(drive)
+    finally:
+        _umount(other)

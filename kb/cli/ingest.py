@@ -251,7 +251,7 @@ def folders_or_roots(ctx: click.Context, given: tuple[str, ...]) -> tuple[str, .
 @click.option("--allow-empty", is_flag=True,
               help="A folder that holds no files is really empty: remove its documents too "
                    "(without it they are kept and the folder fails: an unmounted drive looks "
-                   "empty).")
+                   "empty), and so for a subfolder a drive was mounted on.")
 @click.option("--check", is_flag=True,
               help="For cron: exit 1 only on new problems (a file or folder failing that no "
                    "earlier sync reported), with the report; else exit 0 and print nothing "
@@ -264,7 +264,9 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
 
     A folder that holds no files at all while the index has documents from it keeps them and
     is reported FAILED (exit 1): an unmounted drive or share looks like an empty folder. Pass
-    --allow-empty when it really is empty. A folder gone keeps its documents and fails too;
+    --allow-empty when it really is empty. So does a subfolder a drive or share was mounted
+    on (its documents were on another file system). A folder gone keeps its documents and
+    fails too;
     one that never held any stops the sync (a typo). A file that failed is remembered: later
     syncs skip it with its reason (exit 0) until it changes. With --check, a folder failing again
     exits 0 too: only new problems exit 1. Without FOLDERS: the config file's ingest roots
