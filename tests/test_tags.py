@@ -189,7 +189,7 @@ def test_a_version_5_file_upgrades_in_place_its_documents_untagged(tmp_path: Pat
             conn.execute("UPDATE documents SET source = ? WHERE id = ?", (str(path), doc_id))
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         conn = kb.store.conn
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert "document_tags_key" in {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert [(Path(d.source).name, d.tags) for d in kb.documents()] == [

@@ -41,6 +41,8 @@ class MetaKey(StrEnum):
     """Prefix: JSON judge threshold of one fingerprint, or of ``lexical`` (BM25 only)."""
     SYMLINK = "symlink:"
     """Prefix: the source of the document a symlink brought in, keyed by the link's path."""
+    UPKEEP = "upkeep:"
+    """Prefix: when a data upkeep step ran (``kb.store.schema.upkeep``), ISO time."""
     DEVICE = "device:"
     """Prefix: the file system (``st_dev``) a folder holding indexed files was on at its last
     ingest, keyed by the folder's path (``kb.store.devices``)."""

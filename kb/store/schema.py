@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from kb.errors import SchemaError
 from kb.store import bitbuild
 from kb.store.connection import rollback
+from kb.store.meta import MetaKey
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -255,19 +256,6 @@ def _m009_chunk_page_end(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m010_cjk_pdf_reread(conn: sqlite3.Connection) -> None:
-    r"""Chinese and Japanese PDFs are read again: their wrapped lines are joined now.
-
-    ``kb.ingest.extract.pdf`` joins a CJK paragraph's lines without the line break that split
-    its words ("织\n造"). A PDF document with Han or kana text loses its ``content_hash``
-    (as in migration 9), so the next ingest of its folder reads it again; vectors of chunks
-    whose text is unchanged come back from the embedding cache. Other PDFs are not re-read.
-    """
-    conn.execute(
-        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND id IN "
-        "(SELECT doc_id FROM chunks WHERE text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*')")
-
-
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "initial", _m001_initial),
     (2, "vector staging", _m002_vector_staging),
@@ -278,7 +266,6 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (7, "chunk bits", _m007_chunk_bits),
     (8, "chunk codes", _m008_chunk_codes),
     (9, "chunk page end", _m009_chunk_page_end),
-    (10, "cjk pdf re-read", _m010_cjk_pdf_reread),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -322,6 +309,8 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
     Args:
         conn: an autocommit connection (``isolation_level=None``).
 
+    Then the data upkeep steps not yet run (``upkeep``).
+
     Returns:
         The numbers of the migrations applied now (empty when up to date).
 
@@ -354,4 +343,59 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
             rollback(conn)
             raise
         applied.append(version)
+    upkeep(conn)  # data steps that change no schema: a read-only file opens without them
     return applied
+
+
+def _cjk_pdf_reread(conn: sqlite3.Connection) -> None:
+    r"""Chinese and Japanese PDFs are read again: their wrapped lines are joined now.
+
+    ``kb.ingest.extract.pdf`` joins a CJK paragraph's lines without the line break that split
+    its words ("织\n造"), and keeps full-width punctuation. A PDF document with Han or kana
+    text loses its ``content_hash`` (as in migration 9), so the next ingest of its folder reads
+    it again; vectors of chunks whose text is unchanged come back from the embedding cache.
+    Only PDF documents' chunks are read, each document's up to its first CJK one.
+    """
+    conn.execute(
+        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND EXISTS "
+        "(SELECT 1 FROM chunks WHERE chunks.doc_id = documents.id AND "
+        "(text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*'))")
+
+
+# Data upkeep: steps a new kb takes once on an index it can write, changing no schema (a
+# read-only index, or an older kb, opens it as before). Each is recorded in ``meta`` under
+# ``upkeep:<name>``; never rename one that has shipped.
+UPKEEP: tuple[tuple[str, Migration], ...] = (
+    ("cjk-pdf-reread", _cjk_pdf_reread),
+)
+UPKEEP_PREFIX = MetaKey.UPKEEP.value
+
+
+def upkeep(conn: sqlite3.Connection) -> list[str]:
+    """Run each ``UPKEEP`` step not yet recorded, each in its own transaction.
+
+    Args:
+        conn: an autocommit connection (``isolation_level=None``) to a migrated file.
+
+    Returns:
+        The names of the steps run now.
+    """
+    ran = []
+    for name, step in UPKEEP:
+        key = UPKEEP_PREFIX + name
+        if conn.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        if conn.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
+            conn.execute("COMMIT")  # another process ran it while this one waited
+            continue
+        try:
+            step(conn)
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
+                         (key, datetime.now(UTC).isoformat()))
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+        ran.append(name)
+    return ran
