@@ -19,7 +19,9 @@ imported only when a server is built.
 
 from __future__ import annotations
 
+import functools
 import json
+import typing
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -305,15 +307,25 @@ def _request_without_id(message: Any) -> bool:
     """A request method read as a notification: its id was missing, or no string or integer.
 
     The SDK reads ``{"id": 1.5, "method": "tools/list"}`` (an id of 1.5, ``true`` or an
-    object) as a notification and drops it, so the client waits forever. Every MCP
-    notification's method starts with ``notifications/``; any other method needs an id
-    (MCP: "Requests MUST include a string or integer ID"), and the line is answered as an
-    invalid request, with a ``null`` id (JSON-RPC 2.0, section 5: the id could not be read).
+    object) as a notification and drops it, so the client waits forever. A method the SDK
+    knows as a client's request (``_client_request_methods``: ``tools/list``, ``ping``, ...)
+    needs an id (MCP: "Requests MUST include a string or integer ID"), and the line is
+    answered as an invalid request, with a ``null`` id (JSON-RPC 2.0, section 5: the id could
+    not be read). Any other method is a notification, never answered (``$/cancelRequest``).
     """
     from mcp import types
 
-    return isinstance(message, types.JSONRPCNotification) and not message.method.startswith(
-        "notifications/")
+    return (isinstance(message, types.JSONRPCNotification)
+            and message.method in _client_request_methods())
+
+
+@functools.cache
+def _client_request_methods() -> frozenset[str]:
+    """The methods of the requests a client sends, as the SDK's ``ClientRequest`` lists them."""
+    from mcp import types
+
+    return frozenset(method for request in typing.get_args(types.ClientRequest)
+                     for method in typing.get_args(request.model_fields["method"].annotation))
 
 
 def _reparsed(exc: Exception) -> Any:
