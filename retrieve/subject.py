@@ -40,7 +40,10 @@ TOPIC_SHARE = 0.3  # a term in 30% of its document's chunks (and two or more) is
 TOPIC_MIN_CHUNKS = 3  # ... of a document of three chunks or more (in less, only its title)
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday".split()) | set(MONTH_NAMES)
-_PATH_SEPARATORS = re.compile(r"[\\/_.:\-]+")  # a path's folders and file name as words
+# a path's folders and file name as words: at separators, and inside a camel-case or
+# letter-and-digit name (FalconTeam/, Falcon2025/)
+_PATH_SEPARATORS = re.compile(
+    r"[\\/_.:\-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in its chunk's text
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)

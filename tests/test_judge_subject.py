@@ -122,7 +122,8 @@ def test_a_document_writing_none_of_the_subject_is_about_another():
     assert unwritten_subject(terms, frozenset(), 7, other, {}) == ()  # no subject
     # its folders or file name write it (notes kept in a project's folder)
     for source in ("/home/a/notes/tidewell/员工.md", "C:\\notes\\Tidewell\\hr.md",
-                   "/home/a/notes/tidewell-hr.md", "https://wiki.example/tidewell/hr"):
+                   "/home/a/notes/tidewell-hr.md", "https://wiki.example/tidewell/hr",
+                   "/home/a/TidewellTeam/hr.md", "/home/a/Tidewell2025/hr.md"):  # a review
         assert unwritten_subject(terms, subject, 7, other, {}, source) == (), source
     assert unwritten_subject(terms, subject, 7, other, {}, "/home/a/notes/hr/员工.md") == (
         "Tidewell",)
@@ -246,7 +247,7 @@ def test_another_subjects_note_is_not_handed_out(notes_db: str, query: str, othe
     assert other in judged and judged[other]["subject_apart"]
     assert not judged[other]["passed"]
     r = kb("--db", notes_db, "search", query, "-n", "6", "--explain")
-    assert "its document writes nothing of the subject asked" in r.stdout
+    assert "its document (nor its folders) names the subject asked" in r.stdout
 
 
 @pytest.mark.parametrize(("query", "title"), [

@@ -111,8 +111,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
                        + (f"its numbers measure another dimension than the one asked "
                           f"({', '.join(j.dimensions_apart)}); "
                           if j.dimensions_apart else "")
-                       + (f"its document writes nothing of the subject asked "
-                          f"({', '.join(j.subject_apart)}): it is about another; "
+                       + (f"its document (nor its folders) names the subject asked "
+                          f"({', '.join(j.subject_apart)}) nowhere: another document is about "
+                          "it; "
                           if j.subject_apart else "")
                        + (f"what it says is of a sibling name, the other side of a "
                           f"contrast or another item of its list, not the one asked "

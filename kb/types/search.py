@@ -193,8 +193,9 @@ class JudgeRecord:
             and each number of the passage in that unit measures one of these others (it
             then fails), else empty.
         subject_apart: the terms other candidates' documents are about when the passage's
-            document, in the question's script, writes none of them and its title names
-            another: it tells of another subject (it then fails), else empty.
+            document, in the question's script, writes none of them (nor its path) and its
+            title names another, or a passage of a document about them passes the judge: it
+            tells of another subject (it then fails), else empty.
         siblings_apart: the question asks a date or a number of a numbered name ("the
             Seahound 2") and each of the passage's clauses holding one names a sibling
             ("seahound 3"), or asks one side of a contrast ("the last bus") and each names
