@@ -274,7 +274,10 @@ def test_a_python_docx_files_template_date_is_no_creation_date(tmp_path: Path) -
     r = CliRunner().invoke(cli, ["--db", db, "search", "--after", "2020-01-01", "--json",
                                  "lab meetings Tuesdays"], env=env)
     assert r.exit_code == 0 and "lab-wiki.docx" in r.output
-    # a date the author's tool set is kept
+    # an author set by the script changes nothing (a review); a date the tool set is kept
+    made.core_properties.author = "Alice Chen"
+    made.save(str(path))
+    assert extract(path).created_at is None
     made.core_properties.created = datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
     made.save(str(path))
     assert extract(path).created_at == datetime(2019, 3, 4, 5, 6, tzinfo=UTC)
@@ -320,3 +323,27 @@ def test_a_metadata_date_in_the_future_is_said_and_a_zero_date_is_none(tmp_path:
         else:
             assert len(notes) == 1 and created.date().isoformat() in notes[0], notes
             assert said in notes[0]
+
+
+def test_an_index_dated_by_the_template_reads_such_documents_again(tmp_path: Path) -> None:
+    # the upkeep step "docx-template-date-reread": indexed before, such a DOCX kept 2013
+    import sqlite3
+    from contextlib import closing
+
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+
+    (tmp_path / "docs").mkdir()
+    made = docx.Document()
+    made.add_paragraph("Lab meetings are on Tuesdays.")
+    made.save(str(tmp_path / "docs" / "lab.docx"))
+    db = tmp_path / "kb.db"
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "docs"])
+    with closing(sqlite3.connect(db)) as conn, conn:  # as a kb before the fix left it
+        conn.execute("UPDATE documents SET created_at = '2013-12-23T23:15:00+00:00'")
+        conn.execute("DELETE FROM meta WHERE key = 'upkeep:docx-template-date-reread'")
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        assert [d.content_hash for d in kb.documents()] == [""]
+        assert [o.action for o in kb.ingest([tmp_path / "docs"]).outcomes] == ["updated"]
+        assert kb.documents()[0].created_at.year >= 2026

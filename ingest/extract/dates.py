@@ -31,18 +31,20 @@ def checked_metadata_date(created: datetime) -> tuple[datetime | None, str | Non
     return created, None
 
 
-# (creator, created) of blank templates that generators copy without stamping a date: python-docx's
-# default.docx says "python-docx", 2013-12-23 23:15 UTC whatever day a script writes the file
-TEMPLATE_STAMPS = frozenset({("python-docx", datetime(2013, 12, 23, 23, 15, tzinfo=UTC))})
+# creation times blank templates carry, which generators copy without stamping a date:
+# python-docx's default.docx says 2013-12-23 23:15 UTC whatever day a script writes the file
+# (and whatever author it sets)
+TEMPLATE_STAMPS = frozenset({datetime(2013, 12, 23, 23, 15, tzinfo=UTC)})
 
 
-def authored_at(creator: str | None, created: datetime | None) -> datetime | None:
+def authored_at(created: datetime | None) -> datetime | None:
     """A DOCX's creation time, or ``None`` when it is a blank template's (``TEMPLATE_STAMPS``).
 
-    Then the file's time stands for it (``build_document``'s caller). A trial's DOCX, written
-    by a python-docx script that day, was dated 2013 and left out of ``--after`` searches.
+    Then the file's time stands for it (the ingest takes it when there is none). A trial's
+    DOCX, written by a python-docx script that day, was dated 2013 and left out of
+    ``--after`` searches.
     """
     if created is None:
         return None
     stamp = created if created.tzinfo else created.replace(tzinfo=UTC)
-    return None if (creator or "", stamp) in TEMPLATE_STAMPS else created
+    return None if stamp in TEMPLATE_STAMPS else created

@@ -157,7 +157,7 @@ def _extract(path: Path, document: Any) -> ExtractedDocument:
         blocks=blocks,
         source_type="docx",
         warnings=[*([image_note] if images else []), *([hidden_note] if hidden else [])],
-        created_at=authored_at(properties.author, properties.created),
+        created_at=authored_at(properties.created),
         empty_reason=f"no text in the document; {image_note}" if images else EMPTY_DOCUMENT,
         images=walker.images,
         image_count=images,

@@ -362,11 +362,22 @@ def _cjk_pdf_reread(conn: sqlite3.Connection) -> None:
         "(text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*'))")
 
 
+def _docx_template_date_reread(conn: sqlite3.Connection) -> None:
+    """DOCX documents dated by python-docx's blank template are read again.
+
+    Their ``created_at`` (2013-12-23 23:15 UTC, ``kb.ingest.extract.dates.TEMPLATE_STAMPS``)
+    is no date; read again, they take their file's time.
+    """
+    conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'docx' AND "
+                 "created_at LIKE '2013-12-23T23:15:00%'")
+
+
 # Data upkeep: steps a new kb takes once on an index it can write, changing no schema (a
 # read-only index, or an older kb, opens it as before). Each is recorded in ``meta`` under
 # ``upkeep:<name>``; never rename one that has shipped.
 UPKEEP: tuple[tuple[str, Migration], ...] = (
     ("cjk-pdf-reread", _cjk_pdf_reread),
+    ("docx-template-date-reread", _docx_template_date_reread),
 )
 UPKEEP_PREFIX = MetaKey.UPKEEP.value
 
