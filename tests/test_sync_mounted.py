@@ -41,7 +41,8 @@ def _count(db: str) -> int:
     return int(json.loads(run("--db", db, "status", "--json").output)["documents"])
 
 
-def test_an_unmounted_drive_inside_a_synced_folder_keeps_its_documents(tmp_path: Path) -> None:
+def _synced_with_a_drive(tmp_path: Path) -> tuple[Path, str, Path]:
+    """notes/ (home.md) with a tmpfs at notes/usb holding two notes, synced, then unmounted."""
     notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
     write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
     usb = notes / "usb"
@@ -52,6 +53,11 @@ def test_an_unmounted_drive_inside_a_synced_folder_keeps_its_documents(tmp_path:
         assert _count(db) == 3
     finally:
         _umount(usb)
+    return notes, db, usb
+
+
+def test_an_unmounted_drive_inside_a_synced_folder_keeps_its_documents(tmp_path: Path) -> None:
+    notes, db, usb = _synced_with_a_drive(tmp_path)
     r = run("--db", db, "sync", str(notes))  # the mount point is an empty folder now
     assert r.exit_code == 1, r.output
     assert f"FAILED   {usb.resolve()}: 2 documents indexed from here, on another file system" \
@@ -74,15 +80,7 @@ def test_an_unmounted_drive_inside_a_synced_folder_keeps_its_documents(tmp_path:
 
 
 def test_the_mount_point_itself_removed_names_it(tmp_path: Path) -> None:
-    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
-    write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
-    usb = notes / "usb"
-    _mount(usb)
-    try:
-        _drive_notes(usb)
-        assert run("--db", db, "sync", str(notes)).exit_code == 0
-    finally:
-        _umount(usb)
+    notes, db, usb = _synced_with_a_drive(tmp_path)
     usb.rmdir()  # an automounter removes its mount point
     r = run("--db", db, "sync", str(notes))
     assert r.exit_code == 1 and f"FAILED   {usb.resolve()}: 2 documents" in r.output, r.output
@@ -111,15 +109,8 @@ def test_notes_moved_or_deleted_on_one_file_system_are_synced(tmp_path: Path) ->
 def test_a_drive_back_under_another_device_number_is_synced_as_usual(tmp_path: Path) -> None:
     # a review: device numbers change across mounts (another USB slot, NFS, tmpfs); a note
     # deleted from the drive meanwhile was kept, and the sync failed, for good
-    notes, db = tmp_path / "notes", str(tmp_path / "kb.db")
-    write(notes / "home.md", "# Home\n\nThe boiler is serviced every October.\n")
-    usb, other = notes / "usb", tmp_path / "other"
-    _mount(usb)
-    try:
-        _drive_notes(usb)
-        assert run("--db", db, "sync", str(notes)).exit_code == 0
-    finally:
-        _umount(usb)
+    notes, db, usb = _synced_with_a_drive(tmp_path)
+    other = tmp_path / "other"
     _mount(other)  # takes the device number the drive had
     try:
         _mount(usb)

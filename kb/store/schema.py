@@ -325,24 +325,14 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
     )
     applied = []
     for version, name, step in MIGRATIONS:
-        if version in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        if conn.execute("SELECT 1 FROM migrations WHERE version = ?", (version,)).fetchone():
-            conn.execute("COMMIT")  # another process applied it while this one waited
-            continue
-        try:
-            step(conn)
-            conn.execute(
-                "INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                (version, name, datetime.now(UTC).isoformat()),
-            )
+        def record(version: int = version, name: str = name) -> None:
+            conn.execute("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                         (version, name, datetime.now(UTC).isoformat()))
             conn.execute(f"PRAGMA user_version = {version}")
-            conn.execute("COMMIT")
-        except BaseException:  # Ctrl-C may land after the COMMIT: nothing is left to roll back
-            rollback(conn)
-            raise
-        applied.append(version)
+
+        if version not in done and _run_once(conn, step, record, done=(
+                "SELECT 1 FROM migrations WHERE version = ?", (version,))):
+            applied.append(version)
     upkeep(conn)  # data steps that change no schema: a read-only file opens without them
     return applied
 
@@ -394,19 +384,33 @@ def upkeep(conn: sqlite3.Connection) -> list[str]:
     ran = []
     for name, step in UPKEEP:
         key = UPKEEP_PREFIX + name
-        if conn.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        if conn.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
-            conn.execute("COMMIT")  # another process ran it while this one waited
-            continue
-        try:
-            step(conn)
+        done: tuple[str, tuple[object, ...]] = ("SELECT 1 FROM meta WHERE key = ?", (key,))
+
+        def record(key: str = key) -> None:
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
                          (key, datetime.now(UTC).isoformat()))
-            conn.execute("COMMIT")
-        except BaseException:
-            rollback(conn)
-            raise
-        ran.append(name)
+
+        if not conn.execute(*done).fetchone() and _run_once(conn, step, record, done=done):
+            ran.append(name)
     return ran
+
+
+def _run_once(conn: sqlite3.Connection, step: Migration, record: Callable[[], object], *,
+              done: tuple[str, tuple[object, ...]]) -> bool:
+    """Run ``step`` and ``record`` in one write transaction, unless ``done`` finds a row.
+
+    ``done`` (a query and its parameters) is asked again under the write lock: another
+    process may have run the step while this one waited. Returns whether it ran here.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    if conn.execute(*done).fetchone():
+        conn.execute("COMMIT")  # another process ran it while this one waited
+        return False
+    try:
+        step(conn)
+        record()
+        conn.execute("COMMIT")
+    except BaseException:  # Ctrl-C may land after the COMMIT: nothing is left to roll back
+        rollback(conn)
+        raise
+    return True
