@@ -18,7 +18,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -188,3 +188,24 @@ def interruptible(conn: sqlite3.Connection, cancel: threading.Event | None) -> I
         yield
     finally:
         conn.set_progress_handler(None, 0)
+
+
+def run_once(conn: sqlite3.Connection, step: Callable[[sqlite3.Connection], None],
+             record: Callable[[], object], *, done: tuple[str, tuple[object, ...]]) -> bool:
+    """Run ``step`` and ``record`` in one write transaction, unless ``done`` finds a row.
+
+    ``done`` (a query and its parameters) is asked again under the write lock: another
+    process may have run the step while this one waited. Returns whether it ran here.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    if conn.execute(*done).fetchone():
+        conn.execute("COMMIT")  # another process ran it while this one waited
+        return False
+    try:
+        step(conn)
+        record()
+        conn.execute("COMMIT")
+    except BaseException:  # Ctrl-C may land after the COMMIT: nothing is left to roll back
+        rollback(conn)
+        raise
+    return True

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 
 from kb.errors import SchemaError
 from kb.store import bitbuild
-from kb.store.connection import rollback
-from kb.store.meta import MetaKey
+from kb.store.connection import run_once
+from kb.store.upkeep import upkeep
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -309,7 +309,7 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
     Args:
         conn: an autocommit connection (``isolation_level=None``).
 
-    Then the data upkeep steps not yet run (``upkeep``).
+    Then the data upkeep steps not yet run (``kb.store.upkeep``).
 
     Returns:
         The numbers of the migrations applied now (empty when up to date).
@@ -330,87 +330,8 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
                          (version, name, datetime.now(UTC).isoformat()))
             conn.execute(f"PRAGMA user_version = {version}")
 
-        if version not in done and _run_once(conn, step, record, done=(
+        if version not in done and run_once(conn, step, record, done=(
                 "SELECT 1 FROM migrations WHERE version = ?", (version,))):
             applied.append(version)
     upkeep(conn)  # data steps that change no schema: a read-only file opens without them
     return applied
-
-
-def _cjk_pdf_reread(conn: sqlite3.Connection) -> None:
-    r"""Chinese and Japanese PDFs are read again: their wrapped lines are joined now.
-
-    ``kb.ingest.extract.pdf`` joins a CJK paragraph's lines without the line break that split
-    its words ("织\n造"), and keeps full-width punctuation. A PDF document with Han or kana
-    text loses its ``content_hash`` (as in migration 9), so the next ingest of its folder reads
-    it again; vectors of chunks whose text is unchanged come back from the embedding cache.
-    Only PDF documents' chunks are read, each document's up to its first CJK one.
-    """
-    conn.execute(
-        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND EXISTS "
-        "(SELECT 1 FROM chunks WHERE chunks.doc_id = documents.id AND "
-        "(text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*'))")
-
-
-def _docx_template_date_reread(conn: sqlite3.Connection) -> None:
-    """DOCX documents dated by python-docx's blank template are read again.
-
-    Their ``created_at`` (2013-12-23 23:15 UTC, ``kb.ingest.extract.dates.TEMPLATE_STAMPS``)
-    is no date; read again, they take their file's time.
-    """
-    conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'docx' AND "
-                 "created_at LIKE '2013-12-23T23:15:00%'")
-
-
-# Data upkeep: steps a new kb takes once on an index it can write, changing no schema (a
-# read-only index, or an older kb, opens it as before). Each is recorded in ``meta`` under
-# ``upkeep:<name>``; never rename one that has shipped.
-UPKEEP: tuple[tuple[str, Migration], ...] = (
-    ("cjk-pdf-reread", _cjk_pdf_reread),
-    ("docx-template-date-reread", _docx_template_date_reread),
-)
-UPKEEP_PREFIX = MetaKey.UPKEEP.value
-
-
-def upkeep(conn: sqlite3.Connection) -> list[str]:
-    """Run each ``UPKEEP`` step not yet recorded, each in its own transaction.
-
-    Args:
-        conn: an autocommit connection (``isolation_level=None``) to a migrated file.
-
-    Returns:
-        The names of the steps run now.
-    """
-    ran = []
-    for name, step in UPKEEP:
-        key = UPKEEP_PREFIX + name
-        done: tuple[str, tuple[object, ...]] = ("SELECT 1 FROM meta WHERE key = ?", (key,))
-
-        def record(key: str = key) -> None:
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
-                         (key, datetime.now(UTC).isoformat()))
-
-        if not conn.execute(*done).fetchone() and _run_once(conn, step, record, done=done):
-            ran.append(name)
-    return ran
-
-
-def _run_once(conn: sqlite3.Connection, step: Migration, record: Callable[[], object], *,
-              done: tuple[str, tuple[object, ...]]) -> bool:
-    """Run ``step`` and ``record`` in one write transaction, unless ``done`` finds a row.
-
-    ``done`` (a query and its parameters) is asked again under the write lock: another
-    process may have run the step while this one waited. Returns whether it ran here.
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    if conn.execute(*done).fetchone():
-        conn.execute("COMMIT")  # another process ran it while this one waited
-        return False
-    try:
-        step(conn)
-        record()
-        conn.execute("COMMIT")
-    except BaseException:  # Ctrl-C may land after the COMMIT: nothing is left to roll back
-        rollback(conn)
-        raise
-    return True

@@ -1,0 +1,72 @@
+"""Data upkeep: steps a new kb takes once on an index it can write, changing no schema.
+
+A migration (``kb.store.schema``) changes the schema and its version, so a read-only index
+or an older kb can no longer open the file; a step that only marks data to be read again
+(documents an extractor now reads better) needs neither. Each step runs once per index, at
+its first writable open by a kb that has it (``kb.store.schema.migrate`` calls ``upkeep``),
+and is recorded in ``meta`` under ``upkeep:<name>``; never rename one that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from kb.store.connection import run_once
+from kb.store.meta import MetaKey
+
+
+def _cjk_pdf_reread(conn: sqlite3.Connection) -> None:
+    r"""Chinese and Japanese PDFs are read again: their wrapped lines are joined now.
+
+    ``kb.ingest.extract.pdf`` joins a CJK paragraph's lines without the line break that split
+    its words ("织\n造"), and keeps full-width punctuation. A PDF document with Han or kana
+    text loses its ``content_hash`` (as in migration 9), so the next ingest of its folder reads
+    it again; vectors of chunks whose text is unchanged come back from the embedding cache.
+    Only PDF documents' chunks are read, each document's up to its first CJK one.
+    """
+    conn.execute(
+        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND EXISTS "
+        "(SELECT 1 FROM chunks WHERE chunks.doc_id = documents.id AND "
+        "(text GLOB '*[一-鿿]*' OR text GLOB '*[぀-ヿ]*'))")
+
+
+def _docx_template_date_reread(conn: sqlite3.Connection) -> None:
+    """DOCX documents dated by python-docx's blank template are read again.
+
+    Their ``created_at`` (2013-12-23 23:15 UTC, ``kb.ingest.extract.dates.TEMPLATE_STAMPS``)
+    is no date; read again, they take their file's time.
+    """
+    conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'docx' AND "
+                 "created_at LIKE '2013-12-23T23:15:00%'")
+
+
+UPKEEP: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
+    ("cjk-pdf-reread", _cjk_pdf_reread),
+    ("docx-template-date-reread", _docx_template_date_reread),
+)
+UPKEEP_PREFIX = MetaKey.UPKEEP.value
+
+
+def upkeep(conn: sqlite3.Connection) -> list[str]:
+    """Run each ``UPKEEP`` step not yet recorded, each in its own transaction.
+
+    Args:
+        conn: an autocommit connection (``isolation_level=None``) to a migrated file.
+
+    Returns:
+        The names of the steps run now.
+    """
+    ran = []
+    for name, step in UPKEEP:
+        key = UPKEEP_PREFIX + name
+        done: tuple[str, tuple[object, ...]] = ("SELECT 1 FROM meta WHERE key = ?", (key,))
+
+        def record(key: str = key) -> None:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
+                         (key, datetime.now(UTC).isoformat()))
+
+        if not conn.execute(*done).fetchone() and run_once(conn, step, record, done=done):
+            ran.append(name)
+    return ran
