@@ -30,7 +30,7 @@ from kb.ingest.problems import storable
 from kb.ingest.prune import file_gone
 from kb.ingest.walk import WalkError, walk_files
 from kb.store import Store
-from kb.store.devices import devices_of, record_devices
+from kb.store.devices import devices_under, record_devices
 from kb.store.problems import FOLDER_SIZE, get_problem
 from kb.types import Document, FileOutcome, folder_prefix
 
@@ -207,23 +207,21 @@ def unmounted_folders(store: Store, root: Path, docs: Sequence[Document]) -> lis
         One ``failed`` outcome per such folder, sorted by path, its reason counting the
         documents kept and naming the ways to remove them.
     """
-    prefix = folder_prefix(str(root))
-    gone = [Path(d.source) for d in docs if d.source.startswith(prefix)
-            and Path(d.source).parent != root and file_gone(Path(d.source))]
-    if not gone:
-        return []
-    recorded = devices_of(store, {str(root), *(str(g.parent) for g in gone)})
+    recorded = devices_under(store, str(root))
     try:
         outer = root.stat().st_dev
     except OSError:
         return []
-    if recorded.get(str(root), outer) != outer:  # renumbered: the devices say nothing
+    if recorded.pop(str(root), outer) != outer:  # renumbered: the devices say nothing
         return []
+    # only a folder recorded on another file system can have been a drive's: the others'
+    # files are not looked at (on most syncs, none)
+    elsewhere = {folder for folder, device in recorded.items() if device != outer}
+    prefix = folder_prefix(str(root))
+    gone = [path for d in docs if d.source.startswith(prefix)
+            and str((path := Path(d.source)).parent) in elsewhere and file_gone(path)]
     points: Counter[Path] = Counter()
     for path in gone:
-        device = recorded.get(str(path.parent))
-        if device is None or device == outer:  # on the root's file system: moved or deleted
-            continue
         there = path.parent
         while there != root and not there.is_dir():
             there = there.parent

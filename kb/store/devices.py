@@ -28,6 +28,20 @@ def record_devices(store: Store, devices: Mapping[str, int]) -> None:
             c.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", rows)
 
 
+def devices_under(store: Store, folder: str) -> dict[str, int]:
+    """The recorded device number of ``folder`` and of each folder under it, in one read.
+
+    Args:
+        store: the open store.
+        folder: an absolute folder path, without a trailing separator.
+    """
+    low, high = f"{DEVICE_PREFIX}{folder}/", f"{DEVICE_PREFIX}{folder}0"  # "0" follows "/"
+    rows = store.conn.execute("SELECT key, value FROM meta WHERE key = ? OR (key >= ? AND "
+                              "key < ?)", (DEVICE_PREFIX + folder, low, high))
+    return {str(k)[len(DEVICE_PREFIX):]: int(v) for k, v in rows
+            if str(v).lstrip("-").isdigit()}
+
+
 def devices_of(store: Store, folders: Iterable[str]) -> dict[str, int]:
     """The recorded device number of each of ``folders`` that has one."""
     out = {}
