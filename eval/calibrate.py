@@ -160,8 +160,17 @@ class JudgeCalibration:
         unanswerable queries.
         """
         a, u = np.array(self.best_answerable), np.array(self.best_unanswerable)
-        return (float(((u < threshold) | (u <= 0)).mean()) if u.size else None,
-                float(((a < threshold) | (a <= 0)).mean()) if a.size else 0.0)
+        return (float(refused(u, threshold).mean()) if u.size else None,
+                float(refused(a, threshold).mean()) if a.size else 0.0)
+
+    def held_out(self) -> tuple[float | None, float]:
+        """(refusal, false refusal) with each query judged without it (``held_out_rates``)."""
+        return held_out_rates(np.array(self.best_answerable), np.array(self.best_unanswerable))
+
+
+def refused(best: np.ndarray, threshold: float) -> np.ndarray:
+    """Which questions a threshold refuses: a best ``answer_p`` below it, or 0 (no gate)."""
+    return (best < threshold) | (best <= 0)
 
 
 def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
@@ -190,10 +199,10 @@ def judge_threshold(answerable: np.ndarray, unanswerable: np.ndarray, *,
         return float(np.quantile(gated, gated_quantile))
     best = (-2.0, float(gated.min()))
     for t in np.unique(np.concatenate([gated, unanswerable[unanswerable > 0]])):
-        false_refusal = float(((answerable < t) | (answerable <= 0)).mean())
+        false_refusal = float(refused(answerable, t).mean())
         if false_refusal > max_false_refusal + 1e-12:
             continue
-        refusal = float(((unanswerable < t) | (unanswerable <= 0)).mean())
+        refusal = float(refused(unanswerable, t).mean())
         if refusal - false_refusal > best[0]:
             best = (refusal - false_refusal, float(t))
     return best[1]
@@ -220,16 +229,16 @@ def held_out_rates(answerable: np.ndarray, unanswerable: np.ndarray,
     label = np.concatenate([np.ones(answerable.size, bool), np.zeros(unanswerable.size, bool)])
     fold = np.arange(best.size) % max(1, min(folds, best.size))
     everyone = judge_threshold(answerable, unanswerable)
-    refused = np.zeros(best.size, bool)
+    held = np.zeros(best.size, bool)  # refused by a threshold fitted without it
     for k in np.unique(fold):
         rest = fold != k
         try:
             t = judge_threshold(best[rest & label], best[rest & ~label])
         except ValueError:  # no answerable question of the rest passed the gate
             t = everyone
-        refused[~rest] = (best[~rest] < t) | (best[~rest] <= 0)
-    return (float(refused[~label].mean()) if unanswerable.size else None,
-            float(refused[label].mean()))
+        held[~rest] = refused(best[~rest], t)
+    return (float(held[~label].mean()) if unanswerable.size else None,
+            float(held[label].mean()))
 
 
 def check_set_size(dataset: Path, minimum: int = MIN_ANSWERABLE) -> None:

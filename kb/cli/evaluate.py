@@ -118,10 +118,8 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         return
     import tempfile
 
-    import numpy as np
-
     from kb.eval.calibrate import calibrate as run_calibration
-    from kb.eval.calibrate import calibrate_judge, check_set_size, held_out_rates
+    from kb.eval.calibrate import calibrate_judge, check_set_size
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
     from kb.retrieve.judge_model import shipped_model
@@ -178,8 +176,7 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
            "judge_refusal_rate": (None if judged.refusal_rate is None
                                   else round(judged.refusal_rate, 4)),
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
-           **_rates("held_out", held_out_rates(np.array(judged.best_answerable),
-                                               np.array(judged.best_unanswerable))),
+           **_rates("held_out", judged.held_out()),
            **_rates("shipped", judged.rates_at(shipped.threshold)),
            "stored": not dry_run}
     if as_json:
