@@ -20,12 +20,18 @@ def _notes(folder, n=5):
             for i in range(n)]
 
 
+def _synced_then_emptied(db, folder, n=5):
+    """``n`` notes written in ``folder`` and synced, then each deleted (a drive unmounted)."""
+    files = _notes(folder, n)
+    assert run("--db", db, "sync", str(folder)).exit_code == 0
+    for f in files:
+        f.unlink()
+    return files
+
+
 def test_sync_of_an_emptied_folder_keeps_its_documents_and_fails_naming_it(tmp_path):
     db, folder = str(tmp_path / "kb.db"), tmp_path / "drive"
-    files = _notes(folder)
-    assert run("--db", db, "sync", str(folder)).exit_code == 0
-    for f in files:  # the drive is unmounted: its mount point is an empty folder
-        f.unlink()
+    _synced_then_emptied(db, folder)  # the drive is unmounted: its mount point is empty
     r = run("--db", db, "sync", str(folder))
     assert r.exit_code == 1, r.output
     assert (f"FAILED   {folder.resolve()}: the folder holds no files, but the index has 5 "
@@ -122,10 +128,7 @@ def test_a_gone_folder_keeps_its_documents_and_the_others_are_synced(tmp_path):
 def test_the_commands_a_kept_folder_names_are_quoted_for_the_shell(tmp_path):
     # a review: the hints named a folder with a space unquoted (copied, it was two arguments)
     db, drive = str(tmp_path / "kb.db"), tmp_path / "my drive"
-    notes = _notes(drive, 3)
-    assert run("--db", db, "sync", str(drive)).exit_code == 0
-    for f in notes:
-        f.unlink()
+    _synced_then_emptied(db, drive, 3)
     r = run("--db", db, "sync", str(drive))
     assert f"`kb sync --allow-empty '{drive.resolve()}'` removes them" in r.output, r.output
     os.rename(drive, tmp_path / "away")
@@ -225,10 +228,7 @@ def test_a_mount_point_with_a_placeholder_file_keeps_the_drives_documents(tmp_pa
     # a trial: an empty mount point holding "NOT_MOUNTED.txt" got past the guard (the folder
     # held a file), and `kb sync` removed every document of the drive, exit 0
     db, drive = str(tmp_path / "kb.db"), tmp_path / "drive"
-    notes = _notes(drive, 4)
-    assert run("--db", db, "sync", str(drive)).exit_code == 0
-    for f in notes:
-        f.unlink()
+    notes = _synced_then_emptied(db, drive, 4)
     write(drive / "NOT_MOUNTED.txt", "The backup drive is not mounted.\n")
     r = run("--db", db, "sync", str(drive))
     assert r.exit_code == 1 and "REMOVED" not in r.output, r.output
