@@ -207,6 +207,8 @@ def unmounted_folders(store: Store, root: Path, docs: Sequence[Document]) -> lis
         One ``failed`` outcome per such folder, sorted by path, its reason counting the
         documents kept and naming the ways to remove them.
     """
+    if not storable(str(root)):  # a name not UTF-8: no document or record is stored under it
+        return []
     recorded = devices_under(store, str(root))
     try:
         outer = root.stat().st_dev
