@@ -3,16 +3,17 @@
 Offline and without an LLM, from evidence a cosine alone cannot see (DESIGN 4.5), for each of
 the top ``JUDGE_TOP_N`` candidates:
 
-1. **Evidence gate**: the passage (with its document's title and heading path) must hold at
-   least ``MIN_EVIDENCE`` of the query's idf mass (``kb.retrieve.terms``: stop and question words
-   are no terms; Chinese and English terms also match their CC-CEDICT translations,
+1. **Evidence gate**: the passage (with its document's title, heading path and file name) must
+   hold at least ``MIN_EVIDENCE`` of the query's idf mass (``kb.retrieve.terms``: stop and
+   question words are no terms; Chinese and English terms also match their CC-CEDICT translations,
    ``kb.retrieve.lexicon``), and two of its terms, or its only term, or one *uncommon* term (in
    at most ``COMMON_SHARE`` of the chunks). A query of stop words, nonsense or one letter, or
    one sharing a single common word with a passage, finds no evidence: ``answer_p`` is 0; so
    does a passage in the question's script when the question names something the index never
-   writes (``kb.retrieve.subject.unwritten_names``: "the capital of Australia" where nothing
-   says "Australia"; a passage in another script may write the name its own way; an acronym
-   of two or three letters, "IP", not one holding every other focus term); so does a
+   writes, nor a judged passage's file name (``kb.retrieve.subject.unwritten_names``: "the
+   capital of Australia" where nothing says "Australia"; a passage in another script may
+   write the name its own way; an acronym of two or three letters, "IP", not one holding every
+   other focus term); so does a
    passage that writes none of the numbers the question names (``kb.retrieve.numbers``:
    "in 1066", "第一部"; one its document writes in a tenth of its chunks or its title is no
    constraint: "737" in a 737 MAX directive), dates by other months only ("March" against
@@ -91,6 +92,7 @@ from kb.retrieve.roles import roles_swapped
 from kb.retrieve.siblings import siblings_filled
 from kb.retrieve.subject import (
     document_topics,
+    file_name_words,
     named_terms,
     names_elsewhere,
     other_subject,
@@ -171,7 +173,11 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     cosines = [p.cosine for p in passages if p.cosine is not None]
     median_cos = float(np.median(cosines)) if len(cosines) >= MEDIAN_MIN_CANDIDATES else None
     best_fused = max((p.fused for p in passages), default=0.0)  # all 0: each ties the best
-    contexts = [passage_terms(p.context) for p in passages]
+    # the title and heading path, and the file's name ("zen-of-python.pdf" for a PDF titled
+    # "PDF Example Document"): a name one of them writes is written (kb.retrieve.subject)
+    contexts = [passage_terms(f"{p.context}\n{file_name_words(p.source)}") for p in passages]
+    unknown = {k: v for k, v in unknown.items()
+               if not any(c.has(t) for c in contexts for t in terms if t.text == k)}
     topics = [document_topics(terms, p.doc_id, c, stats.doc_chunks, stats.doc_term_chunks)
               for p, c in zip(passages, contexts, strict=True)]
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)

@@ -44,6 +44,7 @@ _CALENDAR = frozenset(
 # letter-and-digit name (FalconTeam/, Falcon2025/)
 _PATH_SEPARATORS = re.compile(
     r"[\\/_.:\-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # .pdf, .md, .html, .docx
 _HEADING_LINE = re.compile(r"\s*#{1,6}\s")  # a Markdown heading line, kept in its chunk's text
 _TITLE_WORD = re.compile(r"\b[A-Z][A-Za-z\u00c0-\u024f'-]+")  # a capitalised word
 # jieba's tags of proper names: person (nr, nrt, nrfg), place (ns), organisation (nt), other (nz)
@@ -78,6 +79,27 @@ def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
     unknown = {t.text: t.surface.isalpha() and t.surface.isupper() and len(t.surface) <= 3
                for t in terms if complete and is_name(t, query) and term_df(t, df) == 0}
     return unknown, frozenset(t.text for t in terms) - named_terms(query, terms) - set(unknown)
+
+
+def file_name_words(source: str) -> str:
+    """The words of a document's file name, without its folders and extension ("" for none).
+
+    A file's name often names what it is about where its text never does
+    ("zen-of-python.pdf", a PDF titled "PDF Example Document"; "dentist.md" holding only a
+    time and a street), so the judge reads it with the title and heading path. Only the name:
+    folders above a synced root name the user's machine ("/home/alice/work"), not the document.
+
+    Args:
+        source: the document's file path or URI ("/notes/zen-of-python.pdf",
+            "https://example.org/guide/index.html", "golden://google-sre").
+
+    Returns:
+        The name split at separators, camel case and letter-digit seams
+        ("zen of python", "Falcon Team 2025"); "" for an empty source.
+    """
+    name = re.split(r"[\\/]", source.rstrip("\\/"))[-1] if source else ""
+    name = _EXTENSION.sub("", name)
+    return _PATH_SEPARATORS.sub(" ", name).strip()
 
 
 def document_topics(terms: Iterable[Term], doc_id: int, context: PassageTerms,

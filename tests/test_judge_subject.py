@@ -24,6 +24,7 @@ from kb.retrieve.judge_model import JudgeModel
 from kb.retrieve.subject import (
     TOPIC_SHARE,
     document_topics,
+    file_name_words,
     named_terms,
     names_elsewhere,
     other_subject,
@@ -375,3 +376,31 @@ def test_the_judge_fails_the_outranked_passage_unless_its_folder_names_the_subje
     # without the kickoff note among the passages, the model decides
     (alone,) = judge(query, terms, [team], stats, lenient)
     assert alone.passed and alone.signals.subject_apart == ()
+
+
+# --- a file's name names what its text may never write (the demo's Zen of Python PDF) -----------
+
+def test_file_name_words_are_the_name_without_folders_or_extension():
+    assert file_name_words("/home/a/notes/zen-of-python.pdf") == "zen of python"
+    assert file_name_words("C:\\notes\\FalconTeam2025.docx") == "Falcon Team 2025"
+    assert file_name_words("https://example.org/guide/index.html") == "index"
+    assert file_name_words("golden://google-sre") == "google sre"
+    assert file_name_words("/home/alice/work/青禾口腔患者须知.md") == "青禾口腔患者须知"
+    assert file_name_words("") == ""
+
+
+def test_a_name_only_the_file_name_writes_is_written_and_a_topic():
+    # "PDF Example Document" holding the Zen of Python's lines: the index never writes "Zen"
+    # nor "Python", so the unknown-name gate failed the passage that answers
+    query = "What should you do in the face of ambiguity, according to the Zen of Python?"
+    terms = content_terms(query)
+    text = "Errors should never pass silently. In the face of ambiguity, refuse the temptation."
+    stats = IndexStats(n_chunks=10, df={"face": 1, "ambigu": 1, "error": 1},
+                       doc_chunks={1: 1}, doc_term_chunks={})
+    for source, gate in (("/docs/zen-of-python.pdf", True), ("/docs/example.pdf", False),
+                         ("/zen/python/example.pdf", False)):  # folders are the machine's
+        (signals,) = passage_signals(query, terms, [Passage(
+            1, 1, text, "PDF Example Document", 0.8, .5, .5, 1., source)], stats)
+        assert signals.gate is gate, source
+        # named by the file, the subject is the document's topic: what is asked is its focus
+        assert (set(signals.focus_missing) == set()) is gate, signals.focus_missing
