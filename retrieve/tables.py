@@ -6,8 +6,8 @@ cost?). ``continued_header`` finds the header row of the table a passage opens i
 the document text before it, so the citation can show the columns beside the rows.
 
 Tables are read as extractors write them: Markdown pipe rows (``| a | b |``, the header over
-a ``---`` rule), and DOCX and HTML rows as lines of cells joined by " | " (their first row is
-the header).
+a ``---`` rule; a PDF's ruled tables are written so), and DOCX and HTML rows as lines of cells
+joined by " | " (their first row is the header).
 
 ``cells_unfilled`` reads the cell a question asks. Notes keep what is not known yet in their
 tables: "What is the phone number of the security lead Hana Kovač?" against
@@ -81,6 +81,11 @@ def header_lines(header: str) -> str:
     return header + "\n|" + " --- |" * len(_cells(header))
 
 
+def is_rule(line: str) -> bool:
+    """Whether ``line`` is a Markdown table's rule under its header (``| --- | :---: |``)."""
+    return bool(_RULE.match(line))
+
+
 def _is_row(line: str) -> bool:
     """A table row: two cells at least, separated by ``|`` (outer pipes optional)."""
     cells = _cells(line)
@@ -105,9 +110,10 @@ def continued_header(before: str, text: str, *, from_start: bool,
             a blank line where the chunker dropped one).
         text: the passage.
         from_start: ``before`` begins at the document's start (else it was cut short).
-        source_type: the document's type: a Markdown or text table needs its ``---`` rule
-            (pipes in prose or code are no table), DOCX and HTML rows need none, and a PDF
-            has no table kb reads (its page headers and footers look like rows).
+        source_type: the document's type: a Markdown table needs its ``---`` rule (pipes
+            in prose or code are no table), DOCX and HTML rows need none; a PDF's tables are
+            Markdown ones (``kb.ingest.extract.pdf_tables`` writes them so), and its other
+            lines are no rows (page headers and footers look like them).
 
     Returns:
         The table's header row, stripped, when it lies before the passage and has as many
@@ -116,8 +122,6 @@ def continued_header(before: str, text: str, *, from_start: bool,
         starts the table itself (its header is in it), or the rows run back to the start of
         a ``before`` that was cut short (the header is unknown).
     """
-    if source_type == "pdf":
-        return None
     first, second = (text.lstrip().split("\n", 2) + ["", ""])[:2]
     lines = before.split("\n")
     current = lines[-1] + first  # the whole line the passage opens in

@@ -268,6 +268,18 @@ def test_a_long_references_snippet_shows_its_best_sentence(tmp_path):
     assert "     # Quillpad 3 The tablet case 0" in r.stdout
 
 
+def test_a_tables_rule_is_left_out_of_its_snippet(tmp_path):
+    # a PDF's tables are Markdown ones now: on one line "| --- | --- |" only hid the rows
+    db = str(tmp_path / "kb.db")
+    write(tmp_path / "d" / "rota.md", "# Kiln rota\n\n| Day | Who |\n| :--- | ---: |\n"
+          "| Monday | Ada Quint |\n| Tuesday | Bo Lindqvist |\n")
+    assert run("--db", db, "ingest", str(tmp_path / "d")).exit_code == 0
+    r = run("--db", db, "search", "Who loads the kiln on Tuesday?", "--color", "never")
+    assert r.exit_code == 0
+    assert "| Day | Who | | Monday | Ada Quint | | Tuesday | Bo Lindqvist |" in r.stdout
+    assert "---" not in r.stdout
+
+
 @pytest.mark.skipif(not hasattr(__import__("signal"), "SIGPIPE"), reason="POSIX signals")
 def test_output_read_by_a_reader_that_stops_ends_kb_quietly(tmp_path):
     # `kb docs | head -1` exited 1 (click's EPIPE convention), the code `kb status` gives a

@@ -39,8 +39,10 @@ MD_TABLE = "Intro.\n\n| Item | Budget | Actual |\n| --- | --- | --- |\n| Wiring 
     # ... but in a text or Markdown file pipes without a rule are no table (a shell pipeline)
     ("```sh\ncat a.log | grep ERROR | tail\n", "cat b.log | grep WARN | tail", True, "md",
      None),
-    # and a PDF's page footer and header are no rows (kb reads no table from a PDF)
+    # and a PDF's page footer and header are no rows ...
     ("text.\nConfidential | Page 1 of 4\n", "Acme Ltd | Annual report", True, "pdf", None),
+    # ... its tables are Markdown ones (kb.ingest.extract.pdf_tables writes them so)
+    (MD_TABLE, "| Tiles | 16 | 17 |", True, "pdf", "| Item | Budget | Actual |"),
     # the passage starts the table: its header is in it
     ("Intro.\n\n", "| Item | Budget |\n| --- | --- |\n| Wiring | 1 |", True, "md", None),
     # a new table right after another, across a blank line (a review: the first table's

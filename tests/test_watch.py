@@ -265,6 +265,11 @@ def test_a_folder_not_there_at_the_start_is_watched_once_it_is(tmp_path: Path) -
         shutil.move(tmp_path / "fish.unplugged", fish)
         write(fish / "eel.md", "# Eel\n\nEels cross the Sargasso Sea.\n")
         _until(lambda: "eel.md" in _indexed(db), "the folder plugged in was not synced")
+        # the sync that wrote it is over once the watcher says it watches again (a Ctrl-C
+        # inside a sync stops it with 130, as `kb sync` does: a loaded machine caught that)
+        while not (line := lines.get(timeout=TIMEOUT_S * 2)).startswith("kb: watching "):
+            assert "Traceback" not in line, line
+        assert str(fish) in line
         os.kill(proc.pid, signal.SIGINT)
         assert proc.wait(timeout=TIMEOUT_S) == 0
     finally:

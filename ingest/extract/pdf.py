@@ -1,11 +1,12 @@
-"""PDF: one block per page with a text layer; scans and images are reported.
+"""PDF: a block per page with a text layer (per section, with an outline); scans reported.
 
 pypdf opens the file (encryption, metadata, pages, images); each page's text comes from
 pdfminer.six's layout analysis, which orders text boxes by position, so a multi-column page
 is read column by column whatever order its content stream draws the lines in (pypdf reads
 stream order: a two-column page drawn row by row came out across the gutter). The choice was
 measured (``bench/pdf_reading_order.py``, table in ``bench/README.md``). A page pdfminer cannot
-read falls back to pypdf's text.
+read falls back to pypdf's text. pdfplumber drives pdfminer and finds each page's ruled tables
+in the same pass; their rows are written as lines of cells (``kb.ingest.extract.pdf_tables``).
 
 Images are located (``ImageRef``: object number, page, pixel size) but not decoded here;
 ``load_pdf_images`` decodes them when a vision model is to describe them.
@@ -20,12 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pdfminer.converter import PDFPageAggregator
-from pdfminer.layout import LAParams, LTTextBox, LTTextLine
-from pdfminer.pdfdocument import PDFDocument
-from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
-from pdfminer.pdfpage import PDFPage
-from pdfminer.pdfparser import PDFParser
+import pdfplumber
+from pdfminer.layout import LTChar, LTContainer, LTTextBox
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import StreamObject
@@ -35,12 +32,14 @@ from kb.ingest.extract.common import (
     build_document,
     clean_text,
     images_not_indexed,
-    make_block,
     one_line,
     placeholder_title,
     require_nonempty,
 )
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
+from kb.ingest.extract.pdf_lines import CID, page_text
+from kb.ingest.extract.pdf_outline import outline_entries, page_blocks
+from kb.ingest.extract.pdf_tables import page_tables
 from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
 
@@ -54,20 +53,13 @@ _FILENAME_TITLE_RE = re.compile(
 _MAX_TITLE_CHARS = 300
 _MAX_XOBJECT_DEPTH = 8  # form XObjects nested deeper than this are not searched for images
 
-# Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
-# Korean spaces its words, so Hangul is not here)
-_CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
-_QUOTES = re.compile("[\u2014\u2018-\u201d\u2026]")  # dashes, curly quotes: either script
-_ENDS_SENTENCE = frozenset("。！？!?")  # a break after one splits no word: kept
-WRAP_SLACK_CHARS = 2.0  # a line ending this many average characters short of the edge is full
-WRAP_MIN_CHARS = 10  # a wrapped line holds this many characters at least (a cell, an item: less)
-WRAP_MIN_WIDTH = 0.6  # ... and is this share of the page's widest line at least
-WRAP_INDENT_CHARS = 4.0  # a first line indented this much (two full-width characters) at most
-WRAP_GAP_LINES = 1.5  # the space between a line and the next, in line heights, at most
 
 
 def extract_pdf(path: Path) -> ExtractedDocument:
-    """Extract a PDF's text layer, one block per page (``page`` is 1-based).
+    """Extract a PDF's text layer: a block per page (``page`` is 1-based), cut per section.
+
+    A PDF with an outline (bookmarks) has a block per section on each page, under the
+    section's heading path (``kb.ingest.extract.pdf_outline``).
 
     Text is NFKC-normalised (ligatures such as "ﬁ" become "fi"). An encrypted file is opened
     with the empty user password when it only has an owner password. Pages without text are
@@ -112,6 +104,8 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
     images: list[ImageRef] = []
+    outline = outline_entries(reader)
+    heading_path: tuple[str, ...] = ()  # the outline's heading path in force
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
         hidden = strip_hidden_text(page)  # white on a blank page, or ~1-point text
@@ -131,10 +125,11 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
             first_failure = first_failure or _describe(exc)
             continue
         raw, codes = entry
-        block = None if unmapped(codes, raw) else make_block(clean_text(raw, nfkc=True),
-                                                               page=number)
-        if block is not None:
-            blocks.append(block)
+        marks = [e for e in outline if e.page == number]
+        new_blocks, heading_path = ([], heading_path) if unmapped(codes, raw) else page_blocks(
+            clean_text(raw, nfkc=True), number, marks, heading_path)
+        if new_blocks:
+            blocks.extend(new_blocks)
         elif codes:
             unmapped_pages.append(number)
         else:
@@ -169,99 +164,46 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     )
 
 
-class _Aggregator(PDFPageAggregator):
-    """pdfminer's page aggregator, counting and dropping glyphs without a Unicode mapping.
-
-    pdfminer writes such a glyph as "(cid:N)"; it is no text (pypdf gave a control
-    character, which ``clean_text`` drops). ``unmapped`` counts them since the last reset.
-    """
-
-    unmapped = 0
-
-    def handle_undefined_char(self, font: Any, cid: int) -> str:
-        self.unmapped += 1
-        return ""
-
-
 def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | None:
     """Each page's text in pdfminer.six's layout order, with its count of unmapped glyphs.
+
+    pdfplumber runs pdfminer's layout analysis (default ``LAParams``) and finds the page's
+    ruled tables in the same pass (``kb.ingest.extract.pdf_tables``): a table is written as
+    rows of cells where its first line was, its cells' lines left out of the text around it.
+    A glyph without a Unicode mapping, which pdfminer writes "(cid:N)", is counted and
+    dropped (it is no text; pypdf gives a control character, which ``clean_text`` drops).
 
     Returns:
         One ``(text, unmapped glyphs)`` per page, ``None`` for a page pdfminer failed on;
         ``None`` as a whole when it cannot open the file or finds another number of pages
         than pypdf.
     """
+    texts: list[tuple[str, int] | None] = []
     try:
-        document = PDFDocument(PDFParser(io.BytesIO(data)), password="")
-        resources = PDFResourceManager(caching=True)
-        device = _Aggregator(resources, laparams=LAParams())
-        interpreter = PDFPageInterpreter(resources, device)
-        texts: list[tuple[str, int] | None] = []
-        for page in PDFPage.create_pages(document):
-            try:
-                device.unmapped = 0
-                interpreter.process_page(page)
-                # Boxes in layout order; each ends with a newline, as pypdf's lines do.
-                texts.append((_page_text([item for item in device.get_result()
-                                          if isinstance(item, LTTextBox)]), device.unmapped))
-            except Exception:  # one page pdfminer cannot lay out: pypdf reads it
-                texts.append(None)
+        with pdfplumber.open(io.BytesIO(data), password="", laparams={}) as pdf:
+            for page in pdf.pages:
+                try:
+                    layout = page.layout
+                    # Boxes in layout order; each ends with a newline, as pypdf's lines do.
+                    boxes = [item for item in layout if isinstance(item, LTTextBox)]
+                    texts.append((page_text(boxes, page_tables(page, layout)),
+                                  _unmapped_glyphs(layout)))
+                except Exception:  # one page pdfminer cannot lay out: pypdf reads it
+                    texts.append(None)
+                finally:
+                    page.close()  # its layout and objects are not kept for the next page
     except Exception:  # the document as a whole: pypdf reads every page
         return None
     return texts if len(texts) == pages else None
 
 
-def _page_text(boxes: Sequence[LTTextBox]) -> str:
-    r"""A page's text boxes in layout order, a CJK paragraph's wrapped lines joined.
-
-    Chinese and Japanese put no space between words, so a line break the page's width put
-    inside a paragraph splits a word in two ("织\n造": 织造 unfound, a sentence cut). A line
-    loses its break when it wraps a paragraph:
-
-    * a CJK character on one side of the break, and a CJK character, a digit
-      ("于2018年1月16\n日"), a curly quote or a dash on the other; a sentence's end keeps it;
-    * the line is long: ``WRAP_MIN_CHARS`` characters or more, and ``WRAP_MIN_WIDTH`` of the
-      page's widest line or wider (a table's cells, a list's items, a contents page: not);
-    * it is full: it reaches, within ``WRAP_SLACK_CHARS`` of its average character width,
-      the right edge of the lines starting where it starts (its column);
-    * the next line is right below it (``WRAP_GAP_LINES`` line heights apart at most) and
-      starts where it starts, or up to ``WRAP_INDENT_CHARS`` characters to its left (after
-      an indented first line); one starting further right opens a paragraph.
-
-    Latin text keeps every break (it separates words already).
-    """
-    lines = [line for box in boxes for line in box if isinstance(line, LTTextLine)]
-    right: dict[int, float] = {}  # a line's start, to the point, -> the furthest line end
-    for line in lines:
-        right[round(line.x0)] = max(right.get(round(line.x0), 0.0), line.x1)
-    widest = max((line.x1 - line.x0 for line in lines), default=0.0)
-    out = []
-    for line, after in zip(lines, [*lines[1:], None], strict=True):
-        text = str(line.get_text())
-        body = text.rstrip("\n")
-        ends, starts = body[-1:], str(after.get_text()).lstrip()[:1] if after else ""
-        if after is not None and _wraps(ends, starts) and len(body.strip()) >= WRAP_MIN_CHARS \
-                and line.x1 - line.x0 >= WRAP_MIN_WIDTH * widest:
-            char = (line.x1 - line.x0) / max(len(body), 1)
-            edge = max(x1 for x0, x1 in right.items()
-                       if abs(x0 - line.x0) <= WRAP_SLACK_CHARS * char + 1)
-            shift = after.x0 - line.x0
-            gap = line.y0 - after.y1  # the next line right below
-            if line.x1 >= edge - WRAP_SLACK_CHARS * char and (
-                    -WRAP_INDENT_CHARS * char <= shift <= 0.5 * char) and (
-                    -0.5 * line.height <= gap <= WRAP_GAP_LINES * line.height):
-                text = body
-        out.append(text)
-    return "".join(out)
-
-
-def _wraps(ends: str, starts: str) -> bool:
-    """Whether a break between these two characters may be a CJK paragraph's wrap."""
-    def joinable(c: str) -> bool:
-        return bool(_CJK.match(c) or _QUOTES.match(c)) or c.isdigit()
-
-    return bool(ends and starts and ends not in _ENDS_SENTENCE and joinable(ends)
-                and joinable(starts) and (_CJK.match(ends) or _CJK.match(starts)))
+def _unmapped_glyphs(item: Any) -> int:
+    """The glyphs pdfminer wrote as "(cid:N)" (no Unicode mapping) inside a layout item."""
+    if isinstance(item, LTChar):
+        return int(bool(CID.fullmatch(item.get_text())))
+    if isinstance(item, LTContainer):
+        return sum(_unmapped_glyphs(child) for child in item)
+    return 0
 
 
 def _unlock(path: Path, reader: PdfReader) -> None:

@@ -19,6 +19,7 @@ from kb.cli.highlight import COLOR_MODES, ColorMode, Printer
 from kb.cli.printable import shown
 from kb.cli.query_command import QueryCommand, joined_text
 from kb.errors import SearchFailed
+from kb.retrieve.tables import is_rule
 from kb.shapes import ContextJSON, SearchResultJSON
 from kb.types import SearchResult
 
@@ -39,8 +40,9 @@ def snippet(text: str, best: str | None, max_chars: int = SNIPPET_CHARS) -> str:
 
     The judge's best sentence (the one most like an answer) is shown whole when the cut would
     hide it: the snippet then starts at it, with "…" for what is left out before and after.
+    A Markdown table's rule (``| --- |``) is left out: on one line it only hides the rows.
     """
-    flat = " ".join(text.split())
+    flat = " ".join(" ".join(line for line in text.splitlines() if not is_rule(line)).split())
     if len(flat) <= max_chars:
         return flat
     sentence = " ".join((best or "").split())

@@ -42,9 +42,23 @@ def _docx_template_date_reread(conn: sqlite3.Connection) -> None:
                  "created_at LIKE '2013-12-23T23:15:00%'")
 
 
+def _pdf_structure_reread(conn: sqlite3.Connection) -> None:
+    """PDF documents are read again: their tables and sections are read now.
+
+    ``kb.ingest.extract.pdf_tables`` writes a ruled table's row on one line ("营业收入（元） |
+    4,755,785.11 | 5,699,227.63 | -16.55%") where pdfminer had a line per cell, and
+    ``kb.ingest.extract.pdf_outline`` cuts a bookmarked PDF's pages into its sections, each
+    under its heading path. Which PDFs hold either is not known without reading them, so
+    every PDF document loses its ``content_hash``; those with neither come back with the same
+    chunks, their vectors from the embedding cache.
+    """
+    conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'")
+
+
 UPKEEP: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("cjk-pdf-reread", _cjk_pdf_reread),
     ("docx-template-date-reread", _docx_template_date_reread),
+    ("pdf-structure-reread", _pdf_structure_reread),
 )
 UPKEEP_PREFIX = MetaKey.UPKEEP.value
 

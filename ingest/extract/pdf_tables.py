@@ -1,0 +1,141 @@
+"""PDF tables: a ruled table's rows as lines of cells, not one cell per line.
+
+pdfminer.six's layout analysis reads a table cell by cell: a financial report's row
+"营业收入（元） 4,755,785.11 5,699,227.63 -16.55%" came out as four lines, its change column
+forty lines further down the page, so no chunk held a figure beside what it measures.
+pdfplumber's table finder (Singer-Vine, after Anssi Nurminen's thesis "Algorithmic
+extraction of data in tables in PDF documents", 2013) reads the cells a table's ruling lines
+enclose; each table found is written as a Markdown table, as notes write them: one line per
+row, ``| a | b |``, the first row its header over a ``| --- |`` rule (``kb.retrieve.tables``
+reads them so). Only ruled tables are found (the "lines" strategy): a table drawn without lines
+stays as pdfminer reads it.
+
+A framed paragraph or a one-column list is no table: a table must have ``MIN_ROWS`` rows and
+``MIN_COLUMNS`` columns holding text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from pdfminer.layout import LTCurve, LTPage, LTRect, LTTextLine
+
+MIN_ROWS = 2  # rows holding text
+# ruling segments a page must draw across and down before it is searched: two rows and two
+# columns take three of each (the finder reads every character, so a page with only a
+# border's frame, or rules under its header and above its footer, is not searched)
+MIN_RULINGS = 3
+RULING_SLACK_PT = 1.0  # a segment this far off level (or plumb) is still across (or down)
+MIN_COLUMNS = 2  # columns holding text in some row
+_CJK_END = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]$")
+_CJK_START = re.compile("^[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+
+
+class PageTable(NamedTuple):
+    """A table found on a page.
+
+    Attributes:
+        bbox: ``(x0, y0, x1, y1)`` in pdfminer's coordinates (points, origin at the page's
+            bottom left, as ``LTTextLine.x0`` / ``y0``).
+        text: its rows as a Markdown table (``rows_text``).
+    """
+
+    bbox: tuple[float, float, float, float]
+    text: str
+
+
+def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
+    """The ruled tables of a pdfplumber ``page`` whose pdfminer layout is ``layout``.
+
+    A page that draws fewer than ``MIN_RULINGS`` segments across, or down (``rulings``),
+    has no ruled table, and is not searched.
+
+    Args:
+        page: a ``pdfplumber.page.Page``.
+        layout: its ``page.layout``.
+
+    Returns:
+        The tables in the finder's order (top to bottom), each with ``MIN_ROWS`` rows and
+        ``MIN_COLUMNS`` columns holding text at least.
+    """
+    if min(rulings(layout)) < MIN_RULINGS:
+        return []
+    mb_x0, mb_top = float(page.mediabox[0]), float(page.mediabox[1])
+    height = float(page.height)
+    out = []
+    for table in page.find_tables():
+        text = rows_text(table.extract())
+        if not text:
+            continue
+        x0, top, x1, bottom = (float(v) for v in table.bbox)
+        out.append(PageTable((x0 - mb_x0, height - (bottom - mb_top), x1 - mb_x0,
+                              height - (top - mb_top)), text))
+    return out
+
+
+def rulings(layout: LTPage) -> tuple[int, int]:
+    """The straight segments a page draws: ``(across, down)``.
+
+    Each side of a line, rectangle or path (``LTCurve``, which ``LTLine`` and ``LTRect``
+    are) counts once when it runs level (across) or plumb (down), within
+    ``RULING_SLACK_PT``; a page's tables are drawn with them.
+    """
+    across = down = 0
+    for item in layout:
+        if not isinstance(item, LTCurve):
+            continue
+        pts = list(item.pts)
+        ends = [*pts[1:], pts[0]] if isinstance(item, LTRect) else pts[1:]
+        for (x0, y0), (x1, y1) in zip(pts, ends, strict=False):
+            dx, dy = abs(x1 - x0), abs(y1 - y0)
+            across += dy <= RULING_SLACK_PT < dx
+            down += dx <= RULING_SLACK_PT < dy
+    return across, down
+
+
+def rows_text(rows: Sequence[Sequence[str | None]]) -> str:
+    r"""A table's rows as a Markdown table, its first row the header ("" when it is no table).
+
+    ``| a | b |`` lines with the ``| --- |`` rule under the first row, as notes write tables
+    (``kb.retrieve.tables`` reads a cell asked, and gives a continuation chunk its header).
+    A cell's wrapped lines are joined (without a space between two CJK characters) and its
+    ``|`` escaped (``\\|``); a merged cell's continuation (``None``) is blank, keeping the
+    columns in place; a row without text is left out.
+    """
+    lines = []
+    filled_columns: set[int] = set()
+    for row in rows:
+        cells = [cell_text(cell).replace("|", "\\|") for cell in row]
+        if any(cells):
+            lines.append("| " + " | ".join(cells) + " |")
+            filled_columns.update(i for i, cell in enumerate(cells) if cell)
+            if len(lines) == 1:
+                lines.append("|" + " --- |" * len(cells))
+    if len(lines) - 1 < MIN_ROWS or len(filled_columns) < MIN_COLUMNS:
+        return ""
+    return "\n".join(lines)
+
+
+def cell_text(cell: str | None) -> str:
+    r"""One cell's text on one line: "损\\n益" -> "损益", "net\\nincome" -> "net income"."""
+    out = ""
+    for piece in (cell or "").split("\n"):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        glued = bool(out and _CJK_END.search(out) and _CJK_START.match(piece))
+        out = f"{out}{'' if glued or not out else ' '}{piece}"
+    return out
+
+
+def table_of(line: LTTextLine, tables: Sequence[PageTable]) -> int | None:
+    """The index of the table whose box holds ``line``'s centre, or ``None``."""
+    x = (line.x0 + line.x1) / 2
+    y = (line.y0 + line.y1) / 2
+    for i, table in enumerate(tables):
+        x0, y0, x1, y1 = table.bbox
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            return i
+    return None
