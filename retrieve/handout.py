@@ -3,7 +3,8 @@
 Three cases, one pure function (``hand_out``):
 
 * **The offline judge ran** (``kb.retrieve.judge``): the passages it passes, within
-  ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first; when none passes, the
+  ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first (the newer first
+  among those within ``RECENCY_BONUS`` of each other); when none passes, the
   closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
   who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
   ``top_k``: the other passing passages first, then the ranking's next ones, flagged weak.
@@ -37,6 +38,12 @@ from kb.types import Candidate
 # train split this took the share of handed-out passages holding the answer from 0.41 to 0.58
 # and lost 1 answer in 100 (measured on kb's judge rows while fitting, see bench/README.md).
 HAND_OUT_SHARE = 0.5
+# Time decay orders passing passages only where they answer about as well: a passage's order
+# key is its answer_p plus this much times its decay factor (1 today, 0.5 at 30 days, ~0 at a
+# year), so a newer version of a note goes first when it matches as well, and an older
+# passage shown at 87% is no longer listed below a new one at 48% (a trial: it was, as the
+# key multiplied answer_p by the factor, 0.001 for a dated note ten months old).
+RECENCY_BONUS = 0.1
 
 
 def handed_out(verdicts: Sequence[Verdict]) -> list[Verdict]:
@@ -110,9 +117,10 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
 
     if verdicts is not None:
         relevance = {cid: v.answer_p for cid, v in verdicts.items()}
-        # best answer_p first; time decay orders what passes, never hides it
+        # best answer_p first, the newer first among those within RECENCY_BONUS of each
+        # other; time decay never hides a passage
         head = sorted((c for c in ordered if c.chunk_id in relevance),
-                      key=lambda c: -relevance[c.chunk_id] * _age_factor(c))
+                      key=lambda c: -(relevance[c.chunk_id] + RECENCY_BONUS * _age_factor(c)))
         chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}
         passed = {cid for cid, v in verdicts.items() if v.passed}
         pool = [c for c in head if c.chunk_id in chosen]

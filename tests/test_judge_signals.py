@@ -624,6 +624,28 @@ def test_a_refusals_closest_passages_are_chosen_by_match_not_age():
     assert [c.chunk_id for c in filled.selected] == [2, 3, 4, 1]
 
 
+def test_time_decay_orders_only_passages_that_answer_about_as_well():
+    # a trial: a note dated ten months back passed at 87% and was listed third, below new
+    # notes at 48% and 46% (the order key multiplied answer_p by its decay factor, 0.001)
+    old = Candidate(1, 1, 0.001 * 0.9, None, 0.0, 0.5, fused=0.9)  # factor 0.001
+    new = Candidate(2, 2, 0.5, None, 0.0, 0.5, fused=0.5)  # today: factor 1
+    month = Candidate(3, 3, 0.25, None, 0.0, 0.5, fused=0.5)  # 30 days: factor 0.5
+    kwargs = dict(judged=None, relaxed=False, rerank_min_score=0.5, texts={
+        c: f"text {c}" for c in (1, 2, 3)}, vectors={}, near_duplicate_cosine=0.99)
+
+    def order(p_old: float, p_new: float, p_month: float) -> list[int]:
+        verdicts = {1: _verdict(1, p_old), 2: _verdict(2, p_new), 3: _verdict(3, p_month)}
+        out = hand_out([new, month, old], SearchOptions(), verdicts=verdicts, **kwargs)
+        return [c.chunk_id for c in out.selected]
+
+    assert order(0.87, 0.48, 0.46) == [1, 2, 3]  # best answer_p first, whatever the age
+    # within RECENCY_BONUS (0.1) the newer goes first: 0.60 + 0.1 > 0.65 + 0.0009 ...
+    assert order(0.65, 0.60, 0.60) == [2, 1, 3]
+    # ... and by how much newer: a month old gains 0.05 over a ten-month-old passage
+    assert order(0.64, 0.35, 0.60) == [3, 1, 2]
+    assert order(0.66, 0.35, 0.60) == [1, 3, 2]
+
+
 def test_a_filled_list_keeps_its_passing_references_first_in_their_order():
     ordered = [Candidate(cid, cid, 1.0 / cid, None, 0.0, 0.5) for cid in (1, 2, 3, 4)]
     verdicts = {1: _verdict(1, 0.8), 2: _verdict(2, 0.3), 3: _verdict(3, 0.05, passed=False),
