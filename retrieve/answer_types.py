@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from kb.retrieve.crosslang import HAN
+from kb.retrieve.numbers import in_range
+from kb.retrieve.postags import posseg
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, coverage, is_stop, passage_terms
 from kb.retrieve.units import (
     DURATIONS,
@@ -334,17 +335,6 @@ def novel_filler(text: str, kind: AnswerType, query: str,
     return None
 
 
-@lru_cache(maxsize=1)
-def posseg() -> Any:
-    """Jieba's part-of-speech tagger (``jieba.posseg``), its dictionary loaded once."""
-    import jieba.posseg
-
-    from kb.store.textindex import cut_words
-
-    cut_words("初始化")  # jieba's dictionary, loaded once and quietly (kb.store.textindex)
-    return jieba.posseg
-
-
 def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: AnswerType,
                  query: str, terms: Sequence[Term]) -> bool:
     """Whether the date or number asked lies only away from every sentence naming the focus.
@@ -356,11 +346,13 @@ def filler_apart(sents: Sequence[str], f_terms: Sequence[Term], demanded: Answer
     1921" two sentences from "born"). ``False`` when no sentence holds a focus term: then
     nothing says where the answer would be. The caller asks it only of a passage in the
     question's script and lets a date in the title answer ("Harold Pembridge (1890-1961)").
-    A unit a table's header declares ("Actual (EUR)") is read with every row.
+    A unit a table's header declares ("Actual (EUR)", "| Leave days |") is read with every
+    row, and a row naming a number asked within a range ("3-5" for 4) names it.
     """
-    declaring = "".join(f"\n{x}" for x in sents if declared_units(x))  # a column's "(EUR)"
+    pairs = [f"{x}\n{y}" for x, y in zip(sents, [*sents[1:], ""], strict=True)]  # header, rule
+    declaring = "".join(f"\n{x}" for x in pairs if declared_units(x))
     windows = [around_sentence(sents, i) + declaring for i, x in enumerate(sents)
-               if any(passage_terms(x).has(t) for t in f_terms)]
+               if any(passage_terms(x).has(t) or in_range(t.text, x) for t in f_terms)]
     return bool(windows) and all(novel_filler(w, demanded, query, terms) is None
                                  for w in windows)
 

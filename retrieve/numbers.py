@@ -177,7 +177,8 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
 
     One is enough: a question naming several ("the second and third films", "SINOSAT-1 and
     SINOSAT-2") may be answered in parts. A decade (``"1990s"``, ``"80s"``, ``"40s"``) is
-    written by any number in it (``1991``, ``1985``, ``40`` to ``49``).
+    written by any number in it (``1991``, ``1985``, ``40`` to ``49``), and a number by a
+    range holding it (``in_range``: "4 years of service" by a table's row "3-5").
 
     Args:
         named: ``named_numbers`` of the question.
@@ -191,9 +192,39 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
         return ()
     written = written_numbers(text)
     if any(n in written or (n.endswith("s") and any(_in_decade(w, n[:-1]) for w in written))
-           for n in named):
+           or in_range(n, text) for n in named):
         return ()
     return tuple(sorted(named))
+
+
+def in_range(number: str, text: str) -> bool:
+    """Whether ``text`` writes a range holding ``number`` (digits; ``number_ranges``)."""
+    return number.isdigit() and any(low <= int(number) <= high
+                                    for low, high in number_ranges(text))
+
+
+def number_ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges of whole numbers ``text`` writes, as ``(low, high)`` (``high`` inf: and up).
+
+    "3-5", "3–5", "3 to 5", "3~5", "3至5" (low below high), and "6+". A number a question
+    names inside one is written ("4 years of service" against a leave
+    table's row "| 3-5 | 29 |"). A dash inside a longer run of digits and dashes is no range:
+    "2024-03-31" and "020-7946-0123" are a date and a phone number.
+    """
+    out: list[tuple[float, float]] = []
+    numerals = arabic_numerals(unicodedata.normalize("NFKC", text))
+    for m in _RANGE.finditer(numerals):
+        low, high = int(m.group(1)), int(m.group(2))
+        if low < high:
+            out.append((low, high))
+    out.extend((int(m.group(1)), float("inf")) for m in _AND_UP.finditer(numerals))
+    return out
+
+
+# "3-5", "3 – 5", "3 to 5", "3~5", "3至5": not inside a date or phone number ("2024-03-31")
+_RANGE = re.compile(r"(?<![\d.,:/-])(\d{1,4})\s*(?:-|–|—|~|～|\bto\b|至|到)\s*(\d{1,4})"
+                    r"(?![\d:/]|[.,-]\d)")
+_AND_UP = re.compile(r"(?<![\d.,+])(\d{1,4})\+(?![\d+]|\s*\d)")  # "6+": six and up
 
 
 def months_named(text: str) -> frozenset[int]:

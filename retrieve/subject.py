@@ -30,9 +30,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from kb.retrieve.answer_types import posseg
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.numbers import MONTH_NAMES
+from kb.retrieve.postags import posseg
 from kb.retrieve.siblings import proper_numbered_names
 from kb.retrieve.terms import PassageTerms, Term, is_name, is_stop, passage_terms, term_df
 

@@ -35,10 +35,10 @@ from typing import NamedTuple
 
 from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler
 from kb.retrieve.terms import is_stop
+from kb.retrieve.units import TABLE_RULE
 from kb.store.textindex import cut_words, has_cjk, normalise_word
 
-# a Markdown table's rule under its header: | --- | :---: |
-_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_RULE = TABLE_RULE  # a Markdown table's rule under its header: | --- | :---: |
 # how far back a header row is looked for (code points, and chunks: chunks are 80 code points
 # at least): a table this long before the passage is not read to its top
 LOOKBACK_CHARS = 8000

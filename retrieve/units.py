@@ -199,6 +199,8 @@ _UNIT_QUALIFIERS = (r"(?:full|calendar|business|working|consecutive|whole|more|a
 _PRICED = re.compile(r"(?:价|费|金额|工资|薪|租金|罚款|奖金|price|cost|fee|fare|salary|wage|rent|"
                      r"fine|budget|grant|payment)s?\s*(?:of|is|was|:|：|为|是)?\s*(?:about|around|约)?\s*$",
                      re.I)
+# a Markdown table's rule under its header: | --- | :---: |
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # A unit declared for a table's column or a whole passage: "营业收入(元)", "Time (days)"
 _DECLARED_UNIT = re.compile(r"[(（]\s*(?:单位[:：]?\s*)?(?:万|亿|千|百万)?"
                             r"([^()（）\d]{1,12}?)\s*[)）]")
@@ -264,8 +266,17 @@ def _latin_unit(form: str) -> re.Pattern[str]:
 
 
 def declared_units(text: str) -> set[str]:
-    """The units a passage declares in brackets for its numbers ("(元)", "(days)")."""
+    """The units a passage declares for its numbers.
+
+    In brackets ("(元)", "(days)"), or as the last word of a Markdown table's header cell
+    after another word ("| Leave days |"; "| Days |" alone names a column of weekdays).
+    """
     declared = {m.group(1).strip().casefold() for m in _DECLARED_UNIT.finditer(text)}
+    lines = text.splitlines()
+    for header, rule in zip(lines, lines[1:], strict=False):
+        if "|" in header and TABLE_RULE.match(rule):
+            declared.update(words[-1].casefold() for cell in header.strip().strip("|").split("|")
+                            if len(words := cell.split()) >= 2)
     return {unit for unit, forms in _UNIT_FORMS.items()
             if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
 

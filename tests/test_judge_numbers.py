@@ -100,6 +100,16 @@ def test_a_passage_writes_numbers_in_every_form():
     # a week is written by its own marker: a room 16 or 周一 16 点 is none (a review)
     ("Who was on call in 2025-W16?", "Ana on W14, Bo on W15; room 16", ("w16",)),
     ("2025-W16 谁值班？", "周一 16 点开会", ("w16",)),
+    # a number inside a range a row writes (a new-user trial: "4 years of service" failed a
+    # leave table's row "3-5"); and past a range's end, or in a date or phone number, none
+    ("How many leave days with 4 years of service?", "| 3-5 | 29 |", ()),
+    ("How many leave days with 7 years of service?", "| 6+ | 31 |", ()),
+    ("How many leave days with 9 years of service?", "| 0-2 | 27 |\n| 3-5 | 29 |", ("9",)),
+    ("What happens in week 4?", "from 3 to 5 weeks after planting", ()),
+    ("工作4年有几天年假？", "工作3至5年：15天", ()),
+    ("What was the price in 2024?", "Prices 2020–2025 are listed below.", ()),
+    ("What happened on 15 March?", "Updated 2024-03-31.", ("15",)),
+    ("Who answers line 45?", "Call 020-7946-0123.", ("45",)),
 ])
 def test_missing_numbers(query, passage, missing):
     assert missing_numbers(named_numbers(query), passage) == missing

@@ -7,12 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.retrieve.answer_types import filler_apart
 from kb.retrieve.tables import cells_unfilled, header_lines
 from kb.retrieve.terms import content_terms
+from kb.retrieve.units import declared_units
 
 CONTACTS = """| Role | Name | Phone |
 | --- | --- | --- |
@@ -144,6 +146,23 @@ def test_a_unit_the_header_declares_is_read_with_every_row() -> None:
     assert not filler_apart(rows, focus, "number", query, terms)
     bare = [r.replace(" (EUR)", "") for r in rows]  # no unit declared: no price written
     assert filler_apart(bare, focus, "number", query, terms)
+
+
+def test_a_unit_a_header_cell_ends_with_is_read_with_every_row(tmp_path: Path) -> None:
+    # a new-user trial: "How many leave days with 4 years of service?" was refused over
+    # "| Years of service | Leave days |": no number in days (the cells are bare), and no 4
+    write(tmp_path / "d" / "leave.md", "# Leave\n\n| Years of service | Leave days |\n"
+          "|---|---|\n| 0-2 | 27 |\n| 3-5 | 29 |\n| 6+ | 31 |\n")
+    write(tmp_path / "d" / "office.md", "# Office\n\nThe office opens at nine.\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([tmp_path / "d"])
+        for years in (3, 4, 7):
+            result = kb.search(f"How many leave days with {years} years of service?")
+            assert not result.insufficient_evidence, years
+            assert "| 3-5 | 29 |" in result.references[0].text
+    assert declared_units("| Years of service | Leave days |\n| --- | --- |") == {"day"}
+    assert declared_units("| Day | Hours |\n| --- | --- |") == set()  # one word: a name
+    assert declared_units("| Years of service | Leave days |") == set()  # no rule: no table
 
 
 def test_the_key_column_is_not_the_cell_asked() -> None:
