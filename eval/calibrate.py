@@ -168,6 +168,26 @@ class JudgeCalibration:
         return held_out_rates(np.array(self.best_answerable), np.array(self.best_unanswerable))
 
 
+def no_better(fitted: tuple[float | None, float], shipped: tuple[float | None, float]) -> bool:
+    """Whether a fitted threshold gains nothing over the shipped one on the same questions.
+
+    Args:
+        fitted: its (refusal, false refusal) held out (``JudgeCalibration.held_out``).
+        shipped: the shipped threshold's (``JudgeCalibration.rates_at``); the shipped model
+            was fitted on none of the user's questions, so both are figures on new questions.
+
+    Returns:
+        ``True`` when the fitted one refuses no more unanswerable questions, no fewer
+        answerable ones, and differs (a trial's: 0.22 against 0.33 refused, both at 0.15
+        false refusal); without unanswerable questions, when it refuses more answerable ones.
+    """
+    (refusal, false_refusal), (refusal_shipped, false_refusal_shipped) = fitted, shipped
+    if refusal is None or refusal_shipped is None:
+        return false_refusal > false_refusal_shipped
+    return (refusal <= refusal_shipped and false_refusal >= false_refusal_shipped
+            and (refusal, false_refusal) != (refusal_shipped, false_refusal_shipped))
+
+
 def refused(best: np.ndarray, threshold: float) -> np.ndarray:
     """Which questions a threshold refuses: a best ``answer_p`` below it, or 0 (no gate)."""
     return (best < threshold) | (best <= 0)

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from http_doubles import closed_port_url
 
 from kb.cli import cli
-from kb.eval.calibrate import youden_threshold
+from kb.eval.calibrate import no_better, youden_threshold
 from kb.retrieve.judge_model import shipped_model
 from kb.store import Store
 
@@ -62,9 +62,14 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     assert runner.invoke(cli, ["--db", db, "ingest", str(tmp_path / "bees.md")]).exit_code == 0
     r = runner.invoke(cli, ["--db", db, "calibrate", "--set", str(tmp_path / "set"), "--json"])
     assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
+    out = json.loads(r.stdout)
     assert out["stored"] and 0 < out["span"] < 1 and 0 <= out["floor"] <= 1
     assert out["queries"] == 21
+    # a fit no better than the shipped threshold on held-out questions is stored, and said
+    held = (out["judge_refusal_rate_held_out"], out["judge_false_refusal_rate_held_out"])
+    at_shipped = (out["judge_refusal_rate_shipped"], out["judge_false_refusal_rate_shipped"])
+    assert out["judge_threshold_no_better"] is no_better(held, at_shipped)
+    assert ("does no better than the shipped one" in r.stderr) is out["judge_threshold_no_better"]
     status = runner.invoke(cli, ["--db", db, "status", "--json"])
     assert status.exit_code == 0
     store = Store(db)
@@ -89,7 +94,7 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     assert r.exit_code == 2 and "--reset takes no --set" in r.stderr
     r = runner.invoke(cli, ["--db", db, "calibrate", "--reset", "--json"])
     assert r.exit_code == 0, r.output
-    reset = json.loads(r.output)
+    reset = json.loads(r.stdout)
     assert set(reset["removed"]) == {f"calibration:{out['fingerprint']}",
                                      f"judge_threshold:{out['fingerprint']}"}
     assert reset["judge_threshold_source"].startswith("shipped (fitted ")
@@ -165,7 +170,7 @@ def test_a_set_of_few_answerable_questions_is_measured_but_never_stored(tmp_path
     assert not (tmp_path / "kb.db").exists()  # refused before anything was opened
     r = _calibrate(tmp_path, folder, "--dry-run", "--json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["stored"] is False
+    assert json.loads(r.stdout)["stored"] is False
 
 
 def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path):
@@ -179,7 +184,7 @@ def test_bm25_only_calibration_stores_the_lexical_judge_threshold_alone(tmp_path
     r = runner.invoke(cli, ["--db", str(db), "calibrate", "--set", str(tmp_path / "set"),
                             "--dry-run", "--json"], env=env)
     assert r.exit_code == 0, r.output
-    dry = json.loads(r.output)
+    dry = json.loads(r.stdout)
     assert not db.exists()  # a dry run never opens (or creates) the index
     assert dry["fingerprint"] == "lexical" and dry["stored"] is False
     assert "span" not in dry and dry["vector_calibration"].startswith("skipped")
@@ -242,7 +247,7 @@ def test_the_scratch_index_embeds_with_the_users_server_settings(tmp_path, srv):
                            env={"KB_EMBEDDER": "ollama:nomic-embed-text",
                                 "OLLAMA_HOST": srv.url})
     assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
+    out = json.loads(r.stdout)
     assert out["fingerprint"].startswith("ollama:nomic-embed-text") and 0 < out["span"]
     assert "/api/embed" in srv.paths()
     assert not (tmp_path / "kb.db").exists()
@@ -302,3 +307,14 @@ def test_held_out_rates_judge_each_question_by_a_threshold_fitted_without_it() -
     assert held_out_rates(a, u, folds=5) == (1.0, pytest.approx(1 / 3))
     assert held_out_rates(a, u) == held_out_rates(a, u, folds=5)  # no more folds than questions
     assert held_out_rates(a, np.array([]))[0] is None  # no unanswerable question
+
+
+def test_a_threshold_no_better_held_out_than_the_shipped_one_is_named():
+    # a trial's: 0.22 of its unanswerable questions refused held out against 0.33 at the
+    # shipped threshold, both at 0.147 false refusal: stored without a word
+    assert no_better((0.2222, 0.1471), (0.3333, 0.1471))
+    assert not no_better((0.3333, 0.1471), (0.3333, 0.1471))  # the same: nothing lost
+    assert not no_better((0.5, 0.2), (0.3333, 0.1471))  # more refused for more false refusal
+    assert no_better((0.3, 0.2), (0.3333, 0.1471))
+    assert not no_better((0.3333, 0.10), (0.3333, 0.1471))  # fewer answers refused
+    assert no_better((None, 0.2), (None, 0.1)) and not no_better((None, 0.1), (None, 0.1))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from typing import TypeVar
 
 import click
 
+from kb.cli.calibration_reset import remove_calibrations
 from kb.cli.common import (
     cli,
     cli_settings,
@@ -101,8 +101,10 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
     threshold fitted (on the questions it was fitted on: they flatter it), the same with
     each question judged by a threshold fitted without it (..._held_out, 10-fold
     cross-validation: what to expect on new questions) and at the shipped threshold
-    (..._shipped), and stored. A new index file is made to hold the calibration
-    (said on stderr).
+    (..._shipped), judge_threshold_no_better (true when the fitted threshold refuses no more
+    held out than the shipped one and no fewer answerable questions: a warning on stderr
+    names --reset), and stored. A new index file is made to hold the calibration (said on
+    stderr).
 
     Exit codes: 2 when the set cannot be used (an unknown set, a missing or malformed file,
     qrels rows naming a query or corpus id the set does not hold, no answerable question,
@@ -114,12 +116,12 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         if dry_run or ctx.get_parameter_source("set_name") != click.core.ParameterSource.DEFAULT:
             raise click.UsageError("--reset takes no --set or --dry-run: it removes the stored "
                                    "calibrations")
-        _reset(ctx, as_json)
+        remove_calibrations(ctx, as_json)
         return
     import tempfile
 
     from kb.eval.calibrate import calibrate as run_calibration
-    from kb.eval.calibrate import calibrate_judge, check_set_size
+    from kb.eval.calibrate import calibrate_judge, check_set_size, no_better
     from kb.eval.retrieval import open_index
     from kb.retrieve.calibration import save_calibration, save_judge_threshold
     from kb.retrieve.judge_model import shipped_model
@@ -155,6 +157,9 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         finally:
             index.close()
     fingerprint = service.fingerprint.key if service is not None else None
+    shipped = shipped_model(service.embedder.model_id if service is not None else None)
+    at_shipped = judged.rates_at(shipped.threshold)
+    no_gain = no_better(judged.held_out(), at_shipped)  # said: the user may --reset
     if not dry_run:
         created = not settings.db.exists()
         with open_kb(ctx, create=True, announce=False) as kb:
@@ -164,7 +169,6 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
         if created:
             click.echo(f"kb: note: created {settings.db}, an index holding only this "
                        "calibration (ingest your documents into it)", err=True)
-    shipped = shipped_model(service.embedder.model_id if service is not None else None)
     vector: dict[str, object] = ({**dataclasses.asdict(report.calibration),
                                   "tpr": round(report.tpr, 4), "fpr": round(report.fpr, 4),
                                   "queries": len(report.negatives)} if report is not None
@@ -177,8 +181,13 @@ def calibrate(ctx: click.Context, set_name: str, dry_run: bool, reset: bool,
                                   else round(judged.refusal_rate, 4)),
            "judge_false_refusal_rate": round(judged.false_refusal_rate, 4),
            **_rates("held_out", judged.held_out()),
-           **_rates("shipped", judged.rates_at(shipped.threshold)),
+           **_rates("shipped", at_shipped), "judge_threshold_no_better": no_gain,
            "stored": not dry_run}
+    if no_gain:
+        click.echo("kb: warning: the judge threshold fitted does no better than the shipped "
+                   "one on questions it was not fitted on (..._held_out against ..._shipped)"
+                   + ("; `kb calibrate --reset` goes back to the shipped one" if not dry_run
+                      else ""), err=True)
     if as_json:
         emit_json(out)
     else:
@@ -212,34 +221,6 @@ def _check_storable(settings: Settings) -> None:
     if not os.access(db if db.exists() else folder, os.W_OK) or not os.access(folder, os.W_OK):
         raise KbError(f"{db}: cannot store a calibration: the index or its folder is not "
                       "writable (--dry-run measures without storing)")
-
-
-def _reset(ctx: click.Context, as_json: bool) -> None:
-    """``kb calibrate --reset``: remove the stored calibrations and say what was removed."""
-    from kb.retrieve.calibration import reset_calibrations
-
-    with open_kb(ctx) as kb:
-        removed = reset_calibrations(kb.store)
-        status = kb.status()
-    shipped = {"judge_threshold": status.judge_threshold,
-               "judge_threshold_source": status.judge_threshold_source}
-    if as_json:
-        emit_json({"removed": {k: _json_or_text(v) for k, v in removed.items()}, **shipped})
-        return
-    for key, value in removed.items():
-        click.echo(f"removed {key}: {value}")
-    if not removed:
-        click.echo("nothing to reset: the index holds no calibration")
-    click.echo(f"judge threshold now {shipped['judge_threshold']}, source: "
-               f"{shipped['judge_threshold_source']}")
-
-
-def _json_or_text(value: str) -> object:
-    """A stored meta value as JSON data, or as its text when it is not JSON (hand-edited)."""
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
 
 
 @cli.command(name="eval")
