@@ -178,13 +178,18 @@ def status(ctx: click.Context, as_json: bool) -> None:
 def compact(ctx: click.Context, as_json: bool) -> None:
     """Give the space of removed documents back: rewrite the index file without it.
 
-    The file keeps the space a removal frees for later writes (it never shrinks by itself).
+    The file keeps the space a removal frees for later writes (it never shrinks by itself),
+    and the vectors computed for removed texts (kept to embed an unchanged text once): both
+    go.
     Exits 1 when the file is read-only or another kb process keeps it busy; nothing changes
     then.
     """
     with open_kb(ctx) as kb:  # refuses a missing file
-        before, after = compact_index(kb.store)
+        before, after, dropped = compact_index(kb.store)
     if as_json:
-        emit_json({"path": str(kb.store.path), "bytes_before": before, "bytes_after": after})
+        emit_json({"path": str(kb.store.path), "bytes_before": before, "bytes_after": after,
+                   "cached_vectors_dropped": dropped})
     else:
-        click.echo(f"compacted {kb.store.path}: {before / 1e6:,.1f} MB -> {after / 1e6:,.1f} MB")
+        click.echo(f"compacted {kb.store.path}: {before / 1e6:,.1f} MB -> {after / 1e6:,.1f} MB"
+                   + (f" ({dropped:,} cached vectors of texts no chunk holds dropped)"
+                      if dropped else ""))
