@@ -202,6 +202,39 @@ def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "no document matches 'report.md'" in r.output
 
 
+def test_rm_of_a_folder_forgets_its_failures_too(tmp_path):
+    # a trial: `kb rm FOLDER` removed its documents, and `kb docs --failed` still listed the
+    # corrupt PDF and the empty file found in it
+    db = str(tmp_path / "kb.db")
+    bad, good = tmp_path / "bad", tmp_path / "good"
+    write(bad / "note.md", "# Note\n\nKites fly in steady wind.\n")
+    (bad / "broken.pdf").write_bytes(b"not a pdf at all")
+    write(good / "ok.md", "# Ok\n\nBees dance.\n")
+    (good / "also-broken.pdf").write_bytes(b"%PDF-1.4 truncated")
+    assert run("--db", db, "ingest", str(bad), str(good)).exit_code == 1  # two failures
+
+    def failed() -> list[str]:
+        r = run("--db", db, "docs", "--failed", "--json")
+        return sorted(Path(json.loads(line)["source"]).name for line in r.output.splitlines())
+
+    assert failed() == ["also-broken.pdf", "broken.pdf"]
+    r = run("--db", db, "rm", str(bad))
+    assert r.exit_code == 0, r.output
+    assert f"removed {(bad / 'note.md').resolve()}" in r.output
+    assert f"forgot 1 failure under {bad}" in r.output
+    assert failed() == ["also-broken.pdf"]  # the other folder's failure stays
+    # a folder holding failures alone matches, as one holding documents does
+    r = run("--db", db, "rm", str(good / "sub-none"))
+    assert r.exit_code == 1  # nothing there
+    (good / "ok.md").unlink()
+    assert run("--db", db, "rm", str((good / "ok.md").resolve())).exit_code == 0
+    r = run("--db", db, "rm", str(good), "--json")
+    assert r.exit_code == 0, r.output
+    assert [json.loads(x) for x in r.output.splitlines()] == [
+        {"forgot_failure": str((good / "also-broken.pdf").resolve())}]
+    assert failed() == []
+
+
 def test_status_of_a_bm25_only_index_says_vectors_are_off(tmp_path):
     db = str(tmp_path / "kb.db")
     write(tmp_path / "d" / "note.md", "# Kites\n\nBox kites were invented by Hargrave.\n")

@@ -13,7 +13,13 @@ from kb.cli.printable import shown, spellings
 from kb.errors import DocumentNotFound, KbError, StoreError
 from kb.ingest.empty_folders import held_under
 from kb.store.compact import compact as compact_index
-from kb.store.problems import FOLDER_SIZE, Problem, all_problems
+from kb.store.problems import (
+    FOLDER_SIZE,
+    Problem,
+    all_problems,
+    forget_problems,
+    problems_under,
+)
 
 
 @cli.command()
@@ -95,7 +101,8 @@ def _still_listed(problem: Problem, sources: list[str]) -> bool:
 
 @cli.command()
 @click.argument("refs", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines of removed documents.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON Lines of removed documents (and failures forgotten).")
 @click.pass_context
 @errors_as_one_line
 def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
@@ -103,8 +110,9 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
 
     REFS are ids (as `kb docs` shows them, also written doc:ID), source paths (doc:PATH, as
     given or as `kb docs` prints them: a newline in a name as \n) or folders (every document
-    indexed from under it). Each is removed on its own: one that matches nothing is named at
-    the end (exit 1) and the others are still removed.
+    indexed from under it; the failures `kb docs --failed` lists under it are forgotten too).
+    Each is removed on its own: one that matches nothing is named at the end (exit 1) and the
+    others are still removed.
     """
     roots = [r for r in refs if r.removeprefix(DOC_PREFIX)
              and Path(r.removeprefix(DOC_PREFIX)).expanduser().resolve() == Path("/")]
@@ -117,14 +125,23 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
         for ref in refs:
             ref = ref.removeprefix(DOC_PREFIX)
             docs, is_folder = [], False
+            forgot: list[str] = []
             for name in spellings(ref):  # as given, then as `kb docs` shows it
                 try:
                     docs = [kb.remove(name)]
                 except DocumentNotFound:
                     docs, is_folder = kb.remove_under(name), True
-                if docs:
+                    # its files' failures go with it (`kb docs --failed` listed them on)
+                    forgot = problems_under(kb.store, str(Path(name).expanduser().resolve()))
+                    forget_problems(kb.store, forgot)
+                if docs or forgot:
                     break
-            if not docs:
+            if forgot and as_json:
+                for source in forgot:
+                    emit_json({"forgot_failure": source})
+            elif forgot:
+                click.echo(f"forgot {counted(len(forgot), 'failure')} under {shown(ref)}")
+            if not docs and not forgot:
                 unmatched.append(ref)
             elif is_folder and not os.path.lexists(Path(ref).expanduser()):
                 gone.append(ref)
