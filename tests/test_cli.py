@@ -202,6 +202,21 @@ def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "no document matches 'report.md'" in r.output
 
 
+def test_ingest_names_the_files_it_updated_not_those_it_added(tmp_path):
+    # a trial saw "2 updated" after a sync and could not tell which two
+    db = str(tmp_path / "kb.db")
+    a = write(tmp_path / "n" / "a.md", "# A\n\nKites fly.\n")
+    write(tmp_path / "n" / "b.md", "# B\n\nBees dance.\n")
+    r = run("--db", db, "ingest", str(tmp_path / "n"))
+    assert r.exit_code == 0 and "ADDED" not in r.output and "UPDATED" not in r.output
+    a.write_text("# A\n\nKites fly in steady wind.\n")
+    r = run("--db", db, "ingest", str(tmp_path / "n"))
+    assert r.exit_code == 0
+    assert [line for line in r.output.splitlines() if line.startswith("UPDATED")] == [
+        f"UPDATED  {a.resolve()}"]
+    assert "1 updated, 1 unchanged" in r.output
+
+
 def test_rm_of_a_folder_forgets_its_failures_too(tmp_path):
     # a trial: `kb rm FOLDER` removed its documents, and `kb docs --failed` still listed the
     # corrupt PDF and the empty file found in it

@@ -209,6 +209,17 @@ def test_a_stem_in_many_headwords_keeps_those_it_translates_alone():
     assert len(Lexicon.build(names[:MAX_FAN_OUT]).chinese("river")) == MAX_FAN_OUT
 
 
+def test_an_acronym_a_sense_gives_in_brackets_is_a_translation():
+    # a trial: "Who is the CEO of ...?" over 首席执行官 was refused at 0%: "(CEO)" was dropped
+    # with the brackets, and "CEO" mapped only to CEOs whose senses name the title
+    lexicon = Lexicon.build([("首席执行官", ["chief executive officer (CEO)"]),
+                             ("丁磊", ["Ding Lei (1971-), founder and CEO of NetEase"]),
+                             ("生日", ["birthday (CL:個|个)"])])
+    assert lexicon.chinese("ceo") == ("首席执行官", "丁磊")  # the acronym alone first
+    assert lexicon.chinese("chief") == ("首席执行官",)
+    assert lexicon.chinese("cl") == () and lexicon.chinese("birthday") == ("生日",)
+
+
 def test_two_english_words_read_together_map_to_the_word_they_name():
     # "leave" in the pieces of more than MAX_FAN_OUT headwords keeps none of the two-word
     # ones; the pair "sick leave" names 病假 (a trial's English question over a Chinese

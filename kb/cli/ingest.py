@@ -147,15 +147,17 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport], *,
 def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False) -> None:
     """Print a batch's report: one line per file with something to say, then the summary.
 
-    With ``name_changes`` (``kb watch``'s batches) each file added or updated has its line
-    too (``ADDED    path``, ``UPDATED  path``), as removed ones always do (``REMOVED``).
+    A file updated (read again: it changed) has its line (``UPDATED  path``), as a removed
+    one does (``REMOVED``): a trial saw "2 updated" and could not tell which. With
+    ``name_changes`` (``kb watch``'s batches) each file added has its line too (``ADDED``);
+    a first ingest of a large folder would list every file.
     """
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
         emit_json({"type": "summary", **to_json(IngestSummaryJSON.of(report))})
         return
-    named = ("failed", "skipped", "added", "updated") if name_changes else ("failed", "skipped")
+    named = ("failed", "skipped", "updated", *(("added",) if name_changes else ()))
     for o in report.outcomes:
         if o.action in named:
             click.echo(_outcome_line(o))
