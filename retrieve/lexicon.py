@@ -130,8 +130,7 @@ class Lexicon:
             stems = zh_en.setdefault(word, [])
             for sense_no, sense in enumerate(senses):
                 words.update(_sense_words(sense))
-                found = _sense_stems(sense)
-                for s in found:
+                for s in _sense_stems(sense):
                     if s not in stems:
                         stems.append(s)
                 if len(word) < 2:

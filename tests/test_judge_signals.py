@@ -236,6 +236,14 @@ def test_two_spellings_of_a_word_share_their_translations():
     # the spelling the dictionary writes more often leads: 组织 and 组建 before 援助机构
     assert lexicon.chinese("organis") == lexicon.chinese("organiz") == ("组织", "组建", "援助机构")
     assert lexicon.chinese("kite") == ()
+    # a passage holds its words' other spellings: "colour" answers "color" and 颜色 ("color")
+    held = passage_terms("The walls are a pale colour. Tax advisor: Wang Jianguo.")
+    (color,) = [t for t in content_terms("What color are the walls?") if t.text == "color"]
+    (advis,) = content_terms("Who is my adviser?")
+    assert held.has(color) and held.has(advis)
+    (colour,) = [t for t in content_terms("墙是什么颜色？", lexicon) if t.text == "颜色"]
+    assert colour.translations[0] == "color" and held.has(colour)
+    assert not passage_terms("The walls are pale.").has(color)
 
 
 def test_two_english_words_read_together_map_to_the_word_they_name():
