@@ -1,7 +1,8 @@
 """Score the judge on the new-user trials' notes and questions (``golden/dev-trials``).
 
 Each trial folder holds ``notes/`` (Markdown notes a helper wrote as a new user would) and
-``qs.tsv`` (``id, note, lang, kind, question, answer_or_reason``; kind ``ANS``: a note holds
+``qs.tsv`` (``id, note, lang, kind, question, answer_or_reason``; ``note`` a file name, or a
+path under ``notes/`` where the notes are in subfolders; kind ``ANS``: a note holds
 the answer, ``UNA``: near-topic, no note holds it; written before any search). These are
 **dev** data: read while building the judge's rules, never a test split
 (``golden/answerability``'s test split is that). A question is right when kb refuses a
@@ -51,7 +52,9 @@ def run_trial(trial: Path, embedder: str) -> list[dict]:
         for q in questions(trial):
             result = kb.search(q["question"])
             refs = [r for r in result.references if not r.weak_evidence]
-            top = Path(refs[0].source).name if refs else ""
+            # the note as qs.tsv names it: a file name, or a path under notes/ (dev13)
+            top = (Path(refs[0].source).relative_to(trial.joinpath("notes").resolve())
+                   .as_posix() if "/" in q["note"] else Path(refs[0].source).name) if refs else ""
             out.append({"trial": trial.name, "id": q["id"], "kind": q["kind"],
                         "lang": q["lang"], "question": q["question"], "note": q["note"],
                         "refused": result.insufficient_evidence, "top": top,
