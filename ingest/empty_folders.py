@@ -85,10 +85,12 @@ def _moved(gone: list[Document], docs: list[Document]) -> bool:
     """Whether one of the documents ``gone`` is indexed again from a file that is there.
 
     The same bytes under another name: notes moved into a subfolder or renamed, no drive gone.
+    An empty hash is no content (a document an upkeep step marked to be read again: every
+    PDF after ``pdf-structure-reread``), so two of them are not the same bytes.
     """
     left = {g.source for g in gone}
     there = {d.content_hash for d in docs if d.source not in left and not file_gone(Path(d.source))}
-    return any(d.content_hash in there for d in gone)
+    return any(d.content_hash and d.content_hash in there for d in gone)
 
 
 def holds_no_files(folder: Path, suffixes: frozenset[str]) -> bool:

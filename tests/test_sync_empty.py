@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import write, write_pdf
 
 from kb.cli import cli
 
@@ -259,3 +259,25 @@ def test_notes_moved_into_a_subfolder_are_a_move_not_a_drive_gone(tmp_path):
     assert r.exit_code == 0 and r.output.count("REMOVED") == 3 and "3 added" in r.output, \
         r.output
     assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 3
+
+
+def test_documents_marked_to_be_read_again_are_no_move_of_each_other(tmp_path):
+    # a review: the upkeep step that reads PDFs again empties their content hashes, and an
+    # empty hash matched another: a drive's PDFs, all gone behind a placeholder file, looked
+    # moved to the other folder's PDF, and `kb sync` removed them, exit 0
+    import sqlite3
+
+    db, drive, other = str(tmp_path / "kb.db"), tmp_path / "drive", tmp_path / "other"
+    pdfs = [write_pdf(drive / f"{n}.pdf", [[f"Document {n} about kites."]], n)
+            for n in ("one", "two", "three")]
+    write_pdf(other / "four.pdf", [["Document four about bees."]], "four")
+    assert run("--db", db, "sync", str(drive), str(other)).exit_code == 0
+    with sqlite3.connect(db) as conn:  # as the upkeep step leaves them
+        conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'")
+    for pdf in pdfs:
+        pdf.unlink()
+    write(drive / "NOT_MOUNTED.txt", "The drive is not mounted.\n")
+    r = run("--db", db, "sync", str(drive))
+    assert r.exit_code == 1 and "REMOVED" not in r.output, r.output
+    assert "kept" in r.output
+    assert json.loads(run("--db", db, "status", "--json").output)["documents"] == 5
