@@ -54,7 +54,7 @@ from kb.retrieve.crosslang import HAN
 from kb.store.textindex import STOPWORDS, cut_for_search, normalise_word, word_frequency
 
 log = logging.getLogger(__name__)
-LEXICON_FORMAT = 7  # bump when the maps built here change
+LEXICON_FORMAT = 6  # bump when the maps built here change
 MAX_SENSE_WORDS = 3  # longer senses are explanations, not translations
 MAX_FAN_OUT = 40  # a stem naming more Chinese words ("take", "make") is a function word
 MAX_TRANSLATIONS = 12  # translations kept per Chinese word (its first senses first)
@@ -66,39 +66,16 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SKIP = frozenset("""to sb sth one's oneself something somebody cl abbr variant used old
     also see surname kind type etc form esp particle""".split())
 _lock = threading.Lock()
-# American and British spellings of one word, each way: CC-CEDICT writes mostly American
-# ("color", "center", "analyze", "license"), and "colour", "centre", "analyse", "licence" had
-# no translation; "adviser" and "advisor" are two spellings of one agent noun
-_SPELLINGS = tuple((re.compile(a), b) for a, b in (
-    (r"or$", "our"), (r"our$", "or"), (r"orite$", "ourite"), (r"ourite$", "orite"),
-    (r"iz(e|ed|es|ing|ation|ations)$", r"is\1"), (r"is(e|ed|es|ing|ation|ations)$", r"iz\1"),
-    (r"yze$", "yse"), (r"yse$", "yze"), (r"([bct])er$", r"\1re"), (r"([bct])re$", r"\1er"),
-    (r"ense$", "ence"), (r"ence$", "ense"), (r"og$", "ogue"), (r"ogue$", "og"),
-    (r"gram$", "gramme"), (r"gramme$", "gram"), (r"ser$", "sor"), (r"sor$", "ser")))
 
 
-def _sense_words(sense: str) -> list[str]:
-    """Content words of one dictionary sense, lower case (parentheses and classifiers dropped)."""
+def _sense_stems(sense: str) -> list[str]:
+    """Content-word stems of one dictionary sense (parentheses and classifiers dropped)."""
     text = _PARENS.sub(" ", sense)
     if text.startswith(("CL:", "variant of", "old variant", "surname ", "see ", "abbr.")):
         return []
     words = [w.lower() for w in _WORD.findall(text)]
-    return [w for w in words if w not in STOPWORDS and w not in _SKIP and len(w) > 1]
-
-
-def _sense_stems(sense: str) -> list[str]:
-    """Content-word stems of one dictionary sense (``_sense_words``, Snowball-stemmed)."""
-    return [normalise_word(w) for w in _sense_words(sense)]
-
-
-def spellings(word: str) -> list[str]:
-    """The other spellings of a lower-case English word (``_SPELLINGS``), maybe none.
-
-    Rules, not a word list: most forms they make are no word ("water" -> "watre") and are
-    never asked; ``Lexicon.build`` gives a form only translations its word has.
-    """
-    return [form for pattern, repl in _SPELLINGS
-            if (form := pattern.sub(repl, word)) != word]
+    content = [w for w in words if w not in STOPWORDS and w not in _SKIP and len(w) > 1]
+    return [normalise_word(w) for w in content]
 
 
 def _by_rank(ranks: dict[str, tuple[int, int, int]]
@@ -125,12 +102,11 @@ class Lexicon:
         # stem -> {headword: rank}; a smaller rank is a more direct translation
         en_zh: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
         phrases: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
-        words: set[str] = set()  # every English word of a sense, for its other spellings
         for word, senses in entries:
             stems = zh_en.setdefault(word, [])
             for sense_no, sense in enumerate(senses):
-                words.update(_sense_words(sense))
-                for s in _sense_stems(sense):
+                found = _sense_stems(sense)
+                for s in found:
                     if s not in stems:
                         stems.append(s)
                 if len(word) < 2:
@@ -158,19 +134,6 @@ class Lexicon:
                 ranks = {w: rank for w, rank in ranks.items() if rank[1] == 1}
             if 0 < len(ranks) <= MAX_FAN_OUT:
                 chinese[s] = tuple(sorted(ranks, key=_by_rank(ranks)))
-        # two spellings of a word share their translations, those of the spelling the
-        # dictionary writes more often first ("colour": 颜色, 彩色 ...; "organise" and
-        # "organize": 组织 before the 援助机构 of "aid organisation")
-        own = dict(chinese)
-        for word in sorted(words):
-            stem = normalise_word(word)
-            for form in spellings(word):
-                other = normalise_word(form)
-                if other == stem or not (own.get(stem) or own.get(other)):
-                    continue
-                first, second = sorted((stem, other), key=lambda x: -len(own.get(x, ())))
-                merged = tuple(dict.fromkeys((*own.get(first, ()), *own.get(second, ()))))
-                chinese[stem] = chinese[other] = merged[:MAX_FAN_OUT]
         return cls({w: tuple(s[:MAX_TRANSLATIONS]) for w, s in zh_en.items() if s}, chinese,
                    {k: tuple(sorted(r, key=_by_rank(r)))[:MAX_PHRASE_WORDS]
                     for k, r in phrases.items()})

@@ -5,8 +5,9 @@ for Latin letters, Snowball-stemmed; Han text cut into words by jieba; Hangul an
 runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary words. Stop and
 question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
 lists (``stopwordsiso``, MIT) for the other scripts a question may come in; so is a lone letter.
-A quoted phrase or hyphenated compound is one term, held only as consecutive words. A Latin
-name may be a Chinese name in pinyin, held by Han text reading so ("Lingyin", 灵隐寺).
+A quoted phrase or hyphenated compound is one term, held only as consecutive words. A
+Latin name may be a Chinese name in pinyin, held by Han text reading so
+(``kb.retrieve.crosslang``: "Lingyin", 灵隐寺).
 
 Each term weighs its idf in the index, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the BM25 idf as
 Lucene computes it, never negative: Robertson & Zaragoza 2009; Lucene ``BM25Similarity``), so a
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, pinyin_runs, reads_as
-from kb.retrieve.lexicon import Lexicon, spellings
+from kb.retrieve.lexicon import Lexicon
 from kb.retrieve.numerals import arabic_numerals
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
@@ -339,7 +340,7 @@ class PassageTerms:
     """What a passage holds, for term matching.
 
     Attributes:
-        stems: its words in spaced scripts, normalised as the index does, and other spellings'.
+        stems: its words in spaced scripts, normalised as the index does.
         spaceless_text: its runs of spaceless scripts (CJK, Thai...), joined without spaces.
         sequence: its normalised words in order, space-separated and padded (phrases).
         han: its Han runs, one per line (a name in pinyin is read within one run).
@@ -375,8 +376,7 @@ def passage_terms(text: str) -> PassageTerms:
     """The matchable content of a passage (see ``PassageTerms``); cached by text."""
     spaced = _SPACED_WORD.findall(text)
     words = [normalise_word(w) for w in spaced]
-    forms = [*(f for w in spaced for f in acronym_forms(w)),  # "SLOs": "slo", "SLO" "slos"
-             *(normalise_word(f) for w in spaced for f in spellings(w.lower()))]
+    forms = [f for w in spaced for f in acronym_forms(w)]  # "SLOs" holds "slo", "SLO" "slos"
     return PassageTerms(frozenset((*words, *forms)),
                         arabic_numerals("".join(_SPACELESS.findall(text))),
                         " " + " ".join(words) + " ", han_runs(text))

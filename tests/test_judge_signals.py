@@ -37,7 +37,7 @@ from kb.retrieve.judge_model import (
     model_to_json,
     shipped_model,
 )
-from kb.retrieve.lexicon import MAX_FAN_OUT, Lexicon, crosses_languages, spellings
+from kb.retrieve.lexicon import MAX_FAN_OUT, Lexicon, crosses_languages
 from kb.retrieve.recall import group_baselines
 from kb.retrieve.terms import (
     TRANSLATIONS_SEARCHED,
@@ -218,32 +218,6 @@ def test_an_acronym_a_sense_gives_in_brackets_is_a_translation():
     assert lexicon.chinese("ceo") == ("首席执行官", "丁磊")  # the acronym alone first
     assert lexicon.chinese("chief") == ("首席执行官",)
     assert lexicon.chinese("cl") == () and lexicon.chinese("birthday") == ("生日",)
-
-
-def test_two_spellings_of_a_word_share_their_translations():
-    # a trial: "my tax advisor" found nothing of 顾问 ("adviser" in the dictionary); British
-    # spellings ("colour", "centre", "analyse", "licence") had no translation at all
-    assert set(spellings("colour")) == {"color"} and "colour" in spellings("color")
-    assert "organise" in spellings("organize") and "analyse" in spellings("analyze")
-    assert "centre" in spellings("center") and "licence" in spellings("license")
-    assert "advisor" in spellings("adviser") and spellings("kite") == []
-    lexicon = Lexicon.build([("顾问", ["adviser", "consultant"]), ("颜色", ["color"]),
-                             ("彩色", ["color", "multicolored"]),
-                             ("援助机构", ["aid organisation"]), ("组织", ["to organize"]),
-                             ("组建", ["to organize", "to set up"])])
-    assert lexicon.chinese("advisor") == lexicon.chinese("advis") == ("顾问",)
-    assert lexicon.chinese("colour") == ("颜色", "彩色")
-    # the spelling the dictionary writes more often leads: 组织 and 组建 before 援助机构
-    assert lexicon.chinese("organis") == lexicon.chinese("organiz") == ("组织", "组建", "援助机构")
-    assert lexicon.chinese("kite") == ()
-    # a passage holds its words' other spellings: "colour" answers "color" and 颜色 ("color")
-    held = passage_terms("The walls are a pale colour. Tax advisor: Wang Jianguo.")
-    (color,) = [t for t in content_terms("What color are the walls?") if t.text == "color"]
-    (advis,) = content_terms("Who is my adviser?")
-    assert held.has(color) and held.has(advis)
-    (colour,) = [t for t in content_terms("墙是什么颜色？", lexicon) if t.text == "颜色"]
-    assert colour.translations[0] == "color" and held.has(colour)
-    assert not passage_terms("The walls are pale.").has(color)
 
 
 def test_two_english_words_read_together_map_to_the_word_they_name():
