@@ -94,12 +94,15 @@ def file_name_words(source: str) -> str:
             "https://example.org/guide/index.html", "golden://google-sre").
 
     Returns:
-        The name split at separators, camel case and letter-digit seams
-        ("zen of python", "Falcon Team 2025"); "" for an empty source.
+        The name's words, split at separators, camel case and letter-digit seams, without
+        its numbers ("zen of python", "Falcon Team"): a file's numbers are as often a scan's
+        counter or an id (``scan0004``, ``IMG_4032``, a UUID) as what it is about, and a
+        number a document is about is no constraint on its passages (``kb.retrieve.numbers``);
+        "" for an empty source.
     """
     name = re.split(r"[\\/]", source.rstrip("\\/"))[-1] if source else ""
-    name = _EXTENSION.sub("", name)
-    return _PATH_SEPARATORS.sub(" ", name).strip()
+    words = _PATH_SEPARATORS.sub(" ", _EXTENSION.sub("", name)).split()
+    return " ".join(w for w in words if not w.isdigit())
 
 
 def document_topics(terms: Iterable[Term], doc_id: int, context: PassageTerms,

@@ -382,7 +382,9 @@ def test_the_judge_fails_the_outranked_passage_unless_its_folder_names_the_subje
 
 def test_file_name_words_are_the_name_without_folders_or_extension():
     assert file_name_words("/home/a/notes/zen-of-python.pdf") == "zen of python"
-    assert file_name_words("C:\\notes\\FalconTeam2025.docx") == "Falcon Team 2025"
+    assert file_name_words("C:\\notes\\FalconTeam2025.docx") == "Falcon Team"  # no numbers:
+    assert file_name_words("/scans/IMG_4032.pdf") == "IMG"  # a counter or an id (a review)
+    assert file_name_words("/n/3f9a1c2e-8b7d-4e1f.md") == "f a c e b d e f"
     assert file_name_words("https://example.org/guide/index.html") == "index"
     assert file_name_words("golden://google-sre") == "google sre"
     assert file_name_words("/home/alice/work/青禾口腔患者须知.md") == "青禾口腔患者须知"
@@ -404,3 +406,17 @@ def test_a_name_only_the_file_name_writes_is_written_and_a_topic():
         assert signals.gate is gate, source
         # named by the file, the subject is the document's topic: what is asked is its focus
         assert (set(signals.focus_missing) == set()) is gate, signals.focus_missing
+
+
+def test_a_number_in_a_file_name_does_not_exempt_the_number_asked():
+    # a review: "week_4.md" made 4 the document's topic, so the number gate let "What was
+    # agreed in week 4?" pass a note about weeks 2 and 3 (62%)
+    query = "What was agreed in week 4?"
+    terms = content_terms(query)
+    text = "In week 2 we agreed the budget. In week 3 we agreed the venue."
+    stats = IndexStats(n_chunks=10, df={"agre": 1, "week": 1}, doc_chunks={1: 1},
+                       doc_term_chunks={})
+    for source in ("/notes/minutes_4.md", "/notes/IMG_4.pdf"):
+        (signals,) = passage_signals(query, terms, [Passage(
+            1, 1, text, "Weekly minutes", 0.8, .5, .5, 1., source)], stats)
+        assert signals.numbers_missing == ("4",) and not signals.gate, source
