@@ -198,17 +198,31 @@ def missing_numbers(named: frozenset[str], text: str) -> tuple[str, ...]:
 
 
 def in_range(number: str, text: str) -> bool:
-    """Whether ``text`` writes a range holding ``number`` (digits; ``number_ranges``)."""
-    return number.isdigit() and any(low <= int(number) <= high
-                                    for low, high in number_ranges(text))
+    """Whether ``text`` writes a range holding ``number`` (digits; ``number_ranges``).
+
+    The range's ends are of the number's kind (``_magnitude``): a year asked is held by a
+    range of years ("1990-2000"), never by "1200-2500 EUR" or "100 to 5000 escudos"; and
+    "555-1234", a phone number, holds nothing.
+    """
+    if not number.isdigit():
+        return False
+    n, kind = int(number), _magnitude(int(number))
+    return any(low <= n <= high and _magnitude(low) == kind
+               and (high == float("inf") or _magnitude(high) == kind)
+               for low, high in number_ranges(text))
+
+
+def _magnitude(n: float) -> int:
+    """0 for a small number (under 1000), 1 for one that may be a year (1000-2100), 2 above."""
+    return 0 if n < 1000 else 1 if n <= 2100 else 2
 
 
 def number_ranges(text: str) -> list[tuple[float, float]]:
     """The ranges of whole numbers ``text`` writes, as ``(low, high)`` (``high`` inf: and up).
 
     "3-5", "3–5", "3 to 5", "3~5", "3至5" (low below high), and "6+". A number a question
-    names inside one is written ("4 years of service" against a leave
-    table's row "| 3-5 | 29 |"). A dash inside a longer run of digits and dashes is no range:
+    names inside one is written ("4 years of service" against a leave table's row "| 3-5 |
+    29 |"; ``in_range``). A dash inside a longer run of digits and dashes is no range:
     "2024-03-31" and "020-7946-0123" are a date and a phone number.
     """
     out: list[tuple[float, float]] = []

@@ -199,6 +199,7 @@ _UNIT_QUALIFIERS = (r"(?:full|calendar|business|working|consecutive|whole|more|a
 _PRICED = re.compile(r"(?:价|费|金额|工资|薪|租金|罚款|奖金|price|cost|fee|fare|salary|wage|rent|"
                      r"fine|budget|grant|payment)s?\s*(?:of|is|was|:|：|为|是)?\s*(?:about|around|约)?\s*$",
                      re.I)
+_RATE_WORDS = frozenset({"per", "a", "an", "each", "every"})  # "cost per hour": a rate's unit
 # a Markdown table's rule under its header: | --- | :---: |
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # A unit declared for a table's column or a whole passage: "营业收入(元)", "Time (days)"
@@ -269,14 +270,16 @@ def declared_units(text: str) -> set[str]:
     """The units a passage declares for its numbers.
 
     In brackets ("(元)", "(days)"), or as the last word of a Markdown table's header cell
-    after another word ("| Leave days |"; "| Days |" alone names a column of weekdays).
+    after another word ("| Leave days |"; "| Days |" alone names a column of weekdays, and
+    "| Cost per hour |" a rate: its cells are money, not hours).
     """
     declared = {m.group(1).strip().casefold() for m in _DECLARED_UNIT.finditer(text)}
     lines = text.splitlines()
     for header, rule in zip(lines, lines[1:], strict=False):
         if "|" in header and TABLE_RULE.match(rule):
             declared.update(words[-1].casefold() for cell in header.strip().strip("|").split("|")
-                            if len(words := cell.split()) >= 2)
+                            if len(words := cell.split()) >= 2
+                            and words[-2].casefold() not in _RATE_WORDS)
     return {unit for unit, forms in _UNIT_FORMS.items()
             if any(d == f or d.rstrip("s") == f for d in declared for f in forms)}
 

@@ -110,6 +110,12 @@ def test_a_passage_writes_numbers_in_every_form():
     ("What was the price in 2024?", "Prices 2020–2025 are listed below.", ()),
     ("What happened on 15 March?", "Updated 2024-03-31.", ("15",)),
     ("Who answers line 45?", "Call 020-7946-0123.", ("45",)),
+    # ... and of the number's kind: a year is no price in a range, a phone number no range
+    # (a review: the rent "in 2023" passed "1200-2500 EUR")
+    ("How much was the rent in 2023?", "Rents run 1200-2500 EUR a month.", ("2023",)),
+    ("What did tickets cost in 1998?", "Tickets cost 100 to 5000 escudos.", ("1998",)),
+    ("Who is on extension 600?", "Call 555-1234.", ("600",)),
+    ("What happened in 1995?", "The 1990-2000 decade saw growth.", ()),
 ])
 def test_missing_numbers(query, passage, missing):
     assert missing_numbers(named_numbers(query), passage) == missing

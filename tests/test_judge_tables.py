@@ -163,6 +163,10 @@ def test_a_unit_a_header_cell_ends_with_is_read_with_every_row(tmp_path: Path) -
     assert declared_units("| Years of service | Leave days |\n| --- | --- |") == {"day"}
     assert declared_units("| Day | Hours |\n| --- | --- |") == set()  # one word: a name
     assert declared_units("| Years of service | Leave days |") == set()  # no rule: no table
+    # a rate's unit is no unit of its cells (a review: "| Cost per hour |" let "How many
+    # hours does a repair take?" pass)
+    assert declared_units("| Job | Cost per hour |\n| --- | --- |") == set()
+    assert declared_units("| Plan | Price a month |\n| --- | --- |") == set()
 
 
 def test_the_key_column_is_not_the_cell_asked() -> None:
