@@ -3,8 +3,8 @@
 Three cases, one pure function (``hand_out``):
 
 * **The offline judge ran** (``kb.retrieve.judge``): the passages it passes, within
-  ``HAND_OUT_SHARE`` of the best ``answer_p``, best ``answer_p`` first (the newer first
-  among those within ``RECENCY_BONUS`` of each other); when none passes, the
+  ``HAND_OUT_SHARE`` of the best ``answer_p``, by ``answer_p`` plus ``RECENCY_BONUS`` times
+  their decay factor (the newer may go first within ``RECENCY_BONUS``); when none passes, the
   closest few (``RELAX_KEEP``), each flagged weak, and the result is insufficient. A caller
   who asked for ``top_k`` explicitly (``SearchOptions.fill``) gets the list filled up to
   ``top_k``: the other passing passages first, then the ranking's next ones, flagged weak.
@@ -117,8 +117,8 @@ def hand_out(ordered: Sequence[Candidate], options: SearchOptions, *,
 
     if verdicts is not None:
         relevance = {cid: v.answer_p for cid, v in verdicts.items()}
-        # best answer_p first, the newer first among those within RECENCY_BONUS of each
-        # other; time decay never hides a passage
+        # best answer_p first, plus RECENCY_BONUS times the decay factor (within it, the
+        # newer may go first); time decay never hides a passage
         head = sorted((c for c in ordered if c.chunk_id in relevance),
                       key=lambda c: -(relevance[c.chunk_id] + RECENCY_BONUS * _age_factor(c)))
         chosen = {v.chunk_id for v in handed_out(list(verdicts.values()))}

@@ -65,11 +65,10 @@ def test_kb_calibrate_measures_and_stores_per_fingerprint(tmp_path):
     out = json.loads(r.stdout)
     assert out["stored"] and 0 < out["span"] < 1 and 0 <= out["floor"] <= 1
     assert out["queries"] == 21
-    # a fit no better than the shipped threshold on held-out questions is stored, and said
-    held = (out["judge_refusal_rate_held_out"], out["judge_false_refusal_rate_held_out"])
-    at_shipped = (out["judge_refusal_rate_shipped"], out["judge_false_refusal_rate_shipped"])
-    assert out["judge_threshold_no_better"] is no_better(held, at_shipped)
-    assert ("does no better than the shipped one" in r.stderr) is out["judge_threshold_no_better"]
+    # this set's fit is no better than the shipped threshold on held-out questions (its one
+    # unanswerable question): stored, and said
+    assert out["judge_threshold_no_better"] is True
+    assert "does no better than the shipped one" in r.stderr and "--reset" in r.stderr
     status = runner.invoke(cli, ["--db", db, "status", "--json"])
     assert status.exit_code == 0
     store = Store(db)

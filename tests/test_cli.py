@@ -217,7 +217,7 @@ def test_ingest_names_the_files_it_updated_not_those_it_added(tmp_path):
     assert "1 updated, 1 unchanged" in r.output
 
 
-def test_rm_of_a_folder_forgets_its_failures_too(tmp_path):
+def test_rm_of_a_folder_forgets_its_failures_too(tmp_path, monkeypatch):
     # a trial: `kb rm FOLDER` removed its documents, and `kb docs --failed` still listed the
     # corrupt PDF and the empty file found in it
     db = str(tmp_path / "kb.db")
@@ -238,6 +238,10 @@ def test_rm_of_a_folder_forgets_its_failures_too(tmp_path):
     assert f"removed {(bad / 'note.md').resolve()}" in r.output
     assert f"forgot 1 failure under {bad}" in r.output
     assert failed() == ["also-broken.pdf"]  # the other folder's failure stays
+    # "" (an unset variable) names no folder, not the current one (a review)
+    monkeypatch.chdir(good)
+    r = run("--db", db, "rm", "")
+    assert r.exit_code == 1 and failed() == ["also-broken.pdf"], r.output
     # a folder holding failures alone matches, as one holding documents does
     r = run("--db", db, "rm", str(good / "sub-none"))
     assert r.exit_code == 1  # nothing there

@@ -35,6 +35,7 @@ PDF = Path(__file__).parent / "fixtures" / "docs" / "pdf"
     ("Intro.\nA Results table\n", "Results table", None),  # a capital is no section number
     ("See the Wiring section.", "Wiring", None),  # not at a line's start
     ("Intro.", "   ", None),
+    ("Results.\nDiscussion\nWe think.", "4 Discussion", 9),  # the bookmark numbers it
 ])
 def test_title_at(text: str, title: str, at: int | None) -> None:
     assert title_at(text, title) == at
@@ -56,6 +57,13 @@ def test_a_page_is_cut_where_its_sections_titles_are_written() -> None:
     blocks, path = page_blocks("Tables.", 5, [OutlineEntry(0, "Appendix", 5),
                                               OutlineEntry(1, "Tables", 5)], path)
     assert [(b.text, b.heading_path) for b in blocks] == [("Tables.", ("Appendix", "Tables"))]
+    # an entry the page does not write, after one it does: it takes nothing from the section
+    # before it (a review: the Results text was labelled "4 Discussion") and holds from the
+    # next page
+    blocks, path = page_blocks("Results\nIt worked.", 6, [OutlineEntry(0, "Results", 6),
+                                                          OutlineEntry(0, "Conclusions", 6)], ())
+    assert [(b.text, b.heading_path) for b in blocks] == [("Results\nIt worked.", ("Results",))]
+    assert path == ("Conclusions",)
 
 
 def test_a_latex_pdfs_sections_are_its_blocks() -> None:

@@ -21,7 +21,13 @@ from kb.api import KnowledgeBase
 from kb.cli import cli
 from kb.config import Config
 from kb.ingest.extract import extract
-from kb.ingest.extract.pdf_tables import MIN_RULINGS, cell_text, rows_text, rulings
+from kb.ingest.extract.pdf_tables import (
+    MIN_RULINGS,
+    cell_text,
+    holds_its_text,
+    rows_text,
+    rulings,
+)
 
 platypus = pytest.importorskip("reportlab.platypus")
 colors = pytest.importorskip("reportlab.lib.colors")
@@ -38,6 +44,7 @@ def test_a_cells_wrapped_lines_are_one_line() -> None:
     assert cell_text("  Total   (EUR) ") == "Total (EUR)"
     assert cell_text("第1\nQuarter") == "第1 Quarter"  # a digit is no CJK character: a space
     assert cell_text(None) == "" and cell_text("\n") == ""
+    assert cell_text("(cid:3)(cid:4)") == ""  # glyphs without a Unicode map are no text
 
 
 def test_rows_are_a_markdown_table_and_a_frame_is_no_table() -> None:
@@ -100,6 +107,37 @@ def test_a_table_drawn_without_lines_is_read_as_before(tmp_path: Path) -> None:
     text = extract(path).text
     assert "|" not in text  # no ruling: no table found, pdfminer's text stands
     assert "Mirela Dobos" in text and "Hana Kovac" in text
+
+
+def test_text_over_a_grid_or_a_frame_of_prose_is_no_table(tmp_path: Path) -> None:
+    # a review: graph paper's 5 mm grid cut "Measurement" into cells ("| Me | asur | eme |"),
+    # and a newsletter's frame with a column rule made each column's prose one cell
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen.canvas import Canvas
+
+    grid = Canvas(str(tmp_path / "graph.pdf"))
+    for i in range(40):
+        grid.line(i * 5 * mm, 0, i * 5 * mm, 842)
+        grid.line(0, i * 5 * mm, 595, i * 5 * mm)
+    for i in range(20):
+        grid.drawString(30, 800 - i * 12, f"Measurement {i}: station {i % 5} reads {i * 7 % 13}")
+    grid.save()
+    text = extract(tmp_path / "graph.pdf").text
+    assert "|" not in text and "Measurement 3: station 3 reads 8" in text
+    frame = Canvas(str(tmp_path / "news.pdf"))
+    frame.rect(40, 300, 515, 500)
+    frame.line(297, 300, 297, 800)
+    frame.line(40, 760, 555, 760)
+    frame.drawString(50, 775, "Parish newsletter, spring issue")
+    for i in range(25):
+        frame.drawString(50, 740 - i * 14, f"The bake sale raised {400 + i} pounds for the fund.")
+        frame.drawString(305, 740 - i * 14, f"The choir meets on Thursday {i} at seven.")
+    frame.save()
+    text = extract(tmp_path / "news.pdf").text
+    assert "| " not in text and "The bake sale raised 412 pounds for the fund." in text
+    assert holds_its_text([["Me", "asur"], ["eme", "nt 0"]], ["Measurement 0"]) is False
+    assert holds_its_text([["Revenue", "4,755"], ["Net loss", "-4,649"]],
+                          ["Revenue 4,755", "Net loss -4,649"]) is True
 
 
 @pytest.mark.slow  # a 22-page PDF

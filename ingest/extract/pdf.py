@@ -37,9 +37,9 @@ from kb.ingest.extract.common import (
     require_nonempty,
 )
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
-from kb.ingest.extract.pdf_lines import CID, page_text
+from kb.ingest.extract.pdf_lines import page_text
 from kb.ingest.extract.pdf_outline import outline_entries, page_blocks
-from kb.ingest.extract.pdf_tables import page_tables
+from kb.ingest.extract.pdf_tables import CID, page_tables
 from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
 

@@ -10,13 +10,9 @@ from collections.abc import Sequence
 
 from pdfminer.layout import LTTextBox, LTTextLine
 
-from kb.ingest.extract.pdf_tables import PageTable, table_of
+from kb.ingest.extract.pdf_tables import CID, CJK, PageTable, table_of
 
-# Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
-# Korean spaces its words, so Hangul is not here)
-_CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
 _QUOTES = re.compile("[\u2014\u2018-\u201d\u2026]")  # dashes, curly quotes: either script
-CID = re.compile(r"\(cid:\d+\)")  # pdfminer's text for a glyph without a Unicode mapping
 _ENDS_SENTENCE = frozenset("。！？!?")  # a break after one splits no word: kept
 WRAP_SLACK_CHARS = 2.0  # a line ending this many average characters short of the edge is full
 WRAP_MIN_CHARS = 10  # a wrapped line holds this many characters at least (a cell, an item: less)
@@ -90,7 +86,7 @@ def page_text(boxes: Sequence[LTTextBox], tables: Sequence[PageTable] = ()) -> s
 def _wraps(ends: str, starts: str) -> bool:
     """Whether a break between these two characters may be a CJK paragraph's wrap."""
     def joinable(c: str) -> bool:
-        return bool(_CJK.match(c) or _QUOTES.match(c)) or c.isdigit()
+        return bool(CJK.match(c) or _QUOTES.match(c)) or c.isdigit()
 
     return bool(ends and starts and ends not in _ENDS_SENTENCE and joinable(ends)
-                and joinable(starts) and (_CJK.match(ends) or _CJK.match(starts)))
+                and joinable(starts) and (CJK.match(ends) or CJK.match(starts)))

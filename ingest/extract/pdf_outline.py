@@ -27,6 +27,7 @@ MAX_TITLE_CHARS = 200  # a longer bookmark title is no heading
 _LINE_START = (r"(?m)^[ \t]*(?:(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z](?:\.\d+)+\.?|[A-Z]\.)"
                r"[ \t]+)?")
 _LINE_END = r"[ \t]*$"  # the title is the whole line (a body line may open with its words)
+_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z](?:\.\d+)+\.?)\s+(?=\S)")
 
 
 class OutlineEntry(NamedTuple):
@@ -73,14 +74,15 @@ def title_at(text: str, title: str, start: int = 0) -> int | None:
     Matched without regard to case or to the spaces between its characters ("Fire safety"
     against "FIRE SAFETY", 第二章 安装 against 第二章安装, a title wrapped over two lines); it
     must be the whole line, after a section number the bookmark leaves out ("1.2 Wiring"
-    for the bookmark "Wiring", as LaTeX writes them): "Results were mixed" is no heading.
+    for the bookmark "Wiring", as LaTeX writes them), or without one the bookmark has and
+    the page does not ("4 Discussion"): "Results were mixed" is no heading.
     """
-    chars = [re.escape(c) for c in title if not c.isspace()]
-    if not chars:
-        return None
-    found = re.compile(_LINE_START + r"\s*".join(chars) + _LINE_END,
-                       re.IGNORECASE).search(text, start)
-    return found.start() if found else None
+    for name in dict.fromkeys((title, _NUMBERED.sub("", title))):  # "4 Discussion": also
+        chars = [re.escape(c) for c in name if not c.isspace()]  # "Discussion" on the page
+        if chars and (found := re.compile(_LINE_START + r"\s*".join(chars) + _LINE_END,
+                                          re.IGNORECASE).search(text, start)):
+            return found.start()
+    return None
 
 
 def page_blocks(text: str, page: int, entries: Sequence[OutlineEntry],
@@ -96,19 +98,22 @@ def page_blocks(text: str, page: int, entries: Sequence[OutlineEntry],
     Returns:
         The blocks (the text before the first title keeps ``path``; each title opens a block
         under its section's path) and the path in force at the page's end. An entry whose
-        title the page does not write opens its section where the previous one did (at the
-        page's start when it is the first).
+        title the page does not write opens its section at the page's start when no title
+        before it on the page is written, else after the page's text (its path then holds
+        from the next page: it does not take over the section before it).
     """
     incoming = path
     cuts: list[tuple[int, tuple[str, ...]]] = []  # (where a section opens, its path)
-    at = 0
+    at, seen = 0, False
     for entry in entries:
         found = title_at(text, entry.title, at)
         if found is not None:
-            at = found
+            at, seen = found, True
+        elif seen:  # not written after a title that is: it opens past this page's text
+            at = len(text)
         path = (*path[:entry.depth], entry.title)
-        if cuts and cuts[-1][0] == at:  # entries opening at one place: the deepest path
-            cuts[-1] = (at, path)
+        if cuts and cuts[-1][0] == at:  # entries opening at one place: the last one's path
+            cuts[-1] = (at, path)  # (a chapter and its first section at the page's top)
         else:
             cuts.append((at, path))
     spans = ([(0, incoming)] if not cuts or cuts[0][0] > 0 else []) + cuts

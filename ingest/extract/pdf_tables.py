@@ -20,17 +20,22 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from pdfminer.layout import LTCurve, LTPage, LTRect, LTTextLine
+from pdfminer.layout import LTCurve, LTPage, LTRect, LTTextBox, LTTextLine
 
 MIN_ROWS = 2  # rows holding text
+MAX_CELL_CHARS = 300  # a cell this long is a column of prose in a frame, not a table's
+WORD_MIN_CHARS = 4  # words this long are checked whole in a cell (``holds_its_text``) ...
+MIN_WORDS_WHOLE = 0.8  # ... and this share of them must be
+CID = re.compile(r"\(cid:\d+\)")  # pdfminer's text for a glyph without a Unicode mapping
 # ruling segments a page must draw across and down before it is searched: two rows and two
 # columns take three of each (the finder reads every character, so a page with only a
 # border's frame, or rules under its header and above its footer, is not searched)
 MIN_RULINGS = 3
 RULING_SLACK_PT = 1.0  # a segment this far off level (or plumb) is still across (or down)
 MIN_COLUMNS = 2  # columns holding text in some row
-_CJK_END = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]$")
-_CJK_START = re.compile("^[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+# Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
+# Korean spaces its words, so Hangul is not here)
+CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
 
 
 class PageTable(NamedTuple):
@@ -64,15 +69,42 @@ def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
         return []
     mb_x0, mb_top = float(page.mediabox[0]), float(page.mediabox[1])
     height = float(page.height)
+    lines = [line for box in layout if isinstance(box, LTTextBox) for line in box
+             if isinstance(line, LTTextLine)]
     out = []
     for table in page.find_tables():
-        text = rows_text(table.extract())
+        rows = [[cell_text(c) for c in row] for row in table.extract()]
+        text = rows_text(rows)
         if not text:
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
-        out.append(PageTable((x0 - mb_x0, height - (bottom - mb_top), x1 - mb_x0,
-                              height - (top - mb_top)), text))
+        found = PageTable((x0 - mb_x0, height - (bottom - mb_top), x1 - mb_x0,
+                           height - (top - mb_top)), text)
+        inside = [str(ln.get_text()) for ln in lines if table_of(ln, [found]) is not None]
+        if holds_its_text(rows, inside):
+            out.append(found)
     return out
+
+
+def holds_its_text(rows: Sequence[Sequence[str]], lines: Sequence[str]) -> bool:
+    """Whether a table's cells hold the text pdfminer reads inside its box, as a table's do.
+
+    Text drawn over ruling that is no table's fails: graph paper's 5 mm grid cuts words into
+    cells ("Me | asur | eme"), so fewer than ``MIN_WORDS_WHOLE`` of the words of
+    ``WORD_MIN_CHARS`` characters or more (pdfminer's lines, split at spaces) stand whole in a
+    cell; a frame around columns of prose makes a cell of ``MAX_CELL_CHARS`` characters or
+    more (a table's cells hold figures, names and short phrases).
+
+    Args:
+        rows: the table's cells, each on one line (``cell_text``).
+        lines: the text of pdfminer's lines inside the table's box.
+    """
+    cells = [c for row in rows for c in row if c]
+    if any(len(c) >= MAX_CELL_CHARS for c in cells):
+        return False
+    words = [w for line in lines for w in CID.sub("", line).split() if len(w) >= WORD_MIN_CHARS]
+    whole = sum(any(w in c for c in cells) for w in words)
+    return not words or whole >= MIN_WORDS_WHOLE * len(words)
 
 
 def rulings(layout: LTPage) -> tuple[int, int]:
@@ -121,11 +153,11 @@ def rows_text(rows: Sequence[Sequence[str | None]]) -> str:
 def cell_text(cell: str | None) -> str:
     r"""One cell's text on one line: "损\\n益" -> "损益", "net\\nincome" -> "net income"."""
     out = ""
-    for piece in (cell or "").split("\n"):
+    for piece in CID.sub("", cell or "").split("\n"):
         piece = " ".join(piece.split())
         if not piece:
             continue
-        glued = bool(out and _CJK_END.search(out) and _CJK_START.match(piece))
+        glued = bool(out and CJK.match(out[-1]) and CJK.match(piece[0]))
         out = f"{out}{'' if glued or not out else ' '}{piece}"
     return out
 

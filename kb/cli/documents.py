@@ -131,8 +131,10 @@ def rm(ctx: click.Context, refs: tuple[str, ...], as_json: bool) -> None:
                     docs = [kb.remove(name)]
                 except DocumentNotFound:
                     docs, is_folder = kb.remove_under(name), True
-                    # its files' failures go with it (`kb docs --failed` listed them on)
-                    forgot = problems_under(kb.store, str(Path(name).expanduser().resolve()))
+                    # its files' failures go with it (`kb docs --failed` listed them on);
+                    # "" names no folder (`kb rm "$UNSET"`), not the current one
+                    forgot = problems_under(kb.store, str(Path(name).expanduser().resolve())
+                                            ) if name else []
                     forget_problems(kb.store, forgot)
                 if docs or forgot:
                     break

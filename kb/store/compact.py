@@ -44,7 +44,9 @@ def compact(store: Store) -> tuple[int, int, int]:
 
     Raises:
         StoreError: the file is read-only, or another connection (a ``kb watch`` or ``kb
-            serve`` on the same index) kept it busy past the busy timeout; nothing changed.
+            serve`` on the same index) kept it busy past the busy timeout; nothing changed,
+            unless the busy connection came after the unused cached vectors were dropped
+            (they are then gone, the file not yet rewritten: the next run finishes it).
     """
     if store.read_only:
         raise StoreError(f"{store.path}: read-only (the file or its folder cannot be written): "
