@@ -80,6 +80,29 @@ def write_pdf(path: Path, pages: Iterable[Sequence[str]], title: str) -> Path:
     return path
 
 
+def reread_once(db: Path, docs: Path, step: str, reread: str, kept: str) -> None:
+    """Check an upkeep step (``kb.store.upkeep``) on an index made before it.
+
+    ``docs`` (holding files ``reread`` and ``kept``) was ingested into ``db``; the step's
+    record is removed, as a kb before it left the index. At the next open ``reread`` loses
+    its content hash and ``kept`` does not; the next ingest reads ``reread`` again (updated)
+    and skips ``kept``; and the step runs once: every hash is set after the next open.
+    """
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn, conn:
+        assert conn.execute("DELETE FROM meta WHERE key = ?", (f"upkeep:{step}",)).rowcount
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        hashes = {Path(d.source).name: d.content_hash for d in kb.documents()}
+        assert hashes[reread] == "" and hashes[kept] != ""
+        report = kb.ingest([docs])
+        assert {Path(o.path).name: o.action for o in report.outcomes} == {
+            reread: "updated", kept: "unchanged"}
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        assert all(d.content_hash for d in kb.documents())
+
+
 @pytest.fixture
 def kb_bm25(tmp_path: Path):
     """A knowledge base with no embedder (BM25 only)."""

@@ -9,12 +9,11 @@ reportlab (a real PDF writer) go through the real extractor and the real ``kb`` 
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import reread_once
 from pdfminer.layout import LTLine, LTPage, LTRect
 
 from kb.api import KnowledgeBase
@@ -177,13 +176,4 @@ def test_an_index_made_before_tables_reads_its_pdfs_again(tmp_path: Path) -> Non
     (docs / "note.md").write_text("# Note\n\nThe kiln is loaded at seven.\n", encoding="utf-8")
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([docs])
-    with closing(sqlite3.connect(db)) as conn, conn:  # as a kb before the step left it
-        assert conn.execute("DELETE FROM meta WHERE key = 'upkeep:pdf-structure-reread'").rowcount
-    with KnowledgeBase(db, Config(embedder="none")) as kb:
-        hashes = {Path(d.source).name: d.content_hash for d in kb.documents()}
-        assert hashes["contacts.pdf"] == "" and hashes["note.md"] != ""
-        report = kb.ingest([docs])
-        assert {Path(o.path).name: o.action for o in report.outcomes} == {
-            "contacts.pdf": "updated", "note.md": "unchanged"}
-    with KnowledgeBase(db, Config(embedder="none")) as kb:  # once: not again at the next open
-        assert all(d.content_hash for d in kb.documents())
+    reread_once(db, docs, "pdf-structure-reread", "contacts.pdf", "note.md")
