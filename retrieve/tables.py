@@ -20,8 +20,9 @@ asks the cell in the row naming Hana Kovač and the column "Phone", and the tabl
 not known. A Markdown table in the passage is read with its header row (a continuation chunk
 is judged with its table's header and rule before it: ``header_lines``). The question names
 a row by its words written in at most ``ROW_SHARE`` of the rows (a key, not a word every row
-repeats; the rows holding most of them), and a column by one of its other words written in
-that column's header. When it names both and every such cell says the value is unknown
+repeats; the rows holding most of them), and a column by its other words written in that
+column's header (the columns holding most of them: "Q2 revenue" of "| Q1 revenue | Q2
+revenue |"). When it names both and every such cell says the value is unknown
 (``TBC``, ``TBD``, ``TBA``, "to be confirmed", "unknown", ``?``, 待定, 未定, 待确认, 待查, 未知),
 the passage cannot answer. Anything else decides nothing: no header, no row or column named,
 a row with another number of cells than its header (a row cut at the chunk's start), or any
@@ -221,7 +222,8 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
                 if 0 < sum(w in ws for ws in row_words) <= max(1, ROW_SHARE * len(rows))}
         held = [len(ws & keys) for ws in row_words]  # the row named: most of the keys
         named_rows = [i for i, n in enumerate(held) if n and n == max(held)]
-        columns = [j for j, h in enumerate(header) if _words(h) & (asked - keys)
+        shared = [len(_words(h) & (asked - keys)) for h in header]  # the column asked: the
+        columns = [j for j, n in enumerate(shared) if n and n == max(shared)  # most words
                    and not any(_words(rows[i][j]) & keys for i in named_rows)]  # not the key
         if not named_rows or not columns:
             continue
