@@ -25,3 +25,14 @@ def test_a_transaction_left_open_is_rolled_back_before_the_next(tmp_path: Path) 
     assert not conn.in_transaction
     other = sqlite3.connect(path)  # what another reader sees: only the committed row
     assert other.execute("SELECT text FROM notes").fetchall() == [("whole",)]
+
+
+def test_keys_under_bound_whole_path_segments():
+    from kb.store.meta import keys_under
+
+    low, high = keys_under("/notes", "device:")
+    inside = ["device:/notes/a", "device:/notes/sub/b.md", "device:/notes/~x"]
+    outside = ["device:/notes", "device:/notes-private/b.md", "device:/notes0", "device:/note"]
+    assert all(low <= k < high for k in inside)
+    assert not any(low <= k < high for k in outside)
+    assert keys_under("/n") == ("/n/", "/n0")

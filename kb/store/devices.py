@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kb.store import Store
-from kb.store.meta import MetaKey
+from kb.store.meta import MetaKey, keys_under
 
 DEVICE_PREFIX = MetaKey.DEVICE.value
 
@@ -35,7 +35,7 @@ def devices_under(store: Store, folder: str) -> dict[str, int]:
         store: the open store.
         folder: an absolute folder path, without a trailing separator.
     """
-    low, high = f"{DEVICE_PREFIX}{folder}/", f"{DEVICE_PREFIX}{folder}0"  # "0" follows "/"
+    low, high = keys_under(folder, DEVICE_PREFIX)
     rows = store.conn.execute("SELECT key, value FROM meta WHERE key = ? OR (key >= ? AND "
                               "key < ?)", (DEVICE_PREFIX + folder, low, high))
     return {str(k)[len(DEVICE_PREFIX):]: int(v) for k, v in rows

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kb.store import Store
-from kb.store.meta import MetaKey
+from kb.store.meta import MetaKey, keys_under
 
 LINK_PREFIX = MetaKey.SYMLINK.value
 
@@ -33,8 +33,7 @@ def links_under(store: Store, folder: str) -> list[tuple[str, str]]:
         store: the open store.
         folder: an absolute folder path, without a trailing separator.
     """
-    low = f"{LINK_PREFIX}{folder}/"
-    high = f"{LINK_PREFIX}{folder}0"  # "0" follows "/": every key starting with ``low``
+    low, high = keys_under(folder, LINK_PREFIX)
     return [(str(k)[len(LINK_PREFIX):], str(v)) for k, v in store.conn.execute(
         "SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key", (low, high))]
 

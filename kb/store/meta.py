@@ -42,7 +42,7 @@ class MetaKey(StrEnum):
     SYMLINK = "symlink:"
     """Prefix: the source of the document a symlink brought in, keyed by the link's path."""
     UPKEEP = "upkeep:"
-    """Prefix: when a data upkeep step ran (``kb.store.schema.upkeep``), ISO time."""
+    """Prefix: when a data upkeep step ran (``kb.store.upkeep``), ISO time."""
     DEVICE = "device:"
     """Prefix: the file system (``st_dev``) a folder holding indexed files was on at its last
     ingest, keyed by the folder's path (``kb.store.devices``)."""
@@ -56,3 +56,13 @@ class MetaKey(StrEnum):
         if not self.value.endswith(":"):
             raise ValueError(f"meta key {self.value!r} is not a prefix")
         return f"{self.value}{suffix}"
+
+
+def keys_under(folder: str, prefix: str = "") -> tuple[str, str]:
+    """``(low, high)``: a text ``prefix + folder + "/..."`` sorts in ``low <= key < high``.
+
+    Every path under the absolute ``folder`` (no trailing separator), whole segments only
+    (``/notes`` bounds ``/notes/a.md``, never ``/notes-private/b.md``): "0" follows "/" in
+    code point order. A range query on an indexed column reads those rows alone.
+    """
+    return f"{prefix}{folder}/", f"{prefix}{folder}0"

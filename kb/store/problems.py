@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from kb.store import Store
+from kb.store.meta import keys_under
 
 FOLDER_SIZE = -1  # the size recorded for a folder's problem
 
@@ -85,7 +86,7 @@ def forget_problems(store: Store, sources: Iterable[str]) -> None:
 
 def problems_under(store: Store, folder: str) -> list[str]:
     """The sources with a record at or under the absolute ``folder`` (no trailing separator)."""
-    low, high = f"{folder}/", f"{folder}0"  # "0" follows "/": every source starting with ``low``
+    low, high = keys_under(folder)
     return [str(r[0]) for r in store.conn.execute(
         "SELECT source FROM file_problems WHERE source = ? OR (source >= ? AND source < ?)",
         (folder, low, high))]
