@@ -74,7 +74,7 @@ def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
     out = []
     for table in page.find_tables():
         rows = [[cell_text(c) for c in row] for row in table.extract()]
-        text = rows_text(rows)
+        text = _markdown(rows)
         if not text:
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
@@ -136,10 +136,15 @@ def rows_text(rows: Sequence[Sequence[str | None]]) -> str:
     ``|`` escaped (``\\|``); a merged cell's continuation (``None``) is blank, keeping the
     columns in place; a row without text is left out.
     """
+    return _markdown([[cell_text(cell) for cell in row] for row in rows])
+
+
+def _markdown(rows: Sequence[Sequence[str]]) -> str:
+    """``rows_text`` of cells already on one line (``cell_text``)."""
     lines = []
     filled_columns: set[int] = set()
     for row in rows:
-        cells = [cell_text(cell).replace("|", "\\|") for cell in row]
+        cells = [cell.replace("|", "\\|") for cell in row]
         if any(cells):
             lines.append("| " + " | ".join(cells) + " |")
             filled_columns.update(i for i, cell in enumerate(cells) if cell)
