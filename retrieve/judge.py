@@ -163,7 +163,11 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
               / total) if total else 0.0
     common = {t.text for t in terms
               if term_df(t, stats.df) > max(COMMON_SHARE * n, COMMON_MIN_CHUNKS)}
-    unknown, plain = unwritten_names(terms, query, stats.df, complete=stats.complete)
+    # the title and heading path, and the file's name ("zen-of-python.pdf" for a PDF titled
+    # "PDF Example Document"): a name one of them writes is written (kb.retrieve.subject)
+    contexts = [passage_terms(f"{p.context}\n{file_name_words(p.source)}") for p in passages]
+    unknown, plain = unwritten_names(terms, query, stats.df, complete=stats.complete,
+                                     named_by=contexts)
     wanted = answer_type(query)
     demanded = gated_type(query)  # a year, a date or a count asked outright
     numbers = named_numbers(query)
@@ -173,11 +177,6 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
     cosines = [p.cosine for p in passages if p.cosine is not None]
     median_cos = float(np.median(cosines)) if len(cosines) >= MEDIAN_MIN_CANDIDATES else None
     best_fused = max((p.fused for p in passages), default=0.0)  # all 0: each ties the best
-    # the title and heading path, and the file's name ("zen-of-python.pdf" for a PDF titled
-    # "PDF Example Document"): a name one of them writes is written (kb.retrieve.subject)
-    contexts = [passage_terms(f"{p.context}\n{file_name_words(p.source)}") for p in passages]
-    unknown = {k: v for k, v in unknown.items()
-               if not any(c.has(t) for c in contexts for t in terms if t.text == k)}
     topics = [document_topics(terms, p.doc_id, c, stats.doc_chunks, stats.doc_term_chunks)
               for p, c in zip(passages, contexts, strict=True)]
     # a name in a tenth of the chunks is the collection's background (中国 in a Chinese wiki)

@@ -52,7 +52,8 @@ NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
 
 
 def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
-                    complete: bool = True) -> tuple[dict[str, bool], frozenset[str]]:
+                    complete: bool = True, named_by: Sequence[PassageTerms] = ()
+                    ) -> tuple[dict[str, bool], frozenset[str]]:
     """The names the question writes that the index never writes, nor their translations.
 
     A passage in the question's script cannot answer a question about something the index
@@ -70,14 +71,17 @@ def unwritten_names(terms: Sequence[Term], query: str, df: Mapping[str, int], *,
         query: the question.
         df: index token -> chunks holding it (``kb.retrieve.judge.IndexStats.df``).
         complete: ``df`` was read (``False``: no name is known absent).
+        named_by: what else writes names: the judged passages' titles, heading paths and
+            file names (``file_name_words``: "zen-of-python.pdf" writes "Python").
 
     Returns:
         Term text -> whether it is such an acronym (``kb.retrieve.terms.is_name``: two or
-        three capitals), for each name no chunk holds; and the text of the terms
-        that name nothing (``named_terms``).
+        three capitals), for each name no chunk holds nor ``named_by`` writes; and the text
+        of the terms that name nothing (``named_terms``).
     """
     unknown = {t.text: t.surface.isalpha() and t.surface.isupper() and len(t.surface) <= 3
-               for t in terms if complete and is_name(t, query) and term_df(t, df) == 0}
+               for t in terms if complete and is_name(t, query) and term_df(t, df) == 0
+               and not any(c.has(t) for c in named_by)}
     return unknown, frozenset(t.text for t in terms) - named_terms(query, terms) - set(unknown)
 
 
