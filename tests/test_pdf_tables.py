@@ -21,8 +21,12 @@ from kb.cli import cli
 from kb.config import Config
 from kb.ingest.extract import extract
 from kb.ingest.extract.pdf_tables import (
+    COLUMN_SLACK_PT,
+    LINES_BETWEEN,
     MIN_RULINGS,
+    PageTable,
     cell_text,
+    continued,
     holds_its_text,
     rows_text,
     rulings,
@@ -68,6 +72,62 @@ def test_rulings_count_level_and_plumb_sides() -> None:
     assert rulings(page) == (3, 3) and min(rulings(page)) >= MIN_RULINGS
     page.add(LTLine(1, (0, 0), (100, 100)))  # a diagonal is neither
     assert rulings(page) == (3, 3)
+
+
+def _page_table(rows: list[tuple[str, ...]], edges: tuple[float, ...] = (50, 150, 250),
+                above: int = 0, below: int = 0) -> PageTable:
+    return PageTable((50, 100, 250, 700), rows_text(rows), tuple(rows), edges, above, below)
+
+
+def test_a_table_continued_on_the_next_page_is_given_its_header() -> None:
+    before = _page_table([("Berth", "Fee (EUR)"), ("B28", "496"), ("B29", "503")], below=1)
+    rest = _page_table([("B30", "510"), ("B31", "517")])
+    got = continued(before, rest)
+    assert got.rows == (("Berth", "Fee (EUR)"), ("B30", "510"), ("B31", "517"))
+    assert got.text == "| Berth | Fee (EUR) |\n| --- | --- |\n| B30 | 510 |\n| B31 | 517 |"
+    # a header repeated on the next page is left as it is
+    repeated = _page_table([("Berth", "Fee (EUR)"), ("B30", "510")])
+    assert continued(before, repeated) == repeated
+    # a first row of the header's kinds, not the last row's, is a table's own header
+    own = _page_table([("Berth", "Boat"), ("B30", "510")])
+    assert continued(before, own) == own
+    # cells of one kind in header and rows alike: where the columns stand decides
+    names = _page_table([("Role", "Name"), ("Lead", "Mirela Dobos")], below=1)
+    assert continued(names, _page_table([("Pilot", "Tomas Reyes")])).rows[0] == ("Role", "Name")
+    # columns elsewhere, another count of columns, or text between: another table
+    moved = (50, 150 + COLUMN_SLACK_PT + 1, 250)
+    assert continued(before, _page_table(list(rest.rows), moved)) == rest._replace(edges=moved)
+    three = _page_table([("B30", "510", "x")], (50, 100, 150, 250))
+    assert continued(before, three) == three
+    far = _page_table(list(rest.rows), above=LINES_BETWEEN)  # with before's one line below
+    assert continued(before, far) == far
+    assert continued(before, _page_table(list(rest.rows), above=LINES_BETWEEN - 1)).rows[0] == (
+        "Berth", "Fee (EUR)")
+
+
+def test_a_real_pdfs_table_over_two_pages_keeps_its_header(tmp_path: Path) -> None:
+    # reportlab splits a long table across pages; without repeatRows it draws no header on
+    # the second page, whose first data row was read as the table's header
+    rows = [["Berth", "Boat", "Owner", "Fee (EUR)"],
+            *([f"B{i:02d}", f"Boat {i}", f"Owner {i}", str(300 + i * 7)] for i in range(1, 71))]
+    header = "| Berth | Boat | Owner | Fee (EUR) |"
+    for repeat in (0, 1):
+        path = tmp_path / f"berths-{repeat}.pdf"
+        normal = styles.getSampleStyleSheet()["Normal"]
+        platypus.SimpleDocTemplate(str(path)).build([
+            platypus.Paragraph("Marina berth list.", normal),
+            platypus.Table(rows, style=[("GRID", (0, 0), (-1, -1), 0.5, colors.black)],
+                           repeatRows=repeat),
+            platypus.Paragraph("A second list follows.", normal),
+            platypus.Table([["Name", "Role"], ["Ana Reis", "harbour master"]],
+                           style=[("GRID", (0, 0), (-1, -1), 0.5, colors.black)])])
+        document = extract(path)
+        pages = [block.text.splitlines() for block in document.blocks]
+        assert len(pages) == 2
+        assert pages[0].count(header) == pages[1].count(header) == 1
+        second = pages[1][pages[1].index(header) + 2]
+        assert second.startswith("| B") and second != pages[0][pages[0].index(header) + 2]
+        assert "| Name | Role |" in pages[1]  # a table of its own keeps its own header
 
 
 def _table_pdf(path: Path, rows: list[list[str]], *, grid: bool, before: str = "",
@@ -177,3 +237,16 @@ def test_an_index_made_before_tables_reads_its_pdfs_again(tmp_path: Path) -> Non
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([docs])
     reread_once(db, docs, "pdf-structure-reread", "contacts.pdf", "note.md")
+
+
+def test_an_index_made_before_continued_tables_reads_its_pdf_tables_again(
+        tmp_path: Path) -> None:
+    # the upkeep step "pdf-table-header-reread": a PDF holding a table is read again (its
+    # table may run onto a page without its header); a PDF without one is not
+    docs, db = tmp_path / "docs", tmp_path / "kb.db"
+    docs.mkdir()
+    _table_pdf(docs / "contacts.pdf", ROWS, grid=True)
+    _table_pdf(docs / "plain.pdf", ROWS, grid=False)
+    with KnowledgeBase(db, Config(embedder="none")) as kb:
+        kb.ingest([docs])
+    reread_once(db, docs, "pdf-table-header-reread", "contacts.pdf", "plain.pdf")

@@ -39,7 +39,7 @@ from kb.ingest.extract.common import (
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
 from kb.ingest.extract.pdf_lines import page_text
 from kb.ingest.extract.pdf_outline import outline_entries, page_blocks
-from kb.ingest.extract.pdf_tables import CID, page_tables
+from kb.ingest.extract.pdf_tables import CID, PageTable, continued, page_tables
 from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
 
@@ -169,9 +169,10 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
 
     pdfplumber runs pdfminer's layout analysis (default ``LAParams``) and finds the page's
     ruled tables in the same pass (``kb.ingest.extract.pdf_tables``): a table is written as
-    rows of cells where its first line was, its cells' lines left out of the text around it.
-    A glyph without a Unicode mapping, which pdfminer writes "(cid:N)", is counted and
-    dropped (it is no text; pypdf gives a control character, which ``clean_text`` drops).
+    rows of cells where its first line was, its cells' lines left out of the text around it;
+    a table continuing one of the page before gets its header (``continued``). A glyph
+    without a Unicode mapping, which pdfminer writes "(cid:N)", is counted and dropped
+    (it is no text; pypdf gives a control character, which ``clean_text`` drops).
 
     Returns:
         One ``(text, unmapped glyphs)`` per page, ``None`` for a page pdfminer failed on;
@@ -179,6 +180,7 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
         than pypdf.
     """
     texts: list[tuple[str, int] | None] = []
+    last: PageTable | None = None  # the page before's last table, which one may continue
     try:
         with pdfplumber.open(io.BytesIO(data), password="", laparams={}) as pdf:
             for page in pdf.pages:
@@ -186,10 +188,14 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
                     layout = page.layout
                     # Boxes in layout order; each ends with a newline, as pypdf's lines do.
                     boxes = [item for item in layout if isinstance(item, LTTextBox)]
-                    texts.append((page_text(boxes, page_tables(page, layout)),
-                                  _unmapped_glyphs(layout)))
+                    tables = page_tables(page, layout)
+                    if tables and last is not None:
+                        tables[0] = continued(last, tables[0])
+                    last = tables[-1] if tables else None
+                    texts.append((page_text(boxes, tables), _unmapped_glyphs(layout)))
                 except Exception:  # one page pdfminer cannot lay out: pypdf reads it
                     texts.append(None)
+                    last = None
                 finally:
                     page.close()  # its layout and objects are not kept for the next page
     except Exception:  # the document as a whole: pypdf reads every page

@@ -12,6 +12,9 @@ stays as pdfminer reads it.
 
 A framed paragraph or a one-column list is no table: a table must have ``MIN_ROWS`` rows and
 ``MIN_COLUMNS`` columns holding text.
+
+A table running onto the next page without repeating its header row (``continued``) is given
+its header there, so its rows on that page are not read under a data row taken for one.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ CID = re.compile(r"\(cid:\d+\)")  # pdfminer's text for a glyph without a Unicod
 MIN_RULINGS = 3
 RULING_SLACK_PT = 1.0  # a segment this far off level (or plumb) is still across (or down)
 MIN_COLUMNS = 2  # columns holding text in some row
+# a table continues the last one of the page before when its columns stand where that one's
+# did (within COLUMN_SLACK_PT each edge) and at most LINES_BETWEEN lines of text (a running
+# header, a footer, a page number) stand between the two
+COLUMN_SLACK_PT = 2.0
+LINES_BETWEEN = 4
+NUMBER_CELL = re.compile(r"[\d\W]*\d[\d\W]*")  # no letters, a digit: "4,755", "-16.55%", "€ 300"
 # Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
 # Korean spaces its words, so Hangul is not here)
 CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
@@ -45,10 +54,18 @@ class PageTable(NamedTuple):
         bbox: ``(x0, y0, x1, y1)`` in pdfminer's coordinates (points, origin at the page's
             bottom left, as ``LTTextLine.x0`` / ``y0``).
         text: its rows as a Markdown table (``rows_text``).
+        rows: its cells, each on one line (``cell_text``), the first row its header.
+        edges: its columns' left edges and the last one's right edge, in points from the
+            page's left.
+        lines_above: the page's text lines above its top; ``lines_below``: below its bottom.
     """
 
     bbox: tuple[float, float, float, float]
     text: str
+    rows: tuple[tuple[str, ...], ...] = ()
+    edges: tuple[float, ...] = ()
+    lines_above: int = 0
+    lines_below: int = 0
 
 
 def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
@@ -73,17 +90,55 @@ def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
              if isinstance(line, LTTextLine)]
     out = []
     for table in page.find_tables():
-        rows = [[cell_text(c) for c in row] for row in table.extract()]
+        rows = tuple(tuple(cell_text(c) for c in row) for row in table.extract())
         text = _markdown(rows)
         if not text:
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
-        found = PageTable((x0 - mb_x0, height - (bottom - mb_top), x1 - mb_x0,
-                           height - (top - mb_top)), text)
+        y0, y1 = height - (bottom - mb_top), height - (top - mb_top)
+        edges = (*(float(c.bbox[0]) - mb_x0 for c in table.columns), x1 - mb_x0)
+        found = PageTable((x0 - mb_x0, y0, x1 - mb_x0, y1), text, rows, edges,
+                          sum((ln.y0 + ln.y1) / 2 > y1 for ln in lines),
+                          sum((ln.y0 + ln.y1) / 2 < y0 for ln in lines))
         inside = [str(ln.get_text()) for ln in lines if table_of(ln, [found]) is not None]
         if holds_its_text(rows, inside):
             out.append(found)
     return out
+
+
+def continued(before: PageTable, table: PageTable) -> PageTable:
+    """``table`` with the header of ``before`` when it continues that table.
+
+    ``table`` is the first table of its page, ``before`` the last of the page before; the
+    page may not have repeated the header row.
+
+    It continues it when it has as many columns, each edge within ``COLUMN_SLACK_PT`` of
+    ``before``'s, and at most ``LINES_BETWEEN`` lines of text stand below ``before`` and above
+    ``table`` together. Its first row is then ``before``'s header repeated (left as it is),
+    or a data row: unless its cells' kinds (empty, a number, text) match the header's more
+    than those of ``before``'s last row, which makes it a table of its own with its own
+    header. A data row is read under the header a row of ``before`` is read under.
+
+    Returns:
+        ``table`` itself, or a copy whose ``rows`` and ``text`` start with the header.
+    """
+    if not before.rows or not table.rows or len(before.edges) != len(table.edges) or any(
+            abs(a - b) > COLUMN_SLACK_PT for a, b in zip(before.edges, table.edges, strict=True)
+    ) or before.lines_below + table.lines_above > LINES_BETWEEN:
+        return table
+    header, first = before.rows[0], table.rows[0]
+    if first == header or _alike(first, header) > _alike(first, before.rows[-1]):
+        return table
+    rows = (header, *table.rows)
+    return table._replace(rows=rows, text=_markdown(rows))
+
+
+def _alike(row: Sequence[str], other: Sequence[str]) -> int:
+    """How many cells of two rows are of one kind: empty, a number, or text."""
+    def kind(cell: str) -> str:
+        return "" if not cell else "n" if NUMBER_CELL.fullmatch(cell) else "t"
+
+    return sum(kind(a) == kind(b) for a, b in zip(row, other, strict=False))
 
 
 def holds_its_text(rows: Sequence[Sequence[str]], lines: Sequence[str]) -> bool:
