@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from kb.retrieve.events import YEAR, filled_clauses, kinds_apart
 from kb.retrieve.numbers import WORD_VALUE
 from kb.retrieve.numerals import arabic_numerals
-from kb.retrieve.terms import ZH_FUNCTION_CHARS, Term, holds_any, is_stop
+from kb.retrieve.stopwords import ZH_FUNCTION_CHARS, is_stop
+from kb.retrieve.terms import Term, holds_any
 from kb.store.textindex import cut_words
 
 # a Chinese numbered name: two Han characters, a number, 号 (禾苗一号, 长征5号, 天宫二号)

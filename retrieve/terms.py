@@ -3,11 +3,10 @@
 Terms are what the index searches by (``kb.store.textindex``): words of spaced scripts folded and,
 for Latin letters, Snowball-stemmed; Han text cut into words by jieba; Hangul and katakana
 runs as whole words; Thai, Lao, Khmer and Myanmar runs cut into ICU dictionary words. Stop and
-question words are dropped: English and Chinese lists of kb's own below, and the stopwords-iso
-lists (``stopwordsiso``, MIT) for the other scripts a question may come in; so is a lone letter.
-A quoted phrase or hyphenated compound is one term, held only as consecutive words. A
-Latin name may be a Chinese name in pinyin, held by Han text reading so
-(``kb.retrieve.crosslang``: "Lingyin", 灵隐寺).
+question words are dropped (``kb.retrieve.stopwords``), and so is a lone letter. A quoted
+phrase or hyphenated compound is one term, held only as consecutive words. A Latin name may be
+a Chinese name in pinyin, held by Han text reading so (``kb.retrieve.crosslang``: "Lingyin",
+灵隐寺).
 
 Each term weighs its idf in the index, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the BM25 idf as
 Lucene computes it, never negative: Robertson & Zaragoza 2009; Lucene ``BM25Similarity``), so a
@@ -18,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -26,17 +24,25 @@ from functools import lru_cache
 from kb.retrieve.crosslang import HAN, han_runs, pinyin_candidate, pinyin_runs, reads_as
 from kb.retrieve.lexicon import Lexicon
 from kb.retrieve.numerals import arabic_numerals
+from kb.retrieve.stopwords import (
+    QUESTION_WORDS,
+    TITLE_CAPITALISED,
+    ZH_FUNCTION_CHARS,
+    fold,
+    is_stop,
+)
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
 from kb.store.textindex import (
     CJK_CHARS,
     CJK_RUN,
-    STOPWORDS,
     acronym_forms,
     cut_words,
     normalise_word,
     split_phrases,
 )
 
+# a verb's trailing direction or preposition ("顺延到", "成立于"): the verb is the content word
+_ZH_VERB_TAIL = re.compile(r"(?<=..)[到于至在给向]$")
 TRANSLATIONS_SEARCHED = 3  # translations per term that match and that recall searches
 PASSAGE_CACHE = 4096  # passages whose matchable content is kept (chunks recur across queries)
 
@@ -49,63 +55,6 @@ _KO_ENDING = re.compile(r"(?:입니까|습니까|입니다|습니다|에서|으�
 _SPACELESS = re.compile(f"[{CJK_CHARS}{SEA_SCRIPTS}0-9]+")
 _SPACED_WORD = re.compile(rf"[^\W_{CJK_CHARS}{SEA_SCRIPTS}]+")
 _WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")  # a question's words ("Coca-Cola" is one)
-
-# English words asking what kind of answer, or whose, beyond kb.store.textindex.STOPWORDS (kept)
-QUESTION_WORDS = frozenset(
-    """whom whose many much long often far old kind type name named called describe also been
-    being about there here any some other than more most very just only its was were is are be
-    am did does do done happen happened mean means according my me he him his she her hers
-    them""".split())  # with personal pronouns, but not "us" (the US) nor "mine" (a pit)
-# auxiliaries and verbs among the stop words: a title capitalises them (is_headline; pronouns
-# are left out: "How Do I Rotate the API Keys if they Expire?" is still a title)
-_TITLE_CAPITALISED = frozenset(
-    """is are was were be am been being do does did done have has had having can could will
-    would shall should may might must""".split())
-# Chinese stop and question words (function words, interrogatives): a subset of the
-# Harbin Institute of Technology stop list plus the interrogatives of Li & Roth's classes.
-ZH_STOPWORDS = frozenset(
-    """什么 哪个 哪些 哪里 哪儿 哪一 哪一年 哪年 哪天 哪一天 哪位 何时 何地 何人 多少 多大
-    多久 多长 多高 多远 几个 几年 几位 几次 什么样 怎样 怎么 怎么样 如何 为什么 为何 是否
-    是不是 有没有 一个 一种 哪家 哪座 哪条 哪所 哪国 哪部 第几 分别 主要 以及 其中 之一
-    可以 应该 需要 称为 叫做 名为 什么时候 时候 哪个国家 哪个城市""".split())
-# a word opening with an interrogative asks, it does not name: 几天, 几号, 多少钱, 哪一届, 什么颜色,
-# 多长时间, jieba's 有多深 (not 多重 "multiple", 多种 "many kinds")
-_ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日号周人件本张分秒]|多少|哪|什么|怎么|"
-                        r"有?多[长久大高远宽深厚](?![^时程间度])|怎样|如何|为何|为什么)")
-# Han characters that carry grammar, never half of a content word jieba failed to find
-ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从对向到给让为以而之其吗呢吧"
-                              "啊着过个很不没")
-# a verb's trailing direction or preposition ("顺延到", "成立于"): the verb is the content word
-_ZH_VERB_TAIL = re.compile(r"(?<=..)[到于至在给向]$")
-# stopwords-iso languages written in scripts other than Latin (a Latin word is only dropped by
-# the English lists: German "die" or French "son" are English content words)
-OTHER_SCRIPT_LANGS = ("ru", "uk", "bg", "el", "ar", "fa", "he", "hi", "ja", "ko", "th", "zh")
-
-
-@lru_cache(maxsize=1)
-def _other_script_stopwords() -> frozenset[str]:
-    import stopwordsiso
-
-    return frozenset(w.casefold() for w in stopwordsiso.stopwords(OTHER_SCRIPT_LANGS)
-                     if not w.isascii())
-
-
-def _fold(word: str) -> str:
-    folded = unicodedata.normalize("NFKD", word)
-    return "".join(c for c in folded if not unicodedata.combining(c)).casefold()
-
-
-def is_stop(word: str) -> bool:
-    """Whether a word (as written) is a stop or question word, or a lone letter."""
-    low = _fold(word)
-    if low in STOPWORDS or low in QUESTION_WORDS or low in ZH_STOPWORDS:
-        return True
-    if len(low) == 1 and low.isalpha():
-        return True
-    if HAN.fullmatch(low) and _ZH_ASKING.match(low):
-        return True
-    return not low.isascii() and low in _other_script_stopwords()
-
 
 def is_name(term: Term, query: str) -> bool:
     """Whether the query writes ``term`` as a name (Latin script, accents included).
@@ -139,9 +88,9 @@ def is_headline(query: str) -> bool:
     two things).
     """
     words = _WORDS.findall(query)[1:]
-    if any(w.islower() and _fold(w) in _TITLE_CAPITALISED for w in words):
+    if any(w.islower() and fold(w) in TITLE_CAPITALISED for w in words):
         return False  # "Does the Orion 2 have Wi-Fi?": a title capitalises its verbs
-    rest = [w for w in words if not is_stop(w) or _fold(w) in QUESTION_WORDS]
+    rest = [w for w in words if not is_stop(w) or fold(w) in QUESTION_WORDS]
     return len(rest) >= 2 and all(w[:1].isupper() for w in rest)
 
 
