@@ -202,19 +202,25 @@ def test_rm_takes_a_bare_relative_path_like_dot_slash(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "no document matches 'report.md'" in r.output
 
 
-def test_ingest_names_the_files_it_updated_not_those_it_added(tmp_path):
-    # a trial saw "2 updated" after a sync and could not tell which two
+def test_ingest_names_the_files_it_updated_and_the_few_it_added(tmp_path):
+    # a trial saw "2 updated" after a sync and could not tell which two; a later one saw a
+    # sync name the file it removed, not the one it added
+    from kb.cli.ingest import ADDED_NAMED_MAX
+
     db = str(tmp_path / "kb.db")
     a = write(tmp_path / "n" / "a.md", "# A\n\nKites fly.\n")
-    write(tmp_path / "n" / "b.md", "# B\n\nBees dance.\n")
+    for i in range(ADDED_NAMED_MAX):  # a first ingest of a folder: its files are counted
+        write(tmp_path / "n" / f"b{i}.md", f"# B{i}\n\nBees dance {i} times.\n")
     r = run("--db", db, "ingest", str(tmp_path / "n"))
     assert r.exit_code == 0 and "ADDED" not in r.output and "UPDATED" not in r.output
+    assert f"{ADDED_NAMED_MAX + 1} added" in r.output
     a.write_text("# A\n\nKites fly in steady wind.\n")
+    c = write(tmp_path / "n" / "c.md", "# C\n\nOolong tea is partly oxidised.\n")
     r = run("--db", db, "ingest", str(tmp_path / "n"))
     assert r.exit_code == 0
-    assert [line for line in r.output.splitlines() if line.startswith("UPDATED")] == [
-        f"UPDATED  {a.resolve()}"]
-    assert "1 updated, 1 unchanged" in r.output
+    assert [line for line in r.output.splitlines() if line.startswith(("UPDATED", "ADDED"))] == [
+        f"UPDATED  {a.resolve()}", f"ADDED    {c.resolve()}"]
+    assert f"1 added, 1 updated, {ADDED_NAMED_MAX} unchanged" in r.output
 
 
 def test_rm_of_a_folder_forgets_its_failures_too(tmp_path, monkeypatch):

@@ -144,20 +144,25 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport], *,
         return call(on_progress=shown.on_progress, on_file=shown.on_file)
 
 
+ADDED_NAMED_MAX = 20  # files added in one batch that are named one per line (more: counted)
+
+
 def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False) -> None:
     """Print a batch's report: one line per file with something to say, then the summary.
 
     A file updated (read again: it changed) has its line (``UPDATED  path``), as a removed
-    one does (``REMOVED``): a trial saw "2 updated" and could not tell which. With
-    ``name_changes`` (``kb watch``'s batches) each file added has its line too (``ADDED``);
-    a first ingest of a large folder would list every file.
+    one does (``REMOVED``): a trial saw "2 updated" and could not tell which. So has each file
+    added (``ADDED``) when the batch adds at most ``ADDED_NAMED_MAX`` (a sync that found a
+    new note names it), or always with ``name_changes`` (``kb watch``'s batches); a first
+    ingest of a large folder only counts them.
     """
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
         emit_json({"type": "summary", **to_json(IngestSummaryJSON.of(report))})
         return
-    named = ("failed", "skipped", "updated", *(("added",) if name_changes else ()))
+    name_added = name_changes or report.count("added") <= ADDED_NAMED_MAX
+    named = ("failed", "skipped", "updated", *(("added",) if name_added else ()))
     for o in report.outcomes:
         if o.action in named:
             click.echo(_outcome_line(o))
