@@ -32,6 +32,7 @@ from kb.retrieve.stopwords import (
     is_stop,
 )
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
+from kb.store.spellings import other_spelling
 from kb.store.textindex import (
     CJK_CHARS,
     CJK_RUN,
@@ -115,7 +116,8 @@ class Term:
         translations: the term in the other language (``kb.retrieve.lexicon``): English stems for
             a Chinese word, Chinese words for an English stem; a passage holding one of the
             first ``TRANSLATIONS_SEARCHED`` holds the term. For a hyphenated compound, its
-            joined form (``email`` for ``e-mail``).
+            joined form (``email`` for ``e-mail``); for a word with a British or American
+            spelling, first the other's stem (``kb.store.spellings``: ``color`` for "colour").
         phrase: a quoted phrase or hyphenated compound, held only as consecutive words.
         pinyin: with a lexicon (the index holds Han text), a capitalised word that may be a
             Chinese name in pinyin, lower case (``kb.retrieve.crosslang``); else empty.
@@ -165,6 +167,8 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                     alt = lexicon.chinese(stem) if lexicon else ()
                     reading = runs.get(w) or (pinyin_candidate(w, alt) if lexicon else "")
                     head = named if not reading and w[:1].isupper() else ""
+                    spelt = normalise_word(other_spelling(w))  # "colour": color, first
+                    alt = tuple(dict.fromkeys((spelt, *alt))) if spelt not in ("", stem) else alt
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))
                     if before and lexicon and (whole := lexicon.phrase(before, stem)):
@@ -309,7 +313,8 @@ class PassageTerms:
         if term.spaceless:
             return term.text in self.spaceless_text or any(t in self.stems
                                                             for t in alternatives)
-        return (term.text in self.stems or any(t in self.spaceless_text for t in alternatives)
+        return (term.text in self.stems
+                or any(t in self.stems or t in self.spaceless_text for t in alternatives)
                 or bool(term.pinyin) and reads_as(self.han, term.pinyin)
                 or bool(term.after_name) and reads_as(self.han, term.after_name, headed=True))
 

@@ -42,6 +42,7 @@ from typing import Any
 
 from kb.config import default_cache_dir
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
+from kb.store.spellings import other_spelling
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
 # FTS5 keeping combining marks inside tokens (schema migration 3).
@@ -259,8 +260,9 @@ def keyword_query(query: str) -> KeywordQuery:
     A quoted phrase keeps its stopwords (``"the state of the art"``); one whose content is a
     single token is a term. A hyphenated compound is the phrase of its words or, as an
     alternative, its joined form (``e-mail``: ``"e mail"`` or ``email``). The remaining words
-    are terms with English stopwords dropped, unless nothing at all would be left. An
-    unbalanced quote is punctuation.
+    are terms with English stopwords dropped, unless nothing at all would be left; a word
+    with a British or American spelling searches both (``kb.store.spellings``: "colour" or
+    ``color``). An unbalanced quote is punctuation.
 
     Returns:
         Clauses in query order; empty when the query has no word characters.
@@ -270,7 +272,9 @@ def keyword_query(query: str) -> KeywordQuery:
     terms = tokenize(rest, drop_stopwords=True)
     if not clauses and not terms:
         terms = tokenize(rest)
-    clauses.extend(((t,),) for t in terms)
+    other = {normalise_word(w): normalise_word(o) for w in _WORD.findall(rest)
+             if (o := other_spelling(w))}
+    clauses.extend(tuple(dict.fromkeys(((t,), (other.get(t, t),)))) for t in terms)
     return KeywordQuery(tuple(dict.fromkeys(clauses)))
 
 

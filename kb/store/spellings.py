@@ -1,0 +1,38 @@
+"""A word's other spelling, British or American ("colour" / "color").
+
+Snowball stems the two spellings of one word apart ("organisation" -> ``organis``,
+"organization" -> ``organiz``; "colour", "color"), so a question in one spelling found no
+passage written in the other. The pairs are breame's attested list (Apache-2.0; 1,730 British
+words with their American spelling and 1,706 the other way, inflections listed one by one),
+not rules: rules that rewrite "-our" or "-ise" turn other words into these ("timbre" is no
+spelling of "timber"), and their stems land on unrelated words. A word the list does not hold
+has no other spelling; "advisor" and "adviser" are both American and British, so neither.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def _other_spelling() -> dict[str, str]:
+    """British word -> American spelling, and American word -> British (no word is both)."""
+    from breame.data.spelling_constants import (
+        AMERICAN_ENGLISH_SPELLINGS,
+        BRITISH_ENGLISH_SPELLINGS,
+    )
+
+    return {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
+
+
+def other_spelling(word: str) -> str:
+    """``word``'s other spelling in lower case, or "" when the list holds none.
+
+    "Colours" -> "colors", "organization" -> "organisation", "grey" -> "gray"; "woman",
+    "advisor" -> "". Callers stem it as the index does (``kb.store.textindex.normalise_word``):
+    some pairs stem alike ("travelled" / "traveled"), and search nothing more.
+
+    Args:
+        word: one word as written (any case).
+    """
+    return _other_spelling().get(word.casefold(), "")
