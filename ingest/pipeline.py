@@ -75,7 +75,7 @@ from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_DOCUMENT, EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
-from kb.ingest.prune import remove_ignored, remove_links_out, remove_missing
+from kb.ingest.prune import ignored_notes, remove_ignored, remove_links_out, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
     WRITTEN_MEANWHILE,
@@ -364,12 +364,12 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
         removed += remove_ignored(store, resolved, ignore)
         removed += remove_links_out(store, resolved, inside) if inside else ()
     written = sum(1 for o in outcomes if o.action in ("added", "updated"))
-    warnings = [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
-                "removes it once that file is gone)" for link, real, folder in links]
+    warnings = [] if sync else ignored_notes(store, resolved, ignore)  # kept: say so
+    warnings += [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
+                 "removes it once that file is gone)" for link, real, folder in links]
     warnings += unfollowed_notes(unfollowed, resolved)
     warnings += situating_notes(store, llm) if written else []
-    retried = store.count_pending_models()
-    if retried:
+    if retried := store.count_pending_models():
         warnings.append(f"status pending_models for {documents(retried)} (a model call "
                         "failed): ingesting their files again redoes them")
     pending = 0

@@ -90,8 +90,8 @@ def remove_links_out(store: Store, roots: Iterable[Path], inside: Path) -> tuple
     return tuple(removed)
 
 
-def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = ()
-                   ) -> tuple[str, ...]:
+def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = (), *,
+                   dry_run: bool = False) -> tuple[str, ...]:
     """Delete documents under any folder in ``roots`` that its ignore rules now leave out.
 
     A document indexed before a ``.gitignore`` or ``.kbignore`` said otherwise (or by a kb
@@ -102,9 +102,10 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
         store: the open store.
         roots: the paths given to the ingest, resolved; only folders count.
         ignore: the extra gitignore patterns of the batch (``kb.ingest.ignore``).
+        dry_run: delete nothing, only name them (a plain ingest, ``ignored_notes``).
 
     Returns:
-        The removed sources.
+        The removed sources (with ``dry_run``: those a sync would remove).
     """
     rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
     removed = []
@@ -112,9 +113,26 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
         path = Path(doc.source)
         reasons = [r.reason_under(path) for r in rules if path.is_relative_to(r.top)]
         if any(why is not None and not is_unread_rules(why) for why in reasons):
-            store.delete_document(doc.source)
+            if not dry_run:
+                store.delete_document(doc.source)
             removed.append(doc.source)
     return tuple(removed)
+
+
+def ignored_notes(store: Store, roots: Iterable[Path], ignore: Sequence[str] = ()
+                  ) -> list[str]:
+    """A plain ingest's warning for documents its folders' ignore rules now leave out.
+
+    A plain ingest keeps them (a file added by name under an ignored path is the user's own
+    choice), and a trial, having written a ``.kbignore`` rule, still found them cited: the
+    warning names the first and the command that removes them (``kb sync``).
+    """
+    sources = remove_ignored(store, roots, ignore, dry_run=True)
+    if not sources:
+        return []
+    more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
+    return [f"{sources[0]}{more}: indexed before, now left out by ignore rules; kept by a "
+            "plain ingest (a file given by name stays), removed by `kb sync` of the folder"]
 
 
 def file_gone(path: Path) -> bool:

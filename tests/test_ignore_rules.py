@@ -153,8 +153,12 @@ def test_a_plain_ingest_keeps_a_file_added_by_hand_under_an_ignored_path(tmp_pat
     write(root / "build" / "report.md", NOTE)
     with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
         kb.ingest(root / "build" / "report.md")  # named: read whatever the rules say
-        kb.ingest(root)
+        report = kb.ingest(root)
         assert _sources(kb, root) == {"keep.md", "build/report.md"}
+        # kept, and said so: a trial wrote a .kbignore rule and still found the file cited
+        [warning] = [w for w in report.warnings if "ignore rules" in w]
+        assert warning.startswith(str((root / "build" / "report.md").resolve()))
+        assert "`kb sync` of the folder" in warning
         report = kb.sync(root)  # a sync mirrors the folder under its rules
         assert _sources(kb, root) == {"keep.md"}
         assert str((root / "build" / "report.md").resolve()) in report.removed
