@@ -35,7 +35,7 @@ ZH_STOPWORDS = frozenset(
     可以 应该 需要 称为 叫做 名为 什么时候 时候 哪个国家 哪个城市""".split())
 # a word opening with an interrogative asks, it does not name: 几天, 几号, 多少钱, 哪一届, 什么颜色,
 # 多长时间, jieba's 有多深 (not 多重 "multiple", 多种 "many kinds")
-_ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日号周人件本张分秒]|多少|哪|什么|怎么|"
+_ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日号周人件本张分秒点]|多少|哪|什么|怎么|"
                         r"有?多[长久大高远宽深厚](?![^时程间度])|怎样|如何|为何|为什么)")
 # Han characters that carry grammar, never half of a content word jieba failed to find
 ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从对向到给让为以而之其吗呢吧"

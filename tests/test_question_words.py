@@ -24,6 +24,9 @@ def test_question_words_single_characters_and_verb_tails_are_mended():
     assert [t.text for t in content_terms("的车")] == []  # grammar characters join nothing
     # 几号 asks too (new-user trial: "几号" was a missing focus term and refused the answer)
     assert [t.text for t in content_terms("林晓岚的生日是几月几号？")] == ["林晓岚", "生日"]
+    # and 几点 (a trial: "首班船几点开" lacked 几点 as if it were a word of the timetable's)
+    assert [t.text for t in content_terms("首班船几点开？")] == ["首班"]
+    assert [t.text for t in content_terms("几点钟闭馆？")] == ["闭馆"]
 
 
 def test_numerals_match_in_either_form():
