@@ -65,6 +65,13 @@ def test_min_score_leaves_out_weaker_references(db: str) -> None:
     assert r.exit_code == 0 and "No reference reaches --min-score 100%" in r.output
     none_left = search_json(db, "--min-score", "100", "rotate signing keys")
     assert none_left["references"] == [] and none_left["insufficient_evidence"]  # as the note
+    # the JSON says why (a trial's --json was refused with no note)
+    hidden = len(search_json(db, "rotate signing keys")["references"])
+    assert none_left["diagnostics"]["notes"] == [
+        f"--min-score 100: {hidden} reference(s) below it left out"]
+    assert kept["diagnostics"]["notes"] == [
+        f"--min-score {scores[-1]}: {len(everything) - len(kept['references'])} reference(s) "
+        "below it left out"] if len(kept["references"]) < len(everything) else []
     assert kb("--db", db, "search", "x", "--min-score", "101").exit_code == 2
 
 

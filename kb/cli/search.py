@@ -163,9 +163,14 @@ def search(ctx: click.Context, words: tuple[str, ...], top_k: int | None,
     if min_score is not None:
         kept = tuple(r for r in result.references if r.relevance >= min_score)
         hidden = len(result.references) - len(kept)
-        # nothing at the caller's bar: insufficient for them, as the note then says
+        # nothing at the caller's bar: insufficient for them, as the note then says (the
+        # JSON's diagnostics too: a trial's --json gave no reason)
+        notes = (f"--min-score {min_score}: {hidden} reference(s) below it left out",) if (
+            hidden and as_json) else ()  # the text says it in its own line
         result = replace(result, references=kept,
-                         insufficient_evidence=result.insufficient_evidence or not kept)
+                         insufficient_evidence=result.insufficient_evidence or not kept,
+                         diagnostics=replace(result.diagnostics,
+                                             notes=(*result.diagnostics.notes, *notes)))
     if as_json:  # as POST /search and the tool: no timings, so equal searches give equal JSON
         emit_json(SearchResultJSON.of(result))
     elif not result.diagnostics.error:
