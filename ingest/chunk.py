@@ -23,17 +23,29 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from kb.config import ChunkSettings
 from kb.types import BLOCK_SEPARATOR, ChunkDraft, ExtractedDocument
 
 # Boundary kinds, strongest first; each regex matches the gap *after which* a cut may fall.
+# The third kind is a sentence's end in both sets: an overlap starts at one, or at a word.
 _BOUNDARIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"\n[ \t]*\n\s*"),
     re.compile(r"\n\s*"),
     re.compile(r"(?<=[.!?])[\"')\]]?\s+|(?<=[。！？；…])[”」』）]?\s*"),
     re.compile(r"\s+|(?<=[，、,;:：])"),
+)
+# A PDF page's text keeps the page's line breaks, most of them inside sentences (a trial's
+# grant report was cited from "measures how much carbon ..."): a line ending a sentence, or a
+# table's row, is a boundary there before a sentence's end inside a line, and a bare line
+# break comes after both.
+_WRAPPED_BOUNDARIES: tuple[re.Pattern[str], ...] = (
+    _BOUNDARIES[0],
+    re.compile(r"(?:(?<=[.!?])[\"')\]]?|(?<=[。！？；…])[”」』）]?|(?<=\|))[ \t]*\n\s*"),
+    _BOUNDARIES[2],
+    _BOUNDARIES[1],
+    _BOUNDARIES[3],
 )
 
 
@@ -172,7 +184,8 @@ class _Window:
             self.buf = self.buf[keep - self.base:]
             self.base = keep
 
-    def cut_points(self, lo: int, hi: int) -> list[list[int]]:
+    def cut_points(self, lo: int, hi: int, boundaries: Sequence[re.Pattern[str]] = _BOUNDARIES
+                   ) -> list[list[int]]:
         """For each boundary kind, the sorted offsets in ``[lo, hi)`` where a piece may start.
 
         Offset 0 and the end of the text are never cut points.
@@ -180,7 +193,7 @@ class _Window:
         rel_lo, rel_hi = lo - self.base, min(hi, self.end) - self.base
         total = self.end if self.eof else None
         return [sorted({self.base + m.end() for m in rx.finditer(self.buf, rel_lo, rel_hi)}
-                       - {0, total}) for rx in _BOUNDARIES]
+                       - {0, total}) for rx in boundaries]
 
 
 def _best_cut(points: list[list[int]], lo: int, hi: int) -> tuple[int, int] | None:
@@ -201,13 +214,16 @@ def _first_start(points: list[list[int]], lo: int, hi: int) -> int | None:
     return None
 
 
-def iter_spans(pieces: Iterable[str], settings: ChunkSettings) -> Iterator[tuple[int, int, str]]:
+def iter_spans(pieces: Iterable[str], settings: ChunkSettings, *, wrapped: bool = False
+               ) -> Iterator[tuple[int, int, str]]:
     """Spans of a text given in pieces, in windows of at most ``target_chars``.
 
     Consecutive spans overlap by about ``overlap_chars`` (never more). Spans are not yet
     stripped. Only a window of about ``target_chars + overlap_chars`` past the last piece
     boundary is held (more only across a long run of whitespace or punctuation), and the
-    spans are the same however the text is cut into pieces.
+    spans are the same however the text is cut into pieces. ``wrapped``: the text keeps a
+    page's line breaks (a PDF's), so a line ending a sentence or a table row is cut at before
+    a bare line break (``_WRAPPED_BOUNDARIES``).
 
     Yields:
         ``(start, end, text[start:end])``, offsets in code points of the whole text.
@@ -222,7 +238,8 @@ def iter_spans(pieces: Iterable[str], settings: ChunkSettings) -> Iterator[tuple
                 yield start, window.end, window.text(start, window.end)
             return
         # Candidates lie in (start + target // 2 - overlap, start + target], all after start.
-        points = window.cut_points(window.scan_start(start), start + target + 1)
+        points = window.cut_points(window.scan_start(start), start + target + 1,
+                                   _WRAPPED_BOUNDARIES if wrapped else _BOUNDARIES)
         cut = _best_cut(points, start + target // 2, start + target)
         end, rank = cut if cut else (start + target, len(points))
         yield start, end, window.text(start, end)
@@ -236,13 +253,14 @@ def iter_spans(pieces: Iterable[str], settings: ChunkSettings) -> Iterator[tuple
         window.drop_before(start)
 
 
-def split_spans(text: str, settings: ChunkSettings) -> list[tuple[int, int]]:
+def split_spans(text: str, settings: ChunkSettings, *, wrapped: bool = False
+                ) -> list[tuple[int, int]]:
     """Spans (start, end) covering ``text`` in windows of at most ``target_chars``.
 
     Consecutive spans overlap by about ``overlap_chars`` (never more). Spans are not yet
-    stripped.
+    stripped. ``wrapped``: as ``iter_spans``'s.
     """
-    return [(s, e) for s, e, _ in iter_spans((text,), settings)]
+    return [(s, e) for s, e, _ in iter_spans((text,), settings, wrapped=wrapped)]
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -318,7 +336,7 @@ def chunk_document(doc: ExtractedDocument, settings: ChunkSettings = ChunkSettin
     for g_start, g_end, heading_path, page in groups:
         prefix = context_prefix(doc.title, heading_path)
         body = full[g_start:g_end]
-        for s, e in split_spans(body, settings):
+        for s, e in split_spans(body, settings, wrapped=doc.source_type == "pdf"):
             s, e = _strip_span(body, s, e)
             text = body[s:e]
             if not text or "\x00" in text:

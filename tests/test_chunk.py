@@ -119,3 +119,27 @@ def test_no_chunk_of_a_real_web_page_is_under_the_minimum():
         chunks = chunk_document(doc)
         if len(doc.text) >= MIN_CHUNK_CHARS:
             assert min(len(c.text) for c in chunks) >= MIN_CHUNK_CHARS, page
+
+
+def test_a_pdfs_wrapped_lines_are_cut_where_a_line_ends_a_sentence():
+    # a PDF page's text keeps the page's line breaks: a trial's grant report was cited from
+    # "measures how much carbon the salt marshes ..." (a break inside a sentence)
+    words = [f"word{i}" for i in range(400)]
+    lines, line = [], []
+    for i, w in enumerate(words):  # lines of 9 words, a sentence every 13 words
+        line.append(w + ("." if i % 13 == 12 else ""))
+        if len(line) == 9:
+            lines.append(" ".join(line))
+            line = []
+    text = "\n".join(lines)
+    pdf = chunk_document(ExtractedDocument("Report", (Block(text),), "pdf"))
+    plain = chunk_document(ExtractedDocument("Report", (Block(text),), "txt"))
+    assert len(pdf) > 2 and all(text[c.char_start:c.char_end] == c.text for c in pdf)
+    # every cut of the PDF falls after a line ending a sentence; a text file's (where a line
+    # break is the author's) at any line break
+    assert all(c.text.endswith(".") for c in pdf[:-1])
+    assert not all(c.text.endswith(".") for c in plain[:-1])
+    # a table's rows (a PDF's ruled table is written as one) end their lines too
+    rows = "\n".join(f"| item {i} | {i * 7} |" for i in range(60))
+    table = chunk_document(ExtractedDocument("Stock", (Block(rows),), "pdf"))
+    assert len(table) > 1 and all(c.text.endswith("|") for c in table)
