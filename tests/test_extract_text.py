@@ -357,6 +357,30 @@ def test_a_known_binary_format_under_a_text_suffix_is_named(tmp_path: Path, sour
         extract(_write(tmp_path, name, real.read_bytes()))
 
 
+def test_a_pdf_of_plain_ascii_under_another_suffix_is_named_not_indexed(tmp_path: Path) -> None:
+    # a trial: reportlab's uncompressed PDF is mostly ASCII, so renamed .html (or .md, .txt)
+    # it decoded as text and its raw objects ("%PDF-1.4 ... 1 0 obj << /F1 2 0 R") were indexed
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    pdf = tmp_path / "grant.pdf"
+    page = canvas.Canvas(str(pdf), pageCompression=0)
+    page.drawString(72, 720, "The total award is 318,000 pounds over three years.")
+    page.save()
+    data = pdf.read_bytes()
+    assert data.isascii() or data[:400].count(b"\n") > 3  # text-like bytes, as the trial's
+    for name in ("grant.html", "grant.md", "grant.txt"):
+        with pytest.raises(CorruptError, match="not text: the bytes are a PDF file; rename it "
+                                               "to .pdf to index it"):
+            extract(_write(tmp_path, name, data))
+    with pytest.raises(CorruptError, match=r"not a valid DOCX file \(not a ZIP archive: the "
+                                           r"bytes are a PDF file; rename it to \.pdf"):
+        extract(_write(tmp_path, "grant.docx", data))
+    docx = sorted((DOCS / "docx").glob("*.docx"))[0].read_bytes()
+    with pytest.raises(CorruptError, match=r"not a valid PDF file \(no %PDF header: the bytes "
+                                           r"are a Word \(DOCX\) file; rename it to \.docx"):
+        extract(_write(tmp_path, "letter.pdf", docx))
+    assert "318,000" in extract(pdf).text  # the PDF itself reads
+
+
 def test_a_binary_format_kb_does_not_read_gets_no_rename_advice(tmp_path: Path) -> None:
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # a PNG's signature, then binary
     with pytest.raises(CorruptError, match=r"image/png \(\.png\), a type kb does not read"):

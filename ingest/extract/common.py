@@ -81,9 +81,12 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> Decoded:
         whether charset detection guessed it (``guessed_warning``).
 
     Raises:
-        ValueError: no encoding decodes the bytes plausibly (binary content).
+        ValueError: no encoding decodes the bytes plausibly (binary content), or they are a
+            PDF's or a DOCX's (``readable_elsewhere``).
 
     """
+    if elsewhere := readable_elsewhere(data):
+        raise ValueError(elsewhere)
     for bom, encoding in BOMS:
         if data.startswith(bom):
             try:
@@ -230,6 +233,18 @@ def binary_kind(data: bytes) -> str:
         return (f"not text: the bytes are {_READ_AS[kind.extension]}; rename it to "
                 f".{kind.extension} to index it")
     return f"not text: the bytes are {kind.mime} (.{kind.extension}), a type kb does not read"
+
+
+def readable_elsewhere(data: bytes) -> str:
+    """``binary_kind``'s reason for the bytes of a format kb reads under its own suffix.
+
+    A PDF or a DOCX renamed ``.txt``, ``.md`` or ``.html`` is mostly ASCII (a PDF's objects)
+    or a ZIP archive: a trial's PDF renamed ``.html`` was indexed as its raw object syntax.
+    "" for anything else, text included (only these two magic numbers are trusted: a text
+    may open with the two letters a bitmap's header does).
+    """
+    kind = filetype.guess(data[:8192])
+    return binary_kind(data) if kind is not None and kind.extension in _READ_AS else ""
 
 
 def _preference(match: CharsetMatch) -> int:

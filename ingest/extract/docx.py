@@ -26,6 +26,7 @@ from kb.ingest.extract.common import (
     make_block,
     one_line,
     placeholder_title,
+    readable_elsewhere,
     require_nonempty,
 )
 from kb.ingest.extract.dates import authored_at
@@ -90,10 +91,12 @@ def _docx_problem(path: Path, exc: Exception) -> str:
     """A short reason python-docx could not open ``path`` (its own messages are opaque)."""
     if not zipfile.is_zipfile(path):  # python-docx: "Package not found at ..."
         with path.open("rb") as f:
-            if f.read(len(_OLE_MAGIC)) == _OLE_MAGIC:  # what Word 97-2003 wrote
-                return ("not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
-                        ".docx? Save it as .docx")
-        return "not a ZIP archive"
+            head = f.read(8192)
+        if head.startswith(_OLE_MAGIC):  # what Word 97-2003 wrote
+            return ("not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
+                    ".docx? Save it as .docx")
+        elsewhere = readable_elsewhere(head).removeprefix("not text: ")
+        return f"not a ZIP archive: {elsewhere}" if elsewhere else "not a ZIP archive"
     try:
         with zipfile.ZipFile(path) as z:
             mimetype = (z.read("mimetype").decode("ascii", "replace").strip()

@@ -34,6 +34,7 @@ from kb.ingest.extract.common import (
     images_not_indexed,
     one_line,
     placeholder_title,
+    readable_elsewhere,
     require_nonempty,
 )
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
@@ -89,7 +90,9 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
-        reason = "no %PDF header" if b"%PDF-" not in data[:1024] else _describe(exc)
+        reason = _describe(exc) if b"%PDF-" in data[:1024] else "no %PDF header" + (
+            f": {elsewhere.removeprefix('not text: ')}" if (
+                elsewhere := readable_elsewhere(data)) else "")
         raise CorruptError(path, f"not a valid PDF file ({reason})") from exc
 
 

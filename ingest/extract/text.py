@@ -31,6 +31,7 @@ from kb.ingest.extract.common import (
     mostly_utf8,
     one_line,
     read_bytes,
+    readable_elsewhere,
     replaced_warning,
     require_nonempty,
 )
@@ -130,12 +131,16 @@ def text_encoding(path: Path) -> tuple[str, int, str]:
     ``replace``.
 
     Raises:
-        CorruptError: the file cannot be read, or no encoding decodes it plausibly.
+        CorruptError: the file cannot be read, no encoding decodes it plausibly, or it is a
+            PDF or a DOCX (``readable_elsewhere``).
         EmptyDocumentError: the file is 0 bytes.
     """
     require_nonempty(path)
     try:
         with path.open("rb") as fh:
+            if elsewhere := readable_elsewhere(fh.read(8192)):  # a PDF renamed .txt
+                raise CorruptError(path, elsewhere)
+            fh.seek(0)
             head = fh.read(4)
             for bom, encoding in BOMS:
                 if head.startswith(bom):
