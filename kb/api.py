@@ -25,6 +25,7 @@ from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
 from kb.ingest.discover import PathArg, path_list
 from kb.ingest.pipeline import ingest_paths
 from kb.ingest.reembed import ReembedReport, reembed
+from kb.retrieve.evidence import chunk_table_header
 from kb.retrieve.pipeline import Engines
 from kb.retrieve.pipeline import search as run_search
 from kb.status import index_status
@@ -379,7 +380,7 @@ class KnowledgeBase:
                  if chunk_id <= MAX_ROWID else None)  # past SQLite's ids: none such
         if found is None:
             raise ChunkNotFound(chunk_id)
-        return found
+        return replace(found, table_header=chunk_table_header(self.store, chunk_id, found.document))
 
     def get_document(self, doc_id: int) -> DocumentText:
         """The document ``doc_id`` with its extracted text, passages carrying page and headings.

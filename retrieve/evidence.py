@@ -167,6 +167,19 @@ def table_headers(store: Store, chunks: Mapping[int, Chunk],
     return out
 
 
+def chunk_table_header(store: Store, chunk_id: int, document: Document) -> str | None:
+    """The header row of the table chunk ``chunk_id`` of ``document`` opens inside, or ``None``.
+
+    As a search cites it (``table_headers``): ``kb show``, ``GET /chunks/{id}`` and the MCP
+    ``get_chunk`` tool give it with the chunk (a trial read a cited row's cells unlabelled).
+    """
+    chunk = store.chunks([chunk_id]).get(chunk_id)
+    if chunk is None or chunk.doc_id != document.id:
+        return None
+    found = table_headers(store, {chunk_id: chunk}, {document.id: document}).get(chunk_id)
+    return found.header if found else None
+
+
 def judge_passages(candidates: Sequence[Candidate], chunks: Mapping[int, Chunk],
                    headers: Mapping[int, TableContext] | None = None,
                    documents: Mapping[int, Document] | None = None) -> list[Passage]:

@@ -106,6 +106,29 @@ def test_the_api_rebuilds_a_markdown_document_without_overlap(kb: KnowledgeBase)
     assert {p.heading_path[-1] for p in text.passages} >= {"Box kites", "Safety"}
 
 
+def test_a_chunk_of_a_long_tables_rows_is_read_with_its_header(tmp_path: Path) -> None:
+    # a trial: `kb show` of a cited table chunk gave its rows' cells without column names,
+    # which the search had printed ("table columns: ...")
+    rows = "\n".join(f"| BR-{1000 + i} | item {i} | bin {i % 9} | {i * 7} |" for i in range(80))
+    write(tmp_path / "docs" / "stock.md",
+          f"# Stock count\n\n| SKU | Item | Bin | Qty |\n| --- | --- | --- | --- |\n{rows}\n")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as opened:
+        opened.ingest([tmp_path / "docs"])
+        ref = opened.search("How many of BR-1077 are on hand?", top_k=1).references[0]
+        assert "BR-1077" in ref.text and ref.table_header == "| SKU | Item | Bin | Qty |"
+        found = opened.get_chunk(ref.chunk_id, neighbours=0)
+        assert found.table_header == ref.table_header
+        first = opened.get_document(ref.doc_id).passages[0].chunk_id
+        assert opened.get_chunk(first).table_header is None  # it holds the header itself
+    shown = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "show",
+                                     str(ref.chunk_id), "-C", "0"])
+    assert shown.exit_code == 0
+    assert "table columns: | SKU | Item | Bin | Qty |" in shown.output
+    as_json = CliRunner().invoke(cli, ["--db", str(tmp_path / "kb.db"), "show",
+                                       str(ref.chunk_id), "--json"])
+    assert json.loads(as_json.output)["table_header"] == "| SKU | Item | Bin | Qty |"
+
+
 def test_the_api_refuses_caller_mistakes_and_missing_ids(kb: KnowledgeBase) -> None:
     with pytest.raises(ChunkNotFound, match="no chunk 99999"):
         kb.get_chunk(99999)

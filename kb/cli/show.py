@@ -88,6 +88,8 @@ def render_chunk(found: ChunkInContext) -> str:
     before = [p for p in (b.within(0, chunk.char_start) for b in found.before) if p]
     after = [p for p in (a.within(chunk.char_end) for a in found.after) if p]
     lines += [_dedup_text(before)] if before else []
+    # a chunk of a long table's rows: its columns' names, as a search prints them
+    lines += [f"table columns: {found.table_header}"] if found.table_header else []
     lines += ["> " + line for line in chunk.text.splitlines()]
     lines += [_dedup_text(after)] if after else []
     return "\n".join(lines) + "\n"

@@ -21,17 +21,20 @@ class ChunkInContextJSON:
         chunk: the chunk (its raw text, page and heading path).
         before: the chunks before it, in reading order (overlapping it by up to 80 characters).
         after: the chunks after it, in reading order.
+        table_header: the header row of the table the chunk opens inside (a chunk of a long
+            table's rows), as a search reference's; null when it opens inside none.
     """
 
     document: Document
     chunk: Passage
     before: tuple[Passage, ...]
     after: tuple[Passage, ...]
+    table_header: str | None
 
     @classmethod
     def of(cls, found: ChunkInContext) -> ChunkInContextJSON:
         """The JSON of a ``ChunkInContext``."""
-        return cls(found.document, found.chunk, found.before, found.after)
+        return cls(found.document, found.chunk, found.before, found.after, found.table_header)
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,12 +69,15 @@ class ChunkInContext:
         chunk: the chunk itself.
         before: up to ``neighbours`` chunks before it, in reading order.
         after: up to ``neighbours`` chunks after it, in reading order.
+        table_header: the header row of the table the chunk opens inside, when it continues
+            one past its header (as a search's ``Reference.table_header``), else ``None``.
     """
 
     document: Document
     chunk: Passage
     before: tuple[Passage, ...]
     after: tuple[Passage, ...]
+    table_header: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
