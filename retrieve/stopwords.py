@@ -37,6 +37,9 @@ ZH_STOPWORDS = frozenset(
 # 多长时间, jieba's 有多深 (not 多重 "multiple", 多种 "many kinds")
 _ZH_ASKING = re.compile(r"^(几[个位名次种条年天岁座家部项月日号周人件本张分秒点]|多少|哪|什么|怎么|"
                         r"有?多[长久大高远宽深厚](?![^时程间度])|怎样|如何|为何|为什么)")
+# interrogative characters jieba cuts alone: never half of a content word either (谁 + 做 of
+# "是谁做的" is no word "谁做" a passage must write)
+ZH_ASKING_CHARS = frozenset("谁啥哪几")
 # Han characters that carry grammar, never half of a content word jieba failed to find
 ZH_FUNCTION_CHARS = frozenset("的了在是有和与于及或也都就被把从对向到给让为以而之其吗呢吧"
                               "啊着过个很不没")

@@ -27,6 +27,7 @@ from kb.retrieve.numerals import arabic_numerals
 from kb.retrieve.stopwords import (
     QUESTION_WORDS,
     TITLE_CAPITALISED,
+    ZH_ASKING_CHARS,
     ZH_FUNCTION_CHARS,
     fold,
     is_stop,
@@ -209,13 +210,14 @@ def _cjk_words(run: str) -> list[str]:
 def _han_words(text: str) -> list[str]:
     """Jieba's words of Han text, mended where its dictionary falls short.
 
-    Consecutive single characters none of which carries grammar are one word jieba did not
-    know (``年`` ``假`` -> ``年假``); a verb loses a trailing preposition (``顺延到`` -> ``顺延``);
+    Consecutive single characters none of which carries grammar or asks (``谁``) are one
+    word jieba did not know (``年`` ``假`` -> ``年假``); a verb loses a trailing preposition
+    (``顺延到`` -> ``顺延``);
     """
     out: list[str] = []
     pending = ""
     for w in [*cut_words(text), ""]:
-        if len(w) == 1 and w not in ZH_FUNCTION_CHARS:
+        if len(w) == 1 and w not in ZH_FUNCTION_CHARS and w not in ZH_ASKING_CHARS:
             pending += w
             continue
         if pending:
