@@ -239,14 +239,13 @@ def test_an_index_made_before_tables_reads_its_pdfs_again(tmp_path: Path) -> Non
     reread_once(db, docs, "pdf-structure-reread", "contacts.pdf", "note.md")
 
 
-def test_an_index_made_before_continued_tables_reads_its_pdf_tables_again(
-        tmp_path: Path) -> None:
-    # the upkeep step "pdf-table-header-reread": a PDF holding a table is read again (its
-    # table may run onto a page without its header); a PDF without one is not
+def test_an_index_made_before_sections_reads_its_pdfs_again(tmp_path: Path) -> None:
+    # the upkeep step "pdf-sections-reread": numbered headings, continued tables and cuts at
+    # sentence-ending lines are read at the next ingest; other documents are not read again
     docs, db = tmp_path / "docs", tmp_path / "kb.db"
     docs.mkdir()
     _table_pdf(docs / "contacts.pdf", ROWS, grid=True)
-    _table_pdf(docs / "plain.pdf", ROWS, grid=False)
+    (docs / "note.md").write_text("# Note\n\nThe kiln is loaded at seven.\n", encoding="utf-8")
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([docs])
-    reread_once(db, docs, "pdf-table-header-reread", "contacts.pdf", "plain.pdf")
+    reread_once(db, docs, "pdf-sections-reread", "contacts.pdf", "note.md")

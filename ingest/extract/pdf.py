@@ -37,9 +37,10 @@ from kb.ingest.extract.common import (
     readable_elsewhere,
     require_nonempty,
 )
+from kb.ingest.extract.pdf_headings import numbered_headings
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
 from kb.ingest.extract.pdf_lines import page_text
-from kb.ingest.extract.pdf_outline import outline_entries, page_blocks
+from kb.ingest.extract.pdf_outline import OutlineEntry, outline_entries, page_blocks
 from kb.ingest.extract.pdf_tables import CID, PageTable, continued, page_tables
 from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
@@ -107,7 +108,8 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
     images: list[ImageRef] = []
-    outline = outline_entries(reader)
+    outline = outline_entries(reader) or [  # none: its numbered headings (pdf_headings)
+        h for page in laid_out or () if page is not None for h in page[2]]
     heading_path: tuple[str, ...] = ()  # the outline's heading path in force
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
@@ -117,7 +119,8 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
         try:
             # pdfminer read the file as stored: a page with hidden text blanked is read by
             # pypdf from the blanked page instead (in content-stream order)
-            entry = laid_out[number - 1] if laid_out and not hidden else None
+            laid = laid_out[number - 1] if laid_out and not hidden else None
+            entry = laid[:2] if laid is not None else None
             if entry is None:  # pdfminer could not read this page: pypdf's stream order
                 raw = page.extract_text() or ""
                 entry = raw, control_codes(raw)
@@ -167,8 +170,9 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     )
 
 
-def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | None:
-    """Each page's text in pdfminer.six's layout order, with its count of unmapped glyphs.
+def _layout_texts(data: bytes, pages: int
+                  ) -> list[tuple[str, int, list[OutlineEntry]] | None] | None:
+    """Each page's text in pdfminer.six's layout order, its unmapped glyphs and headings.
 
     pdfplumber runs pdfminer's layout analysis (default ``LAParams``) and finds the page's
     ruled tables in the same pass (``kb.ingest.extract.pdf_tables``): a table is written as
@@ -178,11 +182,13 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
     (it is no text; pypdf gives a control character, which ``clean_text`` drops).
 
     Returns:
-        One ``(text, unmapped glyphs)`` per page, ``None`` for a page pdfminer failed on;
+        One ``(text, unmapped glyphs, numbered headings)`` per page (headings: for a PDF
+        without an outline, ``kb.ingest.extract.pdf_headings``), ``None`` for a page
+        pdfminer failed on;
         ``None`` as a whole when it cannot open the file or finds another number of pages
         than pypdf.
     """
-    texts: list[tuple[str, int] | None] = []
+    texts: list[tuple[str, int, list[OutlineEntry]] | None] = []
     last: PageTable | None = None  # the page before's last table, which one may continue
     try:
         with pdfplumber.open(io.BytesIO(data), password="", laparams={}) as pdf:
@@ -195,7 +201,8 @@ def _layout_texts(data: bytes, pages: int) -> list[tuple[str, int] | None] | Non
                     if tables and last is not None:
                         tables[0] = continued(last, tables[0])
                     last = tables[-1] if tables else None
-                    texts.append((page_text(boxes, tables), _unmapped_glyphs(layout)))
+                    texts.append((page_text(boxes, tables), _unmapped_glyphs(layout),
+                                  numbered_headings(boxes, len(texts) + 1)))
                 except Exception:  # one page pdfminer cannot lay out: pypdf reads it
                     texts.append(None)
                     last = None

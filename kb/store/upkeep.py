@@ -55,24 +55,23 @@ def _pdf_structure_reread(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'")
 
 
-def _pdf_table_header_reread(conn: sqlite3.Connection) -> None:
-    """PDF documents holding a table are read again.
+def _pdf_sections_reread(conn: sqlite3.Connection) -> None:
+    """PDF documents are read again: their numbered sections, continued tables and lines.
 
-    A table continued on the next page gets its header there
-    (``kb.ingest.extract.pdf_tables.continued``), where its first data row had been read as
-    one. Only PDFs with a chunk holding a Markdown table's rule
-    (``| --- |``) lose their ``content_hash``.
+    A PDF without an outline is cut at its numbered headings set apart from its body
+    (``kb.ingest.extract.pdf_headings``); a table continued on the next page gets its header
+    there (``kb.ingest.extract.pdf_tables.continued``); its chunks are cut where a line ends
+    a sentence (``kb.ingest.chunk``). Every PDF document loses its ``content_hash``; chunks
+    whose text is unchanged keep their vectors (the embedding cache).
     """
-    conn.execute(
-        "UPDATE documents SET content_hash = '' WHERE source_type = 'pdf' AND EXISTS "
-        "(SELECT 1 FROM chunks WHERE chunks.doc_id = documents.id AND text LIKE '%| --- |%')")
+    conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'")
 
 
 UPKEEP: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("cjk-pdf-reread", _cjk_pdf_reread),
     ("docx-template-date-reread", _docx_template_date_reread),
     ("pdf-structure-reread", _pdf_structure_reread),
-    ("pdf-table-header-reread", _pdf_table_header_reread),
+    ("pdf-sections-reread", _pdf_sections_reread),
 )
 UPKEEP_PREFIX = MetaKey.UPKEEP.value
 
