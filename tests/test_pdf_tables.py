@@ -227,25 +227,16 @@ def test_a_pdf_tables_row_is_cited_whole_and_its_tbc_cell_refused(tmp_path: Path
     assert unknown["insufficient_evidence"]
 
 
-def test_an_index_made_before_tables_reads_its_pdfs_again(tmp_path: Path) -> None:
-    # the upkeep step "pdf-structure-reread": PDFs indexed cell by cell are read again at the
-    # next ingest (which hold a ruled table is not known unread); other documents are not
+# the upkeep steps reading PDFs again at the next ingest, other documents not: PDFs indexed
+# cell by cell ("pdf-structure-reread": which hold a ruled table is not known unread), and
+# numbered headings, continued tables and cuts at sentence-ending lines ("pdf-sections-reread")
+@pytest.mark.parametrize("step", ["pdf-structure-reread", "pdf-sections-reread"])
+def test_an_index_made_before_a_pdf_reading_step_reads_its_pdfs_again(tmp_path: Path,
+                                                                       step: str) -> None:
     docs, db = tmp_path / "docs", tmp_path / "kb.db"
     docs.mkdir()
     _table_pdf(docs / "contacts.pdf", ROWS, grid=True)
     (docs / "note.md").write_text("# Note\n\nThe kiln is loaded at seven.\n", encoding="utf-8")
     with KnowledgeBase(db, Config(embedder="none")) as kb:
         kb.ingest([docs])
-    reread_once(db, docs, "pdf-structure-reread", "contacts.pdf", "note.md")
-
-
-def test_an_index_made_before_sections_reads_its_pdfs_again(tmp_path: Path) -> None:
-    # the upkeep step "pdf-sections-reread": numbered headings, continued tables and cuts at
-    # sentence-ending lines are read at the next ingest; other documents are not read again
-    docs, db = tmp_path / "docs", tmp_path / "kb.db"
-    docs.mkdir()
-    _table_pdf(docs / "contacts.pdf", ROWS, grid=True)
-    (docs / "note.md").write_text("# Note\n\nThe kiln is loaded at seven.\n", encoding="utf-8")
-    with KnowledgeBase(db, Config(embedder="none")) as kb:
-        kb.ingest([docs])
-    reread_once(db, docs, "pdf-sections-reread", "contacts.pdf", "note.md")
+    reread_once(db, docs, step, "contacts.pdf", "note.md")
