@@ -379,6 +379,11 @@ def test_a_pdf_of_plain_ascii_under_another_suffix_is_named_not_indexed(tmp_path
                                            r"are a Word \(DOCX\) file; rename it to \.docx"):
         extract(_write(tmp_path, "letter.pdf", docx))
     assert "318,000" in extract(pdf).text  # the PDF itself reads
+    # a note opening with "%PDF" as prose is text (a trial's was refused as a PDF): a PDF
+    # file has an object after its header
+    for prose in ("%PDF export settings are in the File menu.\n",
+                  "%PDF-1.4 is the version our printer vendor recommends.\n"):
+        assert extract(_write(tmp_path, "note.md", prose.encode())).text == prose.strip()
 
 
 def test_a_binary_format_kb_does_not_read_gets_no_rename_advice(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -235,16 +236,26 @@ def binary_kind(data: bytes) -> str:
     return f"not text: the bytes are {kind.mime} (.{kind.extension}), a type kb does not read"
 
 
+# a PDF file: its header's version, then an object within the first 64 KiB (a note opening with
+# "%PDF-1.4 is what our printer wants" has no "1 0 obj")
+_PDF_BODY = re.compile(rb"%PDF-\d\.\d.*?\d+\s+\d+\s+obj\b", re.DOTALL)
+
+
 def readable_elsewhere(data: bytes) -> str:
     """``binary_kind``'s reason for the bytes of a format kb reads under its own suffix.
 
     A PDF or a DOCX renamed ``.txt``, ``.md`` or ``.html`` is mostly ASCII (a PDF's objects)
     or a ZIP archive: a trial's PDF renamed ``.html`` was indexed as its raw object syntax.
     "" for anything else, text included (only these two magic numbers are trusted: a text
-    may open with the two letters a bitmap's header does).
+    may open with the two letters a bitmap's header does), and a PDF's only with a PDF
+    object after it: a note may open with "%PDF" as prose.
     """
     kind = filetype.guess(data[:8192])
-    return binary_kind(data) if kind is not None and kind.extension in _READ_AS else ""
+    if kind is None or kind.extension not in _READ_AS:
+        return ""
+    if kind.extension == "pdf" and not _PDF_BODY.match(data[:65536]):
+        return ""  # "%PDF export settings are in the File menu": prose
+    return binary_kind(data)
 
 
 def _preference(match: CharsetMatch) -> int:
