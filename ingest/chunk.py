@@ -40,10 +40,12 @@ _BOUNDARIES: tuple[re.Pattern[str], ...] = (
 # grant report was cited from "measures how much carbon ..."): a line ending a sentence, or a
 # table's row, is a boundary there before a sentence's end inside a line, and a bare line
 # break comes after both.
+# A step's number opening a line ("2. Fill the kettle") ends no sentence there. A cut at a
+# line ending a sentence takes no overlap (``iter_spans``): the next chunk opens a sentence.
 _WRAPPED_BOUNDARIES: tuple[re.Pattern[str], ...] = (
     _BOUNDARIES[0],
     re.compile(r"(?:(?<=[.!?])[\"')\]]?|(?<=[。！？；…])[”」』）]?|(?<=\|))[ \t]*\n\s*"),
-    _BOUNDARIES[2],
+    re.compile(r"(?<=[.!?])(?<!\n\d\.)(?<!\n\d\d\.)[\"')\]]?\s+|(?<=[。！？；…])[”」』）]?\s*"),
     _BOUNDARIES[1],
     _BOUNDARIES[3],
 )
@@ -223,7 +225,8 @@ def iter_spans(pieces: Iterable[str], settings: ChunkSettings, *, wrapped: bool 
     boundary is held (more only across a long run of whitespace or punctuation), and the
     spans are the same however the text is cut into pieces. ``wrapped``: the text keeps a
     page's line breaks (a PDF's), so a line ending a sentence or a table row is cut at before
-    a bare line break (``_WRAPPED_BOUNDARIES``).
+    a bare line break (``_WRAPPED_BOUNDARIES``), and the next span then starts there, with
+    no overlap.
 
     Yields:
         ``(start, end, text[start:end])``, offsets in code points of the whole text.
@@ -243,8 +246,8 @@ def iter_spans(pieces: Iterable[str], settings: ChunkSettings, *, wrapped: bool 
         cut = _best_cut(points, start + target // 2, start + target)
         end, rank = cut if cut else (start + target, len(points))
         yield start, end, window.text(start, end)
-        if overlap == 0 or rank == 0:  # a paragraph break needs no overlap
-            nxt = end
+        if overlap == 0 or rank == 0 or wrapped and rank == 1:  # a paragraph's end, or a
+            nxt = end  # PDF line ending a sentence: no overlap
         else:
             # Start the next window up to `overlap` characters back, at a sentence or word start.
             back = _first_start(points[2:], end - overlap, end)

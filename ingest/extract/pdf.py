@@ -37,10 +37,10 @@ from kb.ingest.extract.common import (
     readable_elsewhere,
     require_nonempty,
 )
-from kb.ingest.extract.pdf_headings import numbered_headings
+from kb.ingest.extract.pdf_headings import in_sequence, numbered_headings
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
 from kb.ingest.extract.pdf_lines import page_text
-from kb.ingest.extract.pdf_outline import OutlineEntry, outline_entries, page_blocks
+from kb.ingest.extract.pdf_outline import OutlineEntry, outline_entries, page_blocks, title_at
 from kb.ingest.extract.pdf_tables import CID, PageTable, continued, page_tables
 from kb.ingest.extract.quality import control_codes, unmapped
 from kb.types import Block, ExtractedDocument, ImageRef
@@ -108,8 +108,10 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
     first_failure = ""
     seen_images: set[tuple[str, int]] = set()
     images: list[ImageRef] = []
-    outline = outline_entries(reader) or [  # none: its numbered headings (pdf_headings)
-        h for page in laid_out or () if page is not None for h in page[2]]
+    outline = outline_entries(reader)
+    detected = not outline  # none: its numbered headings, in sequence (pdf_headings)
+    outline = outline or in_sequence([h for page in laid_out or () if page is not None
+                                      for h in page[2]])
     heading_path: tuple[str, ...] = ()  # the outline's heading path in force
     for number, page in enumerate(reader.pages, start=1):
         found = _page_images(page, seen_images)
@@ -131,9 +133,12 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
             first_failure = first_failure or _describe(exc)
             continue
         raw, codes = entry
+        text = clean_text(raw, nfkc=True)
         marks = [e for e in outline if e.page == number]
+        if detected:  # a heading the text does not write (hidden text blanked) is none
+            marks = [e for e in marks if not hidden and title_at(text, e.title) is not None]
         new_blocks, heading_path = ([], heading_path) if unmapped(codes, raw) else page_blocks(
-            clean_text(raw, nfkc=True), number, marks, heading_path)
+            text, number, marks, heading_path)
         if new_blocks:
             blocks.extend(new_blocks)
         elif codes:
@@ -202,7 +207,7 @@ def _layout_texts(data: bytes, pages: int
                         tables[0] = continued(last, tables[0])
                     last = tables[-1] if tables else None
                     texts.append((page_text(boxes, tables), _unmapped_glyphs(layout),
-                                  numbered_headings(boxes, len(texts) + 1)))
+                                  numbered_headings(boxes, len(texts) + 1, tables)))
                 except Exception:  # one page pdfminer cannot lay out: pypdf reads it
                     texts.append(None)
                     last = None

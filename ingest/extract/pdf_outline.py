@@ -4,8 +4,9 @@ A PDF written by Word with "create bookmarks", by LaTeX with hyperref, or by Lib
 carries its headings as an outline: titles nested as the sections are, each pointing at its
 page. kb reads them with pypdf and cuts a page's text where a section's title is written, so
 a chunk holds one section and its citation names it ("Installation > Wiring, page 3"), as a
-Markdown or DOCX document's do. A PDF without an outline keeps one block per page: a heading
-guessed from font sizes is as often a running header, an author's name or a page number.
+Markdown or DOCX document's do. A PDF without an outline is cut at its numbered headings
+(``kb.ingest.extract.pdf_headings``), or else keeps one block per page: a heading guessed
+from font sizes alone is as often a running header, an author's name or a page number.
 
 Pure functions over the page's cleaned text and the outline's entries.
 """
