@@ -75,8 +75,10 @@ def test_rulings_count_level_and_plumb_sides() -> None:
 
 
 def _page_table(rows: list[tuple[str, ...]], edges: tuple[float, ...] = (50, 150, 250),
-                above: int = 0, below: int = 0) -> PageTable:
-    return PageTable((50, 100, 250, 700), rows_text(rows), tuple(rows), edges, above, below)
+                above: int = 0, below: int = 0,
+                box: tuple[float, float, float, float] = (50, 100, 250, 700)) -> PageTable:
+    """A table on an 800-point page, from 100 to 700 points up (near both edges)."""
+    return PageTable(box, rows_text(rows), tuple(rows), edges, above, below, 800.0)
 
 
 def test_a_table_continued_on_the_next_page_is_given_its_header() -> None:
@@ -103,6 +105,15 @@ def test_a_table_continued_on_the_next_page_is_given_its_header() -> None:
     assert continued(before, far) == far
     assert continued(before, _page_table(list(rest.rows), above=LINES_BETWEEN - 1)).rows[0] == (
         "Berth", "Fee (EUR)")
+    # a table ending mid-page is done, and one starting mid-page is new (a review: a glossary
+    # and the next page's acronyms, in columns of the same widths, were read as one)
+    mid = _page_table(list(before.rows), below=1, box=(50, 400, 250, 700))
+    assert continued(mid, rest) == rest
+    low = _page_table(list(rest.rows), box=(50, 100, 250, 500))
+    assert continued(before, low) == low
+    # a title row spanning the columns is no header: the first row with every cell filled is
+    titled = _page_table([("Stock count Q3", ""), ("Berth", "Fee (EUR)"), ("B29", "503")])
+    assert continued(titled, rest).rows[0] == ("Berth", "Fee (EUR)")
 
 
 def test_a_real_pdfs_table_over_two_pages_keeps_its_header(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ MIN_COLUMNS = 2  # columns holding text in some row
 # header, a footer, a page number) stand between the two
 COLUMN_SLACK_PT = 2.0
 LINES_BETWEEN = 4
+EDGE_SHARE = 0.2  # ... and the one ends in its page's lowest fifth, the other starts in the top
 NUMBER_CELL = re.compile(r"[\d\W]*\d[\d\W]*")  # no letters, a digit: "4,755", "-16.55%", "€ 300"
 # Chinese and Japanese text: Han, kana, CJK and full-width punctuation (no spaces between words;
 # Korean spaces its words, so Hangul is not here)
@@ -58,6 +59,7 @@ class PageTable(NamedTuple):
         edges: its columns' left edges and the last one's right edge, in points from the
             page's left.
         lines_above: the page's text lines above its top; ``lines_below``: below its bottom.
+        page_height: the page's height in points (0 when unknown).
     """
 
     bbox: tuple[float, float, float, float]
@@ -66,6 +68,7 @@ class PageTable(NamedTuple):
     edges: tuple[float, ...] = ()
     lines_above: int = 0
     lines_below: int = 0
+    page_height: float = 0.0
 
 
 def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
@@ -99,7 +102,7 @@ def page_tables(page: Any, layout: LTPage) -> list[PageTable]:
         edges = (*(float(c.bbox[0]) - mb_x0 for c in table.columns), x1 - mb_x0)
         found = PageTable((x0 - mb_x0, y0, x1 - mb_x0, y1), text, rows, edges,
                           sum((ln.y0 + ln.y1) / 2 > y1 for ln in lines),
-                          sum((ln.y0 + ln.y1) / 2 < y0 for ln in lines))
+                          sum((ln.y0 + ln.y1) / 2 < y0 for ln in lines), height)
         inside = [str(ln.get_text()) for ln in lines if table_of(ln, [found]) is not None]
         if holds_its_text(rows, inside):
             out.append(found)
@@ -113,20 +116,27 @@ def continued(before: PageTable, table: PageTable) -> PageTable:
     page may not have repeated the header row.
 
     It continues it when it has as many columns, each edge within ``COLUMN_SLACK_PT`` of
-    ``before``'s, and at most ``LINES_BETWEEN`` lines of text stand below ``before`` and above
-    ``table`` together. Its first row is then ``before``'s header repeated (left as it is),
-    or a data row: unless its cells' kinds (empty, a number, text) match the header's more
-    than those of ``before``'s last row, which makes it a table of its own with its own
-    header. A data row is read under the header a row of ``before`` is read under.
+    ``before``'s, ``before`` ends in its page's lowest ``EDGE_SHARE`` and ``table`` starts in
+    its page's top ``EDGE_SHARE`` (a table ending mid-page is done: the next page's table of
+    the same widths is another), and at most ``LINES_BETWEEN`` lines of text stand below
+    ``before`` and above ``table`` together. Its first row is then ``before``'s header
+    repeated (left as it is), or a data row: unless its cells' kinds (empty, a number, text)
+    match the header's more than those of ``before``'s last row, which makes it a table of
+    its own with its own header. A data row is read under the header a row of ``before`` is
+    read under: its first row with every cell filled, within its first three (a title row
+    spanning the columns is no header), else its first.
 
     Returns:
         ``table`` itself, or a copy whose ``rows`` and ``text`` start with the header.
     """
     if not before.rows or not table.rows or len(before.edges) != len(table.edges) or any(
             abs(a - b) > COLUMN_SLACK_PT for a, b in zip(before.edges, table.edges, strict=True)
-    ) or before.lines_below + table.lines_above > LINES_BETWEEN:
+    ) or before.lines_below + table.lines_above > LINES_BETWEEN or not (
+            before.bbox[1] <= EDGE_SHARE * before.page_height
+            and table.bbox[3] >= (1 - EDGE_SHARE) * table.page_height):
         return table
-    header, first = before.rows[0], table.rows[0]
+    header = next((row for row in before.rows[:3] if all(row)), before.rows[0])
+    first = table.rows[0]
     if first == header or _alike(first, header) > _alike(first, before.rows[-1]):
         return table
     rows = (header, *table.rows)
