@@ -17,6 +17,7 @@ from pathlib import Path
 from kb.ingest.ignore import IgnoreRules, is_unread_rules
 from kb.ingest.problems import storable
 from kb.store import Store
+from kb.store.documents import sources_under
 from kb.store.links import forget_links, links_under
 from kb.types import folder_prefix
 
@@ -90,6 +91,9 @@ def remove_links_out(store: Store, roots: Iterable[Path], inside: Path) -> tuple
     return tuple(removed)
 
 
+NAMED_MAX = 3  # documents an ignore warning names (more: counted)
+
+
 def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = (), *,
                    dry_run: bool = False) -> tuple[str, ...]:
     """Delete documents under any folder in ``roots`` that its ignore rules now leave out.
@@ -109,13 +113,13 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     """
     rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
     removed = []
-    for doc in store.documents():
-        path = Path(doc.source)
+    for source in sorted({s for r in rules for s in sources_under(store.conn, str(r.top))}):
+        path = Path(source)
         reasons = [r.reason_under(path) for r in rules if path.is_relative_to(r.top)]
         if any(why is not None and not is_unread_rules(why) for why in reasons):
             if not dry_run:
-                store.delete_document(doc.source)
-            removed.append(doc.source)
+                store.delete_document(source)
+            removed.append(source)
     return tuple(removed)
 
 
@@ -125,14 +129,17 @@ def ignored_notes(store: Store, roots: Iterable[Path], ignore: Sequence[str] = (
 
     A plain ingest keeps them (a file added by name under an ignored path is the user's own
     choice), and a trial, having written a ``.kbignore`` rule, still found them cited: the
-    warning names the first and the command that removes them (``kb sync``).
+    warning names the first ``NAMED_MAX`` and the command that removes them (``kb sync``).
+    A file given by name in this batch is left out of it.
     """
-    sources = remove_ignored(store, roots, ignore, dry_run=True)
+    named = {str(p) for p in roots if not p.is_dir()}
+    sources = [s for s in remove_ignored(store, roots, ignore, dry_run=True) if s not in named]
     if not sources:
         return []
-    more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
-    return [f"{sources[0]}{more}: indexed before, now left out by ignore rules; kept by a "
-            "plain ingest (a file given by name stays), removed by `kb sync` of the folder"]
+    more = f" and {len(sources) - NAMED_MAX} more" if len(sources) > NAMED_MAX else ""
+    return [f"{len(sources)} document(s) indexed before are now left out by ignore rules; an "
+            "ingest keeps what it indexed, `kb sync` of the folder removes them: "
+            f"{', '.join(sources[:NAMED_MAX])}{more}"]
 
 
 def file_gone(path: Path) -> bool:

@@ -157,8 +157,12 @@ def test_a_plain_ingest_keeps_a_file_added_by_hand_under_an_ignored_path(tmp_pat
         assert _sources(kb, root) == {"keep.md", "build/report.md"}
         # kept, and said so: a trial wrote a .kbignore rule and still found the file cited
         [warning] = [w for w in report.warnings if "ignore rules" in w]
-        assert warning.startswith(str((root / "build" / "report.md").resolve()))
-        assert "`kb sync` of the folder" in warning
+        assert warning.startswith("1 document(s) indexed before")
+        assert warning.endswith(f"`kb sync` of the folder removes them: "
+                                f"{(root / 'build' / 'report.md').resolve()}")
+        # the same file given by name in the batch: no warning (a review)
+        named = kb.ingest([root, root / "build" / "report.md"])
+        assert not [w for w in named.warnings if "ignore rules" in w]
         report = kb.sync(root)  # a sync mirrors the folder under its rules
         assert _sources(kb, root) == {"keep.md"}
         assert str((root / "build" / "report.md").resolve()) in report.removed

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from kb.store.meta import MetaKey
+from kb.store.meta import MetaKey, keys_under
 from kb.store.textindex import index_body
 from kb.types import ChunkDraft, DocumentRow, tag_key, unique_tags
 
@@ -100,3 +100,14 @@ def delete_source(c: sqlite3.Connection, source: str) -> int | None:
     c.execute("DELETE FROM document_tags WHERE doc_id = ?", (row[0],))
     c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
     return int(row[0])
+
+
+def sources_under(c: sqlite3.Connection, folder: str) -> list[str]:
+    """The sources of the documents under the absolute ``folder``, in order (its index range).
+
+    Reads the ``documents.source`` index alone (``kb.store.meta.keys_under``): no chunk count
+    or tags, as ``Store.documents`` reads for each.
+    """
+    low, high = keys_under(folder.rstrip("/"))
+    return [r[0] for r in c.execute("SELECT source FROM documents WHERE source >= ? AND "
+                                    "source < ? ORDER BY source", (low, high))]
