@@ -69,9 +69,12 @@ def test_min_score_leaves_out_weaker_references(db: str) -> None:
     hidden = len(search_json(db, "rotate signing keys")["references"])
     assert none_left["diagnostics"]["notes"] == [
         f"--min-score 100: {hidden} reference(s) below it left out"]
+    left_out = len(everything) - len(kept["references"])
+    assert left_out > 0  # the scores differ: the bar leaves some out, and says so
     assert kept["diagnostics"]["notes"] == [
-        f"--min-score {scores[-1]}: {len(everything) - len(kept['references'])} reference(s) "
-        "below it left out"] if len(kept["references"]) < len(everything) else []
+        f"--min-score {scores[-1]}: {left_out} reference(s) below it left out"]
+    assert search_json(db, "-n", "4", "--min-score", "0", "rotate signing keys")[
+        "diagnostics"]["notes"] == []  # none left out: no note
     assert kb("--db", db, "search", "x", "--min-score", "101").exit_code == 2
 
 

@@ -26,6 +26,7 @@ def test_a_word_of_the_list_has_its_other_spelling() -> None:
     # no spelling of "timbre", and "advisor" / "adviser" are both written on both sides
     assert other_spelling("woman") == other_spelling("timber") == ""
     assert other_spelling("advisor") == other_spelling("") == ""
+    assert other_spelling("tons") == other_spelling("tonnes") == ""  # two units (a review)
 
 
 def test_bm25_searches_both_spellings_and_a_term_holds_either() -> None:

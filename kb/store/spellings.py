@@ -14,6 +14,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 
+# a pair of the list that names two units, not one unit's spellings: a ton (2,000 or 2,240
+# pounds) is no tonne (1,000 kg); "40 tonnes" answers no question in tons
+_OTHER_UNITS = frozenset({"ton", "tons", "tonne", "tonnes"})
+
+
 @lru_cache(maxsize=1)
 def _other_spelling() -> dict[str, str]:
     """British word -> American spelling, and American word -> British (no word is both)."""
@@ -22,7 +27,9 @@ def _other_spelling() -> dict[str, str]:
         BRITISH_ENGLISH_SPELLINGS,
     )
 
-    return {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
+    pairs = {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
+    return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS}
+
 
 
 def other_spelling(word: str) -> str:

@@ -62,7 +62,8 @@ def _pdf_sections_reread(conn: sqlite3.Connection) -> None:
     (``kb.ingest.extract.pdf_headings``); a table continued on the next page gets its header
     there (``kb.ingest.extract.pdf_tables.continued``); its chunks are cut where a line ends
     a sentence (``kb.ingest.chunk``). Every PDF document loses its ``content_hash``; chunks
-    whose text is unchanged keep their vectors (the embedding cache).
+    whose text is unchanged keep their vectors (the embedding cache), but the new cuts move
+    most of a long PDF's chunks, so its chunks are mostly embedded again, once.
     """
     conn.execute("UPDATE documents SET content_hash = '' WHERE source_type = 'pdf'")
 
