@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-
 # a pair of the list that names two units, not one unit's spellings: a ton (2,000 or 2,240
 # pounds) is no tonne (1,000 kg); "40 tonnes" answers no question in tons
 _OTHER_UNITS = frozenset({"ton", "tons", "tonne", "tonnes"})
@@ -29,7 +28,6 @@ def _other_spelling() -> dict[str, str]:
 
     pairs = {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
     return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS}
-
 
 
 def other_spelling(word: str) -> str:
