@@ -77,15 +77,37 @@ def _joined(a: ChunkDraft, b: ChunkDraft, text_at: Callable[[int, int], str],
                       heading_path=like.heading_path, page_end=max(pages, default=None))
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？]")
+
+
+def _leads(short: ChunkDraft, ch: ChunkDraft) -> bool:
+    """Whether ``short``'s heading path is a prefix of ``ch``'s (it introduces ``ch``)."""
+    return short.heading_path == ch.heading_path[:len(short.heading_path)]
+
+
+def _path_of(short: ChunkDraft, ch: ChunkDraft) -> ChunkDraft:
+    """Whose heading path a short chunk joined to the next one takes.
+
+    The next one's when the short one only heads it (no sentence: a title, a heading line),
+    else its own.
+    """
+    return ch if _leads(short, ch) and not _SENTENCE_END.search(short.text) else short
+
+
 def merge_short(chunks: Iterable[ChunkDraft], text_at: Callable[[int, int], str],
                 min_chars: int) -> Iterator[ChunkDraft]:
     """Merge every chunk shorter than ``min_chars`` code points with a neighbour.
 
     A short chunk joins the next one when its heading path is a prefix of the next one's (a
     heading or a lead-in introducing what follows) or when it is the first chunk; else it
-    joins the previous one. The merged chunk keeps the heading path and context prefix of its
-    first part (the outer heading) and covers the pages of both (``page`` to ``page_end``:
-    a short piece at a page's end or start joins across the page break). It spans both
+    joins the previous one. A chunk joined to the next takes that one's heading path and
+    context prefix when its own is a prefix of it and it holds no sentence, only headings
+    (the deeper path names the section the text is in, and holds the outer headings: two
+    trials saw a document's first section cited by its title alone, "Office notes" for
+    "Office notes > Brand"); one holding a sentence keeps its own ("# Kites" and a sentence
+    about kites before "## Flying" is cited under "Kites");
+    the merged chunk covers the pages of both (``page`` to ``page_end``: a short piece at a
+    page's end or start joins across the page break). It spans both
     (``text_at(start, end)`` is the document's text between two chunk offsets) and may exceed
     the target size by less than ``min_chars``. Only a document shorter than ``min_chars``
     yields a shorter chunk. Lazy: at most two chunks are held back.
@@ -94,13 +116,13 @@ def merge_short(chunks: Iterable[ChunkDraft], text_at: Callable[[int, int], str]
     short: ChunkDraft | None = None  # a short chunk after ``prev``, placed when the next comes
     for ch in chunks:
         if short is not None and prev is not None:
-            if short.heading_path == ch.heading_path[:len(short.heading_path)]:
-                ch = _joined(short, ch, text_at, short)
+            if _leads(short, ch):
+                ch = _joined(short, ch, text_at, _path_of(short, ch))
             else:
                 prev = _joined(prev, short, text_at, prev)
             short = None
         if prev is None or len(prev.text) < min_chars:  # only the first chunk can be short
-            prev = ch if prev is None else _joined(prev, ch, text_at, prev)
+            prev = ch if prev is None else _joined(prev, ch, text_at, _path_of(prev, ch))
         elif len(ch.text) < min_chars:
             short = ch
         else:

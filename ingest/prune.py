@@ -113,7 +113,8 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     """
     rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
     removed = []
-    for source in sorted({s for r in rules for s in sources_under(store.conn, str(r.top))}):
+    folders = [str(r.top) for r in rules if storable(str(r.top))]  # a name not UTF-8: none
+    for source in sorted({s for f in folders for s in sources_under(store.conn, f)}):
         path = Path(source)
         reasons = [r.reason_under(path) for r in rules if path.is_relative_to(r.top)]
         if any(why is not None and not is_unread_rules(why) for why in reasons):

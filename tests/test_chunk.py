@@ -75,21 +75,32 @@ def test_short_chunks_merge_with_a_neighbour():
     assert chunks[-1].heading_path == ("Introduction", "Details")
 
 
-def test_a_short_section_joining_a_deeper_one_keeps_its_outer_heading():
+def test_a_short_section_joining_a_deeper_one_takes_the_deeper_heading():
+    # two trials: a document's first section was cited by the title alone ("Office notes"
+    # for "Office notes > Brand"); the deeper path holds the outer heading too
     body = "Box kites were invented by Lawrence Hargrave, an Australian engineer, in 1893."
-    doc = _doc(Block("# Kites\n\nA short intro.", ("Kites",), 2),
+    doc = _doc(Block("# Kites", ("Kites",), 2),
                Block("## Flying\n\n" + body + " " + body, ("Kites", "Flying"), 3))
     [chunk] = chunk_document(doc)
-    assert chunk.heading_path == ("Kites",)
+    assert chunk.heading_path == ("Kites", "Flying")
     assert (chunk.page, chunk.page_end) == (2, 3)  # its text runs from page 2 to page 3
-    assert chunk.context_prefix == "Doc title > Kites"
+    assert chunk.context_prefix == "Doc title > Kites > Flying"
     assert chunk.text == doc.text
+    # a short section holding a sentence keeps its own, outer path (the sentence is its)
+    said = _doc(Block("# Kites\n\nA short intro.", ("Kites",), 2),
+                Block("## Flying\n\n" + body + " " + body, ("Kites", "Flying"), 3))
+    assert [c.heading_path for c in chunk_document(said)] == [("Kites",)]
+    # a short piece of another section joins the one before and keeps that one's path
+    other = _doc(Block(body + " " + body, ("Kites", "Flying"), 3), Block("Credits.", ("Notes",)))
+    assert [c.heading_path for c in chunk_document(other)] == [("Kites", "Flying")]
 
 
 def test_a_document_shorter_than_the_minimum_is_one_chunk():
     doc = _doc(Block("Tiny", ("Tiny",)), Block("note.", ("Tiny", "Sub")))
     chunks = chunk_document(doc)
-    assert [(c.text, c.heading_path) for c in chunks] == [("Tiny\n\nnote.", ("Tiny",))]
+    assert [(c.text, c.heading_path) for c in chunks] == [("Tiny\n\nnote.", ("Tiny", "Sub"))]
+    said = chunk_document(_doc(Block("Tiny.", ("Tiny",)), Block("note.", ("Tiny", "Sub"))))
+    assert [c.heading_path for c in said] == [("Tiny",)]
 
 
 def test_the_minimum_is_at_most_half_the_target():

@@ -26,10 +26,10 @@ from kb.ingest.extract.common import (
     make_block,
     one_line,
     placeholder_title,
-    readable_elsewhere,
     require_nonempty,
 )
 from kb.ingest.extract.dates import authored_at
+from kb.ingest.extract.magic import readable_elsewhere
 from kb.ingest.extract.text import EMPTY_DOCUMENT
 from kb.ingest.extract.wordml import (
     W,

@@ -34,9 +34,9 @@ from kb.ingest.extract.common import (
     images_not_indexed,
     one_line,
     placeholder_title,
-    readable_elsewhere,
     require_nonempty,
 )
+from kb.ingest.extract.magic import readable_elsewhere
 from kb.ingest.extract.pdf_headings import in_sequence, numbered_headings
 from kb.ingest.extract.pdf_hidden import strip_hidden_text
 from kb.ingest.extract.pdf_lines import page_text

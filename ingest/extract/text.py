@@ -31,11 +31,11 @@ from kb.ingest.extract.common import (
     mostly_utf8,
     one_line,
     read_bytes,
-    readable_elsewhere,
     replaced_warning,
     require_nonempty,
 )
 from kb.ingest.extract.frontmatter import parse_front_matter
+from kb.ingest.extract.magic import readable_elsewhere
 from kb.ingest.extract.utf16 import utf16_without_bom
 from kb.types import Block, ExtractedDocument
 
