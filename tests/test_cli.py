@@ -212,7 +212,9 @@ def test_ingest_names_the_files_it_updated_and_the_few_it_added(tmp_path):
     for i in range(ADDED_NAMED_MAX):  # a first ingest of a folder: its files are counted
         write(tmp_path / "n" / f"b{i}.md", f"# B{i}\n\nBees dance {i} times.\n")
     r = run("--db", db, "ingest", str(tmp_path / "n"))
-    assert r.exit_code == 0 and "ADDED" not in r.output and "UPDATED" not in r.output
+    assert r.exit_code == 0 and "UPDATED" not in r.output
+    assert [line for line in r.output.splitlines() if line.startswith("ADDED")] == [
+        f"ADDED    {ADDED_NAMED_MAX + 1} files (more than {ADDED_NAMED_MAX}: --json lists each)"]
     assert f"{ADDED_NAMED_MAX + 1} added" in r.output
     a.write_text("# A\n\nKites fly in steady wind.\n")
     c = write(tmp_path / "n" / "c.md", "# C\n\nOolong tea is partly oxidised.\n")

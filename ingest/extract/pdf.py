@@ -91,7 +91,8 @@ def extract_pdf(path: Path) -> ExtractedDocument:
     except OSError as exc:
         raise CorruptError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except Exception as exc:  # pypdf raises many types on malformed files
-        reason = _describe(exc) if b"%PDF-" in data[:1024] else "no %PDF header" + (
+        cut = "" if b"%%EOF" in data[-2048:] else "; the file looks cut short (no %%EOF at its end)"
+        reason = _describe(exc) + cut if b"%PDF-" in data[:1024] else "no %PDF header" + (
             f": {elsewhere.removeprefix('not text: ')}" if (
                 elsewhere := readable_elsewhere(data)) else "")
         raise CorruptError(path, f"not a valid PDF file ({reason})") from exc

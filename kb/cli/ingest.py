@@ -168,6 +168,8 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
             click.echo(_outcome_line(o))
         for w in o.warnings:
             click.echo(f"WARN     {shown(o.path)}: {w}")
+    if not name_added and (added := report.count("added")):
+        click.echo(f"ADDED    {added} files (more than {ADDED_NAMED_MAX}: --json lists each)")
     for src in report.removed:
         click.echo(f"REMOVED  {shown(src)}")
     for w in report.warnings:
