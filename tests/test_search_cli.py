@@ -118,3 +118,32 @@ def test_collection_names_complete(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, [], prog_name="kb", env={
         "_KB_COMPLETE": "bash_complete", "COMP_WORDS": "kb --collection pa", "COMP_CWORD": "2"})
     assert "papers" in r.output
+
+
+def test_a_weak_reference_just_under_the_threshold_prints_both_to_a_tenth(
+        tmp_path: Path) -> None:
+    # a trial: "no passage reached the judge's threshold (7%)" over "[1]   7%" (6.7% under
+    # 6.8%) read as a contradiction; both now print to a tenth when their percents meet
+    from kb.api import KnowledgeBase
+    from kb.config import Config
+    from kb.retrieve.calibration import save_judge_threshold
+
+    write(tmp_path / "docs" / "keys.md", "# Keys\n\nRotate signing keys every 90 days with "
+          "`kb keys rotate`; the old key stays valid for a day.\n")
+    db = str(tmp_path / "kb.db")
+    with KnowledgeBase(Path(db), Config(embedder="none")) as opened:
+        opened.ingest([tmp_path / "docs"])
+        result = opened.search("How often are signing keys rotated?")
+        [judged] = [j for j in result.diagnostics.judge if j.number == 1]
+        assert judged.passed and 0.05 < judged.answer_p < 0.95
+        percent = result.references[0].relevance  # the answer_p in whole percent
+        threshold = (percent + 0.499) / 100  # above it, printed as the same whole percent
+        assert threshold > judged.answer_p
+        save_judge_threshold(opened.store, None, threshold, "test")
+    r = kb("--db", db, "--embedder", "none", "search", "How often are signing keys rotated?")
+    shown = re.search(r"threshold \((\d+\.\d)%\)", r.output)
+    first = re.search(r"^\[1\] +(\d+\.\d)%", r.output, re.M)
+    assert shown and first, r.output
+    assert float(first.group(1)) < float(shown.group(1))
+    assert search_json(db, "--embedder", "none", "How often are signing keys rotated?")[
+        "references"][0]["relevance"] == round(judged.answer_p * 100)  # the JSON: an int

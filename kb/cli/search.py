@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import click
@@ -67,9 +68,17 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
     elif not result.references:
         out.line(Text("No relevant references found: the knowledge base does not hold the "
                       "answer."))
+    bar = result.diagnostics.judge_threshold  # calibrated, it may be far from 7%
+    answer_p = {j.number: j.answer_p for j in result.diagnostics.judge}
+    # a weak reference whose rounded percent reaches the rounded threshold (6.7% under 6.8%
+    # both print 7%: a trial read it as a contradiction) prints both to a tenth, its own
+    # rounded down and the threshold up, so the one always reads below the other
+    close = {r.number for r in result.references if bar is not None and r.weak_evidence
+             and r.number in answer_p and r.relevance >= round(bar * 100)}
     if result.references and result.insufficient_evidence:
-        bar = result.diagnostics.judge_threshold  # calibrated, it may be far from 7%
-        passed = "passed the judge" if bar is None else f"reached the judge's threshold ({bar:.0%})"
+        passed = "passed the judge" if bar is None else (
+            "reached the judge's threshold ("
+            + (f"{math.ceil(bar * 1000) / 10:.1f}%" if close else f"{bar:.0%}") + ")")
         out.line(Text(f"WEAK EVIDENCE: no passage {passed}; these are the closest and "
                       "probably do not answer the question" + (
                           f" ({len(result.diagnostics.gone)} document(s) left out: their "
@@ -80,7 +89,9 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         where = ref.locator
         weak = "  (weak)" if ref.weak_evidence and not result.insufficient_evidence else ""
         weak += "  (stale: the file changed since it was indexed)" if ref.stale else ""
-        line = Text.assemble((f"[{ref.number}] {ref.relevance:3d}%", "bold"), "  ",
+        percent = (f"{math.floor(answer_p[ref.number] * 1000) / 10:4.1f}%"
+                   if ref.number in close else f"{ref.relevance:3d}%")
+        line = Text.assemble((f"[{ref.number}] {percent}", "bold"), "  ",
                              out.marked(shown(ref.title), "bold"))
         line.append(f"  ({shown(where)})" if where else "")
         line.append(weak, style="yellow")
