@@ -95,6 +95,11 @@ def test_word_pattern_marks_the_query_words_and_their_forms() -> None:
     text = "Rotation of KEYS: we rotated them; 轮换密钥; do it"
     assert pattern.findall(text) == ["Rotation", "KEYS", "rotated", "密钥"]
     assert word_pattern("a of ?") is None
+    # the other spelling the search finds is marked too (a new user saw "colour" unmarked)
+    british = word_pattern("What color does the organization use?")
+    assert british is not None
+    assert [m.group() for m in british.finditer("The organisation's colour is teal.")] == [
+        "organisation", "colour"]
 
 
 def test_leading_dash_words_are_text_and_double_dash_passes_anything(db: str) -> None:

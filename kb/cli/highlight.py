@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from kb.store.spellings import other_spelling
 from kb.store.textindex import STOPWORDS
 
 ColorMode = Literal["auto", "always", "never"]
@@ -29,13 +30,16 @@ def word_pattern(query: str) -> re.Pattern[str] | None:
     Words of ``MIN_WORD_CHARS`` or more that the search does not drop as stopwords (any
     length in scripts without spaces, whose runs are matched whole) match with any ending
     after their first letters (a word of 6 letters matches from its first 4), so inflected
-    forms are marked too.
+    forms are marked too; so is a word's other spelling, British or American, which the
+    search finds too (``kb.store.spellings``).
 
     Returns:
         The pattern, or ``None`` when the query has no such word.
     """
     parts = []
-    for word in sorted(set(re.findall(r"\w+", query.lower())), key=len, reverse=True):
+    words = set(re.findall(r"\w+", query.lower()))
+    words |= {other for w in words if (other := other_spelling(w))}  # "color": "colour" too
+    for word in sorted(words, key=len, reverse=True):
         if word in STOPWORDS or (word.isascii() and len(word) < MIN_WORD_CHARS):
             continue
         if word.isascii() and word.isalpha() and len(word) > STEM_KEEP_CHARS + 1:
