@@ -45,11 +45,10 @@ def remove_missing(store: Store, roots: Iterable[Path], *, links: bool = False,
                and storable(f := str(p.resolve()).rstrip("/"))]
     kept = tuple(folder_prefix(k) for k in keep)
     removed = []
-    for doc in store.documents():
-        inside = any(doc.source.startswith(f + "/") for f in folders)
-        if inside and not doc.source.startswith(kept) and file_gone(Path(doc.source)):
-            store.delete_document(doc.source)
-            removed.append(doc.source)
+    for source in sources_under(store.conn, folders):
+        if not source.startswith(kept) and file_gone(Path(source)):
+            store.delete_document(source)
+            removed.append(source)
     if not links:
         return tuple(removed)
     for folder in folders:
@@ -114,7 +113,7 @@ def remove_ignored(store: Store, roots: Iterable[Path], ignore: Sequence[str] = 
     rules = [IgnoreRules(p, ignore) for p in roots if p.is_dir()]
     removed = []
     folders = [str(r.top) for r in rules if storable(str(r.top))]  # a name not UTF-8: none
-    for source in sorted({s for f in folders for s in sources_under(store.conn, f)}):
+    for source in sources_under(store.conn, folders):
         path = Path(source)
         reasons = [r.reason_under(path) for r in rules if path.is_relative_to(r.top)]
         if any(why is not None and not is_unread_rules(why) for why in reasons):

@@ -102,12 +102,16 @@ def delete_source(c: sqlite3.Connection, source: str) -> int | None:
     return int(row[0])
 
 
-def sources_under(c: sqlite3.Connection, folder: str) -> list[str]:
-    """The sources of the documents under the absolute ``folder``, in order (its index range).
+def sources_under(c: sqlite3.Connection, folders: Iterable[str]) -> list[str]:
+    """The sources of the documents under any of the absolute ``folders``, sorted, distinct.
 
-    Reads the ``documents.source`` index alone (``kb.store.meta.keys_under``): no chunk count
-    or tags, as ``Store.documents`` reads for each.
+    Reads each folder's range of the ``documents.source`` index alone
+    (``kb.store.meta.keys_under``): no chunk count or tags, as ``Store.documents`` reads for
+    each document.
     """
-    low, high = keys_under(folder.rstrip("/"))
-    return [r[0] for r in c.execute("SELECT source FROM documents WHERE source >= ? AND "
-                                    "source < ? ORDER BY source", (low, high))]
+    found: set[str] = set()
+    for folder in folders:
+        low, high = keys_under(folder.rstrip("/"))
+        found.update(r[0] for r in c.execute(
+            "SELECT source FROM documents WHERE source >= ? AND source < ?", (low, high)))
+    return sorted(found)
