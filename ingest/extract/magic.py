@@ -22,8 +22,11 @@ def binary_kind(data: bytes) -> str:
     image or archive); ``""`` when the kind is unknown.
     """
     kind = filetype.guess(data[:8192])
-    if kind is None:
-        return ""
+    return "" if kind is None else _reason(kind)
+
+
+def _reason(kind: filetype.Type) -> str:
+    """``binary_kind``'s reason for a kind ``filetype`` found."""
     if kind.extension in _READ_AS:
         return (f"not text: the bytes are {_READ_AS[kind.extension]}; rename it to "
                 f".{kind.extension} to index it")
@@ -49,4 +52,4 @@ def readable_elsewhere(data: bytes) -> str:
         return ""
     if kind.extension == "pdf" and not _PDF_BODY.match(data[:65536]):
         return ""  # "%PDF export settings are in the File menu": prose
-    return binary_kind(data)
+    return _reason(kind)
