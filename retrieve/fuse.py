@@ -76,7 +76,8 @@ def fuse_and_decay(lists: Sequence[RecallList], created: Mapping[int, datetime],
         now: the reference time of decay.
         settings: ``rrf_k`` and ``weighted_fusion``.
         decay: the request's switch.
-        explain: record the first ``EXPLAIN_TOP`` in ``trace.explain``.
+        explain: record the first ``EXPLAIN_TOP`` in ``trace.explain``: ``"fuse"`` as fused,
+            ``"decay"`` after decay (when it ran).
         trace: times the ``fuse`` and ``decay`` stages.
 
     Returns:
@@ -84,11 +85,13 @@ def fuse_and_decay(lists: Sequence[RecallList], created: Mapping[int, datetime],
     """
     fused = trace.run("fuse", lambda: fuse(lists, rrf_k=settings.rrf_k,
                                            weighted=settings.weighted_fusion))
+    if explain:
+        trace.list_scores("fuse", ((c.chunk_id, c.score) for c in fused[:EXPLAIN_TOP]))
     if decay:
         fused = trace.run("decay", lambda: apply_decay(fused, created, now))
+        if explain:  # a year-old document's factor is 2 ** -12: the decayed scores apart
+            trace.list_scores("decay", ((c.chunk_id, c.score) for c in fused[:EXPLAIN_TOP]))
     else:
         trace.skip("decay", "switched off by the request")
-    if explain:
-        trace.explain.append(("fuse", tuple((c.chunk_id, round(c.score, 6))
-                                            for c in fused[:EXPLAIN_TOP])))
     return fused
+

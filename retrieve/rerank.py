@@ -118,8 +118,7 @@ def rerank(query: str, evidence: Evidence, terms: Sequence[Term], *,
             trace.degraded.append(f"judge: index statistics unavailable ({inputs.problem}); "
                                   "every term counts as rare")
     if explain:
-        trace.explain.append(("rerank", tuple((c.chunk_id, round(c.score, 6))
-                                              for c in ordered)))
+        trace.list_scores("rerank", ((c.chunk_id, c.score) for c in ordered))
     return Reordered(tuple(ordered), judged, verdicts)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -75,6 +75,14 @@ class Trace:
         self.notes.clear()
         self.stages.append(StageTrace(stage, "ran", reason, (time.perf_counter() - start) * 1e3))
         return out
+
+    def list_scores(self, stage: str, scored: Iterable[tuple[int, float]]) -> None:
+        """Record a stage's (chunk id, score) order for ``--explain``.
+
+        Scores keep 6 significant digits: decayed scores of old documents are far below 1e-6,
+        and rounding to decimal places would print them all as 0.
+        """
+        self.explain.append((stage, tuple((cid, float(f"{score:.6g}")) for cid, score in scored)))
 
     def skip(self, stage: str, reason: str) -> None:
         """Record a stage that did not run, with the reason."""

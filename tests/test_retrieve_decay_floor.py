@@ -104,12 +104,14 @@ def test_newer_document_outranks_an_equally_matching_older_one_unless_decay_is_o
     assert on.references[0].title == "new"
     assert [r.title for r in off.references] == ["old", "new"]
     fused_off = dict(off.diagnostics.explain)["fuse"]
-    fused_on = dict(on.diagnostics.explain)["fuse"]
+    fused_on = dict(on.diagnostics.explain)["decay"]
+    assert "decay" not in dict(off.diagnostics.explain)
+    assert dict(on.diagnostics.explain)["fuse"] == fused_off  # decay comes after fusion
     ids = {r.title: r.chunk_id for r in off.references}
     assert [cid for cid, _ in fused_on] == [ids["new"], ids["old"]]
     assert [cid for cid, _ in fused_off] == [ids["old"], ids["new"]]
     # without decay only the RRF rank separates them: s_norm 1 each, 1/61 (old) and 1/62 (new)
-    assert [s for _, s in fused_off] == [round(1 / 61, 6), round(1 / 62, 6)]
+    assert [s for _, s in fused_off] == pytest.approx([1 / 61, 1 / 62], rel=1e-5)
     # with decay: new = 1/62 * 0.5 ** (1/30) ; old = 1/61 * 0.5 ** (90/30)
     assert [s for _, s in fused_on] == pytest.approx(
         [1 / 62 * 0.5 ** (1 / 30), 1 / 61 * 0.5 ** 3], rel=1e-3)
@@ -117,6 +119,22 @@ def test_newer_document_outranks_an_equally_matching_older_one_unless_decay_is_o
     assert stages["decay"].status == "skipped" and "switched off" in stages["decay"].reason
     assert {s.stage: s for s in on.diagnostics.stages}["decay"].status == "ran"
 
+
+
+def test_explain_keeps_a_years_old_documents_decayed_scores_apart(tmp_path):
+    # three years at a 30-day half-life: a factor of about 2 ** -36, far below 1e-6
+    when = datetime.now(UTC) - timedelta(days=3 * 365)
+    first = _dated(tmp_path / "a.txt", "The zebrafish feeding protocol uses quinoline dye.", when)
+    second = _dated(tmp_path / "b.txt", "A zebrafish tank is cleaned weekly.", when)
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([first, second])
+        result = kb.search("zebrafish quinoline protocol", explain=True)
+    traces = dict(result.diagnostics.explain)
+    for stage in ("decay", "rerank"):
+        scores = [s for _, s in traces[stage]]
+        assert len(scores) == 2 and 0 < scores[1] < scores[0] < 1e-9, (stage, scores)
+    fused = [s for _, s in traces["fuse"]]
+    assert traces["decay"][0][1] == pytest.approx(fused[0] * 0.5 ** (3 * 365 / 30), rel=1e-4)
 
 @pytest.fixture(scope="module")
 def small_e5_kb(tmp_path_factory):
