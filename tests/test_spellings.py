@@ -58,3 +58,40 @@ def test_a_question_in_either_spelling_is_answered(tmp_path: Path, question: str
     assert not result.insufficient_evidence
     assert Path(result.references[0].source).name == "brand.md"
     assert result.references[0].relevance >= 50 and not result.references[0].weak_evidence
+
+
+def test_a_calendar_name_and_its_abbreviation_are_one_word() -> None:
+    assert other_spelling("February") == "feb" and other_spelling("Feb") == "february"
+    assert other_spelling("Sept") == "september" and other_spelling("Thurs") == "thursday"
+    assert other_spelling("Monday") == "mon"
+    # abbreviations that are words of their own are no dates: "the committee sat"
+    assert other_spelling("Saturday") == other_spelling("sat") == other_spelling("May") == ""
+    assert other_spelling("March") == other_spelling("Wednesday") == ""
+    assert keyword_query("counted on 24 February").clauses == (
+        (("count",),), (("24",),), (("februari",), ("feb",)))
+    terms = content_terms("How many were counted on 24 February?")
+    row = passage_terms("| 24 Feb | T4 | Goldeneye | 27 |")
+    assert [t.text for t in terms if row.has(t)] == ["24", "februari"]
+
+
+def test_a_table_dated_in_abbreviations_answers_a_question_naming_the_month(
+        tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = "\n".join(f"| {d} Feb | T{t} | {bird} | {n} |" for d, t, bird, n in (
+        (16, 2, "Coot", 57), (16, 4, "Goldeneye", 57), (24, 1, "Teal", 7),
+        (24, 3, "Goldeneye", 11), (24, 4, "Coot", 41), (24, 4, "Goldeneye", 27)))
+    (docs / "survey.md").write_text(
+        "# Reservoir winter bird survey\n\nCounts per transect and species.\n\n"
+        "| Date | Transect | Species | Count |\n| --- | --- | --- | --- |\n" + rows + "\n",
+        encoding="utf-8")
+    (docs / "garden.md").write_text(
+        "# Garden\n\nThe roses were pruned on 24 March; the hedge is cut every June.\n",
+        encoding="utf-8")
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="none")) as kb:
+        kb.ingest([docs])
+        result = kb.search("How many Goldeneye were counted at T4 on 24 February?")
+    assert not result.insufficient_evidence
+    assert Path(result.references[0].source).name == "survey.md"
+    judged = result.diagnostics.judge[0]
+    assert "February" in judged.focus_found and "February" not in judged.focus_missing

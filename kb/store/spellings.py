@@ -7,6 +7,12 @@ words with their American spelling and 1,706 the other way, inflections listed o
 not rules: rules that rewrite "-our" or "-ise" turn other words into these ("timbre" is no
 spelling of "timber"), and their stems land on unrelated words. A word the list does not hold
 has no other spelling; "advisor" and "adviser" are both American and British, so neither.
+
+A month's or a weekday's name and its abbreviation are two spellings of one word as well:
+tables, timetables and logs write "24 Feb" and "Mon" where a question says "24 February" and
+"Monday". The name's other spelling is its abbreviation; an abbreviation's is the name. Left
+out are the abbreviations that are English words of their own ("mar", "may", "wed", "sat",
+"sun"): "the committee sat" is no Saturday.
 """
 
 from __future__ import annotations
@@ -18,24 +24,36 @@ from functools import lru_cache
 _OTHER_UNITS = frozenset({"ton", "tons", "tonne", "tonnes"})
 
 
+# a calendar name -> its abbreviation as dates in tables write it; the name back from each
+_CALENDAR = {"january": "jan", "february": "feb", "april": "apr", "june": "jun", "july": "jul",
+             "august": "aug", "september": "sep", "october": "oct", "november": "nov",
+             "december": "dec", "monday": "mon", "tuesday": "tue", "thursday": "thu",
+             "friday": "fri"}
+_CALENDAR_BACK = {"sept": "september", "tues": "tuesday", "thur": "thursday",
+                  "thurs": "thursday"}
+
+
 @lru_cache(maxsize=1)
 def _other_spelling() -> dict[str, str]:
-    """British word -> American spelling, and American word -> British (no word is both)."""
+    """British word -> American spelling and back (no word is both); calendar names too."""
     from breame.data.spelling_constants import (
         AMERICAN_ENGLISH_SPELLINGS,
         BRITISH_ENGLISH_SPELLINGS,
     )
 
     pairs = {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
-    return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS}
+    calendar = {**_CALENDAR, **{a: n for n, a in _CALENDAR.items()}, **_CALENDAR_BACK}
+    return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS
+            } | calendar
 
 
 def other_spelling(word: str) -> str:
     """``word``'s other spelling in lower case, or "" when the list holds none.
 
-    "Colours" -> "colors", "organization" -> "organisation", "grey" -> "gray"; "woman",
-    "advisor" -> "". Callers stem it as the index does (``kb.store.textindex.normalise_word``):
-    some pairs stem alike ("travelled" / "traveled"), and search nothing more.
+    "Colours" -> "colors", "organization" -> "organisation", "grey" -> "gray", "February" ->
+    "feb", "Sept" -> "september"; "woman", "advisor", "Sat" -> "". Callers stem it as the
+    index does (``kb.store.textindex.normalise_word``): some pairs stem alike ("travelled" /
+    "traveled"), and search nothing more.
 
     Args:
         word: one word as written (any case).
