@@ -20,6 +20,7 @@ import numpy as np
 from kb.retrieve.crosslang import HAN
 from kb.retrieve.numbers import in_range
 from kb.retrieve.postags import posseg
+from kb.retrieve.rows import with_headers
 from kb.retrieve.terms import TRANSLATIONS_SEARCHED, Term, coverage, is_stop, passage_terms
 from kb.retrieve.units import (
     DURATIONS,
@@ -372,19 +373,21 @@ def best_sentence(sents: Sequence[str], terms: Sequence[Term], weights: Sequence
 
     Returns ``(index into sents, its focus coverage in [0, 1], the text searched for an
     answer-type filler)``: the sentence with its neighbours. A heading line ("# Acme
-    Widgets") answers nothing and is chosen only when it is all there is. When no sentence
+    Widgets") answers nothing and is chosen only when it is all there is. A table's data row
+    is read with its header row (``kb.retrieve.rows``); of sentences covering as much focus,
+    the one holding more of all the question's terms is taken. When no sentence
     holds a focus term the sentence holding most of the question's terms is taken (its
     coverage still 0); when none holds any (a question in another language, whose words the
     passage writes in its own) nothing says where the answer would be, so the filler is
     looked for in the whole passage.
     """
     body = [i for i, s in enumerate(sents) if not HEADING.match(s)] or list(range(len(sents)))
-    basis = (f_terms, f_weights) if f_terms else (terms, weights)
-    covers = [coverage(basis[0], basis[1], passage_terms(sents[i])) for i in body]
-    if max(covers) > 0:
-        best = body[int(np.argmax(covers))]
+    held = [passage_terms(r) for r in with_headers(sents)]  # a table row under its header
+    whole = [coverage(terms, weights, held[i]) for i in body]
+    covers = [coverage(f_terms, f_weights, held[i]) for i in body] if f_terms else whole
+    if max(covers) > 0:  # ties go to the sentence holding more of the whole question
+        best = body[max(range(len(body)), key=lambda k: (covers[k], whole[k], -k))]
         return best, max(covers), around_sentence(sents, best)
-    whole = [coverage(terms, weights, passage_terms(sents[i])) for i in body] if f_terms else covers
     if max(whole) > 0:
         best = body[int(np.argmax(whole))]
         return best, 0.0, around_sentence(sents, best)
