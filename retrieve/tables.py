@@ -35,6 +35,7 @@ import re
 from typing import NamedTuple
 
 from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler
+from kb.retrieve.rows import is_row
 from kb.retrieve.terms import is_stop
 from kb.retrieve.units import TABLE_RULE
 from kb.store.textindex import cut_words, has_cjk, normalise_word
@@ -87,12 +88,6 @@ def is_rule(line: str) -> bool:
     return bool(_RULE.match(line))
 
 
-def _is_row(line: str) -> bool:
-    """A table row: two cells at least, separated by ``|`` (outer pipes optional)."""
-    cells = _cells(line)
-    return len(cells) >= 2 and any(cells)
-
-
 def opens_with_row(text: str) -> bool:
     """Whether the passage may open inside a table: a cell separator in its first two lines.
 
@@ -126,11 +121,11 @@ def continued_header(before: str, text: str, *, from_start: bool,
     first, second = (text.lstrip().split("\n", 2) + ["", ""])[:2]
     lines = before.split("\n")
     current = lines[-1] + first  # the whole line the passage opens in
-    if not _is_row(current) or _RULE.match(current) or _RULE.match(second):
+    if not is_row(current) or _RULE.match(current) or _RULE.match(second):
         return None  # no row, or the passage opens with the table's header
     above: list[str] = []
     for line in reversed(lines[:-1]):
-        if not (_is_row(line) or _RULE.match(line)):
+        if not (is_row(line) or _RULE.match(line)):
             break
         above.append(line)
     else:
@@ -215,7 +210,7 @@ def cells_unfilled(query: str, text: str) -> tuple[str, ...]:
     kinds: tuple[AnswerType, ...] = ("number", "date") if answer_type(query) == "date" else (
         "number",)
     prose = [(_words(line), any(novel_filler(line, k, query) for k in kinds))
-             for line in text.splitlines() if not (_is_row(line) or _RULE.match(line))]
+             for line in text.splitlines() if not (is_row(line) or _RULE.match(line))]
     for header, rows in _tables(text):
         row_words = [_words(" ".join(r)) for r in rows]
         keys = {w for w in asked
