@@ -65,9 +65,10 @@ def extract_docx(path: Path) -> ExtractedDocument:
         EmptyDocumentError: the file is 0 bytes or holds no text.
         CorruptError: not a readable DOCX: ``not a valid DOCX file (REASON)``, the reason
             being ``not a ZIP archive`` (saying so when it is an OLE file, a Word 97-2003
-            .doc renamed), an OpenDocument file renamed, ``missing part NAME``,
-            ``malformed XML: ...``, ``a package part is not what Word writes: ...`` (its
-            content types) or the parser's own. An error of kb's own walker is not caught.
+            .doc renamed), a ZIP archive cut short, an OpenDocument file renamed,
+            ``missing part NAME``, ``malformed XML: ...``, ``a package part is not what Word
+            writes: ...`` (its content types) or the parser's own. An error of kb's own
+            walker is not caught.
 
     """
     require_nonempty(path)
@@ -85,6 +86,7 @@ def extract_docx(path: Path) -> ExtractedDocument:
 
 # the signature of an OLE compound file (Word 97-2003 .doc, .xls, .ppt)
 _OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
+_ZIP_MAGIC = b"PK\x03\x04"  # a ZIP archive's first local file header
 
 
 def _docx_problem(path: Path, exc: Exception) -> str:
@@ -95,6 +97,9 @@ def _docx_problem(path: Path, exc: Exception) -> str:
         if head.startswith(_OLE_MAGIC):  # what Word 97-2003 wrote
             return ("not a ZIP archive but an OLE file: a Word 97-2003 .doc renamed "
                     ".docx? Save it as .docx")
+        if head.startswith(_ZIP_MAGIC):  # a ZIP's first entry with no end record after it
+            return ("a ZIP archive missing its end record: the file looks cut short or "
+                    "damaged")
         elsewhere = readable_elsewhere(head).removeprefix("not text: ")
         return f"not a ZIP archive: {elsewhere}" if elsewhere else "not a ZIP archive"
     try:
