@@ -75,18 +75,17 @@ from kb.ingest.extract.common import one_line
 from kb.ingest.extract.text import EMPTY_DOCUMENT, EMPTY_FILE, FRONT_MATTER_ONLY
 from kb.ingest.images import DESCRIBE_TIMEOUT_S, Describe, index_images
 from kb.ingest.problems import ProblemLog, not_utf8, storable
-from kb.ingest.prune import ignored_notes, remove_ignored, remove_links_out, remove_missing
+from kb.ingest.prune import remove_ignored, remove_links_out, remove_missing
 from kb.ingest.report import (
     NOT_ATTEMPTED,
     WRITTEN_MEANWHILE,
     IngestInterrupted,
+    batch_notes,
     committed_meanwhile,
-    documents,
-    situating_notes,
     stopped_report,
 )
 from kb.ingest.stream import no_text_outcome, write_text_stream
-from kb.ingest.walk import LINKED_FOLDER, unfollowed_notes
+from kb.ingest.walk import LINKED_FOLDER
 from kb.ingest.worker import RISKY_SUFFIXES, ExtractionWorker
 from kb.store import Store, vectors
 from kb.store.links import record_links
@@ -261,7 +260,9 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                  extract_timeout_s: float = EXTRACT_TIMEOUT_S,
                  allow_empty: bool = False, ignore: Sequence[str] = (),
                  on_file: Callable[[str], None] | None = None,
-                 inside: Path | None = None, named: Iterable[Path] | None = None) -> IngestReport:
+                 inside: Path | None = None, named: Iterable[Path] | None = None,
+                 on_outcomes: Callable[[tuple[FileOutcome, ...]], None] | None = None
+                 ) -> IngestReport:
     """Ingest files and folders into ``store``.
 
     Args:
@@ -287,6 +288,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
             (``kb.ingest.ignore``; ``.gitignore``, ``.kbignore`` and built-in excludes apply
             whatever they are).
         on_file: called with each file's path before it is read.
+        on_outcomes: called with every file's outcome once all are known, before embedding.
         inside: files whose real path is outside it are skipped (``kb.ingest.discover``);
             with ``sync``, documents a link under the folders brought in from outside go.
         named: files given by name, read again though they failed before and are unchanged
@@ -363,15 +365,11 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     if sync:  # a plain ingest never drops what the user added by hand under ignored paths
         removed += remove_ignored(store, resolved, ignore)
         removed += remove_links_out(store, resolved, inside) if inside else ()
-    written = sum(1 for o in outcomes if o.action in ("added", "updated"))
-    warnings = [] if sync else ignored_notes(store, resolved, ignore)  # kept: say so
-    warnings += [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
-                 "removes it once that file is gone)" for link, real, folder in links]
-    warnings += unfollowed_notes(unfollowed, resolved)
-    warnings += situating_notes(store, llm) if written else []
-    if retried := store.count_pending_models():
-        warnings.append(f"status pending_models for {documents(retried)} (a model call "
-                        "failed): ingesting their files again redoes them")
+    warnings = batch_notes(store, resolved, ignore=None if sync else ignore, links=links,
+                           unfollowed=unfollowed, llm=llm, written=any(
+                               o.action in ("added", "updated") for o in outcomes))
+    if on_outcomes:  # every file's outcome is known: said before an embedding of hours
+        on_outcomes(tuple(outcomes))
     pending = 0
     if service is not None:
         def count(phase: str, done: int, total: int) -> None:

