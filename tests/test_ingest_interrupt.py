@@ -228,3 +228,18 @@ def test_sigterm_is_ctrl_c_only_while_a_run_lasts_and_only_on_the_main_thread() 
     worker.start()
     worker.join()
     assert outcome == [[False], before]
+
+
+def test_a_file_of_many_chunks_is_warned_of_before_its_embedding() -> None:
+    from kb.ingest.report import LARGE_FILE_CHUNKS, noted_large
+    from kb.types import FileOutcome
+
+    big = FileOutcome("/n/log.txt", "added", chunks=LARGE_FILE_CHUNKS)
+    small = FileOutcome("/n/a.md", "added", chunks=LARGE_FILE_CHUNKS - 1, warnings=("w",))
+    failed = FileOutcome("/n/b.pdf", "failed", reason="r")
+    noted = noted_large([big, small, failed])
+    assert noted[1:] == [small, failed]
+    (note,) = noted[0].warnings
+    assert note.startswith(f"{LARGE_FILE_CHUNKS:,} chunks from this one file: embedding them "
+                           "takes long") and "searchable meanwhile" in note
+    assert noted[0].chunks == big.chunks and noted[0].action == "added"
