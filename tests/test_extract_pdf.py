@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -371,3 +372,29 @@ def _drawn(path: Path, lines: list[tuple[float, float, str]]) -> Path:
 def test_only_a_paragraphs_wrapped_lines_are_joined(
         tmp_path: Path, name: str, lines: list[tuple[float, float, str]], expected: str) -> None:
     assert extract(_drawn(tmp_path / f"{name}.pdf", lines)).text == expected
+
+
+def test_a_page_whose_content_stream_is_lost_is_no_scanned_page(tmp_path: Path) -> None:
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    path = tmp_path / "damaged.pdf"
+    pdf = canvas.Canvas(str(path))
+    pdf.drawString(72, 720, "Page one: the pump was serviced in March.")
+    pdf.showPage()
+    pdf.drawString(72, 720, "Page two: the filter was replaced in April.")
+    pdf.showPage()
+    pdf.save()
+    data = path.read_bytes()
+    refs = re.findall(rb"/Contents (\d+) 0 R", data)
+    assert len(refs) == 2
+    # an object number of the same length (the cross-reference offsets still hold) that no
+    # object has: 0 is the free list's head, never an object
+    lost = next(n for n in (b"0" * len(refs[1]), b"9" * len(refs[1]))
+                if n not in re.findall(rb"(\d+) 0 obj", data))
+    path.write_bytes(data.replace(b"/Contents " + refs[1] + b" 0 R",
+                                  b"/Contents " + lost + b" 0 R"))
+    doc = extract(path)
+    assert [b.page for b in doc.blocks] == [1]
+    # a trial's damaged page was reported "no text layer (scanned image?)"
+    assert not any("no text layer" in w for w in doc.warnings)
+    assert "text extraction failed on page(s) 2: its content stream is missing (the file is " \
+           "damaged)" in doc.warnings

@@ -144,6 +144,9 @@ def _extract(path: Path, reader: PdfReader, data: bytes) -> ExtractedDocument:
             blocks.extend(new_blocks)
         elif codes:
             unmapped_pages.append(number)
+        elif damage := _damaged_stream(page):  # no scan: its content cannot be decoded
+            failed_pages.append(number)
+            first_failure = first_failure or damage
         else:
             empty_pages.append(number)
         # A page's images are described after its text (or in its place on a scanned page).
@@ -360,3 +363,19 @@ def _created_at(reader: PdfReader) -> datetime | None:
 def _describe(exc: BaseException) -> str:
     text = one_line(str(exc))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _damaged_stream(page: Any) -> str:
+    """Why a page's content stream cannot be decoded (a corrupt filter's data), or ``""``.
+
+    pdfminer reads such a page as empty, which was reported as a scanned page.
+    """
+    try:
+        contents = page.get_contents()
+    except DependencyError:
+        raise
+    except Exception as exc:  # pypdf's filters raise ValueError, zlib.error, PdfReadError ...
+        return f"its content stream is damaged ({_describe(exc)})"
+    if contents is None and "/Contents" in page:  # named, but no object where it points
+        return "its content stream is missing (the file is damaged)"
+    return ""
