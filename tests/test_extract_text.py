@@ -77,6 +77,42 @@ def test_chinese_legacy_encoding_is_detected(tmp_path: Path, encoding: str) -> N
     assert doc.text == CHINESE.strip()
 
 
+# a trial's one-line GBK notes: charset-normalizer read them as Big5, CP949, CP932, CP874
+SHORT_GBK = ["借期十天。", "会费每季度一百二十元。", "水泵坏了，找吴师傅修。",
+             "钢琴调律三百五十元。",
+             "买菜：鸡蛋、西红柿、土豆。", "周六上午值班：郑美玲"]
+
+
+@pytest.mark.parametrize("text", SHORT_GBK)
+def test_a_line_of_gbk_is_read_as_chinese(tmp_path: Path, text: str) -> None:
+    assert extract(_write(tmp_path, "note.txt", text.encode("gbk"))).text == text
+
+
+@pytest.mark.parametrize(("text", "encoding"), [
+    ("회비는 분기마다 십이만 원입니다.", "euc-kr"),
+    ("피아노 조율은 삼십오만 원입니다.", "euc-kr"),
+    ("会議は明日の午後三時に二階の会議室で行います。", "cp932"),
+    ("ピアノの調律は三万五千円です。", "cp932"),
+])
+def test_korean_and_japanese_bytes_read_as_gb18030_are_no_chinese(text: str,
+                                                                   encoding: str) -> None:
+    from kb.ingest.extract.gb_text import gb_reading, han_word_share
+
+    data = text.encode(encoding)
+    assert gb_reading(data, text) is None
+    assert gb_reading(data, "") is None  # not even against a guess holding no Chinese
+    assert han_word_share(data.decode("gb18030", "replace")) < 0.3
+
+
+def test_the_share_of_han_characters_in_dictionary_words() -> None:
+    from kb.ingest.extract.gb_text import han_word_share
+
+    # 钢琴 and 三百五十 are dictionary words; 调律 (no frequency) and 元 (one character) not
+    assert han_word_share("钢琴调律三百五十元。") == pytest.approx(6 / 9)
+    assert han_word_share("明天下午") == 1.0 and han_word_share("no Han") == 0.0
+    assert han_word_share("質ぶ坋毞﹝") == 0.0
+
+
 def test_cyrillic_cp1251_is_detected(tmp_path: Path) -> None:
     text = (
         "Широкая электрификация южных губерний даст мощный толчок подъёму сельского "

@@ -15,6 +15,7 @@ from charset_normalizer.utils import is_multi_byte_encoding
 from kb.errors import CorruptError, EmptyDocumentError
 from kb.ingest.extract.cleaning import clean_text
 from kb.ingest.extract.dates import METADATA_DATED, checked_metadata_date
+from kb.ingest.extract.gb_text import gb_reading
 from kb.ingest.extract.magic import binary_kind, readable_elsewhere
 from kb.ingest.extract.utf16 import utf16_without_bom
 from kb.types import Block, ExtractedDocument, ImageRef, SourceType
@@ -197,7 +198,8 @@ def _detect(data: bytes) -> tuple[str, str]:
     Single-byte code pages are often equally plausible (cp1252 "é" is cp1257 "ē"), and
     charset-normalizer's mess ratio alone then picks a rare one; among single-byte candidates
     within ``DETECT_CHAOS_TOLERANCE`` of the best, the first in ``PREFERRED_SINGLE_BYTE`` wins.
-    A multi-byte (CJK) best guess is kept as is.
+    A multi-byte (CJK) best guess is kept as is, unless the bytes read as Chinese in GB 18030
+    and the guess does not (``kb.ingest.extract.gb_text``: short GBK notes).
     """
     matches = list(charset_normalizer.from_bytes(data))
     if not matches:
@@ -212,6 +214,8 @@ def _detect(data: bytes) -> tuple[str, str]:
             and not is_multi_byte_encoding(m.encoding)
         ]
         best = min(close, key=_preference)
+    if best.encoding != "gb18030" and (text := gb_reading(data, str(best))) is not None:
+        return text, "gb18030"  # a line or two of GBK read as Big5, CP949, CP874 ...
     return str(best), best.encoding
 
 

@@ -74,6 +74,8 @@ def extract_docx(path: Path) -> ExtractedDocument:
     require_nonempty(path)
     try:
         document = docx.Document(str(path))
+    except MemoryError:  # zlib's failed allocation: the memory budget, no corrupt file
+        raise
     except Exception as exc:  # zipfile, lxml, KeyError for missing parts, ValueError ...
         raise CorruptError(path, f"not a valid DOCX file ({_docx_problem(path, exc)})") from exc
     try:
