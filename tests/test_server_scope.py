@@ -200,7 +200,7 @@ def test_mcp_tools_see_only_the_scope(folders: Path) -> None:
 def test_cli_refuses_a_bad_scope_before_serving(folders: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", str(folders / "kb.db"), "--embedder", "none", "serve",
                                  "--type", "exe", "--port", "0"])
-    assert r.exit_code == 2 and "unknown source_types exe" in r.output
+    assert r.exit_code == 2 and "'exe' is not one of 'txt', 'md', 'html', 'pdf', 'docx'" in r.output
 
 
 def test_ingest_roots_must_lie_inside_the_scope(folders: Path) -> None:

@@ -29,6 +29,7 @@ from kb.config import (
     EXACT_SCAN_MAX_VECTORS,
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
+    SOURCE_TYPES,
     TOP_K,
     TOP_K_MAX,
     SearchOptions,
@@ -326,7 +327,7 @@ def server_scope(source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str
     """
     try:
         return DocumentScope(sources=tuple(_source_prefix(s) for s in source),
-                             source_types=tuple(t.lower().lstrip(".") for t in type_), tags=tag)
+                             source_types=type_, tags=tag)
     except ValueError as exc:
         raise click.UsageError(str(exc).replace("tags must", "--tag must")) from None
 
@@ -338,8 +339,8 @@ def scope_options(fn: F) -> F:
                      "this file or lies under this folder (repeatable); callers' filters "
                      "narrow it further, never widen it."),
         click.option("--type", "type_", multiple=True,
-                     help="Serve only documents of this type: pdf, docx, html, md, txt "
-                     "(repeatable)."),
+                     type=click.Choice(SOURCE_TYPES, case_sensitive=False),
+                     help="Serve only documents of this type (repeatable)."),
         click.option("--tag", multiple=True, help="Serve only documents tagged this in their "
                      "front matter, any case (repeatable: any of them)."),
     ]):
@@ -365,7 +366,7 @@ def build_search_options(top_k: int | None, source: tuple[str, ...], type_: tupl
         parse_period(after, before, ("--after", "--before"))
         return SearchOptions(top_k=top_k or TOP_K,
                              sources=tuple(_source_prefix(s) for s in source),
-                             source_types=tuple(t.lower() for t in type_), tags=tag,
+                             source_types=type_, tags=tag,
                              created_after=after, created_before=before, decay=not no_decay,
                              explain=explain, fill=top_k is not None)
     except ValueError as exc:
@@ -381,7 +382,8 @@ def search_options(fn: F) -> F:
         click.option("--source", multiple=True, help="Only documents whose source path "
                      "is this file or lies under this folder (repeatable)."),
         click.option("--type", "type_", multiple=True,
-                     help="Only documents of this type: pdf, docx, html, md, txt (repeatable)."),
+                     type=click.Choice(SOURCE_TYPES, case_sensitive=False),
+                     help="Only documents of this type (repeatable)."),
         click.option("--tag", multiple=True, help="Only documents tagged this in their front "
                      "matter, any case (repeatable: any of them)."),
         click.option("--after", callback=_instant_option,
