@@ -220,5 +220,5 @@ def judge_records(refs: Sequence[Reference], verdicts: Mapping[int, Verdict] | N
             type_missing=s.type_missing, events_apart=s.events_apart,
             dimensions_apart=s.dimensions_apart, subject_apart=s.subject_apart,
             siblings_apart=s.siblings_apart, asked_unnamed=s.asked_unnamed,
-            roles_swapped=s.roles_swapped))
+            roles_swapped=s.roles_swapped, topic_terms=s.topic))
     return tuple(out)

@@ -275,7 +275,8 @@ def passage_signals(query: str, terms: Sequence[Term], passages: Sequence[Passag
         out.append(Signals(
             focus_found=tuple(t.surface or t.text for t in f_terms if holder.has(t)),
             focus_missing=tuple(t.surface or t.text for t, _ in missing),
-            topic=tuple(sorted(topic)), best_sentence=sents[best], answer_type=wanted,
+            topic=tuple(t.surface or t.text for t in terms if t.text in topic),
+            best_sentence=sents[best], answer_type=wanted,
             type_found=filler, gate=gate, features=features, numbers_missing=lacking,
             type_missing=untyped, events_apart=apart, dimensions_apart=measures,
             subject_apart=elsewhere, siblings_apart=siblings, asked_unnamed=unnamed,

@@ -65,7 +65,8 @@ class Signals:
     Attributes:
         focus_found: focus terms the passage holds (as the query wrote them).
         focus_missing: focus terms it lacks.
-        topic: topic terms (the passage's document is about them).
+        topic: the question's terms its document is about (as the query wrote them): in
+            neither ``focus_found`` nor ``focus_missing``.
         best_sentence: the sentence covering the most focus weight (``best_sentence``; for
             a passage failing the gate, its first sentence that is no heading).
         answer_type: the type the question asks for (``other``: none checkable).

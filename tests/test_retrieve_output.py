@@ -120,6 +120,9 @@ def test_diagnostics_list_the_stages_in_order_with_counts_and_judge(corpus):
     (first, *_) = diag.judge  # the judge's reasons, per reference
     assert first.number == 1 and first.passed and 0 < first.answer_p <= 1
     assert "invented" in first.focus_found and first.answer_type == "person"
+    # its document is about kites (its title): a topic term, in neither list but this one
+    assert "kites" in first.topic_terms
+    assert "kites" not in first.focus_found + first.focus_missing
     assert diag.queries == ("who invented box kites",)
     assert diag.error is None and diag.degraded == ()
 

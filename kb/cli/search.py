@@ -112,7 +112,10 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         for j in d.judge:
             click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
                        f"{'passed' if j.passed else 'not passed'}; focus found "
-                       f"{list(j.focus_found)}, missing {list(j.focus_missing)}; answer type "
+                       f"{list(j.focus_found)}, missing {list(j.focus_missing)}; "
+                       + (f"topic terms (its document is about them) {list(j.topic_terms)}; "
+                          if j.topic_terms else "")
+                       + f"answer type "
                        f"{j.answer_type} (found: {j.type_found}); "
                        + (f"numbers named, none written: {list(j.numbers_missing)}; "
                           if j.numbers_missing else "")

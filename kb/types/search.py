@@ -175,6 +175,8 @@ class JudgeRecord:
         passed: ``answer_p`` reached the calibrated threshold.
         focus_found: the question's focus terms the passage holds.
         focus_missing: the focus terms it lacks.
+        topic_terms: the question's terms its document is about (its title, headings and
+            frequent terms): not focus, so in neither list above.
         best_sentence: the passage's sentence covering the most focus weight (a passage
             failing the evidence gate: its first sentence that is no heading).
         answer_type: what the question asks for: ``date``, ``number``, ``person``,
@@ -231,6 +233,7 @@ class JudgeRecord:
     siblings_apart: tuple[str, ...] = ()
     asked_unnamed: tuple[str, ...] = ()
     roles_swapped: tuple[str, ...] = ()
+    topic_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
