@@ -148,7 +148,8 @@ def test_demo_files_are_documented_and_licensed() -> None:
 
 def test_golden_stays_small() -> None:
     total = sum(p.stat().st_size for p in golden_dir().rglob("*") if p.is_file())
-    assert total < 8 * 1024 * 1024
+    # 8 MiB until session 29: each new-user trial (golden/dev-trials) adds about 0.2 MB
+    assert total < 9 * 1024 * 1024
 
 
 # --- loader behaviour on small hand-written files ---------------------------------------------
