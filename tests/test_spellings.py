@@ -61,9 +61,9 @@ def test_a_question_in_either_spelling_is_answered(tmp_path: Path, question: str
 
 
 def test_a_calendar_name_and_its_abbreviation_are_one_word() -> None:
-    assert other_spelling("February") == "feb" and other_spelling("Feb") == "february"
-    assert other_spelling("Sept") == "september" and other_spelling("Thurs") == "thursday"
-    assert other_spelling("Monday") == "mon"
+    assert other_spelling("February") == "feb" and other_spelling("Monday") == "mon"
+    # one way only (a review): "What APR does the car loan have?" is no April, "Jan" a name
+    assert other_spelling("APR") == other_spelling("Jan") == other_spelling("Feb") == ""
     # abbreviations that are words of their own are no dates: "the committee sat"
     assert other_spelling("Saturday") == other_spelling("sat") == other_spelling("May") == ""
     assert other_spelling("March") == other_spelling("Wednesday") == ""

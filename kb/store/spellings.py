@@ -8,11 +8,11 @@ not rules: rules that rewrite "-our" or "-ise" turn other words into these ("tim
 spelling of "timber"), and their stems land on unrelated words. A word the list does not hold
 has no other spelling; "advisor" and "adviser" are both American and British, so neither.
 
-A month's or a weekday's name and its abbreviation are two spellings of one word as well:
-tables, timetables and logs write "24 Feb" and "Mon" where a question says "24 February" and
-"Monday". The name's other spelling is its abbreviation; an abbreviation's is the name. Left
-out are the abbreviations that are English words of their own ("mar", "may", "wed", "sat",
-"sun"): "the committee sat" is no Saturday.
+A month's or a weekday's name has its abbreviation as another spelling: tables, timetables
+and logs write "24 Feb" and "Mon" where a question says "24 February" and "Monday". Only that
+way round: a question's "APR" (a loan's rate) or "Jan" (a name) is no month, so an
+abbreviation has no other spelling. Left out are the abbreviations that are English words of
+their own ("mar", "may", "wed", "sat", "sun"): "the committee sat" is no Saturday.
 """
 
 from __future__ import annotations
@@ -24,13 +24,11 @@ from functools import lru_cache
 _OTHER_UNITS = frozenset({"ton", "tons", "tonne", "tonnes"})
 
 
-# a calendar name -> its abbreviation as dates in tables write it; the name back from each
+# a calendar name -> its abbreviation as dates in tables write it (one way: see above)
 _CALENDAR = {"january": "jan", "february": "feb", "april": "apr", "june": "jun", "july": "jul",
              "august": "aug", "september": "sep", "october": "oct", "november": "nov",
              "december": "dec", "monday": "mon", "tuesday": "tue", "thursday": "thu",
              "friday": "fri"}
-_CALENDAR_BACK = {"sept": "september", "tues": "tuesday", "thur": "thursday",
-                  "thurs": "thursday"}
 
 
 @lru_cache(maxsize=1)
@@ -42,16 +40,15 @@ def _other_spelling() -> dict[str, str]:
     )
 
     pairs = {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
-    calendar = {**_CALENDAR, **{a: n for n, a in _CALENDAR.items()}, **_CALENDAR_BACK}
     return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS
-            } | calendar
+            } | _CALENDAR
 
 
 def other_spelling(word: str) -> str:
     """``word``'s other spelling in lower case, or "" when the list holds none.
 
     "Colours" -> "colors", "organization" -> "organisation", "grey" -> "gray", "February" ->
-    "feb", "Sept" -> "september"; "woman", "advisor", "Sat" -> "". Callers stem it as the
+    "feb"; "woman", "advisor", "Feb", "APR", "Saturday" -> "". Callers stem it as the
     index does (``kb.store.textindex.normalise_word``): some pairs stem alike ("travelled" /
     "traveled"), and search nothing more.
 
