@@ -29,19 +29,22 @@ def is_row(line: str) -> bool:
 def with_headers(lines: Sequence[str]) -> list[str]:
     """``lines`` with each table data row preceded by its table's header row (and a newline).
 
-    A table is a run of consecutive rows (``is_row``); its first row is the header, returned
-    as it is, as are its rule (``| --- |``) and every line outside a table. The result has
-    one entry per line of ``lines``, in order.
+    A table is a run of consecutive rows (``is_row``); its first row is the header, and so is
+    a row with a rule (``| --- |``) under it: sentences are cut without blank lines, so two
+    Markdown tables may follow each other as one run. Headers, rules and every line outside
+    a table are returned as they are. The result has one entry per line of ``lines``, in
+    order.
     """
     out: list[str] = []
     header: str | None = None
-    for line in lines:
+    for i, line in enumerate(lines):
+        ruled = i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]) is not None
         if not is_row(line):
             header = None
             out.append(line)
         elif TABLE_RULE.match(line):
             out.append(line)
-        elif header is None:
+        elif header is None or ruled:
             header = line
             out.append(line)
         else:

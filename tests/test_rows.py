@@ -27,6 +27,13 @@ def test_each_data_row_gets_its_tables_header() -> None:
         "| Date | Count |\n| 4 Feb | 9 |", "Then a line.", "Name | Phone",
         "Name | Phone\nAnn | 555"]
     assert with_headers([]) == []
+    # a second Markdown table right after the first (sentences drop the blank line between)
+    # has its own header (a review)
+    two = ["| Date | Count |", "| --- | --- |", "| 3 Feb | 12 |", "| Name | Phone |",
+           "| --- | --- |", "| Ann | 555 |"]
+    assert with_headers(two) == [
+        "| Date | Count |", "| --- | --- |", "| Date | Count |\n| 3 Feb | 12 |",
+        "| Name | Phone |", "| --- | --- |", "| Name | Phone |\n| Ann | 555 |"]
 
 
 def test_the_best_sentence_of_a_table_is_the_row_asked() -> None:
