@@ -104,6 +104,16 @@ def test_korean_and_japanese_bytes_read_as_gb18030_are_no_chinese(text: str,
     assert han_word_share(data.decode("gb18030", "replace")) < 0.3
 
 
+def test_only_a_short_text_is_read_again_as_gb18030() -> None:
+    from kb.ingest.extract.gb_text import MAX_BYTES, gb_reading
+
+    line = "会费每季度一百二十元。\n"
+    short = line.encode("gbk") * (MAX_BYTES // len(line.encode("gbk")))
+    assert len(short) <= MAX_BYTES and gb_reading(short, "") == short.decode("gbk")
+    # longer text is charset detection's to read (jieba over megabytes took seconds)
+    assert gb_reading(short + line.encode("gbk"), "") is None
+
+
 def test_the_share_of_han_characters_in_dictionary_words() -> None:
     from kb.ingest.extract.gb_text import han_word_share
 

@@ -5,17 +5,20 @@ Chinese does not hold enough of: a trial's one-line GBK notes were read as Big5,
 CP932 and CP874 ("借期十天。" became "質ぶ坋毞﹝", another became Thai letters), each indexed
 as the garbage it decoded to. The same bytes read as GB 18030 (GBK's superset) are Chinese
 whose characters run into the words of a Chinese dictionary; a misreading's characters do
-not. So GB 18030 replaces the guess when the bytes decode under it strictly, hold at least
-``MIN_HAN`` Han characters, and ``MIN_WORD_SHARE`` of those stand in words of two or more
-characters that jieba's dictionary counts, at least ``SHARE_MARGIN`` above the guess's own
-share. Korean (EUC-KR) and Japanese (Shift-JIS) text read as GB 18030 makes common Han
-characters that form almost no such words (measured on sample sentences: 0.00 to 0.10,
-against 0.44 to 1.00 for the trial's GBK notes), so it keeps its guess.
+not. So GB 18030 replaces the guess for at most ``MAX_BYTES`` bytes when they decode under
+it strictly, hold at least ``MIN_HAN`` Han characters, and ``MIN_WORD_SHARE`` of those stand
+in words of two or more characters that jieba's dictionary counts, at least ``SHARE_MARGIN``
+above the guess's own share. Korean (EUC-KR) and Japanese (Shift-JIS) text read as GB 18030
+makes common Han characters that form almost no such words (measured on sample sentences:
+0.00 to 0.10, against 0.44 to 1.00 for the trial's GBK notes), so it keeps its guess.
 """
 
 from __future__ import annotations
 
 MIN_HAN = 4  # fewer Han characters say nothing either way
+# longer text gives charset detection statistics enough (and jieba over megabytes of a
+# Big5 or Shift-JIS file took seconds): only a note this short is read again
+MAX_BYTES = 4096
 MIN_WORD_SHARE = 0.3
 SHARE_MARGIN = 0.2
 
@@ -47,6 +50,8 @@ def gb_reading(data: bytes, guessed: str) -> str | None:
         data: the bytes (no BOM, not UTF-8).
         guessed: the text charset detection decoded them to.
     """
+    if len(data) > MAX_BYTES:
+        return None
     try:
         text = data.decode("gb18030")
     except UnicodeDecodeError:
