@@ -243,3 +243,21 @@ def test_a_file_of_many_chunks_is_warned_of_before_its_embedding() -> None:
     assert note.startswith(f"{LARGE_FILE_CHUNKS:,} chunks from this one file: embedding them "
                            "takes long") and "searchable meanwhile" in note
     assert noted[0].chunks == big.chunks and noted[0].action == "added"
+
+
+def test_a_reader_gone_before_the_embedding_loses_the_lines_not_the_vectors(
+        tmp_path: Path) -> None:
+    # a review: the files' lines, printed before the embedding into a closed pipe
+    # (`kb ingest d | true`), ended kb by SIGPIPE with every vector left to embed
+    folder = _folder(tmp_path / "d", 2)
+    db = tmp_path / "kb.db"
+    proc = subprocess.Popen([sys.executable, "-m", "kb", "--db", str(db), "ingest", str(folder)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before anything is printed
+    proc.wait(timeout=300)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        vectors = conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
+                               ).fetchone()[0]
+    assert chunks == 2 and vectors == chunks

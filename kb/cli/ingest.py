@@ -135,27 +135,51 @@ def _stop_exit(terminated: list[bool] | None) -> int:
 def run_ingest(as_json: bool, call: Callable[..., IngestReport], *, progress: bool = True,
                files_shown: list[bool] | None = None,
                before: Sequence[FileOutcome] = ()) -> IngestReport:
-    """``call(on_progress=..., on_file=...)`` with progress shown and Ctrl-C reported.
+    """``call(on_progress=..., on_file=...[, on_outcomes=...])``, progress shown, Ctrl-C said.
 
     No progress with ``as_json`` or without ``progress`` (``kb sync --check``: cron mails it).
     With ``files_shown`` (a one-item list) and progress shown, each file's line is printed
     once every outcome is known, ``before``'s first (``print_files``), before the embedding
-    (a trial's FAILED line came after eight minutes of it), and ``files_shown`` is set
-    ``[True]``: ``print_report`` then prints the rest.
+    (a trial's FAILED line came after eight minutes of it), the progress bar paused meanwhile,
+    and ``files_shown`` is set ``[True]``: ``print_report`` then prints the rest. A closed
+    standard output (``kb ingest | head``) loses the lines, never the embedding.
     """
     shown_flag = files_shown if files_shown is not None else [False]
-
-    def on_outcomes(outcomes: tuple[FileOutcome, ...]) -> None:
-        print_files(IngestReport(outcomes=(*before, *outcomes)))
-        shown_flag[0] = True
-
     with terminate_as_interrupt() as terminated, \
             interruption_reported(as_json, terminated, files_shown=shown_flag), \
             ingest_progress(progress and not as_json) as shown:
         if shown is None:
             return call()
+        bar = shown
+
+        def on_outcomes(outcomes: tuple[FileOutcome, ...]) -> None:
+            try:
+                with bar.paused(), _pipe_errors_raised():
+                    print_files(IngestReport(outcomes=(*before, *outcomes)))
+            except OSError:  # no reader left: the ingest goes on to embed
+                return
+            shown_flag[0] = True
+
         return call(on_progress=shown.on_progress, on_file=shown.on_file,
                     **({"on_outcomes": on_outcomes} if files_shown is not None else {}))
+
+
+@contextmanager
+def _pipe_errors_raised() -> Iterator[None]:
+    """SIGPIPE ignored meanwhile, so a reader gone raises ``BrokenPipeError`` (an ``OSError``).
+
+    ``kb.cli.main`` lets SIGPIPE end kb quietly, which is right for a report printed last,
+    not for lines printed before the embedding. Outside the main thread nothing changes.
+    """
+    if not hasattr(signal, "SIGPIPE") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGPIPE, previous)
 
 
 ADDED_NAMED_MAX = 20  # files added in one batch that are named one per line (more: counted)

@@ -58,6 +58,15 @@ class IngestProgress:
         if phase == "files" and done >= total:
             self.bar.update(self.tasks[phase], item="")
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The bar taken off the terminal while lines are printed, then drawn again."""
+        self.bar.stop()
+        try:
+            yield
+        finally:
+            self.bar.start()
+
     def on_file(self, path: str) -> None:
         """The file about to be read (its name is shown beside the files' count)."""
         if "files" not in self.tasks:
@@ -103,6 +112,11 @@ class PlainProgress:
             print(f"kb: embedded {done:,} of {total:,} chunks ({rate:,.1f} chunks/s{left})",
                   file=sys.stderr)
             self.last = now
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing to take off: plain lines are printed between lines."""
+        yield
 
     def on_file(self, path: str) -> None:
         """Files are not named: the report lists them."""
