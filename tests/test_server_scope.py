@@ -201,6 +201,10 @@ def test_cli_refuses_a_bad_scope_before_serving(folders: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", str(folders / "kb.db"), "--embedder", "none", "serve",
                                  "--type", "exe", "--port", "0"])
     assert r.exit_code == 2 and "'exe' is not one of 'txt', 'md', 'html', 'pdf', 'docx'" in r.output
+    # a file's suffix is read as its type (a review: --type .pdf had been served before)
+    r = CliRunner().invoke(cli, ["--db", str(folders / "kb.db"), "--embedder", "none", "search",
+                                 "--type", ".MD", "--json", "kites"])
+    assert r.exit_code == 0, r.output
 
 
 def test_ingest_roots_must_lie_inside_the_scope(folders: Path) -> None:

@@ -24,12 +24,12 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.settings import Settings, collections_dir, load_settings, missing_index
+from kb.cli.source_type import SourceTypeChoice
 from kb.config import (
     DEFAULT_EMBEDDER,
     EXACT_SCAN_MAX_VECTORS,
     EXTRACT_TIMEOUT_S,
     HELPER_TIMEOUT_S,
-    SOURCE_TYPES,
     TOP_K,
     TOP_K_MAX,
     SearchOptions,
@@ -323,7 +323,8 @@ def server_scope(source: tuple[str, ...], type_: tuple[str, ...], tag: tuple[str
     """A server's ``--source`` / ``--type`` / ``--tag`` as a ``DocumentScope``.
 
     Raises:
-        click.UsageError: a value ``SearchOptions`` would refuse (an unknown type, an empty tag).
+        click.UsageError: a value ``SearchOptions`` would refuse (an empty tag; the option
+            itself refuses an unknown type).
     """
     try:
         return DocumentScope(sources=tuple(_source_prefix(s) for s in source),
@@ -339,7 +340,7 @@ def scope_options(fn: F) -> F:
                      "this file or lies under this folder (repeatable); callers' filters "
                      "narrow it further, never widen it."),
         click.option("--type", "type_", multiple=True,
-                     type=click.Choice(SOURCE_TYPES, case_sensitive=False),
+                     type=SourceTypeChoice(),
                      help="Serve only documents of this type (repeatable)."),
         click.option("--tag", multiple=True, help="Serve only documents tagged this in their "
                      "front matter, any case (repeatable: any of them)."),
@@ -382,7 +383,7 @@ def search_options(fn: F) -> F:
         click.option("--source", multiple=True, help="Only documents whose source path "
                      "is this file or lies under this folder (repeatable)."),
         click.option("--type", "type_", multiple=True,
-                     type=click.Choice(SOURCE_TYPES, case_sensitive=False),
+                     type=SourceTypeChoice(),
                      help="Only documents of this type (repeatable)."),
         click.option("--tag", multiple=True, help="Only documents tagged this in their front "
                      "matter, any case (repeatable: any of them)."),
