@@ -398,3 +398,7 @@ def test_a_page_whose_content_stream_is_lost_is_no_scanned_page(tmp_path: Path) 
     assert not any("no text layer" in w for w in doc.warnings)
     assert "text extraction failed on page(s) 2: its content stream is missing (the file is " \
            "damaged)" in doc.warnings
+    # a direct null is legal, a blank page as one without /Contents (a review)
+    path.write_bytes(data.replace(b"/Contents " + refs[1] + b" 0 R",
+                                  b"/Contents null" + b" " * (len(refs[1]) + 1)))
+    assert "page 2 has no text layer (scanned image?); not indexed" in extract(path).warnings

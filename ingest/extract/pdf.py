@@ -25,7 +25,7 @@ import pdfplumber
 from pdfminer.layout import LTChar, LTContainer, LTTextBox
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError
-from pypdf.generic import StreamObject
+from pypdf.generic import IndirectObject, StreamObject
 
 from kb.errors import CorruptError, EncryptedError, ExtractError
 from kb.ingest.extract.common import (
@@ -376,6 +376,7 @@ def _damaged_stream(page: Any) -> str:
         raise
     except Exception as exc:  # pypdf's filters raise ValueError, zlib.error, PdfReadError ...
         return f"its content stream is damaged ({_describe(exc)})"
-    if contents is None and "/Contents" in page:  # named, but no object where it points
+    raw = page.raw_get("/Contents") if "/Contents" in page else None
+    if contents is None and isinstance(raw, IndirectObject):  # points where no object is
         return "its content stream is missing (the file is damaged)"
-    return ""
+    return ""  # (a direct null is a blank page, as no /Contents is)
