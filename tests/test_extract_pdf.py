@@ -400,5 +400,5 @@ def test_a_page_whose_content_stream_is_lost_is_no_scanned_page(tmp_path: Path) 
            "damaged)" in doc.warnings
     # a direct null is legal, a blank page as one without /Contents (a review)
     path.write_bytes(data.replace(b"/Contents " + refs[1] + b" 0 R",
-                                  b"/Contents null" + b" " * (len(refs[1]) + 1)))
+                                  b"/Contents null" + b" " * len(refs[1])))
     assert "page 2 has no text layer (scanned image?); not indexed" in extract(path).warnings
