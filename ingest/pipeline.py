@@ -33,15 +33,15 @@ Stages, per file (each one call into one module):
 
 Then, once for the batch:
 
-8. **Embed** every chunk without a current vector, outside any transaction
-   (``kb.ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
-9. **Prune**: documents under a folder given whose files are gone are removed with their chunks,
+8. **Prune**: documents under a folder given whose files are gone are removed with their chunks,
    FTS rows and vectors; a folder that holds no files at all keeps its documents and fails
    (``kb.ingest.empty_folders``: an unmounted drive looks empty; so does a subfolder one was
-   mounted on) unless ``allow_empty``. A file
-   reached through a symlink out of a folder is reported (its document's source is its real
-   path) and the link recorded (``kb.store.links``); a sync also removes such documents once
-   their files are gone. With ``inside`` (a project's roots), one out of it is skipped.
+   mounted on) unless ``allow_empty``. A file reached through a symlink out of a folder is
+   reported (its document's source is its real path) and the link recorded
+   (``kb.store.links``); a sync also removes such documents once their files are gone. With
+   ``inside`` (a project's roots), one out of it is skipped. Then ``on_outcomes`` is called.
+9. **Embed** every chunk without a current vector, outside any transaction
+   (``kb.ingest.embed``); a failure leaves NULL vectors and a warning, and ``kb reembed`` backfills.
 
 Ctrl-C raises ``kb.ingest.report.IngestInterrupted`` with what was committed (files whole,
 vectors by page); the next run resumes: unchanged files are skipped, missing vectors embedded.
@@ -370,7 +370,7 @@ def ingest_paths(store: Store, paths: Iterable[Path | str], *, chunk: ChunkSetti
                            unfollowed=unfollowed, llm=llm, written=any(
                                o.action in ("added", "updated") for o in outcomes))
     outcomes = noted_large(outcomes) if service is not None else outcomes
-    if on_outcomes:  # every file's outcome is known: said before an embedding of hours
+    if on_outcomes:  # said before an embedding of hours
         on_outcomes(tuple(outcomes))
     pending = 0
     if service is not None:

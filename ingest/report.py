@@ -108,9 +108,9 @@ LARGE_FILE_CHUNKS = 10_000
 def noted_large(outcomes: Sequence[FileOutcome]) -> list[FileOutcome]:
     """``outcomes``, each file written in ``LARGE_FILE_CHUNKS`` chunks or more warned of."""
     return [dataclasses.replace(o, warnings=(*o.warnings, (
-        f"{o.chunks:,} chunks from this one file: embedding them takes long (the progress "
-        "says how long); its text is searchable meanwhile, and Ctrl-C stops the embedding "
-        "(the same command resumes)"))) if o.chunks >= LARGE_FILE_CHUNKS else o
+        f"{o.chunks:,} chunks from this one file: embedding them takes long; its text is "
+        "searchable before its vectors are, and Ctrl-C stops an embedding (the same command "
+        "resumes)"))) if o.chunks >= LARGE_FILE_CHUNKS else o
         for o in outcomes]
 
 

@@ -94,4 +94,3 @@ def fuse_and_decay(lists: Sequence[RecallList], created: Mapping[int, datetime],
     else:
         trace.skip("decay", "switched off by the request")
     return fused
-

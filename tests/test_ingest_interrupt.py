@@ -241,7 +241,7 @@ def test_a_file_of_many_chunks_is_warned_of_before_its_embedding() -> None:
     assert noted[1:] == [small, failed]
     (note,) = noted[0].warnings
     assert note.startswith(f"{LARGE_FILE_CHUNKS:,} chunks from this one file: embedding them "
-                           "takes long") and "searchable meanwhile" in note
+                           "takes long") and "searchable before its vectors are" in note
     assert noted[0].chunks == big.chunks and noted[0].action == "added"
 
 

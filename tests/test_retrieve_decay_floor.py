@@ -120,7 +120,6 @@ def test_newer_document_outranks_an_equally_matching_older_one_unless_decay_is_o
     assert {s.stage: s for s in on.diagnostics.stages}["decay"].status == "ran"
 
 
-
 def test_explain_keeps_a_years_old_documents_decayed_scores_apart(tmp_path):
     # three years at a 30-day half-life: a factor of about 2 ** -36, far below 1e-6
     when = datetime.now(UTC) - timedelta(days=3 * 365)
@@ -135,6 +134,7 @@ def test_explain_keeps_a_years_old_documents_decayed_scores_apart(tmp_path):
         assert len(scores) == 2 and 0 < scores[1] < scores[0] < 1e-9, (stage, scores)
     fused = [s for _, s in traces["fuse"]]
     assert traces["decay"][0][1] == pytest.approx(fused[0] * 0.5 ** (3 * 365 / 30), rel=1e-4)
+
 
 @pytest.fixture(scope="module")
 def small_e5_kb(tmp_path_factory):

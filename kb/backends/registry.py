@@ -324,7 +324,7 @@ def make_reranker(spec: str, *, api_key: str | None = None,
                         timeouts=timeouts, clock=clock, api_key=api_key)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class ConfiguredModels:
     """The optional models of a ``kb.config.Config`` (``configured_models``).
 
@@ -351,27 +351,26 @@ def configured_models(config: Config, *, llm: LLM | None, vision: VisionModel | 
     A given chat model serves as it is at ingest too. The query-time model's read timeout
     is at least ``pipeline.helper_timeout_s`` (a cap above the default must not be cut to it).
     """
-    out = ConfiguredModels(llm, llm, vision, reranker, [])
+    ingest_llm, problems = llm, []
     if llm is None and config.llm:
         try:
             read_s = max(DEFAULT_TIMEOUTS.read_s, config.pipeline.helper_timeout_s)
-            out.llm = make_llm(config.llm, ollama_host=config.ollama_host,
-                               api_key=config.api_key,
-                               timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
-            out.ingest_llm = make_llm(config.llm, ollama_host=config.ollama_host,
-                                      api_key=config.api_key, retries=INGEST_RETRIES,
-                                      breaker=getattr(out.llm, "breaker", None))
+            llm = make_llm(config.llm, ollama_host=config.ollama_host, api_key=config.api_key,
+                           timeouts=replace(DEFAULT_TIMEOUTS, read_s=read_s))
+            ingest_llm = make_llm(config.llm, ollama_host=config.ollama_host,
+                                  api_key=config.api_key, retries=INGEST_RETRIES,
+                                  breaker=getattr(llm, "breaker", None))
         except (BackendError, ValueError) as exc:
-            out.problems.append(f"LLM unavailable ({exc})")
+            problems.append(f"LLM unavailable ({exc})")
     if vision is None and config.vision:
         try:
-            out.vision = make_vision(config.vision, ollama_host=config.ollama_host,
-                                     api_key=config.api_key)
+            vision = make_vision(config.vision, ollama_host=config.ollama_host,
+                                 api_key=config.api_key)
         except (BackendError, ValueError) as exc:
-            out.problems.append(f"vision model unavailable ({exc})")
+            problems.append(f"vision model unavailable ({exc})")
     if reranker is None and config.reranker:
         try:
-            out.reranker = make_reranker(config.reranker, api_key=config.api_key)
+            reranker = make_reranker(config.reranker, api_key=config.api_key)
         except (BackendError, ValueError) as exc:
-            out.problems.append(f"reranker unavailable ({exc})")
-    return out
+            problems.append(f"reranker unavailable ({exc})")
+    return ConfiguredModels(llm, ingest_llm, vision, reranker, problems)
