@@ -19,7 +19,7 @@ from kb.store.textindex import STOPWORDS
 QUESTION_WORDS = frozenset(
     """whom whose many much long often far old kind type name named called describe also been
     being about there here any some other than more most very just only its was were is are be
-    am did does do done happen happened mean means according my me he him his she her hers
+    am did does do done happen happens happened mean means according my me he him his she her hers
     them""".split())  # with personal pronouns, but not "us" (the US) nor "mine" (a pit)
 # auxiliaries and verbs among the stop words: a title capitalises them (is_headline; pronouns
 # are left out: "How Do I Rotate the API Keys if they Expire?" is still a title)

@@ -668,3 +668,10 @@ def test_a_filled_list_keeps_its_passing_references_first_in_their_order():
     # 2 passed below half the best: after 1, before the weak ones (in the ranking's order)
     assert [c.chunk_id for c in out.selected] == [1, 2, 3, 4]
     assert out.weak == {3, 4} and not out.insufficient
+
+
+@pytest.mark.parametrize("word", ["happen", "happens", "happened"])
+def test_what_happens_asks_of_no_term(word: str) -> None:
+    # a trial: "What happens on Monday?" was refused, "happens" missing from a timetable
+    assert is_stop(word)
+    assert [t.text for t in content_terms(f"What {word} on Monday?")] == ["monday"]
