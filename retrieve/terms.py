@@ -33,7 +33,7 @@ from kb.retrieve.stopwords import (
     is_stop,
 )
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts, sea_words
-from kb.store.spellings import other_spelling
+from kb.store.spellings import other_spellings
 from kb.store.textindex import (
     CJK_CHARS,
     CJK_RUN,
@@ -168,8 +168,9 @@ def content_terms(query: str, lexicon: Lexicon | None = None) -> list[Term]:
                     alt = lexicon.chinese(stem) if lexicon else ()
                     reading = runs.get(w) or (pinyin_candidate(w, alt) if lexicon else "")
                     head = named if not reading and w[:1].isupper() else ""
-                    spelt = normalise_word(other_spelling(w))  # "colour": color, first
-                    alt = tuple(dict.fromkeys((spelt, *alt))) if spelt not in ("", stem) else alt
+                    spelt = [o for s in other_spellings(w)  # "colour": color, first
+                             if (o := normalise_word(s)) not in ("", stem)]
+                    alt = tuple(dict.fromkeys((*spelt, *alt)))
                     out.setdefault(stem, Term(stem, False, (stem,), w, alt, pinyin=reading,
                                               after_name=head))
                     if before and lexicon and (whole := lexicon.phrase(before, stem)):

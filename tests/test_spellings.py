@@ -14,19 +14,19 @@ import pytest
 from kb.api import KnowledgeBase
 from kb.config import Config
 from kb.retrieve.terms import content_terms, passage_terms
-from kb.store.spellings import other_spelling
+from kb.store.spellings import other_spellings
 from kb.store.textindex import keyword_query
 
 
-def test_a_word_of_the_list_has_its_other_spelling() -> None:
-    assert other_spelling("Colours") == "colors" and other_spelling("color") == "colour"
-    assert other_spelling("organization") == "organisation"
-    assert other_spelling("grey") == "gray" and other_spelling("tyre") == "tire"
+def test_a_word_of_the_list_has_its_other_spellings() -> None:
+    assert other_spellings("Colours") == ("colors",) and other_spellings("color") == ("colour",)
+    assert other_spellings("organization") == ("organisation",)
+    assert other_spellings("grey") == ("gray",) and other_spellings("tyre") == ("tire",)
     # no rule rewrites a word the list does not hold: "woman" is no "-ise" verb, "timber" is
     # no spelling of "timbre", and "advisor" / "adviser" are both written on both sides
-    assert other_spelling("woman") == other_spelling("timber") == ""
-    assert other_spelling("advisor") == other_spelling("") == ""
-    assert other_spelling("tons") == other_spelling("tonnes") == ""  # two units (a review)
+    assert other_spellings("woman") == other_spellings("timber") == ()
+    assert other_spellings("advisor") == other_spellings("") == ()
+    assert other_spellings("tons") == other_spellings("tonnes") == ()  # two units (a review)
 
 
 def test_bm25_searches_both_spellings_and_a_term_holds_either() -> None:
@@ -61,14 +61,20 @@ def test_a_question_in_either_spelling_is_answered(tmp_path: Path, question: str
 
 
 def test_a_calendar_name_and_its_abbreviation_are_one_word() -> None:
-    assert other_spelling("February") == "feb" and other_spelling("Monday") == "mon"
+    assert other_spellings("February") == ("feb",) and other_spellings("Monday") == ("mon",)
+    assert other_spellings("September") == ("sep", "sept")  # a new-user check: "Sept 3"
+    assert other_spellings("Thursday") == ("thu", "thur", "thurs")
     # one way only (a review): "What APR does the car loan have?" is no April, "Jan" a name
-    assert other_spelling("APR") == other_spelling("Jan") == other_spelling("Feb") == ""
+    assert other_spellings("APR") == other_spellings("Jan") == other_spellings("Feb") == ()
     # abbreviations that are words of their own are no dates: "the committee sat"
-    assert other_spelling("Saturday") == other_spelling("sat") == other_spelling("May") == ""
-    assert other_spelling("March") == other_spelling("Wednesday") == ""
+    assert other_spellings("Saturday") == other_spellings("sat") == other_spellings("May") == ()
+    assert other_spellings("March") == other_spellings("Wednesday") == ()
     assert keyword_query("counted on 24 February").clauses == (
         (("count",),), (("24",),), (("februari",), ("feb",)))
+    assert keyword_query("3 September").clauses == ((("3",),), (("septemb",), ("sep",),
+                                                                 ("sept",)))
+    (september,) = [t for t in content_terms("What is on September 3?") if t.text == "septemb"]
+    assert passage_terms("| Sept 3 | Boiler service |").has(september)
     terms = content_terms("How many were counted on 24 February?")
     row = passage_terms("| 24 Feb | T4 | Goldeneye | 27 |")
     assert [t.text for t in terms if row.has(t)] == ["24", "februari"]

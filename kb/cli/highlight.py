@@ -14,7 +14,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from kb.store.spellings import other_spelling
+from kb.store.spellings import other_spellings
 from kb.store.textindex import STOPWORDS
 
 ColorMode = Literal["auto", "always", "never"]
@@ -38,7 +38,7 @@ def word_pattern(query: str) -> re.Pattern[str] | None:
     """
     parts = []
     words = set(re.findall(r"\w+", query.lower()))
-    words |= {other for w in words if (other := other_spelling(w))}  # "color": "colour" too
+    words |= {other for w in words for other in other_spellings(w)}  # "color": "colour" too
     for word in sorted(words, key=len, reverse=True):
         if word in STOPWORDS or (word.isascii() and len(word) < MIN_WORD_CHARS):
             continue

@@ -24,15 +24,16 @@ from functools import lru_cache
 _OTHER_UNITS = frozenset({"ton", "tons", "tonne", "tonnes"})
 
 
-# a calendar name -> its abbreviation as dates in tables write it (one way: see above)
-_CALENDAR = {"january": "jan", "february": "feb", "april": "apr", "june": "jun", "july": "jul",
-             "august": "aug", "september": "sep", "october": "oct", "november": "nov",
-             "december": "dec", "monday": "mon", "tuesday": "tue", "thursday": "thu",
-             "friday": "fri"}
+# a calendar name -> its abbreviations as dates in tables write them (one way: see above)
+_CALENDAR = {"january": ("jan",), "february": ("feb",), "april": ("apr",), "june": ("jun",),
+             "july": ("jul",), "august": ("aug",), "september": ("sep", "sept"),
+             "october": ("oct",), "november": ("nov",), "december": ("dec",),
+             "monday": ("mon",), "tuesday": ("tue", "tues"),
+             "thursday": ("thu", "thur", "thurs"), "friday": ("fri",)}
 
 
 @lru_cache(maxsize=1)
-def _other_spelling() -> dict[str, str]:
+def _other_spellings() -> dict[str, tuple[str, ...]]:
     """British word -> American spelling and back (no word is both); calendar names too."""
     from breame.data.spelling_constants import (
         AMERICAN_ENGLISH_SPELLINGS,
@@ -40,19 +41,20 @@ def _other_spelling() -> dict[str, str]:
     )
 
     pairs = {**BRITISH_ENGLISH_SPELLINGS, **AMERICAN_ENGLISH_SPELLINGS}
-    return {w: o for w, o in pairs.items() if w not in _OTHER_UNITS and o not in _OTHER_UNITS
-            } | _CALENDAR
+    return {w: (o,) for w, o in pairs.items() if w not in _OTHER_UNITS
+            and o not in _OTHER_UNITS} | _CALENDAR
 
 
-def other_spelling(word: str) -> str:
-    """``word``'s other spelling in lower case, or "" when the list holds none.
+def other_spellings(word: str) -> tuple[str, ...]:
+    """``word``'s other spellings in lower case, or ``()`` when the lists hold none.
 
-    "Colours" -> "colors", "organization" -> "organisation", "grey" -> "gray", "February" ->
-    "feb"; "woman", "advisor", "Feb", "APR", "Saturday" -> "". Callers stem it as the
-    index does (``kb.store.textindex.normalise_word``): some pairs stem alike ("travelled" /
+    "Colours" -> ("colors",), "organization" -> ("organisation",), "grey" -> ("gray",),
+    "February" -> ("feb",), "September" -> ("sep", "sept"); "woman", "advisor", "Feb", "APR",
+    "Saturday" -> (). Callers stem them as the index does
+    (``kb.store.textindex.normalise_word``): some pairs stem alike ("travelled" /
     "traveled"), and search nothing more.
 
     Args:
         word: one word as written (any case).
     """
-    return _other_spelling().get(word.casefold(), "")
+    return _other_spellings().get(word.casefold(), ())

@@ -42,7 +42,7 @@ from typing import Any
 
 from kb.config import default_cache_dir
 from kb.store.sea_words import SEA_RUN, SEA_SCRIPTS, sea_parts
-from kb.store.spellings import other_spelling
+from kb.store.spellings import other_spellings
 
 # v2: Thai/Lao/Khmer/Myanmar segmented (icu4py 1.2.0 = ICU 78), extra tokens after the sequence,
 # FTS5 keeping combining marks inside tokens (schema migration 3).
@@ -272,9 +272,9 @@ def keyword_query(query: str) -> KeywordQuery:
     terms = tokenize(rest, drop_stopwords=True)
     if not clauses and not terms:
         terms = tokenize(rest)
-    other = {normalise_word(w): normalise_word(o) for w in _WORD.findall(rest)
-             if (o := other_spelling(w))}
-    clauses.extend(tuple(dict.fromkeys(((t,), (other.get(t, t),)))) for t in terms)
+    other = {normalise_word(w): tuple((normalise_word(o),) for o in others)
+             for w in _WORD.findall(rest) if (others := other_spellings(w))}
+    clauses.extend(tuple(dict.fromkeys(((t,), *other.get(t, ())))) for t in terms)
     return KeywordQuery(tuple(dict.fromkeys(clauses)))
 
 
