@@ -402,3 +402,32 @@ def test_a_page_whose_content_stream_is_lost_is_no_scanned_page(tmp_path: Path) 
     path.write_bytes(data.replace(b"/Contents " + refs[1] + b" 0 R",
                                   b"/Contents null" + b" " * len(refs[1])))
     assert "page 2 has no text layer (scanned image?); not indexed" in extract(path).warnings
+
+
+def test_a_page_whose_compressed_content_is_corrupt_is_no_scanned_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    canvas = pytest.importorskip("reportlab.pdfgen.canvas")
+    from reportlab import rl_config
+
+    monkeypatch.setattr(rl_config, "useA85", 0)  # reportlab's setting: plain Flate streams
+    path = tmp_path / "corrupt.pdf"
+    pdf = canvas.Canvas(str(path), pageCompression=1)
+    for n in (1, 2):
+        pdf.drawString(72, 720, f"Page {n}: the pump was serviced in March of year {n}.")
+        pdf.showPage()
+    pdf.save()
+    data = path.read_bytes()
+    # page 2's content stream: the second "stream" of a page's /Contents, its bytes garbled
+    starts = [m.end() for m in re.finditer(rb"(?<!end)stream\r?\n", data)]
+    ends = [data.index(b"endstream", s) for s in starts]
+    refs = re.findall(rb"/Contents (\d+) 0 R", data)
+    obj = data.index(refs[1] + b" 0 obj")
+    start, end = next((s, e) for s, e in zip(starts, ends, strict=True) if s > obj)
+    garbled = bytes(b ^ 0x5A for b in data[start + 2:end - 4])  # past zlib's header
+    path.write_bytes(data[:start + 2] + garbled + data[end - 4:])
+    doc = extract(path)
+    assert [b.page for b in doc.blocks] == [1]
+    # a new-user check: pypdf logs a failed inflate and returns no data, no error
+    assert not any("no text layer" in w for w in doc.warnings), doc.warnings
+    assert any(w.startswith("text extraction failed on page(s) 2: its content stream") and
+               "(the file is damaged)" in w for w in doc.warnings), doc.warnings

@@ -379,4 +379,11 @@ def _damaged_stream(page: Any) -> str:
     raw = page.raw_get("/Contents") if "/Contents" in page else None
     if contents is None and isinstance(raw, IndirectObject):  # points where no object is
         return "its content stream is missing (the file is damaged)"
+    if contents is not None and not contents.get_data():  # pypdf logs a bad deflate, no raise
+        streams = raw.get_object() if raw is not None else []
+        # the bytes as stored (pypdf keeps them in ``_data`` and has no public reader): some
+        # stored, none decoded
+        if any(getattr(s.get_object(), "_data", b"") for s in (
+                streams if isinstance(streams, list) else [streams])):
+            return "its content stream cannot be decoded (the file is damaged)"
     return ""  # (a direct null is a blank page, as no /Contents is)
