@@ -152,3 +152,17 @@ def test_a_weak_reference_just_under_the_threshold_prints_both_to_a_tenth(
     assert float(first.group(1)) < float(shown.group(1))
     assert search_json(db, "--embedder", "none", "How often are signing keys rotated?")[
         "references"][0]["relevance"] == round(judged.answer_p * 100)  # the JSON: an int
+
+
+def test_explain_names_each_listed_chunk_with_its_reference_number(db: str) -> None:
+    refs = search_json(db, "-n", "2", "rotate signing keys")["references"]
+    r = kb("--db", db, "search", "-n", "2", "--explain", "rotate signing keys")
+    assert r.exit_code == 0, r.output
+    lines = {line.split(" ", 1)[0]: line for line in r.output.splitlines()}
+    # a new-user check: chunk ids alone could not be matched to [1], [2]
+    fused = lines["fuse"]
+    assert fused.startswith("fuse (chunk[reference]:score): ")
+    for ref in refs:
+        assert f"{ref['chunk_id']}[{ref['number']}]:" in fused
+    assert lines["candidates:"].startswith("candidates: bm25:0 ")  # no Python dict
+    assert "floor off;" in lines["candidates:"]

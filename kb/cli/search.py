@@ -105,10 +105,14 @@ def _print_result(result: SearchResult, explain: bool, out: Printer,
         d = result.diagnostics
         for s in d.stages:
             click.echo(f"stage {s.stage:8} {s.status:7} {s.ms:8.1f} ms  {s.reason}")
-        click.echo(f"candidates: {dict(d.candidates)}; floor {d.floor}; dropped "
+        click.echo("candidates: " + ", ".join(f"{name} {n}" for name, n in d.candidates)
+                   + f"; floor {d.floor if d.floor is not None else 'off'}; dropped "
                    f"{d.floor_dropped}; best below floor {d.best_below_floor}")
-        for stage, items in d.explain:
-            click.echo(f"{stage}: " + ", ".join(f"{cid}:{s}" for cid, s in items[:20]))
+        numbers = {ref.chunk_id: ref.number for ref in result.references}
+        for stage, items in d.explain:  # chunk id, [its reference number], score; best first
+            click.echo(f"{stage} (chunk[reference]:score): " + ", ".join(
+                f"{cid}{f'[{numbers[cid]}]' if cid in numbers else ''}:{s}"
+                for cid, s in items[:20]))
         for j in d.judge:
             click.echo(f"judge [{j.number}] answer_p {j.answer_p:.3f} "
                        f"{'passed' if j.passed else 'not passed'}; focus found "
