@@ -212,7 +212,7 @@ def test_each_files_line_is_printed_before_the_embedding_and_once(
 
 
 def test_sigterm_is_ctrl_c_only_while_a_run_lasts_and_only_on_the_main_thread() -> None:
-    from kb.cli.ingest import terminate_as_interrupt
+    from kb.cli.signals import terminate_as_interrupt
 
     before = signal.getsignal(signal.SIGTERM)
     with terminate_as_interrupt() as seen, pytest.raises(KeyboardInterrupt):

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 
 import click
 
@@ -25,6 +22,7 @@ from kb.cli.common import (
 )
 from kb.cli.printable import shown
 from kb.cli.progress import ingest_progress
+from kb.cli.signals import pipe_errors_raised, terminate_as_interrupt
 from kb.ingest.discover import check_given, split_given
 from kb.ingest.empty_folders import held_under
 from kb.ingest.ignore import ROUTINE_REASONS
@@ -56,29 +54,6 @@ def _ignored_line(report: IngestReport) -> str:
     parts = ", ".join(f"{n} {why}" for why, n in expected)
     return (f"IGNORED  {total} {'entry' if total == 1 else 'entries'}: {parts}"
             + (f"; and {note}" if note else ""))
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[list[bool]]:
-    """SIGTERM (``kill``, a service manager stopping kb) stops the run as Ctrl-C does.
-
-    Yields a one-item list, set ``[True]`` once SIGTERM arrived. Outside the main thread (a
-    library caller's worker thread) no handler can be set and nothing changes.
-    """
-    seen = [False]
-    if threading.current_thread() is not threading.main_thread():
-        yield seen
-        return
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        seen[0] = True
-        signal.default_int_handler(signum, frame)  # raises KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield seen
-    finally:  # None: a handler set outside Python, which cannot be put back
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 @contextmanager
@@ -154,7 +129,7 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport], *, progress: bo
 
         def on_outcomes(outcomes: tuple[FileOutcome, ...]) -> None:
             try:
-                with bar.paused(), _pipe_errors_raised():
+                with bar.paused(), pipe_errors_raised():
                     print_files(IngestReport(outcomes=(*before, *outcomes)))
             except OSError:  # no reader left: the ingest goes on to embed
                 return
@@ -162,24 +137,6 @@ def run_ingest(as_json: bool, call: Callable[..., IngestReport], *, progress: bo
 
         return call(on_progress=shown.on_progress, on_file=shown.on_file,
                     **({"on_outcomes": on_outcomes} if files_shown is not None else {}))
-
-
-@contextmanager
-def _pipe_errors_raised() -> Iterator[None]:
-    """SIGPIPE ignored meanwhile, so a reader gone raises ``BrokenPipeError`` (an ``OSError``).
-
-    ``kb.cli.main`` lets SIGPIPE end kb quietly, which is right for a report printed last,
-    not for lines printed before the embedding. Outside the main thread nothing changes.
-    """
-    if not hasattr(signal, "SIGPIPE") or threading.current_thread() is not \
-            threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGPIPE, previous)
 
 
 ADDED_NAMED_MAX = 20  # files added in one batch that are named one per line (more: counted)

@@ -14,7 +14,8 @@ from kb.cli.common import (
     scope_options,
     server_scope,
 )
-from kb.cli.ingest import ingest_roots, terminate_as_interrupt
+from kb.cli.ingest import ingest_roots
+from kb.cli.signals import terminate_as_interrupt
 from kb.errors import KbError
 from kb.server.http import DEFAULT_HOST, DEFAULT_PORT
 from kb.server.tool import INGEST_TOOL_NAME, SCHEMA_FORMATS, TOOL_NAME

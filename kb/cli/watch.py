@@ -21,13 +21,8 @@ import click
 
 from kb.api import KnowledgeBase
 from kb.cli.common import cli, cli_settings, emit_json, errors_as_one_line, open_kb
-from kb.cli.ingest import (
-    folders_or_roots,
-    print_report,
-    project_of_roots,
-    run_ingest,
-    terminate_as_interrupt,
-)
+from kb.cli.ingest import folders_or_roots, print_report, project_of_roots, run_ingest
+from kb.cli.signals import terminate_as_interrupt
 from kb.errors import DocumentNotFound
 from kb.ingest.changes import ChangeKind, ChangePlan, plan_changes
 from kb.ingest.empty_folders import held_under
