@@ -100,6 +100,13 @@ def test_word_pattern_marks_the_query_words_and_their_forms() -> None:
     assert british is not None
     assert [m.group() for m in british.finditer("The organisation's colour is teal.")] == [
         "organisation", "colour"]
+    # a short word is marked whole, a long one from a word's start (a month's abbreviation
+    # had marked "separate" and "money" for September and Monday)
+    dated = word_pattern("What happens on Monday 3 September?")
+    assert dated is not None
+    assert [m.group() for m in dated.finditer(
+        "Mon 3 Sept: money, month, separate; on Monday 3 September; Sep 3; unmonday")] == [
+        "Mon", "Sept", "Monday", "September", "Sep"]
 
 
 def test_leading_dash_words_are_text_and_double_dash_passes_anything(db: str) -> None:

@@ -30,8 +30,9 @@ def word_pattern(query: str) -> re.Pattern[str] | None:
     Words of ``MIN_WORD_CHARS`` or more that the search does not drop as stopwords (any
     length in scripts without spaces, whose runs are matched whole) match with any ending
     after their first letters (a word of 6 letters matches from its first 4), so inflected
-    forms are marked too; so is a word's other spelling, British or American, which the
-    search finds too (``kb.store.spellings``).
+    forms are marked too, from a word's start; a shorter one is marked as a whole word. So is
+    a word's other spelling (British or American, a month's abbreviation), which the search
+    finds too (``kb.store.spellings``).
 
     Returns:
         The pattern, or ``None`` when the query has no such word.
@@ -43,8 +44,10 @@ def word_pattern(query: str) -> re.Pattern[str] | None:
         if word in STOPWORDS or (word.isascii() and len(word) < MIN_WORD_CHARS):
             continue
         if word.isascii() and word.isalpha() and len(word) > STEM_KEEP_CHARS + 1:
-            parts.append(re.escape(word[:max(STEM_KEEP_CHARS, len(word) - 2)]) + r"\w*")
-        else:
+            parts.append(r"\b" + re.escape(word[:max(STEM_KEEP_CHARS, len(word) - 2)]) + r"\w*")
+        elif word.isascii():  # a short word whole: "sep" (of September) marks no "separate"
+            parts.append(r"\b" + re.escape(word) + r"\b")
+        else:  # a run of a script without spaces, matched whole wherever it stands
             parts.append(re.escape(word))
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
