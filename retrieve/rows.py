@@ -20,10 +20,15 @@ from collections.abc import Sequence
 from kb.retrieve.units import TABLE_RULE
 
 
+def cells(line: str) -> list[str]:
+    """A row's cells, stripped (outer pipes optional)."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def is_row(line: str) -> bool:
     """Whether ``line`` is a table row: two cells at least, one filled (outer pipes optional)."""
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    return len(cells) >= 2 and any(cells)
+    found = cells(line)
+    return len(found) >= 2 and any(found)
 
 
 def with_headers(lines: Sequence[str]) -> list[str]:

@@ -35,6 +35,7 @@ import re
 from typing import NamedTuple
 
 from kb.retrieve.answer_types import AnswerType, answer_type, novel_filler
+from kb.retrieve.rows import cells as row_cells
 from kb.retrieve.rows import is_row
 from kb.retrieve.terms import is_stop
 from kb.retrieve.units import TABLE_RULE
@@ -80,7 +81,7 @@ def header_lines(header: str) -> str:
     """
     if not header.startswith("|"):
         return header
-    return header + "\n|" + " --- |" * len(_cells(header))
+    return header + "\n|" + " --- |" * len(row_cells(header))
 
 
 def is_rule(line: str) -> bool:
@@ -138,8 +139,8 @@ def continued_header(before: str, text: str, *, from_start: bool,
         header = above[-1] if above and source_type in ("docx", "html") else None
     if header is None or _RULE.match(header):
         return None
-    cells = _cells(header)
-    if (len(cells) != len(_cells(current)) or len(cells) > MAX_HEADER_CELLS
+    cells = row_cells(header)
+    if (len(cells) != len(row_cells(current)) or len(cells) > MAX_HEADER_CELLS
             or len(header.strip()) > MAX_HEADER_CHARS):
         return None
     return header.strip()
@@ -153,11 +154,6 @@ _PLACEHOLDER = re.compile(r"^(?:[?？]+|tbc|tbd|tba|to be confirmed|to be decide
 _KNOWN_YET = re.compile(r"\b(?:confirm\w*|known|yet|decided|finali[sz]ed|settled|booked)\b|"
                         r"确定|定了|确认|敲定|定下|知道", re.I)
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+(?:[.,]\d+)*")  # letters of any script, digits
-
-
-def _cells(line: str) -> list[str]:
-    """A row's cells, stripped (outer pipes optional)."""
-    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def _words(text: str) -> set[str]:
@@ -175,11 +171,11 @@ def _tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
     out = []
     for i in range(1, len(lines)):
         if _RULE.match(lines[i]) and "|" in lines[i - 1]:
-            header, rows = _cells(lines[i - 1]), []
+            header, rows = row_cells(lines[i - 1]), []
             for line in lines[i + 1:]:
                 if "|" not in line or _RULE.match(line):
                     break
-                if len(cells := _cells(line)) == len(header):  # not a row cut short
+                if len(cells := row_cells(line)) == len(header):  # not a row cut short
                     rows.append(cells)
             if rows:
                 out.append((header, rows))
