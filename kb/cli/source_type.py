@@ -2,7 +2,7 @@
 
 A click ``Choice`` (``kb search --type doc`` says "'doc' is not one of 'txt', 'md', 'html',
 'pdf', 'docx'" and ``--help`` lists them) that reads ``.PDF`` as ``pdf``, as a file's suffix is
-often written; the HTTP and MCP arguments read a type so too (``kb.server.arguments``).
+often written, as the HTTP and MCP arguments read one (``kb.types.source_type_named``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from kb.config import SOURCE_TYPES
+from kb.types import source_type_named
 
 
 class SourceTypeChoice(click.Choice):
@@ -23,5 +24,5 @@ class SourceTypeChoice(click.Choice):
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         """The type named by ``value`` (``".PDF"`` -> ``"pdf"``); a usage error else."""
-        return super().convert(value.lstrip(".") if isinstance(value, str) else value,
+        return super().convert(source_type_named(value) if isinstance(value, str) else value,
                                param, ctx)

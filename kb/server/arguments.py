@@ -24,6 +24,7 @@ from kb.config import (
 from kb.retrieve.pipeline import well_formed
 from kb.server.request_json import json_type
 from kb.store.textindex import NO_SEARCHABLE_WORDS, has_search_text
+from kb.types import source_type_named
 
 MAX_FILTER_VALUES = 50  # per filter list (sources, source_types, tags)
 MAX_INGEST_PATHS = 100  # per knowledge_ingest call
@@ -155,7 +156,7 @@ def parse_search_arguments(arguments: object) -> SearchRequest:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= TOP_K_MAX:
         raise ValueError(f"top_k must be an integer from 1 to {TOP_K_MAX}, got {_short(top_k)}")
     sources = _string_list(args.get("sources"), "sources", MAX_FILTER_VALUES)
-    types = tuple(dict.fromkeys(t.lower().lstrip(".") for t in _string_list(
+    types = tuple(dict.fromkeys(source_type_named(t) for t in _string_list(
         args.get("source_types"), "source_types", MAX_FILTER_VALUES)))
     tags = _string_list(args.get("tags"), "tags", MAX_FILTER_VALUES)
     # a top_k the caller set asks for that many references (the rest flagged weak)

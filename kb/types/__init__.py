@@ -24,6 +24,7 @@ from kb.types.documents import (
     Status,
     folder_prefix,
     page_span,
+    source_type_named,
     tag_key,
     unique_tags,
 )
@@ -51,5 +52,6 @@ __all__ = [
     "Diagnostics", "Document", "DocumentRow", "DocumentStatus", "DocumentText",
     "ExtractedDocument", "FileOutcome", "Hit", "ImageRef", "IngestReport", "JudgeRecord",
     "ListKind", "Passage", "ProgressFn", "RecallList", "Reference", "SearchResult", "SourceType",
-    "StageTrace", "Status", "WAITING", "folder_prefix", "page_span", "tag_key", "unique_tags",
+    "StageTrace", "Status", "WAITING", "folder_prefix", "page_span", "source_type_named",
+    "tag_key", "unique_tags",
 ]

@@ -16,6 +16,15 @@ from typing import Literal
 BLOCK_SEPARATOR = "\n\n"
 
 SourceType = Literal["txt", "md", "html", "pdf", "docx"]
+
+
+def source_type_named(value: str) -> str:
+    """A source type as a caller may write it, as kb names it: ``".PDF"`` -> ``"pdf"``.
+
+    Any case, a leading dot dropped (a file's suffix); not checked against ``SourceType``.
+    """
+    return value.lower().lstrip(".")
+
 # indexed: every chunk has a live vector; pending_vectors: some chunk lacks one (kb reembed);
 # pending_models: situating sentences or image descriptions unfinished (the next ingest redoes it)
 DocumentStatus = Literal["indexed", "pending_vectors", "pending_models", "failed"]
